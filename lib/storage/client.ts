@@ -1,0 +1,33 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * The one DocumentClient of a process, made at module scope so that Lambda reuses it (and its
+ * keep-alive connections) across invocations.
+ *
+ * Retries and timeouts: 3 attempts with the SDK's standard jittered backoff, a 1 s connect
+ * timeout and a 2 s request timeout. The worst case (3 × 2 s plus backoff) stays well inside the
+ * functions' 10 s timeout, so a DynamoDB outage ends as our 503 rather than a Lambda timeout.
+ */
+const endpoint = process.env.DYNAMODB_ENDPOINT || undefined;
+
+export const tableName = process.env.TABLE_NAME ?? '';
+
+export const dynamo = DynamoDBDocumentClient.from(
+  new DynamoDBClient({
+    endpoint,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+    // A local store takes any credentials; real AWS uses the default provider chain.
+    ...(endpoint && !process.env.AWS_ACCESS_KEY_ID
+      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+
+if (!tableName) {
+  // Fail at start-up, loudly, rather than with a confusing DynamoDB validation error later.
+  throw new Error('TABLE_NAME is not set');
+}

@@ -1,0 +1,50 @@
+import { serviceUnavailable } from '../http/errors';
+
+/**
+ * DynamoDB failures that a client retry can fix: throttling, server-side faults, and the network
+ * or timeout errors of the HTTP layer. These become 503 `service_unavailable`; anything else
+ * coming from storage is a bug (500).
+ */
+const transientNames = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'TransactionConflictException',
+  'ResourceNotFoundException',
+]);
+
+const transientCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+export const isTransientStoreFailure = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const { name } = error;
+  const code = (error as { code?: unknown }).code;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return (
+    transientNames.has(name) ||
+    (typeof code === 'string' && transientCodes.has(code)) ||
+    (typeof status === 'number' && status >= 500)
+  );
+};
+
+/** Turns a transient storage failure into the API's 503; leaves every other error as it is. */
+export const asServiceError = (error: unknown): unknown =>
+  isTransientStoreFailure(error) ? serviceUnavailable(error) : error;
+
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
