@@ -1,0 +1,38 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { authenticate } from './api-keys';
+
+/** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
+const BEARER = /^bearer ([^\s]+)$/i;
+
+export const bearerToken = (header: string | undefined): string | undefined => BEARER.exec(header ?? '')?.[1];
+
+/**
+ * The policy covers every method and path of the stage, not just the one called: API Gateway
+ * caches the result per key, and a cached policy for one method would deny the others.
+ */
+export const stageWildcard = (methodArn: string): string => {
+  const [apiArn, stage] = methodArn.split('/');
+  return `${apiArn}/${stage}/*`;
+};
+
+/**
+ * Resolves an Authorization header to an Allow policy with the publisher in the context.
+ * Throws `Unauthorized` (API Gateway's 401) for anything else; a storage failure propagates,
+ * which the gateway answers as an authorizer failure.
+ */
+export const authorize = async (
+  header: string | undefined,
+  methodArn: string,
+): Promise<APIGatewayAuthorizerResult> => {
+  const token = bearerToken(header);
+  const caller = token === undefined ? undefined : await authenticate(token);
+  if (!caller) throw new Error('Unauthorized');
+  return {
+    principalId: caller.publisherId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(methodArn) }],
+    },
+    context: { publisherId: caller.publisherId, keyId: caller.keyId },
+  };
+};

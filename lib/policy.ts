@@ -1,0 +1,97 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { internalError } from './http/errors';
+import { type Policy, type PolicyFlag, type PolicyPatch, policyFlags } from './http/schemas';
+import { dynamo, tableName } from './storage/client';
+import { isConditionFailure } from './storage/failures';
+
+/**
+ * The per-publisher policy: one item, `PUBLISHER#<publisher_id>` / `POLICY`, written with its
+ * defaults when the publisher's first API key is made, and changed flag by flag afterwards.
+ */
+
+export const policyKey = (publisherId: string) => ({ pk: `PUBLISHER#${publisherId}`, sk: 'POLICY' });
+
+export const defaultPolicyFlags: Readonly<Record<PolicyFlag, boolean>> = {
+  enforce_game: true,
+  enforce_publisher: true,
+  enforce_global: true,
+  enforce_cheat_global: true,
+  enforce_social_global: false,
+  rep_include_game: true,
+  rep_include_publisher: true,
+  rep_include_global: true,
+};
+
+const toPolicy = (item: Record<string, unknown>): Policy => {
+  const flags = Object.fromEntries(policyFlags.map((flag) => [flag, item[flag] === true])) as Record<
+    PolicyFlag,
+    boolean
+  >;
+  return { publisher_id: String(item.publisher_id), ...flags, updated_at: String(item.updated_at) };
+};
+
+// Every key is written together with its publisher's policy, so a publisher that passed the
+// authorizer without one means the data was damaged: fail closed rather than invent flags.
+const missingPolicy = (publisherId: string) =>
+  internalError(new Error(`policy item missing for publisher ${publisherId}`));
+
+export const getPolicy = async (publisherId: string): Promise<Policy> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: policyKey(publisherId), ConsistentRead: true }),
+  );
+  if (!Item) throw missingPolicy(publisherId);
+  return toPolicy(Item);
+};
+
+/** Changes only the flags given, in one conditional UpdateItem, so concurrent partial updates all land. */
+export const updatePolicy = async (publisherId: string, patch: PolicyPatch): Promise<Policy> => {
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const sets = ['#updated_at = :now'];
+  for (const flag of policyFlags) {
+    const value = patch[flag];
+    if (value === undefined) continue;
+    names[`#${flag}`] = flag;
+    values[`:${flag}`] = value;
+    sets.push(`#${flag} = :${flag}`);
+  }
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: policyKey(publisherId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toPolicy(Attributes ?? {});
+  } catch (error) {
+    if (isConditionFailure(error)) throw missingPolicy(publisherId);
+    throw error;
+  }
+};
+
+/** Writes the default policy unless the publisher already has one. Returns whether it wrote. */
+export const provisionPolicy = async (publisherId: string, now = new Date()): Promise<boolean> => {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...policyKey(publisherId),
+          publisher_id: publisherId,
+          ...defaultPolicyFlags,
+          updated_at: now.toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
