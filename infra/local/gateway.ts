@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import {
+  ApiError,
+  errorResponse,
+  type HttpResponse,
+  internalError,
+  serviceUnavailable,
+  unauthorized,
+} from '../../lib/http/errors';
+import type { Route } from '../../lib/routes';
+
+/**
+ * A local stand-in for the deployed API Gateway REST API: it matches the route table, runs the
+ * token authorizer, hands the handlers REST (v1) proxy events, and answers what the gateway
+ * itself answers (unknown route, wrong method, missing key, authorizer failure) in the same
+ * error envelope as the deployed gateway responses.
+ */
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (
+  event: APIGatewayTokenAuthorizerEvent,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface GatewayOptions {
+  routes: readonly Route[];
+  handlers: ReadonlyMap<string, ProxyHandler>;
+  authorizer: AuthorizerHandler;
+  /** Authorizer result cache, like the deployed gateway's (which uses 300 s). 0 turns it off. */
+  authorizerCacheSeconds: number;
+  /** The Lambda timeout the handlers are given, as deployed. */
+  timeoutMs?: number;
+}
+
+/** API Gateway's own payload limit; our handlers enforce the API's much smaller one. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+const STAGE = 'local';
+const API_ID = 'local';
+const ACCOUNT = '000000000000';
+const REGION = 'local';
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  params: string[];
+}
+
+const compile = (route: Route): CompiledRoute => {
+  const params: string[] = [];
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+    params.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}$`), params };
+};
+
+const send = (res: ServerResponse, response: HttpResponse | APIGatewayProxyResult, requestId: string) => {
+  const headers: Record<string, string | string[]> = { 'X-Request-Id': requestId };
+  for (const [name, value] of Object.entries(response.headers ?? {})) headers[name] = String(value);
+  const multiValue = 'multiValueHeaders' in response ? response.multiValueHeaders : undefined;
+  for (const [name, values] of Object.entries(multiValue ?? {})) headers[name] = values.map(String);
+  const isBase64 = 'isBase64Encoded' in response && response.isBase64Encoded;
+  const body = Buffer.from(response.body ?? '', isBase64 ? 'base64' : 'utf8');
+  headers['Content-Length'] = String(body.byteLength);
+  res.writeHead(response.statusCode, headers);
+  res.end(body);
+};
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<Buffer | undefined>((done, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > GATEWAY_MAX_BODY) {
+        done(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => done(Buffer.concat(chunks)));
+    req.on('error', fail);
+  });
+
+/**
+ * Name/value pairs the way REST APIs pass headers and query strings: names as sent, the last
+ * value wins in the single-value map, every value is kept in the multi-value one.
+ */
+const collect = (pairs: Iterable<[string, string]>) => {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of pairs) {
+    single[name] = value;
+    const values = multi[name] ?? [];
+    values.push(value);
+    multi[name] = values;
+  }
+  return { single, multi };
+};
+
+function* rawHeaderPairs(req: IncomingMessage): Generator<[string, string]> {
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    yield [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
+}
+
+const headerValue = (headers: Record<string, string>, name: string) =>
+  Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/** IAM-style match of a policy resource (with `*` wildcards) against the method ARN. */
+const resourceMatches = (resource: string, arn: string) =>
+  new RegExp(
+    `^${resource
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(arn);
+
+const allows = (result: APIGatewayAuthorizerResult, methodArn: string) => {
+  const statements = result.policyDocument?.Statement ?? [];
+  const matching = statements.filter((s) => {
+    const resources = 'Resource' in s ? ([] as string[]).concat(s.Resource as string | string[]) : [];
+    return resources.some((r) => resourceMatches(r, methodArn));
+  });
+  return matching.length > 0 && matching.every((s) => s.Effect === 'Allow');
+};
+
+export const createGateway = (options: GatewayOptions) => {
+  const compiled = options.routes.map(compile);
+  const cache = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+
+  const authorize = async (token: string, methodArn: string): Promise<APIGatewayAuthorizerResult> => {
+    const cached = cache.get(token);
+    if (cached && cached.expires > Date.now()) return cached.result;
+    const result = await options.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+    if (options.authorizerCacheSeconds > 0) {
+      cache.set(token, { result, expires: Date.now() + options.authorizerCacheSeconds * 1000 });
+    }
+    return result;
+  };
+
+  const handle = async (
+    req: IncomingMessage,
+    requestId: string,
+  ): Promise<HttpResponse | APIGatewayProxyResult> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    const byPath = compiled
+      .map((c) => ({ c, match: c.pattern.exec(url.pathname) }))
+      .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null);
+    if (byPath.length === 0) throw new ApiError('not_found', `No route matches ${url.pathname}`);
+    const hit = byPath.find((m) => m.c.route.method === method);
+    if (!hit) {
+      const allow = [...new Set(byPath.map((m) => m.c.route.method))].join(', ');
+      throw new ApiError('method_not_allowed', `${method} is not allowed on ${url.pathname}; use ${allow}`, {
+        headers: { Allow: allow },
+      });
+    }
+    const { route, params } = hit.c;
+
+    const pathParameters: Record<string, string> = {};
+    for (const [i, name] of params.entries()) {
+      const raw = hit.match[i + 1] as string;
+      try {
+        pathParameters[name] = decodeURIComponent(raw);
+      } catch {
+        throw new ApiError('invalid_request', `${name} is not valid percent-encoding`, {
+          details: [{ field: name, issue: 'invalid_format' }],
+        });
+      }
+    }
+
+    const body = await readBody(req);
+    if (body === undefined) throw new ApiError('payload_too_large', 'The request body is too large');
+
+    const { single: headers, multi } = collect(rawHeaderPairs(req));
+    const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${STAGE}/${method}${route.path}`;
+    let authorizerContext: Record<string, unknown> | undefined;
+    if (route.auth) {
+      const token = headerValue(headers, 'authorization');
+      if (!token) throw unauthorized();
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await authorize(token, methodArn);
+      } catch (error) {
+        if (error instanceof Error && error.message === 'Unauthorized') throw unauthorized();
+        // The deployed gateway's AUTHORIZER_FAILURE response is customised to this 503 too.
+        throw serviceUnavailable(error);
+      }
+      if (!allows(result, methodArn)) throw new ApiError('forbidden', 'This key may not call this operation');
+      authorizerContext = { ...result.context, principalId: result.principalId };
+    }
+
+    const { single: query, multi: multiQuery } = collect(url.searchParams);
+    const hasQuery = Object.keys(query).length > 0;
+    const isBase64Encoded = false;
+    const now = Date.now();
+    const event: APIGatewayProxyEvent = {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders: multi,
+      queryStringParameters: hasQuery ? query : null,
+      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+      pathParameters: params.length > 0 ? pathParameters : null,
+      stageVariables: null,
+      body: body.byteLength > 0 ? body.toString('utf8') : null,
+      isBase64Encoded,
+      requestContext: {
+        accountId: ACCOUNT,
+        apiId: API_ID,
+        authorizer: authorizerContext,
+        httpMethod: method,
+        path: `/${STAGE}${url.pathname}`,
+        protocol: `HTTP/${req.httpVersion}`,
+        requestId,
+        requestTimeEpoch: now,
+        resourceId: route.id,
+        resourcePath: route.path,
+        stage: STAGE,
+        identity: {
+          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+          userAgent: headerValue(headers, 'user-agent') ?? null,
+        } as APIGatewayProxyEvent['requestContext']['identity'],
+      },
+    };
+    const deadline = now + timeoutMs;
+    const context = {
+      awsRequestId: randomUUID(),
+      functionName: route.id,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${route.id}`,
+      memoryLimitInMB: '256',
+      logGroupName: `/aws/lambda/${route.id}`,
+      logStreamName: 'local',
+      callbackWaitsForEmptyEventLoop: false,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      done: () => {},
+      fail: () => {},
+      succeed: () => {},
+    } satisfies Context;
+    const handler = options.handlers.get(route.id);
+    if (!handler) throw internalError(new Error(`no handler loaded for ${route.id}`));
+    const result = await handler(event, context);
+    if (!result || typeof result.statusCode !== 'number')
+      throw internalError(new Error(`${route.id} returned no response`));
+    return result;
+  };
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    handle(req, requestId)
+      .catch((error: unknown) => {
+        const apiError = error instanceof ApiError ? error : internalError(error);
+        if (apiError.code === 'internal_error') console.error(error);
+        return errorResponse(apiError, requestId);
+      })
+      .then((response) => send(res, response, requestId))
+      .catch((error: unknown) => {
+        console.error(error);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  };
+};

@@ -1,0 +1,61 @@
+import { startLocalApi } from './server';
+
+/**
+ * `npm start`: the whole API on http://127.0.0.1:3000 (PORT to change) over the embedded store in
+ * ./.data (DATA_DIR; `:memory:` for none), or over DYNAMODB_ENDPOINT / TABLE_NAME when given.
+ * On the first start it makes a development publisher and key and prints a working curl.
+ */
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const DEV_PUBLISHER = 'dev-publisher';
+const DEV_GAME = 'dev-game';
+
+const api = await startLocalApi({
+  port: Number(process.env.PORT ?? 3000),
+  host: process.env.HOST ?? '127.0.0.1',
+  authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
+});
+
+// Imported after the store is chosen: the storage client reads its settings at import.
+const { createApiKey, listApiKeys } = await import('../../lib/api-keys');
+
+const where =
+  api.store.embedded || api.store.dataDir
+    ? (api.store.dataDir ?? 'memory (DATA_DIR=:memory:)')
+    : (api.store.endpoint ?? 'AWS');
+console.log(`Device ban API listening on ${api.url}`);
+console.log(`Store: ${where}, table ${api.store.tableName}${api.tableCreated ? ' (created)' : ''}`);
+
+if ((await listApiKeys(DEV_PUBLISHER)).length === 0) {
+  const key = await createApiKey(DEV_PUBLISHER, 'local development');
+  console.log(`
+Made development publisher "${DEV_PUBLISHER}" with key ${key.key_id}. The key is shown only now:
+
+  ${key.api_key}
+
+Try it:
+
+  curl -s ${api.url}/v1/policy -H 'Authorization: Bearer ${key.api_key}'
+
+  curl -s -X POST ${api.url}/v1/bans -H 'Authorization: Bearer ${key.api_key}' \\
+    -H 'X-Game-Id: ${DEV_GAME}' -H 'Content-Type: application/json' \\
+    -d '{"device_id":"device-1","ban_type":"social","scope":"game","reason_code":"toxicity"}'
+
+  curl -s '${api.url}/v1/device/device-1/bans/social' -H 'Authorization: Bearer ${key.api_key}' -H 'X-Game-Id: ${DEV_GAME}'
+`);
+} else {
+  console.log(`Development publisher "${DEV_PUBLISHER}" already has a key; make another with:
+  npm run keys -- create --publisher ${DEV_PUBLISHER}`);
+}
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: finishing requests in flight and closing the store`);
+  await api.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

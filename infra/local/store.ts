@@ -1,0 +1,165 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { LOCAL_TABLE_NAME, TABLE_KEYS } from '../../lib/storage/table';
+
+/**
+ * Where the local API and the keys tool keep their data:
+ * - `DYNAMODB_ENDPOINT` (any DynamoDB-compatible endpoint) or `TABLE_NAME` alone (real AWS, with
+ *   the usual credentials): used as they are;
+ * - otherwise an embedded dynalite whose LevelDB lives in `DATA_DIR` (default `./.data`), or in
+ *   memory with `DATA_DIR=:memory:`.
+ * LevelDB allows one process per folder, so a running `npm start` publishes its endpoint in
+ * `DATA_DIR/store.json` and the keys tool talks to it instead of opening the folder itself.
+ */
+
+export interface Store {
+  endpoint: string | undefined;
+  tableName: string;
+  /** True when this process owns an embedded store (and must close it). */
+  embedded: boolean;
+  dataDir: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Publish the endpoint for other processes (npm start does; the keys tool does not). */
+  publish?: boolean;
+}
+
+const STORE_FILE = 'store.json';
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The endpoint of an embedded store that another live process serves from `dataDir`, if any. */
+const runningStore = (dataDir: string): string | undefined => {
+  try {
+    const { endpoint, pid } = JSON.parse(readFileSync(join(dataDir, STORE_FILE), 'utf8'));
+    return typeof endpoint === 'string' && typeof pid === 'number' && pid !== process.pid && isAlive(pid)
+      ? endpoint
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const listen = (server: ReturnType<typeof dynalite>) =>
+  new Promise<string>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+
+export const openStore = async ({
+  env = process.env,
+  publish = false,
+}: StoreOptions = {}): Promise<Store> => {
+  const tableName = env.TABLE_NAME || LOCAL_TABLE_NAME;
+  if (env.DYNAMODB_ENDPOINT || env.TABLE_NAME) {
+    return {
+      endpoint: env.DYNAMODB_ENDPOINT || undefined,
+      tableName,
+      embedded: false,
+      dataDir: undefined,
+      close: async () => {},
+    };
+  }
+  const memory = env.DATA_DIR === ':memory:';
+  const dataDir = memory ? undefined : resolve(env.DATA_DIR || '.data');
+  if (dataDir) {
+    const endpoint = runningStore(dataDir);
+    if (endpoint) return { endpoint, tableName, embedded: false, dataDir, close: async () => {} };
+    mkdirSync(dataDir, { recursive: true });
+  }
+  const server = dynalite({
+    ...(dataDir ? { path: join(dataDir, 'dynalite') } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  const endpoint = await listen(server);
+  const storeFile = dataDir && join(dataDir, STORE_FILE);
+  if (publish && storeFile) writeFileSync(storeFile, JSON.stringify({ endpoint, pid: process.pid }));
+  return {
+    endpoint,
+    tableName,
+    embedded: true,
+    dataDir,
+    close: () =>
+      new Promise<void>((done, fail) => {
+        if (publish && storeFile) rmSync(storeFile, { force: true });
+        // dynalite's close also closes LevelDB, which flushes every acknowledged write.
+        server.close((error) => (error ? fail(error) : done()));
+      }),
+  };
+};
+
+/** Creates the table when it is missing (local and custom endpoints only). Returns whether it did. */
+export const ensureTable = async (store: Store): Promise<boolean> => {
+  const client = new DynamoDBClient({
+    endpoint: store.endpoint,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    ...(store.endpoint && !process.env.AWS_ACCESS_KEY_ID
+      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+  try {
+    return await createTableIfMissing(client, store.tableName);
+  } finally {
+    client.destroy();
+  }
+};
+
+const createTableIfMissing = async (client: DynamoDBClient, tableName: string): Promise<boolean> => {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return false;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } catch (error) {
+    // Another process created it between our describe and create.
+    if ((error as Error).name !== 'ResourceInUseException') throw error;
+    return false;
+  }
+  await waitUntilTableExists(
+    { client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 0.5 },
+    { TableName: tableName },
+  );
+  return true;
+};
+
+/** Points this process's storage client (read at import) at the store. Call before importing lib/. */
+export const useStore = (store: Store) => {
+  process.env.TABLE_NAME = store.tableName;
+  if (store.endpoint) process.env.DYNAMODB_ENDPOINT = store.endpoint;
+};
