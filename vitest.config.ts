@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Unit tests mock the client, but lib/storage/client.ts insists on a table name at import.
+    env: {
+      TABLE_NAME: 'unit-test-table',
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
