@@ -1,0 +1,138 @@
+import { parseArgs } from 'node:util';
+import { publisherIdSchema } from '../lib/http/schemas';
+import { ensureTable, openStore, useStore } from './local/store';
+
+/**
+ * `npm run keys -- …`: operators make, list and revoke API keys. Against the local store by
+ * default (whether or not `npm start` is running), or any table with TABLE_NAME (plus
+ * DYNAMODB_ENDPOINT, or AWS credentials for a deployed table).
+ */
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = `Usage:
+  npm run keys -- create --publisher <publisher_id> [--name <text>] [--json]
+  npm run keys -- list --publisher <publisher_id> [--json]
+  npm run keys -- revoke <key_id> [--json]
+
+Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or other table;
+otherwise the local store in DATA_DIR (default ./.data).`;
+
+const fail = (message: string): never => {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+};
+
+const parse = () => {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        publisher: { type: 'string' },
+        name: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+};
+
+const { values, positionals } = parse();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const [command, ...rest] = positionals;
+
+const publisher = () => {
+  if (values.publisher === undefined) return fail(`${command} needs --publisher <publisher_id>`);
+  const parsed = publisherIdSchema.safeParse(values.publisher);
+  return parsed.success
+    ? parsed.data
+    : fail(`--publisher ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+};
+
+type Run = () => Promise<number>;
+let run: Run;
+
+switch (command) {
+  case 'create': {
+    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
+    const publisherId = publisher();
+    const name = values.name ?? 'default';
+    if (name.length < 1 || name.length > 100) fail('--name must be 1-100 characters');
+    run = async () => {
+      const { createApiKey } = await import('../lib/api-keys');
+      const key = await createApiKey(publisherId, name);
+      if (values.json) {
+        console.log(
+          JSON.stringify({ publisher_id: key.publisher_id, key_id: key.key_id, api_key: key.api_key }),
+        );
+      } else {
+        console.log(`Created key ${key.key_id} ("${key.name}") for publisher ${key.publisher_id}.
+The API key is shown only this once; keep it in a secret store:
+
+  ${key.api_key}`);
+      }
+      return 0;
+    };
+    break;
+  }
+  case 'list': {
+    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
+    if (values.name !== undefined) fail('list takes no --name');
+    const publisherId = publisher();
+    run = async () => {
+      const { listApiKeys } = await import('../lib/api-keys');
+      const keys = await listApiKeys(publisherId);
+      if (values.json) console.log(JSON.stringify(keys));
+      else if (keys.length === 0) console.log(`Publisher ${publisherId} has no keys.`);
+      else
+        for (const k of keys)
+          console.log(
+            `${k.key_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  created ${k.created_at}  ${k.name}`,
+          );
+      return 0;
+    };
+    break;
+  }
+  case 'revoke': {
+    if (rest.length !== 1) fail('revoke takes exactly one <key_id>');
+    if (values.publisher !== undefined || values.name !== undefined) fail('revoke takes only a <key_id>');
+    const keyId = rest[0] as string;
+    if (!/^key_[A-Za-z0-9_-]{12}$/.test(keyId)) fail(`not a key id: ${keyId}`);
+    run = async () => {
+      const { revokeApiKey } = await import('../lib/api-keys');
+      const key = await revokeApiKey(keyId);
+      if (!key) {
+        console.error(`No key ${keyId}.`);
+        return 1;
+      }
+      if (values.json) console.log(JSON.stringify(key));
+      else {
+        console.log(`Revoked ${key.key_id} of publisher ${key.publisher_id} at ${key.revoked_at}.
+A deployed API may accept it for up to the authorizer cache time (300 s by default).`);
+      }
+      return 0;
+    };
+    break;
+  }
+  default:
+    run = fail(command === undefined ? 'a command is required' : `unknown command: ${command}`);
+}
+
+const store = await openStore();
+let code = 1;
+try {
+  if (store.embedded || store.endpoint) await ensureTable(store);
+  useStore(store);
+  code = await run();
+} catch (error) {
+  console.error(`keys: ${(error as Error).message}`);
+} finally {
+  await store.close();
+}
+process.exit(code);
