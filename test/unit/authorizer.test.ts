@@ -1,0 +1,100 @@
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/authorizer';
+import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/api-keys';
+import { bearerToken, stageWildcard } from '../../lib/authorizer';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
+const key = `bsk_${'A'.repeat(43)}`;
+
+beforeEach(() => ddb.reset());
+
+describe('authorizer', () => {
+  it('allows every method of the stage for a known key, with the publisher in the context', async () => {
+    ddb.on(GetCommand).resolves({ Item: { publisher_id: 'pub-a', key_id: 'key_1' } });
+    const result = await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn });
+    expect(result).toEqual({
+      principalId: 'pub-a',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/*',
+          },
+        ],
+      },
+      context: { publisherId: 'pub-a', keyId: 'key_1' },
+    });
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({
+      pk: `APIKEY#${hashApiKey(key)}`,
+      sk: 'APIKEY',
+    });
+  });
+
+  it.each([
+    ['an unknown key', {}],
+    [
+      'a revoked key',
+      { Item: { publisher_id: 'pub-a', key_id: 'key_1', revoked_at: '2026-01-01T00:00:00.000Z' } },
+    ],
+  ])('refuses %s with Unauthorized', async (_, output) => {
+    ddb.on(GetCommand).resolves(output);
+    await expect(handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow(
+      'Unauthorized',
+    );
+  });
+
+  it.each([
+    '',
+    key,
+    `Basic ${key}`,
+    `Bearer  ${key}`,
+    `Bearer ${key} x`,
+    'Bearer bsk_short',
+    `Bearer ${key}\n`,
+  ])('refuses the header %j without a storage call', async (header) => {
+    await expect(handler({ type: 'TOKEN', authorizationToken: header, methodArn })).rejects.toThrow(
+      'Unauthorized',
+    );
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('takes the scheme case-insensitively', () => {
+    expect(bearerToken(`bEaReR ${key}`)).toBe(key);
+  });
+
+  it('lets a storage failure propagate (the gateway answers it as an authorizer failure)', async () => {
+    ddb.on(GetCommand).rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    await expect(
+      handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn }),
+    ).rejects.toMatchObject({ name: 'ThrottlingException' });
+  });
+
+  it('builds the stage wildcard from any method ARN', () => {
+    expect(stageWildcard('arn:aws:execute-api:r:1:api/stage/POST/v1/device/x/bans/social')).toBe(
+      'arn:aws:execute-api:r:1:api/stage/*',
+    );
+  });
+});
+
+describe('createApiKey', () => {
+  it('stores only the hash, writes the policy first and the lookup item last', async () => {
+    ddb.on(PutCommand).resolves({});
+    const made = await createApiKey('pub-a', 'ci');
+
+    expect(made.api_key).toMatch(API_KEY_PATTERN);
+    const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(puts.map((p) => p.Item?.pk)).toEqual([
+      'PUBLISHER#pub-a',
+      'PUBLISHER#pub-a',
+      `KEYID#${made.key_id}`,
+      `APIKEY#${hashApiKey(made.api_key)}`,
+    ]);
+    expect(puts[0]?.Item?.sk).toBe('POLICY');
+    expect(JSON.stringify(puts)).not.toContain(made.api_key);
+  });
+});

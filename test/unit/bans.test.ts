@@ -1,0 +1,225 @@
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createBan, isActive, listSocialBans } from '../../lib/bans';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const conditionFailed = () =>
+  Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+
+const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' } as const;
+
+beforeEach(() => {
+  ddb.reset();
+  ddb.on(UpdateCommand).resolves({ Attributes: { value: 42 } });
+  ddb.on(PutCommand).resolves({});
+});
+
+describe('createBan', () => {
+  it('takes an id from the counter and puts the ban conditionally: 2 calls without a key', async () => {
+    const result = await createBan('pub-a', 'game-1', request);
+
+    expect(result).toEqual({
+      ban_id: 42,
+      device_id: 'dev-1',
+      ban_type: 'cheat',
+      scope: 'game',
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      status: 'created',
+    });
+    expect(ddb.calls()).toHaveLength(2);
+    const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(counter).toMatchObject({
+      Key: { pk: 'COUNTER', sk: 'BAN_ID' },
+      UpdateExpression: 'ADD #value :one',
+      ReturnValues: 'UPDATED_NEW',
+    });
+    const put = ddb.commandCalls(PutCommand)[0]?.args[0].input;
+    expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(put?.Item).toMatchObject({
+      pk: 'DEVICE#dev-1',
+      sk: 'BAN#0000000000000042',
+      ban_id: 42,
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      expires_at: null,
+      revoked_at: null,
+    });
+    expect(put?.Item).not.toHaveProperty('details_json');
+  });
+
+  it('claims the idempotency key with a record holding the whole ban before the ban: 3 calls with a new key', async () => {
+    await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } });
+
+    expect(ddb.calls()).toHaveLength(3);
+    const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(claim).toMatchObject({
+      Item: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM' },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    expect(claim?.Item?.ban).toMatchObject({ ban_id: 42, details_json: '{"match":7}' });
+    expect(ban?.Item).toMatchObject({ sk: 'BAN#0000000000000042', details_json: '{"match":7}' });
+  });
+
+  it('returns idempotent_ok with the original ban when the key repeats, and re-puts its item if missing', async () => {
+    const original = {
+      ban_id: 7,
+      device_id: 'dev-1',
+      ban_type: 'social',
+      scope: 'global',
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      reason_code: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      expires_at: null,
+      revoked_at: null,
+    };
+    ddb.on(PutCommand, { Item: { pk: 'IDEM#pub-a#game-1#k-1' } }).rejects(conditionFailed());
+    ddb.on(GetCommand).resolves({ Item: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM', ban: original } });
+
+    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
+
+    expect(result).toEqual({
+      ban_id: 7,
+      device_id: 'dev-1',
+      ban_type: 'social',
+      scope: 'global',
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      status: 'idempotent_ok',
+    });
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
+      Key: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM' },
+      ConsistentRead: true,
+    });
+    const rePut = ddb.commandCalls(PutCommand)[1]?.args[0].input;
+    expect(rePut).toMatchObject({
+      Item: { pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000007' },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+  });
+
+  it('answers created when a racing repeat already put the ban item', async () => {
+    ddb.on(PutCommand, { Item: { pk: 'DEVICE#dev-1' } }).rejects(conditionFailed());
+    await expect(createBan('pub-a', 'game-1', request)).resolves.toMatchObject({
+      status: 'created',
+      ban_id: 42,
+    });
+  });
+
+  it('lets a storage failure through untouched so the chain can answer 503', async () => {
+    ddb.on(PutCommand).rejects(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+    await expect(createBan('pub-a', 'game-1', request)).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
+  });
+});
+
+const stored = (banId: number, overrides: Record<string, unknown> = {}) => ({
+  pk: 'DEVICE#dev-1',
+  sk: `BAN#${String(banId).padStart(16, '0')}`,
+  ban_id: banId,
+  device_id: 'dev-1',
+  ban_type: 'social',
+  scope: 'global',
+  publisher_id: 'pub-a',
+  game_id: 'game-1',
+  reason_code: 'spam',
+  details_json: '{"secret":true}',
+  created_at: '2026-01-01T00:00:00.000Z',
+  expires_at: null,
+  revoked_at: null,
+  ...overrides,
+});
+
+describe('listSocialBans', () => {
+  it('reads the device newest first with the visibility rule as a filter, one Query per storage page', async () => {
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [stored(9), stored(8)],
+        LastEvaluatedKey: { pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000008' },
+      })
+      .resolvesOnce({ Items: [stored(3)] });
+
+    const list = await listSocialBans('pub-b', 'game-2', 'dev-1', { status: 'all', limit: 50 });
+
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(2);
+    expect(ddb.calls()).toHaveLength(2);
+    const query = ddb.commandCalls(QueryCommand)[0]?.args[0].input;
+    expect(query).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      ExpressionAttributeValues: {
+        ':pk': 'DEVICE#dev-1',
+        ':type': 'social',
+        ':publisher': 'pub-b',
+        ':game': 'game-2',
+      },
+    });
+    expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual({
+      pk: 'DEVICE#dev-1',
+      sk: 'BAN#0000000000000008',
+    });
+    expect(list.items.map((b) => b.ban_id)).toEqual([9, 8, 3]);
+    // Another publisher's metadata is private; a global ban has no game.
+    expect(list.items[0]).toMatchObject({ details_json: null, game_id: null, publisher_id: 'pub-a' });
+  });
+
+  it('shows the owner its details and the game of a game ban', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [stored(5, { scope: 'game' })] });
+    const list = await listSocialBans('pub-a', 'game-1', 'dev-1', { status: 'active', limit: 50 });
+    expect(list.items[0]).toMatchObject({ details_json: { secret: true }, game_id: 'game-1' });
+  });
+
+  it('counts every visible ban whatever the filter and page, and pages by cursor', async () => {
+    const past = '2020-01-01T00:00:00.000Z';
+    ddb.on(QueryCommand).resolves({
+      Items: [
+        stored(6),
+        stored(5, { expires_at: past }),
+        stored(4),
+        stored(3, { revoked_at: past }),
+        stored(2),
+        stored(1),
+      ],
+    });
+
+    const first = await listSocialBans('pub-a', 'game-1', 'dev-1', { status: 'active', limit: 2 });
+    expect(first.counts).toEqual({ active: 4, inactive: 2, total: 6 });
+    expect(first.items.map((b) => b.ban_id)).toEqual([6, 4]);
+    expect(first.next_cursor).toBe(4);
+
+    const second = await listSocialBans('pub-a', 'game-1', 'dev-1', {
+      status: 'active',
+      limit: 2,
+      cursor: 4,
+    });
+    expect(second.counts).toEqual(first.counts);
+    expect(second.items.map((b) => b.ban_id)).toEqual([2, 1]);
+    expect(second.next_cursor).toBeNull();
+
+    const inactive = await listSocialBans('pub-a', 'game-1', 'dev-1', { status: 'inactive', limit: 50 });
+    expect(inactive.items.map((b) => b.ban_id)).toEqual([5, 3]);
+  });
+});
+
+describe('isActive', () => {
+  const now = '2026-06-01T00:00:00.000Z';
+  it.each([
+    [{ revoked_at: null, expires_at: null }, true],
+    [{ revoked_at: null, expires_at: '2026-06-01T00:00:00.001Z' }, true],
+    [{ revoked_at: null, expires_at: now }, false],
+    [{ revoked_at: '2026-01-01T00:00:00.000Z', expires_at: null }, false],
+  ])('is %o → %s', (ban, expected) => {
+    expect(isActive(ban, now)).toBe(expected);
+  });
+});
