@@ -24,11 +24,9 @@ describe('policy', () => {
   });
 
   it('sets only the flags sent, plus updated_at, in one conditional UpdateItem', async () => {
-    ddb
-      .on(UpdateCommand)
-      .resolves({
-        Attributes: { publisher_id: 'p', ...defaultPolicyFlags, enforce_global: false, updated_at: 't2' },
-      });
+    ddb.on(UpdateCommand).resolves({
+      Attributes: { publisher_id: 'p', ...defaultPolicyFlags, enforce_global: false, updated_at: 't2' },
+    });
     const policy = await updatePolicy('p', { enforce_global: false, rep_include_game: true });
 
     expect(policy.enforce_global).toBe(false);
