@@ -92,9 +92,7 @@ const jsonDepth = (value: unknown): number => {
 const detailsSchema = z
   .custom<Record<string, unknown>>(
     (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-    {
-      message: 'must be a JSON object',
-    },
+    { message: 'must be a JSON object', params: { issue: 'invalid_type' } },
   )
   .superRefine((value, ctx) => {
     if (jsonDepth(value) > DETAILS_MAX_DEPTH) {
