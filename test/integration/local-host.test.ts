@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { childEnv, runTs, startTs } from '../support/processes';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bans-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const keys = (args: string[], dataDir: string) =>
+  runTs('infra/keys-cli.ts', args, childEnv({ DATA_DIR: dataDir }));
+const start = (dataDir: string) =>
+  startTs(
+    'infra/local/main.ts',
+    childEnv({ DATA_DIR: dataDir, PORT: '0' }),
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)/,
+  );
+const urlOf = (output: string) =>
+  (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray)[1] as string;
+const call = async (url: string, path: string, key: string, init: RequestInit = {}) => {
+  const res = await fetch(`${url}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${key}`, ...init.headers },
+  });
+  return { status: res.status, body: await res.json() };
+};
+
+describe('npm start', () => {
+  it('makes a development key on first start, prints a curl that works, keeps data across a restart, and stops cleanly', async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir);
+    const output = first.output();
+    const url = urlOf(output);
+    const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(output) as RegExpExecArray)[0];
+
+    const curl = output
+      .split('\n')
+      .find((line) => line.trim().startsWith('curl -s') && line.includes('/v1/policy')) as string;
+    const { stdout } = await promisify(execFile)('sh', ['-c', curl.trim()]);
+    expect(JSON.parse(stdout)).toMatchObject({ publisher_id: 'dev-publisher', enforce_game: true });
+
+    const created = await call(url, '/v1/bans', key, {
+      method: 'POST',
+      headers: { 'X-Game-Id': 'dev-game', 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        device_id: 'persisted-device',
+        ban_type: 'social',
+        scope: 'game',
+        reason_code: 'spam',
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await start(dataDir);
+    expect(second.output()).toContain('already has a key');
+    expect(second.output()).not.toMatch(/bsk_/);
+    const listed = await call(urlOf(second.output()), '/v1/device/persisted-device/bans/social', key, {
+      headers: { 'X-Game-Id': 'dev-game' },
+    });
+    expect(listed.body.items.map((b: { ban_id: number }) => b.ban_id)).toEqual([created.body.ban_id]);
+    expect(await second.stop('SIGINT')).toBe(0);
+  });
+});
+
+describe('npm run keys', () => {
+  it('creates, lists and revokes keys with or without npm start running', async () => {
+    const dataDir = tempDir();
+
+    const made = await keys(['create', '--publisher', 'acme', '--json'], dataDir);
+    expect(made.code).toBe(0);
+    const lines = made.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const key = JSON.parse(lines[0] as string);
+    expect(Object.keys(key).sort()).toEqual(['api_key', 'key_id', 'publisher_id']);
+    expect(key).toMatchObject({
+      publisher_id: 'acme',
+      key_id: expect.stringMatching(/^key_/),
+      api_key: expect.stringMatching(/^bsk_/),
+    });
+
+    // With the server running on the same folder, the tool goes through the server's store.
+    const server = await start(dataDir);
+    const url = urlOf(server.output());
+    const policy = await call(url, '/v1/policy', key.api_key);
+    expect(policy).toMatchObject({
+      status: 200,
+      body: { publisher_id: 'acme', enforce_social_global: false },
+    });
+
+    const second = JSON.parse(
+      (await keys(['create', '--publisher', 'acme', '--name', 'ci', '--json'], dataDir)).stdout,
+    );
+    expect((await call(url, '/v1/policy', second.api_key)).status).toBe(200);
+
+    const revoked = await keys(['revoke', key.key_id], dataDir);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(key.key_id);
+    expect(revoked.stdout).not.toContain(key.api_key);
+    expect((await call(url, '/v1/policy', key.api_key)).status).toBe(401);
+    expect((await call(url, '/v1/policy', second.api_key)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+
+    // And without it, straight on the folder.
+    const listed = await keys(['list', '--publisher', 'acme', '--json'], dataDir);
+    expect(listed.code).toBe(0);
+    const listing = JSON.parse(listed.stdout);
+    expect(listing).toEqual([
+      expect.objectContaining({ key_id: key.key_id, name: 'default', revoked_at: expect.any(String) }),
+      expect.objectContaining({ key_id: second.key_id, name: 'ci', revoked_at: null }),
+    ]);
+    expect(listed.stdout).not.toContain('bsk_');
+  });
+
+  it.each([
+    [[], 2],
+    [['create'], 2],
+    [['create', '--publisher', 'Bad#Id'], 2],
+    [['create', '--publisher', 'acme', '--bogus'], 2],
+    [['list'], 2],
+    [['revoke'], 2],
+    [['revoke', 'not-a-key-id'], 2],
+    [['explode'], 2],
+    [['revoke', 'key_AAAAAAAAAAAA'], 1],
+  ])('answers %j with usage or an error and exit code %i', async (args, code) => {
+    const run = await keys(args, tempDir());
+    expect(run.code).toBe(code);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.length).toBeGreaterThan(0);
+  });
+});
