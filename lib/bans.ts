@@ -1,13 +1,19 @@
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from './http/errors';
 import type {
   BanCreationResult,
   BanList,
   banScopes,
   banTypes,
   CreateBanRequest,
+  ListAllBansQuery,
   ListBansQuery,
   ListedBan,
+  Policy,
+  RevokedBan,
 } from './http/schemas';
+import { getPolicy } from './policy';
+import { isActive, isEnforced } from './policy-rules';
 import { dynamo, tableName } from './storage/client';
 import { isConditionFailure } from './storage/failures';
 
@@ -18,7 +24,7 @@ import { isConditionFailure } from './storage/failures';
  *   idempotency record `IDEM#<publisher>#<game>#<key>` / `IDEM`            (holds the whole ban)
  */
 
-type BanType = (typeof banTypes)[number];
+export type BanType = (typeof banTypes)[number];
 type BanScope = (typeof banScopes)[number];
 
 /** A ban as stored, without its keys. `game_id` is always the game the ban was created from. */
@@ -35,6 +41,8 @@ export interface Ban {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  /** Why the owner revoked it; absent until then. */
+  revoke_reason_code?: string;
 }
 
 const BAN_ID_DIGITS = 16;
@@ -52,10 +60,6 @@ const banFromItem = (item: Record<string, unknown>): Ban => {
   const { pk: _pk, sk: _sk, ...ban } = item;
   return ban as unknown as Ban;
 };
-
-/** Active: not revoked, and permanent or expiring after `now`. Timestamps are all UTC ISO strings. */
-export const isActive = (ban: Pick<Ban, 'revoked_at' | 'expires_at'>, now: string): boolean =>
-  ban.revoked_at === null && (ban.expires_at === null || ban.expires_at > now);
 
 /** The next ban id: an atomic ADD on the counter item, so ids are unique and increasing. */
 const nextBanId = async (): Promise<number> => {
@@ -162,30 +166,39 @@ export const createBan = async (
   return creationResult(ban, 'created');
 };
 
-/** How a ban reads to `publisherId`: metadata is private to its owner, game_id only for game bans. */
-export const toListedBan = (ban: Ban, publisherId: string): ListedBan => ({
+/**
+ * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
+ * and `enforced` says whether the caller's policy makes it apply now.
+ */
+export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan => ({
   ban_id: ban.ban_id,
   ban_type: ban.ban_type,
   scope: ban.scope,
   publisher_id: ban.publisher_id,
   game_id: ban.scope === 'game' ? ban.game_id : null,
   reason_code: ban.reason_code,
-  details_json: ban.publisher_id === publisherId && ban.details_json ? JSON.parse(ban.details_json) : null,
+  details_json:
+    ban.publisher_id === policy.publisher_id && ban.details_json ? JSON.parse(ban.details_json) : null,
   created_at: ban.created_at,
   expires_at: ban.expires_at,
   revoked_at: ban.revoked_at,
+  enforced: isEnforced(policy, ban, now),
 });
 
+const VISIBLE =
+  '(#scope = :global OR (#publisher = :publisher AND (#scope = :publisherScope OR (#scope = :gameScope AND #game = :game))))';
+
 /**
- * Every ban of `type` on the device that (publisher, game) may see, newest first: its game bans
- * for this game, its publisher bans, and every publisher's global bans. One Query per storage
- * page; the visibility rule runs in DynamoDB as a filter so only visible bans cross the wire.
+ * Every ban (of `type`, or of any type) on the device that (publisher, game) may see, newest
+ * first: its game bans for this game, its publisher bans, and every publisher's global bans.
+ * One Query per storage page; the visibility rule runs in DynamoDB as a filter so only visible
+ * bans cross the wire.
  */
 export const visibleBans = async (
   publisherId: string,
   gameId: string,
   deviceId: string,
-  type: BanType,
+  type?: BanType,
 ): Promise<Ban[]> => {
   const bans: Ban[] = [];
   const pages = paginateQuery(
@@ -193,10 +206,9 @@ export const visibleBans = async (
     {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
-      FilterExpression:
-        '#type = :type AND (#scope = :global OR (#publisher = :publisher AND (#scope = :publisherScope OR (#scope = :gameScope AND #game = :game))))',
+      FilterExpression: type ? `#type = :type AND ${VISIBLE}` : VISIBLE,
       ExpressionAttributeNames: {
-        '#type': 'ban_type',
+        ...(type ? { '#type': 'ban_type' } : {}),
         '#scope': 'scope',
         '#publisher': 'publisher_id',
         '#game': 'game_id',
@@ -204,7 +216,7 @@ export const visibleBans = async (
       ExpressionAttributeValues: {
         ':pk': `DEVICE#${deviceId}`,
         ':ban': 'BAN#',
-        ':type': type,
+        ...(type ? { ':type': type } : {}),
         ':global': 'global',
         ':publisher': publisherId,
         ':publisherScope': 'publisher',
@@ -222,17 +234,21 @@ export const visibleBans = async (
 };
 
 /**
- * One page of the device's visible bans of `type`. Counts cover every visible ban of that type
- * (not the page, not the status filter); the cursor is the last returned ban_id.
+ * One page of the device's visible bans (of `type`, or all). Counts cover every visible ban of
+ * that type (not the page, not the status filter); the cursor is the last returned ban_id. The
+ * policy (for `enforced`) is read alongside the bans, not before them.
  */
 export const listBans = async (
   publisherId: string,
   gameId: string,
   deviceId: string,
-  type: BanType,
+  type: BanType | undefined,
   query: ListBansQuery,
 ): Promise<BanList> => {
-  const bans = await visibleBans(publisherId, gameId, deviceId, type);
+  const [policy, bans] = await Promise.all([
+    getPolicy(publisherId),
+    visibleBans(publisherId, gameId, deviceId, type),
+  ]);
   const now = new Date().toISOString();
   let active = 0;
   const page: Ban[] = [];
@@ -250,10 +266,66 @@ export const listBans = async (
     device_id: deviceId,
     status: query.status,
     counts: { active, inactive: bans.length - active, total: bans.length },
-    items: page.map((ban) => toListedBan(ban, publisherId)),
+    items: page.map((ban) => toListedBan(ban, policy, now)),
     next_cursor: more ? (page.at(-1)?.ban_id ?? null) : null,
   };
 };
 
 export const listSocialBans = (publisherId: string, gameId: string, deviceId: string, query: ListBansQuery) =>
   listBans(publisherId, gameId, deviceId, 'social', query);
+
+export const listCheatBans = (publisherId: string, gameId: string, deviceId: string, query: ListBansQuery) =>
+  listBans(publisherId, gameId, deviceId, 'cheat', query);
+
+export const listAllBans = (
+  publisherId: string,
+  gameId: string,
+  deviceId: string,
+  { type, ...query }: ListAllBansQuery,
+) => listBans(publisherId, gameId, deviceId, type, query);
+
+const banNotFound = () => new ApiError('not_found', 'No such ban on this device');
+
+/**
+ * Revokes a ban. Only its owner may: anyone else gets the same 404 as for a ban that does not
+ * exist, so ban ids reveal nothing. One conditional UpdateItem (plus the policy read for
+ * `enforced`); revoking again returns the ban as it is, first revocation time and reason kept.
+ */
+export const revokeBan = async (
+  publisherId: string,
+  deviceId: string,
+  banId: number,
+  reasonCode: string,
+): Promise<RevokedBan> => {
+  const Key = banKey(deviceId, banId);
+  const revoke = async (): Promise<Ban> => {
+    try {
+      const { Attributes } = await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key,
+          UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason',
+          ConditionExpression: 'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null',
+          ExpressionAttributeValues: {
+            ':now': new Date().toISOString(),
+            ':reason': reasonCode,
+            ':publisher': publisherId,
+            ':null': null,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return banFromItem(Attributes ?? {});
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+    if (!Item || Item.publisher_id !== publisherId) throw banNotFound();
+    return banFromItem(Item);
+  };
+  const [ban, policy] = await Promise.all([revoke(), getPolicy(publisherId)]);
+  return {
+    ...toListedBan(ban, policy, new Date().toISOString()),
+    revoke_reason_code: ban.revoke_reason_code ?? null,
+  };
+};

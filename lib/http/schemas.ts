@@ -177,7 +177,17 @@ export const listBansQuerySchema = z.strictObject({
 });
 export type ListBansQuery = z.output<typeof listBansQuerySchema>;
 
+export const listAllBansQuerySchema = listBansQuerySchema.extend({ type: banTypeSchema.optional() });
+export type ListAllBansQuery = z.output<typeof listAllBansQuerySchema>;
+
 export const devicePathSchema = z.strictObject({ device_id: deviceIdSchema });
+export const banPathSchema = z.strictObject({
+  device_id: deviceIdSchema,
+  ban_id: integerParam(1, Number.MAX_SAFE_INTEGER),
+});
+
+export const revokeBanRequestSchema = z.strictObject({ reason_code: reasonCodeSchema });
+export type RevokeBanRequest = z.output<typeof revokeBanRequestSchema>;
 
 export const banCreationResultSchema = z.strictObject({
   ban_id: z.number().int().positive(),
@@ -201,6 +211,8 @@ export const listedBanSchema = z.strictObject({
   created_at: z.string(),
   expires_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
+  enforced: z.boolean(),
 });
 export type ListedBan = z.output<typeof listedBanSchema>;
 
@@ -213,6 +225,64 @@ export const banListSchema = z.strictObject({
 });
 export type BanList = z.output<typeof banListSchema>;
 
+export const revokedBanSchema = listedBanSchema.extend({ revoke_reason_code: z.string().nullable() });
+export type RevokedBan = z.output<typeof revokedBanSchema>;
+
+const stateCountsSchema = z.strictObject({ active: z.number().int(), expired: z.number().int() });
+const scopeCountsSchema = z.strictObject({
+  game: stateCountsSchema,
+  publisher: stateCountsSchema,
+  global: stateCountsSchema,
+});
+const stateWeightsSchema = z.strictObject({ active: z.number(), expired: z.number() });
+
+export const reputationSchema = z.strictObject({
+  score: z.number().int().min(0).max(100),
+  included_scopes: z.array(banScopeSchema),
+  counts: z.strictObject({ cheat: scopeCountsSchema, social: scopeCountsSchema }),
+  weights: z.strictObject({ cheat: stateWeightsSchema, social: stateWeightsSchema }),
+});
+
+export const enforcementSchema = z.strictObject({
+  device_id: z.string(),
+  game_id: z.string(),
+  evaluated_at: z.string(),
+  restricted: z.strictObject({ cheat: z.boolean(), social: z.boolean() }),
+  bans: z.array(listedBanSchema.extend({ rule: z.array(z.enum(policyFlags)) })),
+  reputation: reputationSchema,
+  policy_updated_at: z.string(),
+});
+export type Enforcement = z.output<typeof enforcementSchema>;
+
+export const BATCH_MAX_DEVICES = 100;
+
+/** Items are checked one by one in the domain, so one bad id fails only its own entry. */
+export const enforcementBatchRequestSchema = z.strictObject({
+  device_ids: z.array(z.unknown()).min(1).max(BATCH_MAX_DEVICES),
+});
+
+export const fieldIssueSchema = z.strictObject({ field: z.string(), issue: z.string() });
+
+export const enforcementBatchSchema = z.strictObject({
+  game_id: z.string(),
+  evaluated_at: z.string(),
+  policy_updated_at: z.string(),
+  results: z.array(
+    z.union([
+      enforcementSchema,
+      z.strictObject({
+        device_id: z.unknown(),
+        error: z.strictObject({
+          code: z.literal('invalid_request'),
+          message: z.string(),
+          details: z.array(fieldIssueSchema),
+        }),
+      }),
+    ]),
+  ),
+});
+export type EnforcementBatch = z.output<typeof enforcementBatchSchema>;
+
 export const healthSchema = z.strictObject({ ok: z.boolean() });
 
 export const errorCodeSchema = z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]);
@@ -221,7 +291,7 @@ export const errorEnvelopeSchema = z.strictObject({
   error: z.strictObject({
     code: errorCodeSchema,
     message: z.string(),
-    details: z.array(z.strictObject({ field: z.string(), issue: z.string() })).optional(),
+    details: z.array(fieldIssueSchema).optional(),
   }),
   request_id: z.string(),
 });

@@ -1,0 +1,88 @@
+import { type Ban, toListedBan, visibleBans } from './bans';
+import { mapWithConcurrency } from './concurrency';
+import { deviceIdSchema, type Enforcement, type EnforcementBatch, type Policy } from './http/schemas';
+import { getPolicy } from './policy';
+import { isEnforced, reputation, ruleFor } from './policy-rules';
+
+/**
+ * "Is this device restricted in this game, and why": the caller's policy applied to the bans the
+ * caller can see. One policy read plus one device query (per storage page), done in parallel.
+ */
+
+/** Device queries in flight at once for a batch: enough to hide latency, few enough to stay polite to DynamoDB. */
+export const BATCH_CONCURRENCY = 10;
+
+const evaluate = (
+  policy: Policy,
+  gameId: string,
+  deviceId: string,
+  bans: readonly Ban[],
+  now: string,
+): Enforcement => {
+  const applying = bans.filter((ban) => isEnforced(policy, ban, now));
+  return {
+    device_id: deviceId,
+    game_id: gameId,
+    evaluated_at: now,
+    restricted: {
+      cheat: applying.some((ban) => ban.ban_type === 'cheat'),
+      social: applying.some((ban) => ban.ban_type === 'social'),
+    },
+    bans: applying.map((ban) => ({ ...toListedBan(ban, policy, now), rule: ruleFor(ban) })),
+    reputation: reputation(policy, bans, now),
+    policy_updated_at: policy.updated_at,
+  };
+};
+
+export const getDeviceEnforcement = async (
+  publisherId: string,
+  gameId: string,
+  deviceId: string,
+): Promise<Enforcement> => {
+  const [policy, bans] = await Promise.all([
+    getPolicy(publisherId),
+    visibleBans(publisherId, gameId, deviceId),
+  ]);
+  return evaluate(policy, gameId, deviceId, bans, new Date().toISOString());
+};
+
+/**
+ * The same answer for each device of a lobby, in request order. An invalid id gets an error entry
+ * of its own instead of failing the batch; a repeated id is read once.
+ */
+export const getEnforcementBatch = async (
+  publisherId: string,
+  gameId: string,
+  deviceIds: readonly unknown[],
+): Promise<EnforcementBatch> => {
+  const checked = deviceIds.map((value, index) => ({
+    value,
+    index,
+    parsed: deviceIdSchema.safeParse(value),
+  }));
+  const valid = [...new Set(checked.flatMap((c) => (c.parsed.success ? [c.parsed.data] : [])))];
+  const [policy, banLists] = await Promise.all([
+    getPolicy(publisherId),
+    mapWithConcurrency(valid, BATCH_CONCURRENCY, (deviceId) => visibleBans(publisherId, gameId, deviceId)),
+  ]);
+  const bansOf = new Map(valid.map((deviceId, i) => [deviceId, banLists[i] as Ban[]]));
+  const now = new Date().toISOString();
+  return {
+    game_id: gameId,
+    evaluated_at: now,
+    policy_updated_at: policy.updated_at,
+    results: checked.map(({ value, index, parsed }) => {
+      if (parsed.success) return evaluate(policy, gameId, parsed.data, bansOf.get(parsed.data) ?? [], now);
+      const field = `device_ids.${index}`;
+      const issue = typeof value === 'string' ? 'invalid_format' : 'invalid_type';
+      return {
+        device_id: value ?? null,
+        error: {
+          code: 'invalid_request' as const,
+          message: `${field} ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
+          details: [{ field, issue }],
+        },
+      };
+    }),
+  };
+};
