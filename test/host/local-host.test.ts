@@ -26,7 +26,12 @@ const start = (dataDir: string) =>
   );
 const urlOf = (output: string) =>
   (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray)[1] as string;
-const call = async (url: string, path: string, key: string, init: RequestInit = {}) => {
+const call = async (
+  url: string,
+  path: string,
+  key: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: any }> => {
   const res = await fetch(`${url}${path}`, {
     ...init,
     headers: { Authorization: `Bearer ${key}`, ...init.headers },

@@ -7,7 +7,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createBan, isActive, listSocialBans } from '../../lib/bans';
+import { createBan, listSocialBans } from '../../lib/bans';
+import { defaultPolicyFlags } from '../../lib/policy';
+import { isActive } from '../../lib/policy-rules';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
@@ -139,7 +141,16 @@ const stored = (banId: number, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+const policyOf = (publisherId: string) => ({
+  Item: { publisher_id: publisherId, ...defaultPolicyFlags, updated_at: '2026-01-01T00:00:00.000Z' },
+});
+
 describe('listSocialBans', () => {
+  beforeEach(() => {
+    ddb.on(GetCommand, { Key: { pk: 'PUBLISHER#pub-a', sk: 'POLICY' } }).resolves(policyOf('pub-a'));
+    ddb.on(GetCommand, { Key: { pk: 'PUBLISHER#pub-b', sk: 'POLICY' } }).resolves(policyOf('pub-b'));
+  });
+
   it('reads the device newest first with the visibility rule as a filter, one Query per storage page', async () => {
     ddb
       .on(QueryCommand)
@@ -152,7 +163,8 @@ describe('listSocialBans', () => {
     const list = await listSocialBans('pub-b', 'game-2', 'dev-1', { status: 'all', limit: 50 });
 
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(2);
-    expect(ddb.calls()).toHaveLength(2);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    expect(ddb.calls()).toHaveLength(3);
     const query = ddb.commandCalls(QueryCommand)[0]?.args[0].input;
     expect(query).toMatchObject({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',

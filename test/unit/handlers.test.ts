@@ -88,7 +88,7 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(3);
   });
 
-  it('listing makes 1 Query for a device whose bans fit one storage page', async () => {
+  it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {
     const res = await invoke(
       listSocialBans,
       proxyEvent({
@@ -105,7 +105,9 @@ describe('storage calls per operation', () => {
       items: [],
       next_cursor: null,
     });
-    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
+    expect(ddb.calls()).toHaveLength(2);
   });
 });
 
