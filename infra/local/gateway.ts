@@ -15,6 +15,7 @@ import {
   serviceUnavailable,
   unauthorized,
 } from '../../lib/http/errors';
+import { describeError, log } from '../../lib/log';
 import type { Route } from '../../lib/routes';
 
 /**
@@ -261,12 +262,16 @@ export const createGateway = (options: GatewayOptions) => {
     handle(req, requestId)
       .catch((error: unknown) => {
         const apiError = error instanceof ApiError ? error : internalError(error);
-        if (apiError.code === 'internal_error') console.error(error);
+        if (apiError.code === 'internal_error')
+          log('error', 'local gateway: unhandled error', { request_id: requestId, ...describeError(error) });
         return errorResponse(apiError, requestId);
       })
       .then((response) => send(res, response, requestId))
       .catch((error: unknown) => {
-        console.error(error);
+        log('error', 'local gateway: could not send a response', {
+          request_id: requestId,
+          ...describeError(error),
+        });
         if (!res.headersSent) res.writeHead(500).end();
       });
   };
