@@ -12,6 +12,7 @@ import { handler as getPolicy } from '../../functions/get-policy';
 import { handler as health } from '../../functions/health';
 import { handler as listSocialBans } from '../../functions/list-social-bans';
 import { handler as putPolicy } from '../../functions/put-policy';
+import { defaultPolicyFlags } from '../../lib/policy';
 import { invoke, proxyEvent } from '../support/events';
 
 /** The storage round trips of every operation: the floor DESIGN.md sets. */
@@ -21,14 +22,7 @@ const policyItem = {
   pk: 'PUBLISHER#pub-a',
   sk: 'POLICY',
   publisher_id: 'pub-a',
-  enforce_game: true,
-  enforce_publisher: true,
-  enforce_global: true,
-  enforce_cheat_global: true,
-  enforce_social_global: false,
-  rep_include_game: true,
-  rep_include_publisher: true,
-  rep_include_global: true,
+  ...defaultPolicyFlags,
   updated_at: '2026-01-01T00:00:00.000Z',
 };
 const banBody = { device_id: 'dev-1', ban_type: 'social', scope: 'game', reason_code: 'spam' };
