@@ -18,7 +18,9 @@ export const dynamo = DynamoDBDocumentClient.from(
     endpoint,
     region: process.env.AWS_REGION ?? 'us-east-1',
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+    // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and
+    // keeps waiting, so a hung request would run into the Lambda timeout instead of our 503.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
     // A local store takes any credentials; real AWS uses the default provider chain.
     ...(endpoint && !process.env.AWS_ACCESS_KEY_ID
       ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }

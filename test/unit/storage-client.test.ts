@@ -1,0 +1,37 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toApiError } from '../../lib/http/chain';
+
+/** A DynamoDB endpoint that accepts connections and never answers. */
+let server: Server;
+const sockets: Socket[] = [];
+beforeAll(async () => {
+  server = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise<void>((done) => server.close(() => done()));
+});
+
+describe('the storage client', () => {
+  it('gives up on a request that hangs after its timeout and retries, and that failure is a 503', async () => {
+    // Imported here: the client reads DYNAMODB_ENDPOINT at import.
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const started = Date.now();
+    const error = await dynamo
+      .send(new GetCommand({ TableName: tableName, Key: { pk: 'a', sk: 'b' } }))
+      .catch((e: unknown) => e);
+    const elapsed = Date.now() - started;
+
+    expect(error).toBeInstanceOf(Error);
+    expect(toApiError(error)).toMatchObject({ code: 'service_unavailable', headers: { 'Retry-After': '1' } });
+    // 3 attempts of 2 s each plus backoff: well inside the functions' 10 s timeout.
+    expect(elapsed).toBeGreaterThanOrEqual(5_500);
+    expect(elapsed).toBeLessThan(9_500);
+    expect(sockets.length).toBe(3);
+  }, 15_000);
+});
