@@ -1,0 +1,83 @@
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+
+/**
+ * The alarms an operator needs to know the service is hurting: the API answering 5xx, a function
+ * failing or being throttled, DynamoDB throttling. All notify one SNS topic (a stack output) that
+ * operators subscribe to. Missing data is "not breaching": no traffic is not an outage.
+ */
+
+const PERIOD = Duration.minutes(5);
+/** Handlers turn their own errors into responses, so any Lambda error is a crash or a timeout. */
+const LAMBDA_ERROR_THRESHOLD = 1;
+/** A few 5xx in five minutes: more than a one-off, well before a whole publisher notices. */
+const API_5XX_THRESHOLD = 5;
+
+/** The operations our code sends, for DynamoDB's per-operation ThrottledRequests metric. */
+const TABLE_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.QUERY];
+
+export interface AlarmTargets {
+  readonly api: RestApi;
+  readonly functions: ReadonlyMap<string, IFunction>;
+  readonly table: ITable;
+  readonly topic: ITopic;
+}
+
+const alarm = (scope: Construct, id: string, metric: IMetric, threshold: number, description: string) =>
+  new Alarm(scope, id, {
+    metric,
+    threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: description,
+  });
+
+export const addAlarms = (scope: Construct, { api, functions, table, topic }: AlarmTargets): Alarm[] => {
+  const alarms = [
+    alarm(
+      scope,
+      'Api5xxAlarm',
+      api.metricServerError({ period: PERIOD, statistic: Stats.SUM }),
+      API_5XX_THRESHOLD,
+      'The API answered 5xx (internal errors, authorizer or DynamoDB unavailability)',
+    ),
+    alarm(
+      scope,
+      'TableThrottleAlarm',
+      table.metricThrottledRequestsForOperations({
+        operations: TABLE_OPERATIONS,
+        period: PERIOD,
+      }),
+      1,
+      'DynamoDB throttled requests on the table',
+    ),
+  ];
+  for (const [id, fn] of functions) {
+    alarms.push(
+      alarm(
+        scope,
+        `${id}ErrorsAlarm`,
+        fn.metricErrors({ period: PERIOD, statistic: Stats.SUM }),
+        LAMBDA_ERROR_THRESHOLD,
+        `${id}: the function failed (crash or timeout)`,
+      ),
+      alarm(
+        scope,
+        `${id}ThrottlesAlarm`,
+        fn.metricThrottles({ period: PERIOD, statistic: Stats.SUM }),
+        1,
+        `${id}: invocations were throttled (concurrency limit)`,
+      ),
+    );
+  }
+  const action = new SnsAction(topic);
+  for (const a of alarms) a.addAlarmAction(action);
+  return alarms;
+};

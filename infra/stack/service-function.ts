@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CfnResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { handlerEntry } from '../../lib/routes';
+import { HANDLER_METADATA_KEY } from './handler-metadata';
+
+/** The repository root: bundling resolves entries and the lock file from here, not from the cwd. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * 10 s: well under API Gateway's 29 s integration limit, and the budget lib/storage/client.ts's
+ * SDK retries (3 attempts × 2 s request timeout plus backoff) are designed to fit inside, so a
+ * DynamoDB outage ends as our 503 rather than as a Lambda timeout.
+ */
+export const FUNCTION_TIMEOUT = Duration.seconds(10);
+/**
+ * 256 MB: the handlers wait on DynamoDB rather than compute, and a ~320 KB minified bundle
+ * initialises quickly at this size; it is also what the local gateway reports to handlers.
+ */
+export const FUNCTION_MEMORY_MB = 256;
+/** Relative to the project root, where esbuild runs. */
+const CREDENTIALS_SHIM = 'infra/stack/lambda-credentials.ts';
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+export interface ServiceFunctionProps {
+  /** Module under functions/ (the route table's `handler`). */
+  readonly handler: string;
+  readonly environment?: Record<string, string>;
+}
+
+/** The one place that holds every Lambda's defaults: runtime, bundling, limits and logging. */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    // Our own log group, so retention is a plain property rather than a custom resource.
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, handlerEntry(props.handler)),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: FUNCTION_MEMORY_MB,
+      timeout: FUNCTION_TIMEOUT,
+      // No X-Ray: every request is already traceable by its X-Request-Id in the access log and in
+      // the handlers' JSON logs, and each handler makes at most a few DynamoDB calls.
+      tracing: Tracing.DISABLED,
+      logGroup,
+      environment: props.environment,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        // Module-first resolution lets esbuild tree-shake the SDK's ES builds.
+        mainFields: ['module', 'main'],
+        minify: true,
+        // The SDK goes into the bundle (no externals): a minified bundle imports faster than the
+        // runtime's copy, and the version deployed is the version tested.
+        bundleAwsSDK: true,
+        externalModules: [],
+        // Lambda's credentials are in its environment: skip the SDK's full provider chain
+        // (~100 KB of SSO/INI/STS/IMDS code that Lambda never reaches). See lambda-credentials.ts.
+        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${CREDENTIALS_SHIM}` },
+        // CommonJS code inside an ESM bundle still calls require() for Node built-ins.
+        banner:
+          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        forceDockerBundling: false,
+      },
+    });
+    (this.function.node.defaultChild as CfnResource).addMetadata(HANDLER_METADATA_KEY, props.handler);
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason:
+        'The AWS-managed basic execution policy grants only CloudWatch Logs writes; table access is granted separately, per function',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime this service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate, tested upgrade',
+    });
+  }
+}

@@ -1,0 +1,203 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { authorizerFunction, routes, type StorageAccess } from '../../lib/routes';
+import { TABLE_KEYS } from '../../lib/storage/table';
+import { addAlarms } from './alarms';
+import { addGatewayResponses } from './gateway-responses';
+import { LOG_RETENTION, ServiceFunction } from './service-function';
+import type { Settings } from './settings';
+import {
+  AUTHORIZER_LEADING_KEYS,
+  type FunctionHandler,
+  grantTableAccess,
+  tableActionsFor,
+} from './table-access';
+
+/**
+ * `Bearer <key>` with the scheme in any case, as lib/authorizer.ts accepts it. API Gateway
+ * answers anything else 401 itself, without invoking (or paying for) the authorizer.
+ */
+export const BEARER_VALIDATION_REGEX = '^[Bb][Ee][Aa][Rr][Ee][Rr] [^\\s]+$';
+
+export interface ServiceStackProps extends StackProps {
+  readonly settings: Settings;
+}
+
+/**
+ * The whole service for one stage: the table, one Lambda per route of lib/routes.ts plus the
+ * token authorizer, the REST API, and the alarms. Every physical name is left to CloudFormation
+ * so that stages (and re-creations) never collide.
+ */
+export class ServiceStack extends Stack {
+  readonly api: RestApi;
+  readonly table: Table;
+  readonly functions: ReadonlyMap<string, IFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Bans and keys outlive any stack: deleting the table takes two deliberate steps (README).
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const functions = new Map<string, IFunction>();
+    const makeFunction = (
+      { id: fnId, handler, storage }: { id: string; handler: FunctionHandler; storage: StorageAccess },
+      leadingKeys?: readonly string[],
+    ) => {
+      const fn = new ServiceFunction(this, fnId, {
+        handler,
+        // A function that never touches storage is not even told the table's name.
+        environment: storage === 'none' ? {} : { TABLE_NAME: this.table.tableName },
+      }).function;
+      grantTableAccess(fn, this.table.tableArn, tableActionsFor(handler, storage), leadingKeys);
+      functions.set(fnId, fn);
+      return fn;
+    };
+
+    const authorizerFn = makeFunction(authorizerFunction, AUTHORIZER_LEADING_KEYS);
+    const authorizer = new TokenAuthorizer(this, 'Authorizer', {
+      handler: authorizerFn,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: BEARER_VALIDATION_REGEX,
+      resultsCacheTtl: Duration.seconds(settings.authorizerCacheSeconds),
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `${this.stackName}-api`,
+      description: `Device ban service (${settings.stage})`,
+      // Callers are publishers' servers, not browsers worldwide: no CloudFront hop in front.
+      endpointTypes: [EndpointType.REGIONAL],
+      // Access and execution logs need the account's API Gateway CloudWatch role. Retained, since
+      // the setting is account-wide and other stages (or other APIs) rely on it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      defaultMethodOptions: { authorizer },
+      deployOptions: {
+        stageName: settings.stage,
+        throttlingRateLimit: settings.throttleRateLimit,
+        throttlingBurstLimit: settings.throttleBurstLimit,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: accessLogFormat(),
+        // Errors only, and never request data: headers would put API keys in the log.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        tracingEnabled: false,
+      },
+    });
+
+    for (const route of routes) {
+      const fn = makeFunction(route);
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          new LambdaIntegration(fn, { allowTestInvoke: false }),
+          route.auth
+            ? { operationName: route.id }
+            : { operationName: route.id, authorizationType: AuthorizationType.NONE },
+        );
+      if (!route.auth) {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: `${route.method} ${route.path} is public by contract (auth: false in lib/routes.ts, e.g. load balancer health checks)`,
+        });
+      }
+    }
+    this.functions = functions;
+
+    addGatewayResponses(this.api);
+
+    const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
+    addAlarms(this, { api: this.api, functions, table: this.table, topic: alarmTopic });
+
+    // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
+    this.api.node.tryRemoveChild('Endpoint');
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', {
+      value: this.table.tableName,
+      description: 'DynamoDB table (TABLE_NAME for npm run keys)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: alarmTopic.topicArn,
+      description: 'SNS topic of every alarm; subscribe to be notified',
+    });
+
+    acknowledgeNagFindings(this);
+  }
+}
+
+/** One JSON object per request. No headers: the Authorization header must never reach a log. */
+const accessLogFormat = () =>
+  AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      extendedRequestId: AccessLogField.contextExtendedRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      ip: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      httpMethod: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      path: AccessLogField.contextPath(),
+      status: AccessLogField.contextStatus(),
+      protocol: AccessLogField.contextProtocol(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      publisherId: AccessLogField.contextAuthorizer('publisherId'),
+      keyId: AccessLogField.contextAuthorizer('keyId'),
+      authorizerError: AccessLogField.contextAuthorizerError(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      errorMessage: AccessLogField.contextErrorMessage(),
+    }),
+  );
+
+/** cdk-nag AwsSolutions findings we accept, each with the reason it does not apply here. */
+const acknowledgeNagFindings = (stack: ServiceStack) => {
+  Validations.of(stack.api).acknowledge({
+    id: 'AwsSolutions-APIG2',
+    reason:
+      'Every handler validates its whole request (zod, strict bodies) and answers in the API error envelope; a gateway request validator would answer in its own shape',
+  });
+  Validations.of(stack.api).acknowledge({
+    id: 'AwsSolutions-APIG3',
+    reason:
+      'No WAF web ACL: callers are authenticated publishers behind a Bearer-key authorizer with stage throttling; a WAF can be associated by the operator where required',
+  });
+  Validations.of(stack.api).acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason:
+      'Callers authenticate with publisher API keys through the Lambda TOKEN authorizer, by design; there are no Cognito users',
+  });
+  Validations.of(stack.api).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    reason: "The AWS-managed policy is the documented minimum for API Gateway's account-level logging role",
+  });
+};

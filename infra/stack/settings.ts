@@ -1,0 +1,51 @@
+import type { Construct } from 'constructs';
+
+/**
+ * The deployment's tunables, read from CDK context (`npx cdk deploy -c name=value`). The defaults
+ * live here only, so the tests, `cdk.json` and the README cannot disagree about them.
+ */
+export interface Settings {
+  /** Names an independent stack: `DeviceBans-<stage>`, with its own table, API and alarms. */
+  readonly stage: string;
+  /** API Gateway's cache of authorizer results: a revoked key keeps working for up to this long. */
+  readonly authorizerCacheSeconds: number;
+  /** Stage-wide steady-state requests per second. */
+  readonly throttleRateLimit: number;
+  /** Stage-wide burst, in requests. */
+  readonly throttleBurstLimit: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  stage: 'dev',
+  authorizerCacheSeconds: 300,
+  throttleRateLimit: 100,
+  throttleBurstLimit: 200,
+};
+
+// Stage names end up in the stack name and the API's URL path: keep them short and plain.
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
+const integer = (scope: Construct, name: keyof Settings, min: number, max: number): number => {
+  const raw: unknown = scope.node.tryGetContext(name) ?? DEFAULT_SETTINGS[name];
+  const value = typeof raw === 'string' ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`context ${name} must be an integer from ${min} to ${max}, got ${String(raw)}`);
+  }
+  return value;
+};
+
+export const readSettings = (scope: Construct): Settings => {
+  const stage = String(scope.node.tryGetContext('stage') ?? DEFAULT_SETTINGS.stage);
+  if (!STAGE_PATTERN.test(stage)) {
+    throw new Error(`context stage must match ${STAGE_PATTERN}, got ${stage}`);
+  }
+  return {
+    stage,
+    // API Gateway accepts 0 (no cache) to 3600 s.
+    authorizerCacheSeconds: integer(scope, 'authorizerCacheSeconds', 0, 3600),
+    throttleRateLimit: integer(scope, 'throttleRateLimit', 1, 10_000),
+    throttleBurstLimit: integer(scope, 'throttleBurstLimit', 1, 5_000),
+  };
+};
+
+export const stackName = (stage: string) => `DeviceBans-${stage}`;
