@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ApiError } from './http/errors';
 import type {
   BanCreationResult,
@@ -189,11 +195,37 @@ const VISIBLE =
   '(#scope = :global OR (#publisher = :publisher AND (#scope = :publisherScope OR (#scope = :gameScope AND #game = :game))))';
 
 /**
- * Every ban (of `type`, or of any type) on the device that (publisher, game) may see, newest
- * first: its game bans for this game, its publisher bans, and every publisher's global bans.
- * One Query per storage page; the visibility rule runs in DynamoDB as a filter so only visible
- * bans cross the wire.
+ * The Query for every ban (of `type`, or of any type) on the device that (publisher, game) may
+ * see, newest first: its game bans for this game, its publisher bans, and every publisher's
+ * global bans. The visibility rule runs in DynamoDB as a filter so only visible bans cross the
+ * wire (a filter does not change the read units consumed).
  */
+export const visibleBansQuery = (publisherId: string, gameId: string, deviceId: string, type?: BanType) =>
+  ({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
+    FilterExpression: type ? `#type = :type AND ${VISIBLE}` : VISIBLE,
+    ExpressionAttributeNames: {
+      ...(type ? { '#type': 'ban_type' } : {}),
+      '#scope': 'scope',
+      '#publisher': 'publisher_id',
+      '#game': 'game_id',
+    },
+    ExpressionAttributeValues: {
+      ':pk': `DEVICE#${deviceId}`,
+      ':ban': 'BAN#',
+      ...(type ? { ':type': type } : {}),
+      ':global': 'global',
+      ':publisher': publisherId,
+      ':publisherScope': 'publisher',
+      ':gameScope': 'game',
+      ':game': gameId,
+    },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  }) satisfies QueryCommandInput;
+
+/** Every visible ban (see visibleBansQuery): one Query per storage page. */
 export const visibleBans = async (
   publisherId: string,
   gameId: string,
@@ -201,32 +233,7 @@ export const visibleBans = async (
   type?: BanType,
 ): Promise<Ban[]> => {
   const bans: Ban[] = [];
-  const pages = paginateQuery(
-    { client: dynamo },
-    {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
-      FilterExpression: type ? `#type = :type AND ${VISIBLE}` : VISIBLE,
-      ExpressionAttributeNames: {
-        ...(type ? { '#type': 'ban_type' } : {}),
-        '#scope': 'scope',
-        '#publisher': 'publisher_id',
-        '#game': 'game_id',
-      },
-      ExpressionAttributeValues: {
-        ':pk': `DEVICE#${deviceId}`,
-        ':ban': 'BAN#',
-        ...(type ? { ':type': type } : {}),
-        ':global': 'global',
-        ':publisher': publisherId,
-        ':publisherScope': 'publisher',
-        ':gameScope': 'game',
-        ':game': gameId,
-      },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-    },
-  );
+  const pages = paginateQuery({ client: dynamo }, visibleBansQuery(publisherId, gameId, deviceId, type));
   for await (const page of pages) {
     for (const item of page.Items ?? []) bans.push(banFromItem(item));
   }
