@@ -29,6 +29,8 @@ export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 export interface ServiceFunctionProps {
   /** Module under functions/ (the route table's `handler`). */
   readonly handler: string;
+  /** Source file, relative to the project root, when it is not `functions/<handler>.ts` (the benchmark's floor). */
+  readonly entry?: string;
   readonly environment?: Record<string, string>;
 }
 
@@ -44,7 +46,7 @@ export class ServiceFunction extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, handlerEntry(props.handler)),
+      entry: join(PROJECT_ROOT, props.entry ?? handlerEntry(props.handler)),
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,

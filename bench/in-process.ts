@@ -1,0 +1,174 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ensureTable, openStore, useStore } from '../infra/local/store';
+import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
+import { lambdaContext, proxyEvent } from '../test/support/events';
+import { BENCH_GAME, LIST_DEVICE, operations } from './operations';
+import { median, probeStorage } from './storage-probe';
+
+/**
+ * The in-process parts of the benchmark, on an in-memory dynalite store:
+ *  - storage round trips per operation, counted by intercepting the client;
+ *  - handler overhead: time in our code (total minus time waiting on storage), warm;
+ *  - scale: listing latency against the number of visible bans on the device.
+ */
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export const startInProcess = async () => {
+  const store = await openStore({ env: { DATA_DIR: ':memory:' } });
+  await ensureTable(store);
+  useStore(store);
+  const { dynamo, tableName } = await import('../lib/storage/client');
+  const { createApiKey } = await import('../lib/api-keys');
+  const { banKey } = await import('../lib/bans');
+  const probe = probeStorage(dynamo);
+  const handlers = new Map<string, Handler>();
+  for (const route of routes) {
+    handlers.set(route.id, (await import(`../${handlerEntry(route.handler)}`)).handler as Handler);
+  }
+  const authorizer = (await import(`../${handlerEntry(authorizerFunction.handler)}`)).handler as (
+    e: unknown,
+  ) => Promise<unknown>;
+  const key = await createApiKey('bench-publisher');
+
+  /** Writes `count` visible social bans on a device, 25 per BatchWriteItem. */
+  const seedBans = async (deviceId: string, count: number, firstId: number) => {
+    for (let start = 0; start < count; start += 25) {
+      const items = Array.from({ length: Math.min(25, count - start) }, (_, i) => {
+        const banId = firstId + start + i;
+        return {
+          PutRequest: {
+            Item: {
+              ...banKey(deviceId, banId),
+              ban_id: banId,
+              device_id: deviceId,
+              ban_type: 'social',
+              scope: i % 2 ? 'global' : 'publisher',
+              publisher_id: 'bench-publisher',
+              game_id: BENCH_GAME,
+              reason_code: 'bench',
+              details_json: '{"match":"m-1","evidence":"clip-22"}',
+              created_at: '2026-01-01T00:00:00.000Z',
+              expires_at: null,
+              revoked_at: null,
+            },
+          },
+        };
+      });
+      await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName]: items } }));
+    }
+  };
+
+  const invoke = async (routeId: string, event: APIGatewayProxyEvent) => {
+    const handler = handlers.get(routeId);
+    if (!handler) throw new Error(`no handler for ${routeId}`);
+    const result = await handler(event, lambdaContext);
+    if (result.statusCode >= 300) throw new Error(`${routeId} answered ${result.statusCode}: ${result.body}`);
+    return result;
+  };
+
+  return { store, probe, handlers, authorizer, key, seedBans, invoke, close: () => store.close() };
+};
+
+type InProcess = Awaited<ReturnType<typeof startInProcess>>;
+
+export const seedListingDevice = (env: InProcess) => env.seedBans(LIST_DEVICE, 20, 1_000_000);
+
+export const measureRoundTrips = async (env: InProcess) => {
+  const rows = [];
+  for (const op of operations) {
+    env.probe.reset();
+    await env.invoke(op.route, op.event('bench-publisher'));
+    rows.push({
+      operation: op.name,
+      calls: env.probe.total(),
+      floor: op.floor,
+      by_command: env.probe.calls(),
+    });
+  }
+  env.probe.reset();
+  await env.authorizer({
+    type: 'TOKEN',
+    authorizationToken: `Bearer ${env.key.api_key}`,
+    methodArn: 'arn:aws:execute-api:local:0:api/stage/GET/v1/policy',
+  });
+  rows.push({ operation: 'authorizer', calls: env.probe.total(), floor: 1, by_command: env.probe.calls() });
+  return rows;
+};
+
+export const measureOverhead = async (env: InProcess, invocations: number) => {
+  const rows = [];
+  for (const op of operations) {
+    const ours: number[] = [];
+    const totals: number[] = [];
+    const runs = op.name.startsWith('enforcement batch') ? Math.ceil(invocations / 10) : invocations;
+    for (let i = 0; i < runs + 50; i++) {
+      const event = op.event('bench-publisher');
+      env.probe.reset();
+      const start = performance.now();
+      await env.invoke(op.route, event);
+      const total = performance.now() - start;
+      if (i < 50) continue; // warm-up
+      totals.push(total);
+      ours.push(total - env.probe.busyMs());
+    }
+    rows.push({
+      operation: op.name,
+      invocations: runs,
+      median_total_ms: median(totals),
+      median_ours_ms: median(ours),
+    });
+  }
+  return rows;
+};
+
+export const measureScale = async (env: InProcess, sizes: readonly number[]) => {
+  const rows = [];
+  let nextId = 2_000_000;
+  for (const size of sizes) {
+    const device = `bench-scale-${size}`;
+    await env.seedBans(device, size, nextId);
+    nextId += size;
+    const event = proxyEvent({
+      resource: '/v1/device/{device_id}/bans/social',
+      publisherId: 'bench-publisher',
+      headers: { 'X-Game-Id': BENCH_GAME },
+      pathParameters: { device_id: device },
+      query: { limit: '50' },
+    });
+    const samples: number[] = [];
+    const runs = size >= 10_000 ? 5 : size >= 1_000 ? 10 : 30;
+    let queries = 0;
+    for (let i = 0; i < runs + 2; i++) {
+      env.probe.reset();
+      const start = performance.now();
+      const result = await env.invoke('listSocialBans', event);
+      const elapsed = performance.now() - start;
+      if (i === 0) {
+        const body = JSON.parse(result.body);
+        if (body.counts.total !== size || body.items.length !== 50)
+          throw new Error(`scale ${size}: wrong listing`);
+      }
+      queries = env.probe.calls().Query ?? 0;
+      if (i >= 2) samples.push(elapsed);
+    }
+    rows.push({
+      visible_bans: size,
+      median_ms: median(samples),
+      queries,
+      ms_per_ban: median(samples) / size,
+    });
+  }
+  // Growth exponent k in latency ∝ bans^k, by least squares on the log-log points from 100 up
+  // (below that the fixed cost of the request dominates).
+  const points = rows
+    .filter((r) => r.visible_bans >= 100)
+    .map((r) => [Math.log(r.visible_bans), Math.log(r.median_ms)] as const);
+  const mx = points.reduce((a, [x]) => a + x, 0) / points.length;
+  const my = points.reduce((a, [, y]) => a + y, 0) / points.length;
+  const exponent =
+    points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) /
+    points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return { rows, exponent };
+};

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { proxyEvent } from '../test/support/events';
+
+/**
+ * The operations the benchmark drives, each with the storage round trips it may make (the floor
+ * DESIGN.md and the enforcement issue set) and how to call it: as a proxy event for in-process
+ * invocation, and as an HTTP request for the load test.
+ */
+
+export const BENCH_GAME = 'bench-game';
+export const LIST_DEVICE = 'bench-listed-device';
+
+export interface BenchOperation {
+  name: string;
+  /** Route id in lib/routes.ts. */
+  route: string;
+  /** Storage calls the operation should make. */
+  floor: number;
+  event: (publisherId: string) => ReturnType<typeof proxyEvent>;
+  http: { method: string; path: string; body?: () => unknown };
+}
+
+const devices100 = Array.from({ length: 100 }, (_, i) => `bench-lobby-${i}`);
+const banBody = () => ({
+  device_id: `bench-device-${randomUUID()}`,
+  ban_type: 'cheat',
+  scope: 'global',
+  reason_code: 'bench',
+});
+const game = { 'X-Game-Id': BENCH_GAME };
+
+export const operations: BenchOperation[] = [
+  {
+    name: 'health',
+    route: 'health',
+    floor: 0,
+    event: () => proxyEvent({ resource: '/health', publisherId: null }),
+    http: { method: 'GET', path: '/health' },
+  },
+  {
+    name: 'get policy',
+    route: 'getPolicy',
+    floor: 1,
+    event: (publisherId) => proxyEvent({ resource: '/v1/policy', publisherId }),
+    http: { method: 'GET', path: '/v1/policy' },
+  },
+  {
+    name: 'put policy',
+    route: 'updatePolicy',
+    floor: 1,
+    event: (publisherId) =>
+      proxyEvent({ method: 'PUT', resource: '/v1/policy', publisherId, body: { rep_include_game: true } }),
+    http: { method: 'PUT', path: '/v1/policy', body: () => ({ rep_include_game: true }) },
+  },
+  {
+    name: 'create ban',
+    route: 'createBan',
+    floor: 2,
+    event: (publisherId) =>
+      proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
+    http: { method: 'POST', path: '/v1/bans', body: banBody },
+  },
+  {
+    name: 'create ban, new key',
+    route: 'createBan',
+    floor: 3,
+    event: (publisherId) =>
+      proxyEvent({
+        method: 'POST',
+        resource: '/v1/bans',
+        publisherId,
+        headers: game,
+        body: { ...banBody(), idempotency_key: randomUUID() },
+      }),
+    http: { method: 'POST', path: '/v1/bans', body: () => ({ ...banBody(), idempotency_key: randomUUID() }) },
+  },
+  {
+    name: 'list social bans',
+    route: 'listSocialBans',
+    // The policy read (for `enforced`) runs in parallel with the one Query page.
+    floor: 2,
+    event: (publisherId) =>
+      proxyEvent({
+        resource: '/v1/device/{device_id}/bans/social',
+        publisherId,
+        headers: game,
+        pathParameters: { device_id: LIST_DEVICE },
+      }),
+    http: { method: 'GET', path: `/v1/device/${LIST_DEVICE}/bans/social` },
+  },
+  {
+    name: 'enforcement',
+    route: 'getEnforcement',
+    floor: 2,
+    event: (publisherId) =>
+      proxyEvent({
+        resource: '/v1/device/{device_id}/enforcement',
+        publisherId,
+        headers: game,
+        pathParameters: { device_id: LIST_DEVICE },
+      }),
+    http: { method: 'GET', path: `/v1/device/${LIST_DEVICE}/enforcement` },
+  },
+  {
+    name: 'enforcement batch of 100',
+    route: 'getEnforcementBatch',
+    floor: 101,
+    event: (publisherId) =>
+      proxyEvent({
+        method: 'POST',
+        resource: '/v1/enforcement/batch',
+        publisherId,
+        headers: game,
+        body: { device_ids: devices100 },
+      }),
+    http: { method: 'POST', path: '/v1/enforcement/batch', body: () => ({ device_ids: devices100 }) },
+  },
+];

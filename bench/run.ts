@@ -1,0 +1,144 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { measureColdImports, measureSizes, synthesizeBundles } from './bundles';
+import {
+  measureOverhead,
+  measureRoundTrips,
+  measureScale,
+  seedListingDevice,
+  startInProcess,
+} from './in-process';
+import { measureThroughput } from './throughput';
+
+/**
+ * `npm run bench`: every figure as a ratio to a baseline measured in the same run, because these
+ * machines are shared and noisy. Prints one table and writes bench/results.json.
+ *
+ * BENCH_SECONDS (default 20): load duration per endpoint and side; BENCH_IMPORT_RUNS (default 15):
+ * fresh processes per bundle for cold import; BENCH_INVOCATIONS (default 1000): warm invocations
+ * per operation for handler overhead.
+ */
+
+process.env.LOG_LEVEL = 'silent';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const importRuns = Number(process.env.BENCH_IMPORT_RUNS ?? 15);
+const invocations = Number(process.env.BENCH_INVOCATIONS ?? 1000);
+const SCALE_SIZES = [10, 100, 1_000, 10_000];
+const CONNECTIONS = 10;
+
+const started = Date.now();
+const step = (name: string) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${name}`);
+
+step('synthesizing the stack and the floor bundle (cdk synth)');
+const paths = synthesizeBundles();
+step('bundle sizes');
+const sizes = measureSizes(paths);
+step(`cold imports (${importRuns} fresh processes per bundle, alternating with the floor)`);
+const coldImports = measureColdImports(paths, importRuns);
+
+step('in-process: round trips, handler overhead, scale');
+const env = await startInProcess();
+await seedListingDevice(env);
+const roundTrips = await measureRoundTrips(env);
+const overhead = await measureOverhead(env, invocations);
+const scale = await measureScale(env, SCALE_SIZES);
+await env.close();
+
+step(`throughput (${seconds} s per endpoint and side, ${CONNECTIONS} connections)`);
+const throughput = await measureThroughput(seconds, CONNECTIONS);
+
+const fixed = (n: number, digits = 2) => Number(n.toFixed(digits));
+type Row = {
+  part: string;
+  subject: string;
+  value: string;
+  baseline: string;
+  ratio: number | null;
+  target: string;
+  ok: boolean;
+};
+const rows: Row[] = [
+  ...sizes
+    .filter((s) => s.bundle !== 'floor')
+    .map((s) => ({
+      part: '1 bundle size',
+      subject: s.bundle,
+      value: `${fixed(s.minified_kb, 1)} KB min / ${fixed(s.gzipped_kb, 1)} KB gz`,
+      baseline: `floor ${fixed(sizes.at(-1)?.minified_kb ?? 0, 1)} / ${fixed(sizes.at(-1)?.gzipped_kb ?? 0, 1)} KB`,
+      ratio: fixed(s.ratio_minified),
+      target: '≤ 1.25',
+      ok: s.ratio_minified <= 1.25,
+    })),
+  ...coldImports.map((c) => ({
+    part: '2 cold import',
+    subject: c.bundle,
+    value: `${fixed(c.median_ms, 1)} ms`,
+    baseline: `floor ${fixed(c.floor_median_ms, 1)} ms`,
+    ratio: fixed(c.ratio),
+    target: '≤ 1.15',
+    ok: c.ratio <= 1.15,
+  })),
+  ...roundTrips.map((r) => ({
+    part: '3 round trips',
+    subject: r.operation,
+    value: `${r.calls} (${
+      Object.entries(r.by_command)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    })`,
+    baseline: `floor ${r.floor}`,
+    ratio: r.floor ? fixed(r.calls / r.floor) : null,
+    target: '= floor',
+    ok: r.calls === r.floor,
+  })),
+  ...overhead.map((o) => ({
+    part: '4 handler overhead',
+    subject: o.operation,
+    value: `${fixed(o.median_ours_ms, 3)} ms ours`,
+    baseline: `${fixed(o.median_total_ms, 2)} ms total`,
+    ratio: null,
+    target: '≤ 1 ms',
+    ok: o.median_ours_ms <= 1,
+  })),
+  ...throughput.map((t) => ({
+    part: '5 throughput',
+    subject: t.operation,
+    value: `${fixed(t.api_rps, 0)} req/s p50 ${t.api_p50_ms} p99 ${t.api_p99_ms} ms, ${t.api_errors} errors`,
+    baseline:
+      t.raw_rps === null
+        ? 'no storage call'
+        : `raw ${fixed(t.raw_rps, 0)} ops/s p50 ${fixed(t.raw_p50_ms ?? 0, 1)} p99 ${fixed(t.raw_p99_ms ?? 0, 1)} ms`,
+    ratio: t.ratio === null ? null : fixed(t.ratio),
+    target: '≥ 0.7',
+    ok: (t.ratio === null || t.ratio >= 0.7) && t.api_errors === 0,
+  })),
+  ...scale.rows.map((s) => ({
+    part: '6 scale',
+    subject: `${s.visible_bans} visible bans`,
+    value: `${fixed(s.median_ms, 1)} ms, ${s.queries} Query`,
+    baseline: `${fixed(s.ms_per_ban * 1000, 1)} µs per ban`,
+    ratio: null,
+    target: 'linear or better',
+    ok: true,
+  })),
+  {
+    part: '6 scale',
+    subject: 'growth exponent k (latency ∝ bans^k)',
+    value: fixed(scale.exponent).toString(),
+    baseline: '1 = linear',
+    ratio: null,
+    target: 'k ≤ 1.1',
+    ok: scale.exponent <= 1.1,
+  },
+];
+
+console.table(rows);
+mkdirSync('bench', { recursive: true });
+writeFileSync(
+  'bench/results.json',
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, sizes, coldImports, roundTrips, overhead, throughput, scale, summary: rows }, null, 2)}\n`,
+);
+const failed = rows.filter((r) => !r.ok);
+step(
+  `done: ${rows.length - failed.length} of ${rows.length} rows meet their target; bench/results.json written`,
+);

@@ -1,0 +1,253 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import autocannon from 'autocannon';
+import { mapWithConcurrency } from '../lib/concurrency';
+import { BENCH_GAME, LIST_DEVICE, operations } from './operations';
+import { percentile } from './storage-probe';
+
+/**
+ * Local throughput: a bounded load on the API (`npm start`'s server over an in-memory store, the
+ * authorizer cached as deployed), against the raw store doing the same storage calls directly
+ * with the same concurrency. Store, API and load generator are separate processes, and the store
+ * process is the same one for both measurements.
+ */
+
+const TABLE = 'bench-throughput';
+
+/** Resolves when the child's stdout matches; keeps reading it afterwards so the child never hits a closed pipe. */
+const waitForLine = (child: ChildProcess, pattern: RegExp) =>
+  new Promise<{ match: RegExpExecArray; out: string }>((done, fail) => {
+    let out = '';
+    let found = false;
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = found ? null : pattern.exec(out);
+      if (match) {
+        found = true;
+        done({ match, out });
+      }
+    });
+    child.once('exit', (code) => {
+      if (!found) fail(new Error(`process exited (${code}) before printing ${pattern}: ${out}`));
+    });
+  });
+
+const startChild = (entry: string, env: NodeJS.ProcessEnv) =>
+  spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+
+const stopChild = async (child: ChildProcess) => {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+};
+
+/** The storage calls each operation makes, sent straight to the store. */
+const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, () => Promise<unknown>>> => {
+  // Imported late: the storage client (which lib/bans loads) insists on TABLE_NAME at import.
+  process.env.TABLE_NAME ||= TABLE;
+  const { visibleBansQuery } = await import('../lib/bans');
+  const policyKey = { pk: 'PUBLISHER#dev-publisher', sk: 'POLICY' };
+  const getPolicy = () =>
+    client.send(new GetCommand({ TableName: TABLE, Key: policyKey, ConsistentRead: true }));
+  // The very Query input the domain sends, visibility filter included.
+  const queryDevice = (device: string) =>
+    client.send(
+      new QueryCommand({
+        ...visibleBansQuery('dev-publisher', BENCH_GAME, device, 'social'),
+        TableName: TABLE,
+      }),
+    );
+  const queryAllTypes = (device: string) =>
+    client.send(
+      new QueryCommand({ ...visibleBansQuery('dev-publisher', BENCH_GAME, device), TableName: TABLE }),
+    );
+  let id = 10_000_000;
+  const putBan = async () => {
+    const banId = ++id;
+    await client.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: { pk: 'COUNTER', sk: 'RAW' },
+        UpdateExpression: 'ADD #v :one',
+        ExpressionAttributeNames: { '#v': 'value' },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    await client.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: {
+          pk: `DEVICE#raw-${banId}`,
+          sk: `BAN#${banId}`,
+          ban_id: banId,
+          ban_type: 'cheat',
+          scope: 'global',
+          reason_code: 'bench',
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  };
+  return {
+    'get policy': getPolicy,
+    'put policy': () =>
+      client.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: policyKey,
+          UpdateExpression: 'SET rep_include_game = :t, updated_at = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':t': true, ':now': new Date().toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    'create ban': putBan,
+    'list social bans': () => Promise.all([getPolicy(), queryDevice(LIST_DEVICE)]),
+    enforcement: () => Promise.all([getPolicy(), queryAllTypes(LIST_DEVICE)]),
+    'enforcement batch of 100': () =>
+      Promise.all([
+        getPolicy(),
+        mapWithConcurrency(
+          Array.from({ length: 100 }, (_, i) => `bench-lobby-${i}`),
+          10,
+          queryAllTypes,
+        ),
+      ]),
+  };
+};
+
+const runRaw = async (fn: () => Promise<unknown>, connections: number, seconds: number) => {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < end) {
+        const start = performance.now();
+        try {
+          await fn();
+          latencies.push(performance.now() - start);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+};
+
+export const measureThroughput = async (seconds: number, connections: number) => {
+  const store = startChild('bench/store-process.ts', {});
+  const endpoint = JSON.parse((await waitForLine(store, /\{"endpoint":"[^"]+"\}/)).match[0])
+    .endpoint as string;
+  const api = startChild('infra/local/main.ts', {
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: TABLE,
+    PORT: '0',
+    AUTHORIZER_CACHE_SECONDS: '300',
+  });
+  const { out } = await waitForLine(api, /bsk_[A-Za-z0-9_-]{43}/);
+  const url = (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string;
+  const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0];
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'X-Game-Id': BENCH_GAME,
+    'Content-Type': 'application/json',
+  };
+  try {
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/v1/bans`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          device_id: LIST_DEVICE,
+          ban_type: 'social',
+          scope: i % 2 ? 'global' : 'game',
+          reason_code: 'bench',
+        }),
+      });
+      if (res.status !== 201) throw new Error(`seeding failed: ${res.status}`);
+    }
+    const raw = await rawCalls(client);
+    const rows = [];
+    for (const op of operations) {
+      if (op.name === 'create ban, new key') continue;
+      // A batch is already 10 queries in flight: one connection keeps the store within its means.
+      const opConnections = op.name.startsWith('enforcement batch') ? 1 : connections;
+      const result = await autocannon({
+        url,
+        connections: opConnections,
+        duration: seconds,
+        requests: [
+          {
+            method: op.http.method as 'GET',
+            path: op.http.path,
+            headers,
+            ...(op.http.body
+              ? {
+                  setupRequest: (req: autocannon.Request) => ({
+                    ...req,
+                    body: JSON.stringify(op.http.body?.()),
+                  }),
+                }
+              : {}),
+          },
+        ],
+      });
+      const apiRow = {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.timeouts + result.non2xx,
+      };
+      const rawFn = raw[op.name];
+      const rawRow = rawFn ? await runRaw(rawFn, opConnections, seconds) : undefined;
+      rows.push({
+        operation: op.name,
+        api_rps: apiRow.rps,
+        api_p50_ms: apiRow.p50,
+        api_p99_ms: apiRow.p99,
+        api_errors: apiRow.errors,
+        raw_rps: rawRow?.rps ?? null,
+        raw_p50_ms: rawRow?.p50 ?? null,
+        raw_p99_ms: rawRow?.p99 ?? null,
+        raw_errors: rawRow?.errors ?? null,
+        ratio: rawRow ? apiRow.rps / rawRow.rps : null,
+      });
+    }
+    return rows;
+  } finally {
+    client.destroy();
+    await stopChild(api);
+    await stopChild(store);
+  }
+};
