@@ -20,6 +20,7 @@ import { authorizerFunction, routes, type StorageAccess } from '../../lib/routes
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { addGatewayResponses } from './gateway-responses';
+import { addMethodNotAllowed } from './method-not-allowed';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import {
@@ -132,6 +133,7 @@ export class ServiceStack extends Stack {
       }
     }
     this.functions = functions;
+    addMethodNotAllowed(this.api, routes);
 
     addGatewayResponses(this.api);
 

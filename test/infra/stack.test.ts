@@ -112,7 +112,9 @@ describe('API', () => {
   });
 
   test('one method per route, wired to its own function', () => {
-    expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length);
+    const paths = new Set(routes.map((r) => r.path));
+    // Plus one ANY fallback per path (405 method_not_allowed).
+    expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length + paths.size);
     for (const route of routes) {
       const method = methods.find((m) => m.resource.path === route.path && m.httpMethod === route.method);
       expect(method, `${route.method} ${route.path}`).toBeDefined();
@@ -164,6 +166,30 @@ describe('API', () => {
     const groups = ofType('AWS::Logs::LogGroup');
     expect(groups).toHaveLength(allFunctions.length + 1);
     for (const [, group] of groups) expect(group.Properties?.RetentionInDays).toBe(30);
+  });
+});
+
+describe('method not allowed', () => {
+  test('every path answers other methods 405 in the envelope with Allow, from a mock, without a key', () => {
+    for (const path of new Set(routes.map((r) => r.path))) {
+      const allow = routes
+        .filter((r) => r.path === path)
+        .map((r) => r.method)
+        .join(', ');
+      const any = stack.api.methods.find((m) => m.resource.path === path && m.httpMethod === 'ANY');
+      expect(any, path).toBeDefined();
+      const props = resources[logicalId(any?.node.defaultChild as CfnMethod)]?.Properties;
+      expect(props?.AuthorizationType).toBe('NONE');
+      expect(props?.Integration?.Type).toBe('MOCK');
+      const response = props?.Integration?.IntegrationResponses?.[0];
+      expect(response?.StatusCode).toBe('405');
+      expect(response?.ResponseParameters?.['method.response.header.Allow']).toBe(`'${allow}'`);
+      expect(response?.ResponseParameters?.['method.response.header.X-Request-Id']).toBe('context.requestId');
+      expect(JSON.parse(response?.ResponseTemplates?.['application/json'])).toEqual({
+        error: { code: 'method_not_allowed', message: `Use ${allow} on ${path}` },
+        request_id: '$context.requestId',
+      });
+    }
   });
 });
 
