@@ -1,11 +1,8 @@
 import { createBan } from '../lib/bans';
 import { httpRoute } from '../lib/http/chain';
-import { createBanRequestSchema } from '../lib/http/schemas';
+import { createBanOperation } from '../lib/http/operations';
 
-export const handler = httpRoute(
-  { game: true, body: createBanRequestSchema },
-  async ({ publisherId, gameId, body }) => {
-    const ban = await createBan(publisherId, gameId, body);
-    return { statusCode: ban.status === 'created' ? 201 : 200, body: ban };
-  },
-);
+export const handler = httpRoute(createBanOperation, async ({ publisherId, gameId, body }) => {
+  const ban = await createBan(publisherId, gameId, body);
+  return { statusCode: ban.status === 'created' ? 201 : 200, body: ban };
+});

@@ -1,10 +1,7 @@
 import { getEnforcementBatch } from '../lib/enforcement';
 import { httpRoute } from '../lib/http/chain';
-import { enforcementBatchRequestSchema } from '../lib/http/schemas';
+import { getEnforcementBatchOperation } from '../lib/http/operations';
 
-export const handler = httpRoute(
-  { game: true, body: enforcementBatchRequestSchema },
-  async ({ publisherId, gameId, body }) => ({
-    body: await getEnforcementBatch(publisherId, gameId, body.device_ids),
-  }),
-);
+export const handler = httpRoute(getEnforcementBatchOperation, async ({ publisherId, gameId, body }) => ({
+  body: await getEnforcementBatch(publisherId, gameId, body.device_ids),
+}));

@@ -1,10 +1,7 @@
 import { getDeviceEnforcement } from '../lib/enforcement';
 import { httpRoute } from '../lib/http/chain';
-import { devicePathSchema } from '../lib/http/schemas';
+import { getEnforcementOperation } from '../lib/http/operations';
 
-export const handler = httpRoute(
-  { game: true, path: devicePathSchema },
-  async ({ publisherId, gameId, path }) => ({
-    body: await getDeviceEnforcement(publisherId, gameId, path.device_id),
-  }),
-);
+export const handler = httpRoute(getEnforcementOperation, async ({ publisherId, gameId, path }) => ({
+  body: await getDeviceEnforcement(publisherId, gameId, path.device_id),
+}));

@@ -1,4 +1,7 @@
 import { httpRoute } from '../lib/http/chain';
+import { getPolicyOperation } from '../lib/http/operations';
 import { getPolicy } from '../lib/policy';
 
-export const handler = httpRoute({}, async ({ publisherId }) => ({ body: await getPolicy(publisherId) }));
+export const handler = httpRoute(getPolicyOperation, async ({ publisherId }) => ({
+  body: await getPolicy(publisherId),
+}));

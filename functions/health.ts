@@ -1,4 +1,5 @@
 import { httpRoute } from '../lib/http/chain';
+import { healthOperation } from '../lib/http/operations';
 
 // No storage call: a load balancer check must not depend on (or load) DynamoDB.
-export const handler = httpRoute({ auth: false }, () => ({ body: { ok: true } }));
+export const handler = httpRoute(healthOperation, () => ({ body: { ok: true } }));

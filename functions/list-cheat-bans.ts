@@ -1,10 +1,7 @@
 import { listCheatBans } from '../lib/bans';
 import { httpRoute } from '../lib/http/chain';
-import { devicePathSchema, listBansQuerySchema } from '../lib/http/schemas';
+import { listCheatBansOperation } from '../lib/http/operations';
 
-export const handler = httpRoute(
-  { game: true, path: devicePathSchema, query: listBansQuerySchema },
-  async ({ publisherId, gameId, path, query }) => ({
-    body: await listCheatBans(publisherId, gameId, path.device_id, query),
-  }),
-);
+export const handler = httpRoute(listCheatBansOperation, async ({ publisherId, gameId, path, query }) => ({
+  body: await listCheatBans(publisherId, gameId, path.device_id, query),
+}));

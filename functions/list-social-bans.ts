@@ -1,10 +1,7 @@
 import { listSocialBans } from '../lib/bans';
 import { httpRoute } from '../lib/http/chain';
-import { devicePathSchema, listBansQuerySchema } from '../lib/http/schemas';
+import { listSocialBansOperation } from '../lib/http/operations';
 
-export const handler = httpRoute(
-  { game: true, path: devicePathSchema, query: listBansQuerySchema },
-  async ({ publisherId, gameId, path, query }) => ({
-    body: await listSocialBans(publisherId, gameId, path.device_id, query),
-  }),
-);
+export const handler = httpRoute(listSocialBansOperation, async ({ publisherId, gameId, path, query }) => ({
+  body: await listSocialBans(publisherId, gameId, path.device_id, query),
+}));

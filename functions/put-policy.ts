@@ -1,7 +1,7 @@
 import { httpRoute } from '../lib/http/chain';
-import { policyPatchSchema } from '../lib/http/schemas';
+import { updatePolicyOperation } from '../lib/http/operations';
 import { updatePolicy } from '../lib/policy';
 
-export const handler = httpRoute({ body: policyPatchSchema }, async ({ publisherId, body }) => ({
+export const handler = httpRoute(updatePolicyOperation, async ({ publisherId, body }) => ({
   body: await updatePolicy(publisherId, body),
 }));

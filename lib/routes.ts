@@ -112,6 +112,15 @@ export const routes = [
     storage: 'read',
     summary: 'The enforcement answer for up to 100 devices (a lobby) at once',
   },
+  {
+    id: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    handler: 'openapi',
+    auth: false,
+    storage: 'none',
+    summary: 'This API described in OpenAPI 3.1',
+  },
 ] as const satisfies readonly Route[];
 
 /** The token authorizer: a function of its own, not a route. */

@@ -1,0 +1,490 @@
+import * as z from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
+import { type Route, routes } from '../routes';
+import { MAX_BODY_BYTES } from './chain';
+import { type ErrorCode, errorStatus } from './errors';
+import { errorExamples, operationExamples } from './openapi-examples';
+import {
+  createBanOperation,
+  getEnforcementBatchOperation,
+  getEnforcementOperation,
+  getPolicyOperation,
+  healthOperation,
+  listBansOperation,
+  listCheatBansOperation,
+  listSocialBansOperation,
+  type Operation,
+  openApiDocumentSchema,
+  openApiOperation,
+  type RouteId,
+  revokeBanOperation,
+  type Tag,
+  updatePolicyOperation,
+} from './operations';
+import {
+  banCreationResultSchema,
+  banListSchema,
+  createBanRequestSchema,
+  DETAILS_MAX_BYTES,
+  DETAILS_MAX_DEPTH,
+  deviceIdSchema,
+  enforcementBatchRequestSchema,
+  enforcementBatchSchema,
+  enforcementSchema,
+  errorEnvelopeSchema,
+  fieldIssueSchema,
+  gameHeaderSchema,
+  healthSchema,
+  listedBanSchema,
+  policyPatchSchema,
+  policySchema,
+  reputationSchema,
+  revokeBanRequestSchema,
+  revokedBanSchema,
+} from './schemas';
+
+/**
+ * The OpenAPI 3.1 description of the API, generated from the route table (lib/routes.ts), the
+ * operations (lib/http/operations.ts) and the zod schemas (lib/http/schemas.ts): nothing about a
+ * path, parameter or body is written here. `npm run openapi` writes it to docs/openapi.json, which
+ * `GET /openapi.json` serves and the integration suite validates every response against.
+ */
+
+export const OPENAPI_FILE = 'docs/openapi.json';
+
+/** The generator's lookup: typed so that a route without an operation does not compile. */
+export const operations = {
+  health: healthOperation,
+  getPolicy: getPolicyOperation,
+  updatePolicy: updatePolicyOperation,
+  createBan: createBanOperation,
+  listSocialBans: listSocialBansOperation,
+  listCheatBans: listCheatBansOperation,
+  listBans: listBansOperation,
+  revokeBan: revokeBanOperation,
+  getEnforcement: getEnforcementOperation,
+  getEnforcementBatch: getEnforcementBatchOperation,
+  openapi: openApiOperation,
+} as const satisfies { [Id in RouteId]: Operation<Id> };
+export type OperationsById = typeof operations;
+
+type JsonSchema = Record<string, unknown>;
+
+/** Named schemas: request bodies are rendered as zod's input, responses as its output. */
+const requestComponents = new Map<z.ZodType, string>([
+  [createBanRequestSchema, 'CreateBanRequest'],
+  [policyPatchSchema, 'PolicyPatch'],
+  [revokeBanRequestSchema, 'RevokeBanRequest'],
+  [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
+]);
+const responseComponents = new Map<z.ZodType, string>([
+  [healthSchema, 'Health'],
+  [policySchema, 'Policy'],
+  [banCreationResultSchema, 'BanCreationResult'],
+  [listedBanSchema, 'ListedBan'],
+  [banListSchema, 'BanList'],
+  [revokedBanSchema, 'RevokedBan'],
+  [enforcementSchema, 'Enforcement'],
+  [reputationSchema, 'Reputation'],
+  [enforcementBatchSchema, 'EnforcementBatch'],
+  [fieldIssueSchema, 'FieldIssue'],
+  [errorEnvelopeSchema, 'Error'],
+  [openApiDocumentSchema, 'OpenApiDocument'],
+]);
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const TARGET = 'draft-2020-12';
+
+/** zod's JSON Schema without the keys that only make sense for a standalone document. */
+const bare = (schema: JsonSchema): JsonSchema => {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
+};
+
+const replace = (target: JsonSchema, replacement: JsonSchema) => {
+  for (const key of Object.keys(target)) delete target[key];
+  Object.assign(target, replacement);
+};
+
+/**
+ * What JSON Schema cannot derive from a zod schema: checks written as code (a transform, a custom
+ * check) are described here, next to the schema they describe.
+ */
+const described = new Map<z.core.$ZodType, JsonSchema>([
+  [
+    createBanRequestSchema.shape.expires_at.unwrap().unwrap(),
+    {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'RFC 3339 date-time with an offset (`Z` or `±hh:mm`), later than now; null or absent makes ' +
+        'the ban permanent. Stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`.',
+      examples: ['2030-01-01T00:00:00Z'],
+    },
+  ],
+  [
+    createBanRequestSchema.shape.details.unwrap().unwrap(),
+    {
+      type: 'object',
+      // Said explicitly, so that client generators type it as open rather than as `{}`.
+      additionalProperties: true,
+      description:
+        `Arbitrary JSON metadata stored with the ban (an object, at most ${DETAILS_MAX_BYTES / 1024} ` +
+        `KiB serialised and ${DETAILS_MAX_DEPTH} levels deep); null or absent means none. Returned ` +
+        'as `details_json`, to its owner only.',
+    },
+  ],
+  [
+    enforcementBatchRequestSchema.shape.device_ids.element,
+    {
+      // No pattern: the server takes any value here and answers an invalid one in its entry.
+      type: 'string',
+      description:
+        `A device id (matching \`${z.toJSONSchema(deviceIdSchema).pattern}\`). Each is checked on its own: an ` +
+        'invalid one gets an error entry in `results` instead of failing the request.',
+    },
+  ],
+]);
+
+// A refined schema (`.superRefine`) is a child of the unrefined one, and zod renders both: the
+// description covers the whole chain.
+for (const [schema, patch] of [...described]) {
+  for (let parent = schema._zod.parent; parent; parent = parent._zod.parent) described.set(parent, patch);
+}
+
+const override = (ctx: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }) => {
+  const patch = described.get(ctx.zodSchema);
+  if (patch) return replace(ctx.jsonSchema, structuredClone(patch));
+  const def = ctx.zodSchema._zod.def;
+  // A query or path value of digits that the server reads as an integer: documented as the integer
+  // (with its range) that a client sends; the server refuses anything but digits.
+  if (def.type === 'pipe' && 'out' in def && (def.out as z.core.$ZodType)._zod.def.type === 'number') {
+    return replace(
+      ctx.jsonSchema,
+      bare(z.toJSONSchema(def.out as z.ZodType, { target: TARGET }) as JsonSchema),
+    );
+  }
+  // zod leaves out a default that is not of the input's type (50 for a string of digits); the
+  // integer documented above takes it.
+  if (def.type === 'default' && !('default' in ctx.jsonSchema) && 'defaultValue' in def) {
+    ctx.jsonSchema.default = def.defaultValue;
+  }
+  if (def.type === 'custom' || def.type === 'transform') {
+    throw new Error(`a ${def.type} schema needs a description in lib/http/openapi.ts (described)`);
+  }
+};
+
+const toJsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  bare(z.toJSONSchema(schema, { target: TARGET, io, unrepresentable: 'any', override }) as JsonSchema);
+
+const componentSchemas = (components: Map<z.ZodType, string>, io: 'input' | 'output') => {
+  const registry = z.registry<{ id: string }>();
+  for (const [schema, id] of components) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: TARGET,
+    io,
+    unrepresentable: 'any',
+    override,
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, bare(schema as JsonSchema)]));
+};
+
+const nameOf = (components: Map<z.ZodType, string>, schema: z.ZodType, where: string) => {
+  const name = components.get(schema);
+  if (!name) throw new Error(`${where}: give its schema a component name in lib/http/openapi.ts`);
+  return name;
+};
+
+/** Parameters mean the same on every route that takes them. */
+const parameterDocs: Record<string, { description: string; example: unknown }> = {
+  device_id: {
+    description: 'The device (as sent when the ban was made; percent-encode it).',
+    example: 'device-7f3a9c',
+  },
+  ban_id: { description: 'The ban, by the `ban_id` its creation returned. Digits only.', example: 1042 },
+  status: { description: 'Which bans to list: `active`, `inactive` or `all`.', example: 'all' },
+  limit: {
+    description:
+      'Most bans to return. Digits only (`1e3`, `0x10`, `5.0` are refused); out of range is a 400.',
+    example: 50,
+  },
+  cursor: {
+    description:
+      "The previous page's `next_cursor`: only bans with a lower `ban_id` are returned. Digits only.",
+    example: 1042,
+  },
+  type: { description: 'Only bans of this type; absent means both.', example: 'cheat' },
+  'X-Game-Id': {
+    description: 'The game the request is for: it scopes `game` bans and idempotency keys.',
+    example: 'space-raiders',
+  },
+};
+
+const parameter = (
+  name: string,
+  location: 'path' | 'query' | 'header',
+  schema: z.ZodType,
+  required: boolean,
+) => {
+  const docs = parameterDocs[name];
+  if (!docs) throw new Error(`parameter ${name} needs a description in lib/http/openapi.ts (parameterDocs)`);
+  return {
+    name,
+    in: location,
+    required,
+    description: docs.description,
+    schema: toJsonSchema(schema, 'input'),
+    example: docs.example,
+  };
+};
+
+const shapeOf = (schema: z.ZodType, where: string) => {
+  if (!(schema instanceof z.ZodObject)) throw new Error(`${where} must be a zod object`);
+  return schema.shape as Record<string, z.ZodType>;
+};
+
+const parameters = (op: Operation) => {
+  const params = [];
+  if (op.path) {
+    for (const [name, schema] of Object.entries(shapeOf(op.path, `${op.id} path`))) {
+      params.push(parameter(name, 'path', schema, true));
+    }
+  }
+  if (op.game) params.push(parameter('X-Game-Id', 'header', gameHeaderSchema.shape['x-game-id'], true));
+  if (op.query) {
+    const required = new Set((toJsonSchema(op.query, 'input').required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries(shapeOf(op.query, `${op.id} query`))) {
+      params.push(parameter(name, 'query', schema, required.has(name)));
+    }
+  }
+  return params;
+};
+
+const errorResponseNames = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'RateLimited',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+} as const;
+type DocumentedErrorStatus = keyof typeof errorResponseNames;
+
+/** When each error code is answered: the README's error table. */
+const errorWhen: Record<ErrorCode, string> = {
+  invalid_json: 'the body is not parseable JSON (or is empty where one is required)',
+  invalid_request:
+    'a field, header, path or query value fails validation, or the query has an unknown or repeated ' +
+    'parameter; `details` names each field and its issue',
+  unauthorized: '`Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked',
+  forbidden: 'the key is valid but not allowed to do this',
+  not_found: 'the resource does not exist, or belongs to another publisher',
+  method_not_allowed: 'the path exists but not with this method (answered by the gateway, with `Allow`)',
+  payload_too_large: `the body is over ${MAX_BODY_BYTES / 1024} KiB`,
+  unsupported_media_type: 'a body is sent without a JSON `Content-Type`',
+  rate_limited: 'the gateway throttled the request',
+  internal_error: 'a bug: the message says nothing internal, the log has the details',
+  service_unavailable:
+    'DynamoDB was throttled or unavailable after the SDK retries (also while checking the key)',
+};
+
+const codesFor = (status: number) =>
+  (Object.entries(errorStatus) as [ErrorCode, number][])
+    .filter(([, s]) => s === status)
+    .map(([code]) => code);
+
+const errorHeaders: Partial<Record<DocumentedErrorStatus, Record<string, { $ref: string }>>> = {
+  401: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+  429: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+  503: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+};
+
+const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+
+const errorResponse = (status: DocumentedErrorStatus) => {
+  const codes = codesFor(status);
+  return {
+    description: codes.map((code) => `\`${code}\`: ${errorWhen[code]}.`).join(' '),
+    headers: { ...requestIdHeader, ...errorHeaders[status] },
+    content: {
+      'application/json': {
+        // The envelope, with the codes this status can carry.
+        schema: {
+          allOf: [
+            schemaRef('Error'),
+            {
+              type: 'object',
+              properties: { error: { type: 'object', properties: { code: { enum: codes } } } },
+            },
+          ],
+        },
+        examples: Object.fromEntries(
+          codes.map((code) => [code, { summary: code, value: errorExamples[code] }]),
+        ),
+      },
+    },
+  };
+};
+
+/** The error statuses an operation can answer, from what it takes and where it runs. */
+const errorStatuses = (route: Route, op: Operation): DocumentedErrorStatus[] => {
+  const statuses: DocumentedErrorStatus[] = [400]; // every route refuses unknown query parameters
+  if (route.auth) statuses.push(401, 403);
+  if (op.notFound) statuses.push(404);
+  if (op.body) statuses.push(413, 415);
+  statuses.push(429, 500);
+  if (route.auth || route.storage !== 'none') statuses.push(503);
+  return statuses;
+};
+
+const pathItemOperation = (route: Route, op: Operation) => {
+  const examples = operationExamples[route.id as RouteId] as {
+    request?: unknown;
+    responses: Record<number, unknown>;
+  };
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(op.responses)) {
+    responses[status] = {
+      description: response.description,
+      headers: requestIdHeader,
+      content: {
+        'application/json': {
+          schema: schemaRef(nameOf(responseComponents, response.schema, `${route.id} ${status}`)),
+          example: examples.responses[Number(status)],
+        },
+      },
+    };
+  }
+  for (const status of errorStatuses(route, op)) {
+    responses[status] = { $ref: `#/components/responses/${errorResponseNames[status]}` };
+  }
+  const params = parameters(op);
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    description: op.description,
+    tags: [op.tag],
+    ...(route.auth ? {} : { security: [] }),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: schemaRef(nameOf(requestComponents, op.body, `${route.id} body`)),
+                example: examples.request,
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+};
+
+const tags: Record<Tag, string> = {
+  Health: 'Liveness.',
+  Policy:
+    "The caller's policy. A `game` ban applies when `enforce_game`; a `publisher` ban when " +
+    '`enforce_publisher`; a `global` ban of type T when `enforce_global` and `enforce_T_global`. ' +
+    'The `rep_include_*` flags pick the scopes whose bans count toward reputation.',
+  Bans:
+    'Bans on devices. A listing shows the bans the caller can see on the device: its own `game` bans ' +
+    'for `X-Game-Id`, its own `publisher` bans (any game), and the `global` bans of every publisher, ' +
+    "with `details_json` null on another publisher's ban. A ban is active while `revoked_at` is null " +
+    'and `expires_at` is null or later than now. Items come newest first (descending `ban_id`); to ' +
+    "page, pass the response's `next_cursor` as `cursor` until it is null. `counts` cover every " +
+    'matching ban on the device, whatever the page and the `status` filter (`active + inactive = total`).',
+  Enforcement: 'The policy applied: is a device restricted in this game, why, and its reputation (0 to 100).',
+  Documentation: 'This description of the API.',
+};
+
+const DESCRIPTION = `Game publishers record bans against devices (\`cheat\` or \`social\`, scoped to a \`game\`, the whole \`publisher\`, or \`global\`), list the bans of a device, keep a per-publisher policy of which scopes they enforce and which count toward reputation, and ask whether a device is restricted.
+
+**Authentication.** Every operation except \`GET /health\` and \`GET /openapi.json\` takes \`Authorization: Bearer <key>\` (scheme case-insensitive, one space). The publisher always comes from the key. The deployed API caches a key check for up to 300 s, so a revoked key may keep working that long.
+
+**Games.** The ban and enforcement operations also take \`X-Game-Id\`.
+
+**Bodies** are JSON (\`Content-Type: application/json\`), at most ${MAX_BODY_BYTES / 1024} KiB, and strict: an unknown field is a 400. Every response carries \`X-Request-Id\`.
+
+**Errors** share one envelope, \`{"error": {"code", "message", "details"?}, "request_id"}\`, whose \`code\` says what happened; \`details\` names each invalid field. Besides the responses listed per operation, the gateway answers an unknown path \`404 not_found\` and a known path with another method \`405 method_not_allowed\` (with \`Allow\`), in the same envelope.`;
+
+export const buildOpenApiDocument = () => {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase()] = pathItemOperation(route, operations[route.id]);
+    paths[route.path] = item;
+  }
+  const errorResponses = Object.fromEntries(
+    (Object.entries(errorResponseNames) as [string, string][]).map(([status, name]) => [
+      name,
+      errorResponse(Number(status) as DocumentedErrorStatus),
+    ]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Device ban service',
+      version: packageJson.version,
+      summary: 'Bans on devices, per-publisher enforcement policy, and enforcement answers.',
+      description: DESCRIPTION,
+    },
+    servers: [
+      {
+        url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: 'A deployed stage (`npx cdk deploy` prints its URL).',
+        variables: {
+          restApiId: { default: 'abc123defg', description: 'The REST API id.' },
+          region: { default: 'us-east-1' },
+          stage: { default: 'dev', description: 'The stage (`-c stage=<name>`).' },
+        },
+      },
+      { url: 'http://127.0.0.1:3000', description: 'The local API (`npm start`).' },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: (Object.entries(tags) as [Tag, string][]).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: {
+        ...componentSchemas(requestComponents, 'input'),
+        ...componentSchemas(responseComponents, 'output'),
+      },
+      responses: errorResponses,
+      headers: {
+        'X-Request-Id': {
+          description: 'The request id (the API Gateway request id); quote it when reporting a problem.',
+          required: true,
+          schema: { type: 'string' },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          required: true,
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'WWW-Authenticate': {
+          description: 'Always `Bearer`.',
+          required: true,
+          schema: { type: 'string', const: 'Bearer' },
+        },
+      },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'bsk_ followed by 43 base64url characters',
+          description: 'An API key, made by the operator with `npm run keys -- create --publisher <id>`.',
+        },
+      },
+    },
+  };
+};
+
+/** The committed file's exact text: two-space JSON and a final newline. */
+export const serializeOpenApiDocument = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
