@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi } from '../../infra/local/server';
 import type { ApiKeyInfo, NewApiKey } from '../../lib/api-keys';
+import { checkResponse } from './contract';
 
 /**
  * An API served over real HTTP by the local gateway on an in-memory store, for integration tests.
  * `API_BUNDLES=<cdk.out dir>` serves the bundled Lambda assets instead of the TypeScript sources,
  * so the same suite proves the deployed code. `TEST_DYNAMODB_ENDPOINT=<url>` runs it against another
  * DynamoDB-compatible store (such as AWS's DynamoDB Local), one fresh table per test file.
+ *
+ * Every response `request()` gets is checked against docs/openapi.json (./contract.ts): an
+ * undocumented status, header or field fails the test that made the request.
  */
 
 export interface ApiResponse<T = any> {
@@ -63,6 +67,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
     }
     const res = await fetch(`${api.url}${path}`, { method, headers, body });
     const text = await res.text();
+    checkResponse({ method, path, status: res.status, headers: res.headers, text });
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

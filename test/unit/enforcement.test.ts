@@ -8,11 +8,9 @@ const ddb = mockClient(DynamoDBDocumentClient);
 
 beforeEach(() => {
   ddb.reset();
-  ddb
-    .on(GetCommand)
-    .resolves({
-      Item: { publisher_id: 'pub-a', ...defaultPolicyFlags, updated_at: '2026-01-01T00:00:00.000Z' },
-    });
+  ddb.on(GetCommand).resolves({
+    Item: { publisher_id: 'pub-a', ...defaultPolicyFlags, updated_at: '2026-01-01T00:00:00.000Z' },
+  });
   ddb.on(QueryCommand).resolves({ Items: [] });
 });
 
