@@ -11,11 +11,8 @@ export interface GatewayErrorResponse {
   readonly type: ResponseType;
   readonly code: ErrorCode;
   readonly message: string;
-  /**
-   * The status to answer with. Left out for the DEFAULT_* families, whose members keep their own
-   * status (400, 403, 413 … or 500, 502, 504).
-   */
-  readonly status?: number;
+  /** The status to answer with, always the one `code` has in lib/http/errors.ts. */
+  readonly status: number;
   readonly headers?: Record<string, string>;
 }
 
@@ -65,14 +62,32 @@ export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
     status: errorStatus.payload_too_large,
   },
   {
+    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    code: 'unsupported_media_type',
+    message: 'Content-Type must be application/json',
+    status: errorStatus.unsupported_media_type,
+  },
+  {
+    // The function did not answer in time (it is given 10 s, the gateway waits 29 s): transient.
+    type: ResponseType.INTEGRATION_TIMEOUT,
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable; retry shortly',
+    status: errorStatus.service_unavailable,
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+  },
+  // The families pin their status too, so every status a client can get is one of the documented
+  // ones and always matches its code (otherwise a 502 would arrive as internal_error).
+  {
     type: ResponseType.DEFAULT_4XX,
     code: 'invalid_request',
     message: 'The request is not valid',
+    status: errorStatus.invalid_request,
   },
   {
     type: ResponseType.DEFAULT_5XX,
     code: 'internal_error',
     message: 'An internal error occurred',
+    status: errorStatus.internal_error,
   },
 ];
 
@@ -88,7 +103,7 @@ export const addGatewayResponses = (api: RestApi) => {
     const extra = Object.entries(response.headers ?? {}).map(([name, value]) => [name, literal(value)]);
     api.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
       type: response.type,
-      statusCode: response.status === undefined ? undefined : String(response.status),
+      statusCode: String(response.status),
       responseHeaders: {
         'Content-Type': literal(JSON_CONTENT_TYPE),
         'Cache-Control': literal('no-store'),

@@ -205,15 +205,17 @@ describe('gateway responses', () => {
     ['AUTHORIZER_FAILURE', '503', 'service_unavailable'],
     ['AUTHORIZER_CONFIGURATION_ERROR', '503', 'service_unavailable'],
     ['REQUEST_TOO_LARGE', '413', 'payload_too_large'],
-    ['DEFAULT_4XX', undefined, 'invalid_request'],
-    ['DEFAULT_5XX', undefined, 'internal_error'],
+    ['UNSUPPORTED_MEDIA_TYPE', '415', 'unsupported_media_type'],
+    ['INTEGRATION_TIMEOUT', '503', 'service_unavailable'],
+    ['DEFAULT_4XX', '400', 'invalid_request'],
+    ['DEFAULT_5XX', '500', 'internal_error'],
   ] as const;
 
   test.each(expected)('%s answers %s in the error envelope', (type, status, code) => {
     const props = responses[type];
     expect(props).toBeDefined();
     expect(props.StatusCode).toBe(status);
-    if (status) expect(errorStatus[code]).toBe(Number(status));
+    expect(errorStatus[code]).toBe(Number(status));
     const body = JSON.parse(props.ResponseTemplates['application/json']);
     expect(body).toEqual({ error: { code, message: expect.any(String) }, request_id: '$context.requestId' });
     expect(props.ResponseParameters).toMatchObject({
@@ -227,7 +229,7 @@ describe('gateway responses', () => {
       "'Bearer'",
     );
     expect(responses.THROTTLED.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
-    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) {
+    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_TIMEOUT']) {
       expect(responses[type].ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
     }
   });

@@ -7,16 +7,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes';
 
-/** docs/OPENAPI.md's typed-client instructions, followed to the letter in a scratch folder. */
+/** The README's typed-client instructions, followed to the letter in a scratch folder. */
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 const readmeSnippet = async (language: string) => {
-  const readme = await readFile(join(root, 'docs', 'OPENAPI.md'), 'utf8');
-  const block = readme.match(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``))?.[1];
-  if (!block) throw new Error(`docs/OPENAPI.md has no ${language} block`);
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## OpenAPI description'));
+  const block = section.match(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``))?.[1];
+  if (!block) throw new Error(`the README's OpenAPI section has no ${language} block`);
   return block;
 };
 
