@@ -1,5 +1,6 @@
 import type { Ban } from './bans';
-import type { Policy, PolicyFlag } from './http/schemas';
+import type { Policy } from './http/schemas';
+import type { PolicyFlag } from './policy-flags';
 
 /**
  * What a publisher's policy makes of a device's bans: which apply now (and by which flags),

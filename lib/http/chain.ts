@@ -2,7 +2,8 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodIssue } from 'zod/v4/core';
 import { describeError, log } from '../log';
 import { asServiceError } from '../storage/failures';
 import {
@@ -27,7 +28,7 @@ import { gameHeaderSchema, publisherIdSchema } from './schemas';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-type Schema = z.ZodType;
+type Schema = z.ZodMiniType;
 
 export interface RouteSpec {
   /** Whether the route sits behind the authorizer (default true): the publisher is required. */
@@ -145,7 +146,7 @@ const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   },
 });
 
-const zodIssueName = (issue: z.core.$ZodIssue, input: unknown): string => {
+const zodIssueName = (issue: $ZodIssue, input: unknown): string => {
   if (issue.code === 'invalid_type' && input === undefined) return 'required';
   if (issue.code === 'custom')
     return String((issue.params as { issue?: string } | undefined)?.issue ?? 'invalid');

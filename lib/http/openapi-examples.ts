@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { ErrorCode } from './errors';
 import type { OperationsById } from './openapi';
 import type { BanCreationResult, Enforcement, errorEnvelopeSchema, ListedBan, Policy } from './schemas';
@@ -13,9 +13,9 @@ import type { BanCreationResult, Enforcement, errorEnvelopeSchema, ListedBan, Po
 type ExamplesOf<O> = O extends { responses: infer R }
   ? {
       responses: {
-        [S in keyof R]: R[S] extends { schema: infer Sc extends z.ZodType } ? z.output<Sc> : never;
+        [S in keyof R]: R[S] extends { schema: infer Sc extends z.ZodMiniType } ? z.output<Sc> : never;
       };
-    } & (O extends { body: infer B extends z.ZodType } ? { request: z.input<B> } : unknown)
+    } & (O extends { body: infer B extends z.ZodMiniType } ? { request: z.input<B> } : unknown)
   : never;
 
 type OperationExamples = { [Id in keyof OperationsById]: ExamplesOf<OperationsById[Id]> };

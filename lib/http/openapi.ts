@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
 import { type Route, routes } from '../routes';
 import { MAX_BODY_BYTES } from './chain';
@@ -71,13 +72,13 @@ export type OperationsById = typeof operations;
 type JsonSchema = Record<string, unknown>;
 
 /** Named schemas: request bodies are rendered as zod's input, responses as its output. */
-const requestComponents = new Map<z.ZodType, string>([
+const requestComponents = new Map<z.ZodMiniType, string>([
   [createBanRequestSchema, 'CreateBanRequest'],
   [policyPatchSchema, 'PolicyPatch'],
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
 ]);
-const responseComponents = new Map<z.ZodType, string>([
+const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
   [policySchema, 'Policy'],
   [banCreationResultSchema, 'BanCreationResult'],
@@ -111,9 +112,13 @@ const replace = (target: JsonSchema, replacement: JsonSchema) => {
  * What JSON Schema cannot derive from a zod schema: checks written as code (a transform, a custom
  * check) are described here, next to the schema they describe.
  */
-const described = new Map<z.core.$ZodType, JsonSchema>([
+/** The schema an optional or nullable wraps. */
+const innerOf = (schema: $ZodType): $ZodType =>
+  (schema._zod.def as unknown as { innerType: $ZodType }).innerType;
+
+const described = new Map<$ZodType, JsonSchema>([
   [
-    createBanRequestSchema.shape.expires_at.unwrap().unwrap(),
+    innerOf(innerOf(createBanRequestSchema.shape.expires_at)),
     {
       type: 'string',
       format: 'date-time',
@@ -124,7 +129,7 @@ const described = new Map<z.core.$ZodType, JsonSchema>([
     },
   ],
   [
-    createBanRequestSchema.shape.details.unwrap().unwrap(),
+    innerOf(innerOf(createBanRequestSchema.shape.details)),
     {
       type: 'object',
       // Said explicitly, so that client generators type it as open rather than as `{}`.
@@ -136,7 +141,7 @@ const described = new Map<z.core.$ZodType, JsonSchema>([
     },
   ],
   [
-    enforcementBatchRequestSchema.shape.device_ids.element,
+    enforcementBatchRequestSchema.shape.device_ids._zod.def.element,
     {
       // No pattern: the server takes any value here and answers an invalid one in its entry.
       type: 'string',
@@ -153,16 +158,16 @@ for (const [schema, patch] of [...described]) {
   for (let parent = schema._zod.parent; parent; parent = parent._zod.parent) described.set(parent, patch);
 }
 
-const override = (ctx: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }) => {
+const override = (ctx: { zodSchema: $ZodType; jsonSchema: JsonSchema }) => {
   const patch = described.get(ctx.zodSchema);
   if (patch) return replace(ctx.jsonSchema, structuredClone(patch));
   const def = ctx.zodSchema._zod.def;
   // A query or path value of digits that the server reads as an integer: documented as the integer
   // (with its range) that a client sends; the server refuses anything but digits.
-  if (def.type === 'pipe' && 'out' in def && (def.out as z.core.$ZodType)._zod.def.type === 'number') {
+  if (def.type === 'pipe' && 'out' in def && (def.out as $ZodType)._zod.def.type === 'number') {
     return replace(
       ctx.jsonSchema,
-      bare(z.toJSONSchema(def.out as z.ZodType, { target: TARGET }) as JsonSchema),
+      bare(z.toJSONSchema(def.out as z.ZodMiniType, { target: TARGET }) as JsonSchema),
     );
   }
   // zod leaves out a default that is not of the input's type (50 for a string of digits); the
@@ -175,10 +180,10 @@ const override = (ctx: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }) =
   }
 };
 
-const toJsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+const toJsonSchema = (schema: z.ZodMiniType, io: 'input' | 'output') =>
   bare(z.toJSONSchema(schema, { target: TARGET, io, unrepresentable: 'any', override }) as JsonSchema);
 
-const componentSchemas = (components: Map<z.ZodType, string>, io: 'input' | 'output') => {
+const componentSchemas = (components: Map<z.ZodMiniType, string>, io: 'input' | 'output') => {
   const registry = z.registry<{ id: string }>();
   for (const [schema, id] of components) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
@@ -191,7 +196,7 @@ const componentSchemas = (components: Map<z.ZodType, string>, io: 'input' | 'out
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, bare(schema as JsonSchema)]));
 };
 
-const nameOf = (components: Map<z.ZodType, string>, schema: z.ZodType, where: string) => {
+const nameOf = (components: Map<z.ZodMiniType, string>, schema: z.ZodMiniType, where: string) => {
   const name = components.get(schema);
   if (!name) throw new Error(`${where}: give its schema a component name in lib/http/openapi.ts`);
   return name;
@@ -225,7 +230,7 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
 const parameter = (
   name: string,
   location: 'path' | 'query' | 'header',
-  schema: z.ZodType,
+  schema: z.ZodMiniType,
   required: boolean,
 ) => {
   const docs = parameterDocs[name];
@@ -240,9 +245,9 @@ const parameter = (
   };
 };
 
-const shapeOf = (schema: z.ZodType, where: string) => {
-  if (!(schema instanceof z.ZodObject)) throw new Error(`${where} must be a zod object`);
-  return schema.shape as Record<string, z.ZodType>;
+const shapeOf = (schema: z.ZodMiniType, where: string) => {
+  if (schema._zod.def.type !== 'object') throw new Error(`${where} must be a zod object`);
+  return (schema as z.ZodMiniObject).shape as Record<string, z.ZodMiniType>;
 };
 
 const parameters = (op: Operation) => {

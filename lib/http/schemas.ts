@@ -1,15 +1,51 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { type PolicyFlag, policyFlags } from '../policy-flags';
 import { type ErrorCode, errorStatus } from './errors';
 
 /**
  * Request and response schemas: the only place the API's shapes are written down. Types are
  * inferred from them (z.infer), and the OpenAPI description is generated from them.
  *
+ * zod/mini rather than classic zod: the same engine with functional, tree-shakable checks, which
+ * keeps each Lambda bundle ~65 KB smaller and its cold start ~30 ms shorter (npm run bench).
+ *
  * The character rules keep '#' out of every id, so the storage keys built from them
  * (e.g. `IDEM#<publisher>#<game>#<key>`) cannot collide.
  */
 
-const pattern = (re: RegExp, description: string) => z.string().regex(re, { message: description });
+/**
+ * Messages for the issues a schema gives no message of its own. zod/mini carries no locale (that
+ * is part of its size), and ours say what the rule is rather than what went wrong inside zod.
+ */
+const plural = (n: unknown, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+z.config({
+  customError: (issue) => {
+    switch (issue.code) {
+      case 'invalid_type':
+        return issue.expected === 'object' || issue.expected === 'array'
+          ? `must be an ${issue.expected}`
+          : issue.expected === 'boolean'
+            ? 'must be true or false'
+            : `must be a ${issue.expected === 'int' ? 'whole number' : issue.expected}`;
+      case 'invalid_value':
+        return `must be one of ${issue.values.map(String).join(', ')}`;
+      case 'too_small':
+        return issue.origin === 'array'
+          ? `must have at least ${plural(issue.minimum, 'item')}`
+          : `must be at least ${issue.minimum}`;
+      case 'too_big':
+        return issue.origin === 'array'
+          ? `must have at most ${plural(issue.maximum, 'item')}`
+          : `must be at most ${issue.maximum}`;
+      case 'invalid_union':
+        return 'matches none of the allowed shapes';
+      default:
+        return 'is not valid';
+    }
+  },
+});
+
+const pattern = (re: RegExp, description: string) => z.string().check(z.regex(re, description));
 
 export const deviceIdSchema = pattern(
   /^[A-Za-z0-9._~:@+=-]{1,128}$/,
@@ -51,26 +87,35 @@ export const parseRfc3339 = (value: string): Date | undefined => {
   return Number.isNaN(date.getTime()) ? undefined : date;
 };
 
-const expiresAtSchema = z
-  .string()
-  .transform((value, ctx) => {
-    const date = parseRfc3339(value);
-    if (!date) {
-      ctx.addIssue({
-        code: 'invalid_format',
-        format: 'date-time',
-        message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
-      });
-      return z.NEVER;
-    }
-    if (date.getTime() <= Date.now()) {
-      ctx.addIssue({ code: 'custom', message: 'must be in the future', params: { issue: 'in_past' } });
-      return z.NEVER;
-    }
-    return date.toISOString();
-  })
-  .nullable()
-  .optional();
+const expiresAtSchema = z.optional(
+  z.nullable(
+    z.pipe(
+      z.string(),
+      z.transform((value: string, ctx) => {
+        const date = parseRfc3339(value);
+        if (!date) {
+          ctx.issues.push({
+            code: 'invalid_format',
+            format: 'date-time',
+            input: value,
+            message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
+          });
+          return z.NEVER;
+        }
+        if (date.getTime() <= Date.now()) {
+          ctx.issues.push({
+            code: 'custom',
+            input: value,
+            message: 'must be in the future',
+            params: { issue: 'in_past' },
+          });
+          return z.NEVER;
+        }
+        return date.toISOString();
+      }),
+    ),
+  ),
+);
 
 export const DETAILS_MAX_BYTES = 16 * 1024;
 export const DETAILS_MAX_DEPTH = 32;
@@ -89,32 +134,39 @@ const jsonDepth = (value: unknown): number => {
   return max;
 };
 
-const detailsSchema = z
-  .custom<Record<string, unknown>>(
-    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-    { message: 'must be a JSON object', params: { issue: 'invalid_type' } },
-  )
-  .superRefine((value, ctx) => {
-    if (jsonDepth(value) > DETAILS_MAX_DEPTH) {
-      ctx.addIssue({
-        code: 'too_big',
-        origin: 'object',
-        maximum: DETAILS_MAX_DEPTH,
-        message: `must nest at most ${DETAILS_MAX_DEPTH} levels`,
-      });
-      return;
-    }
-    if (Buffer.byteLength(JSON.stringify(value)) > DETAILS_MAX_BYTES) {
-      ctx.addIssue({
-        code: 'too_big',
-        origin: 'object',
-        maximum: DETAILS_MAX_BYTES,
-        message: 'must be at most 16 KiB serialised',
-      });
-    }
-  })
-  .nullable()
-  .optional();
+const detailsSchema = z.optional(
+  z.nullable(
+    z
+      .custom<Record<string, unknown>>(
+        (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+        {
+          message: 'must be a JSON object',
+          params: { issue: 'invalid_type' },
+        },
+      )
+      .check(
+        z.superRefine((value, ctx) => {
+          if (jsonDepth(value) > DETAILS_MAX_DEPTH) {
+            ctx.addIssue({
+              code: 'too_big',
+              origin: 'object',
+              maximum: DETAILS_MAX_DEPTH,
+              message: `must nest at most ${DETAILS_MAX_DEPTH} levels`,
+            });
+            return;
+          }
+          if (Buffer.byteLength(JSON.stringify(value)) > DETAILS_MAX_BYTES) {
+            ctx.addIssue({
+              code: 'too_big',
+              origin: 'object',
+              maximum: DETAILS_MAX_BYTES,
+              message: 'must be at most 16 KiB serialised',
+            });
+          }
+        }),
+      ),
+  ),
+);
 
 export const createBanRequestSchema = z.strictObject({
   device_id: deviceIdSchema,
@@ -123,61 +175,55 @@ export const createBanRequestSchema = z.strictObject({
   reason_code: reasonCodeSchema,
   expires_at: expiresAtSchema,
   details: detailsSchema,
-  idempotency_key: idempotencyKeySchema.optional(),
+  idempotency_key: z.optional(idempotencyKeySchema),
 });
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;
 
-export const policyFlags = [
-  'enforce_game',
-  'enforce_publisher',
-  'enforce_global',
-  'enforce_cheat_global',
-  'enforce_social_global',
-  'rep_include_game',
-  'rep_include_publisher',
-  'rep_include_global',
-] as const;
-export type PolicyFlag = (typeof policyFlags)[number];
+export { type PolicyFlag, policyFlags } from '../policy-flags';
 
 const flagShape = Object.fromEntries(policyFlags.map((flag) => [flag, z.boolean()])) as Record<
   PolicyFlag,
-  z.ZodBoolean
+  z.ZodMiniBoolean<boolean>
 >;
 
-export const policyPatchSchema = z.strictObject(flagShape).partial();
+export const policyPatchSchema = z.partial(z.strictObject(flagShape));
 export type PolicyPatch = z.output<typeof policyPatchSchema>;
+
+/** An ISO 8601 UTC timestamp exactly as every response writes them: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const timestampSchema = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
+const timestamp = timestampSchema;
+const count = z.int().check(z.minimum(0));
+const banId = z.int().check(z.minimum(1));
 
 export const policySchema = z.strictObject({
   publisher_id: z.string(),
   ...flagShape,
-  updated_at: z.string(),
+  updated_at: timestamp,
 });
 export type Policy = z.output<typeof policySchema>;
 
 /** Digits only: "1e3", "0x10", " 5" and "5.0" are all refused rather than coerced. */
 const integerParam = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,16}$/, { message: 'must be an integer' })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, { message: `must be between ${min} and ${max}` })
-        .max(max, { message: `must be between ${min} and ${max}` }),
-    );
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^[0-9]{1,16}$/, 'must be an integer')), z.transform(Number)),
+    z
+      .int()
+      .check(
+        z.minimum(min, `must be between ${min} and ${max}`),
+        z.maximum(max, `must be between ${min} and ${max}`),
+      ),
+  );
 
 export const banStatusFilters = ['active', 'inactive', 'all'] as const;
 
 export const listBansQuerySchema = z.strictObject({
-  status: z.enum(banStatusFilters).default('active'),
-  limit: integerParam(1, 200).default(50),
-  cursor: integerParam(1, Number.MAX_SAFE_INTEGER).optional(),
+  status: z._default(z.enum(banStatusFilters), 'active'),
+  limit: z._default(integerParam(1, 200), 50),
+  cursor: z.optional(integerParam(1, Number.MAX_SAFE_INTEGER)),
 });
 export type ListBansQuery = z.output<typeof listBansQuerySchema>;
 
-export const listAllBansQuerySchema = listBansQuerySchema.extend({ type: banTypeSchema.optional() });
+export const listAllBansQuerySchema = z.extend(listBansQuerySchema, { type: z.optional(banTypeSchema) });
 export type ListAllBansQuery = z.output<typeof listAllBansQuerySchema>;
 
 export const devicePathSchema = z.strictObject({ device_id: deviceIdSchema });
@@ -190,7 +236,7 @@ export const revokeBanRequestSchema = z.strictObject({ reason_code: reasonCodeSc
 export type RevokeBanRequest = z.output<typeof revokeBanRequestSchema>;
 
 export const banCreationResultSchema = z.strictObject({
-  ban_id: z.number().int().positive(),
+  ban_id: banId,
   device_id: z.string(),
   ban_type: banTypeSchema,
   scope: banScopeSchema,
@@ -201,16 +247,16 @@ export const banCreationResultSchema = z.strictObject({
 export type BanCreationResult = z.output<typeof banCreationResultSchema>;
 
 export const listedBanSchema = z.strictObject({
-  ban_id: z.number().int().positive(),
+  ban_id: banId,
   ban_type: banTypeSchema,
   scope: banScopeSchema,
   publisher_id: z.string(),
-  game_id: z.string().nullable(),
+  game_id: z.nullable(z.string()),
   reason_code: z.string(),
-  details_json: z.record(z.string(), z.unknown()).nullable(),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
+  details_json: z.nullable(z.record(z.string(), z.unknown())),
+  created_at: timestamp,
+  expires_at: z.nullable(timestamp),
+  revoked_at: z.nullable(timestamp),
   /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
   enforced: z.boolean(),
 });
@@ -219,16 +265,16 @@ export type ListedBan = z.output<typeof listedBanSchema>;
 export const banListSchema = z.strictObject({
   device_id: z.string(),
   status: z.enum(banStatusFilters),
-  counts: z.strictObject({ active: z.number().int(), inactive: z.number().int(), total: z.number().int() }),
+  counts: z.strictObject({ active: count, inactive: count, total: count }),
   items: z.array(listedBanSchema),
-  next_cursor: z.number().int().positive().nullable(),
+  next_cursor: z.nullable(banId),
 });
 export type BanList = z.output<typeof banListSchema>;
 
-export const revokedBanSchema = listedBanSchema.extend({ revoke_reason_code: z.string().nullable() });
+export const revokedBanSchema = z.extend(listedBanSchema, { revoke_reason_code: z.nullable(z.string()) });
 export type RevokedBan = z.output<typeof revokedBanSchema>;
 
-const stateCountsSchema = z.strictObject({ active: z.number().int(), expired: z.number().int() });
+const stateCountsSchema = z.strictObject({ active: count, expired: count });
 const scopeCountsSchema = z.strictObject({
   game: stateCountsSchema,
   publisher: stateCountsSchema,
@@ -237,7 +283,7 @@ const scopeCountsSchema = z.strictObject({
 const stateWeightsSchema = z.strictObject({ active: z.number(), expired: z.number() });
 
 export const reputationSchema = z.strictObject({
-  score: z.number().int().min(0).max(100),
+  score: z.int().check(z.minimum(0), z.maximum(100)),
   included_scopes: z.array(banScopeSchema),
   counts: z.strictObject({ cheat: scopeCountsSchema, social: scopeCountsSchema }),
   weights: z.strictObject({ cheat: stateWeightsSchema, social: stateWeightsSchema }),
@@ -246,11 +292,11 @@ export const reputationSchema = z.strictObject({
 export const enforcementSchema = z.strictObject({
   device_id: z.string(),
   game_id: z.string(),
-  evaluated_at: z.string(),
+  evaluated_at: timestamp,
   restricted: z.strictObject({ cheat: z.boolean(), social: z.boolean() }),
-  bans: z.array(listedBanSchema.extend({ rule: z.array(z.enum(policyFlags)) })),
+  bans: z.array(z.extend(listedBanSchema, { rule: z.array(z.enum(policyFlags)) })),
   reputation: reputationSchema,
-  policy_updated_at: z.string(),
+  policy_updated_at: timestamp,
 });
 export type Enforcement = z.output<typeof enforcementSchema>;
 
@@ -258,15 +304,15 @@ export const BATCH_MAX_DEVICES = 100;
 
 /** Items are checked one by one in the domain, so one bad id fails only its own entry. */
 export const enforcementBatchRequestSchema = z.strictObject({
-  device_ids: z.array(z.unknown()).min(1).max(BATCH_MAX_DEVICES),
+  device_ids: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_MAX_DEVICES)),
 });
 
 export const fieldIssueSchema = z.strictObject({ field: z.string(), issue: z.string() });
 
 export const enforcementBatchSchema = z.strictObject({
   game_id: z.string(),
-  evaluated_at: z.string(),
-  policy_updated_at: z.string(),
+  evaluated_at: timestamp,
+  policy_updated_at: timestamp,
   results: z.array(
     z.union([
       enforcementSchema,
@@ -291,7 +337,7 @@ export const errorEnvelopeSchema = z.strictObject({
   error: z.strictObject({
     code: errorCodeSchema,
     message: z.string(),
-    details: z.array(fieldIssueSchema).optional(),
+    details: z.optional(z.array(fieldIssueSchema)),
   }),
   request_id: z.string(),
 });
