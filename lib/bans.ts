@@ -122,7 +122,10 @@ const claimIdempotencyKey = async (
   }
   const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
   if (!Item) throw new Error('idempotency record vanished after a failed claim');
-  return Item.ban as Ban;
+  const original = Item.ban as Ban;
+  // Our own record: the put landed but its answer was lost, and the SDK's retry then failed the
+  // condition against it. Ban ids are unique, so only this request can hold this one.
+  return original.ban_id === ban.ban_id ? undefined : original;
 };
 
 const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreationResult => ({

@@ -96,8 +96,9 @@ const readBody = (req: IncomingMessage) =>
  * value wins in the single-value map, every value is kept in the multi-value one.
  */
 const collect = (pairs: Iterable<[string, string]>) => {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  // No prototype: a client's "constructor" or "__proto__" is just a name here.
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (const [name, value] of pairs) {
     single[name] = value;
     const values = multi[name] ?? [];
@@ -131,6 +132,17 @@ const allows = (result: APIGatewayAuthorizerResult, methodArn: string) => {
     return resources.some((r) => resourceMatches(r, methodArn));
   });
   return matching.length > 0 && matching.every((s) => s.Effect === 'Allow');
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A body that is not UTF-8 is refused, not "repaired" with U+FFFD and stored altered. */
+const decodeUtf8 = (body: Buffer) => {
+  try {
+    return strictUtf8.decode(body);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
+  }
 };
 
 export const createGateway = (options: GatewayOptions) => {
@@ -214,7 +226,7 @@ export const createGateway = (options: GatewayOptions) => {
       multiValueQueryStringParameters: hasQuery ? multiQuery : null,
       pathParameters: params.length > 0 ? pathParameters : null,
       stageVariables: null,
-      body: body.byteLength > 0 ? body.toString('utf8') : null,
+      body: body.byteLength > 0 ? decodeUtf8(body) : null,
       isBase64Encoded,
       requestContext: {
         accountId: ACCOUNT,

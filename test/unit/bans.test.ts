@@ -108,6 +108,18 @@ describe('createBan', () => {
     });
   });
 
+  it('answers created when its own idempotency claim landed but the answer was lost and the retry failed the condition', async () => {
+    ddb.on(PutCommand, { Item: { pk: 'IDEM#pub-a#game-1#k-1' } }).rejects(conditionFailed());
+    ddb.on(GetCommand).callsFake((input) => ({
+      Item: { ...input.Key, ban: ddb.commandCalls(PutCommand)[0]?.args[0].input.Item?.ban },
+    }));
+
+    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
+
+    expect(result).toMatchObject({ ban_id: 42, status: 'created' });
+    expect(ddb.commandCalls(PutCommand)[1]?.args[0].input.Item).toMatchObject({ sk: 'BAN#0000000000000042' });
+  });
+
   it('answers created when a racing repeat already put the ban item', async () => {
     ddb.on(PutCommand, { Item: { pk: 'DEVICE#dev-1' } }).rejects(conditionFailed());
     await expect(createBan('pub-a', 'game-1', request)).resolves.toMatchObject({
