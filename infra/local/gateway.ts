@@ -134,7 +134,8 @@ const allows = (result: APIGatewayAuthorizerResult, methodArn: string) => {
   return matching.length > 0 && matching.every((s) => s.Effect === 'Allow');
 };
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a byte order mark in the text, as API Gateway hands it over (JSON.parse refuses it).
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A body that is not UTF-8 is refused, not "repaired" with U+FFFD and stored altered. */
 const decodeUtf8 = (body: Buffer) => {
