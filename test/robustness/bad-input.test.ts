@@ -161,21 +161,31 @@ const badValue: Record<string, fc.Arbitrary<unknown>> = {
 const knownFields = new Set([...Object.keys(badValue)]);
 
 type Mutation = { field: string; body: Record<string, unknown> };
-const banBodyWithOneBadField: fc.Arbitrary<Mutation> = fc.oneof(
-  ...Object.entries(badValue).map(([field, arb]) =>
-    arb.map((value) => ({ field, body: { ...validBan, [field]: value } })),
-  ),
-  fc.constantFrom('device_id', 'ban_type', 'scope', 'reason_code').map((field) => ({
-    field,
-    body: Object.fromEntries(Object.entries(validBan).filter(([k]) => k !== field)),
-  })),
-  fc
-    .tuple(
-      fc.string({ minLength: 1, maxLength: 40 }).filter((k) => !knownFields.has(k) && wellFormed(k)),
-      fc.jsonValue({ maxDepth: 2 }),
-    )
-    .map(([field, value]) => ({ field, body: { ...validBan, [field]: value } })),
-);
+/** Keys the JSON parser refuses wherever they are (`forbidden_key`). */
+const forbidden = /"(__proto__|constructor)"/;
+
+const banBodyWithOneBadField: fc.Arbitrary<Mutation> = fc
+  .oneof(
+    ...Object.entries(badValue).map(([field, arb]) =>
+      arb.map((value) => ({ field, body: { ...validBan, [field]: value } })),
+    ),
+    fc.constantFrom('device_id', 'ban_type', 'scope', 'reason_code').map((field) => ({
+      field,
+      body: Object.fromEntries(Object.entries(validBan).filter(([k]) => k !== field)),
+    })),
+    fc
+      .tuple(
+        fc
+          .string({ minLength: 1, maxLength: 40 })
+          .filter((k) => !knownFields.has(k) && !forbidden.test(`"${k}"`) && wellFormed(k)),
+        // A forbidden key anywhere is refused before any field is named: the corpus covers those.
+        fc.jsonValue({ maxDepth: 2 }).filter((v) => !forbidden.test(JSON.stringify(v))),
+      )
+      .map(([field, value]) => ({ field, body: { ...validBan, [field]: value } })),
+  )
+  // A forbidden key anywhere (fast-check's JSON values include them) is refused before any field
+  // is named; the hand-written corpus covers those.
+  .filter(({ body }) => !forbidden.test(JSON.stringify(body)));
 
 /** Header values a client can send (latin-1, no CR/LF/NUL) that survive the header parser's trimming. */
 const headerChars = fc.constantFrom(
