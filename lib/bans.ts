@@ -6,18 +6,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from './http/errors';
-import type {
-  BanCreationResult,
-  BanList,
-  banScopes,
-  banTypes,
-  CreateBanRequest,
-  ListAllBansQuery,
-  ListBansQuery,
-  ListedBan,
-  Policy,
-  RevokedBan,
-} from './http/schemas';
+import type { BanCreationResult, BanList, ListedBan, Policy, RevokedBan } from './http/responses';
+import type { banScopes, banTypes, CreateBanRequest, ListAllBansQuery, ListBansQuery } from './http/schemas';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
 import { dynamo, tableName } from './storage/client';

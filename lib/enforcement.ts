@@ -1,6 +1,7 @@
 import { type Ban, toListedBan, visibleBans } from './bans';
 import { mapWithConcurrency } from './concurrency';
-import { deviceIdSchema, type Enforcement, type EnforcementBatch, type Policy } from './http/schemas';
+import type { Enforcement, EnforcementBatch, Policy } from './http/responses';
+import { deviceIdSchema } from './http/schemas';
 import { getPolicy } from './policy';
 import { isEnforced, reputation, ruleFor } from './policy-rules';
 

@@ -1,5 +1,5 @@
 import type { Ban } from './bans';
-import type { Policy } from './http/schemas';
+import type { Policy } from './http/responses';
 import type { PolicyFlag } from './policy-flags';
 
 /**

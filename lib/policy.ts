@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { internalError } from './http/errors';
-import type { Policy, PolicyPatch } from './http/schemas';
+import type { Policy } from './http/responses';
+import type { PolicyPatch } from './http/schemas';
 import { type PolicyFlag, policyFlags } from './policy-flags';
 import { dynamo, tableName } from './storage/client';
 import { isConditionFailure } from './storage/failures';

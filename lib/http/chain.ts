@@ -237,10 +237,9 @@ const validator = (spec: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult>
 });
 
 /**
- * Builds a Lambda handler for one route. `spec` is the route's operation (lib/http/operations.ts),
- * whose documentation fields (responses, description, tag) the chain ignores. `handle` gets typed,
- * validated input and returns the reply; status, headers, envelope and logging are the chain's
- * business.
+ * Builds a Lambda handler for one route. `spec` is the route's operation (lib/http/operations.ts).
+ * `handle` gets typed, validated input and returns the reply; status, headers, envelope and
+ * logging are the chain's business.
  */
 export const httpRoute = <const S extends RouteSpec>(
   spec: S,

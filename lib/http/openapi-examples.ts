@@ -1,24 +1,29 @@
 import type * as z from 'zod/mini';
 import type { ErrorCode } from './errors';
 import type { OperationsById } from './openapi';
-import type { BanCreationResult, Enforcement, errorEnvelopeSchema, ListedBan, Policy } from './schemas';
+import type { OperationDocsById } from './operation-docs';
+import type { BanCreationResult, Enforcement, ListedBan, Policy } from './responses';
+import type { errorEnvelopeSchema } from './schemas';
 
 /**
  * Realistic examples for docs/openapi.json. Only the generator imports this file, so none of it
- * reaches a Lambda bundle. The types come from each operation's schemas: an example that does not
- * fit its schema, or a documented status without one, does not compile (and the lint checks them
- * against the generated document too).
+ * reaches a Lambda bundle. The types come from each operation's schemas (its responses in
+ * lib/http/operation-docs.ts, its body in lib/http/operations.ts): an example that does not fit its
+ * schema, or a documented status without one, does not compile (and the lint checks them against
+ * the generated document too).
  */
 
-type ExamplesOf<O> = O extends { responses: infer R }
+type ExamplesOf<Doc, Op> = Doc extends { responses: infer R }
   ? {
       responses: {
         [S in keyof R]: R[S] extends { schema: infer Sc extends z.ZodMiniType } ? z.output<Sc> : never;
       };
-    } & (O extends { body: infer B extends z.ZodMiniType } ? { request: z.input<B> } : unknown)
+    } & (Op extends { body: infer B extends z.ZodMiniType } ? { request: z.input<B> } : unknown)
   : never;
 
-type OperationExamples = { [Id in keyof OperationsById]: ExamplesOf<OperationsById[Id]> };
+type OperationExamples = {
+  [Id in keyof OperationDocsById]: ExamplesOf<OperationDocsById[Id], OperationsById[Id]>;
+};
 
 const UPDATED_AT = '2026-03-02T10:15:00.000Z';
 const NOW = '2026-03-04T18:20:31.512Z';

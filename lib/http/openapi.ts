@@ -5,6 +5,7 @@ import { type Route, routes } from '../routes';
 import { MAX_BODY_BYTES } from './chain';
 import { type ErrorCode, errorStatus } from './errors';
 import { errorExamples, operationExamples } from './openapi-examples';
+import { type OperationDoc, operationDocs, type Tag } from './operation-docs';
 import {
   createBanOperation,
   getEnforcementBatchOperation,
@@ -15,40 +16,42 @@ import {
   listCheatBansOperation,
   listSocialBansOperation,
   type Operation,
-  openApiDocumentSchema,
   openApiOperation,
   type RouteId,
   revokeBanOperation,
-  type Tag,
   updatePolicyOperation,
 } from './operations';
 import {
   banCreationResultSchema,
   banListSchema,
+  enforcementBatchSchema,
+  enforcementSchema,
+  healthSchema,
+  listedBanSchema,
+  openApiDocumentSchema,
+  policySchema,
+  reputationSchema,
+  revokedBanSchema,
+} from './responses';
+import {
   createBanRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
   deviceIdSchema,
   enforcementBatchRequestSchema,
-  enforcementBatchSchema,
-  enforcementSchema,
   errorEnvelopeSchema,
   fieldIssueSchema,
   gameHeaderSchema,
-  healthSchema,
-  listedBanSchema,
   policyPatchSchema,
-  policySchema,
-  reputationSchema,
   revokeBanRequestSchema,
-  revokedBanSchema,
 } from './schemas';
 
 /**
  * The OpenAPI 3.1 description of the API, generated from the route table (lib/routes.ts), the
- * operations (lib/http/operations.ts) and the zod schemas (lib/http/schemas.ts): nothing about a
- * path, parameter or body is written here. `npm run openapi` writes it to docs/openapi.json, which
- * `GET /openapi.json` serves and the integration suite validates every response against.
+ * operations (lib/http/operations.ts and their documentation, lib/http/operation-docs.ts) and the
+ * zod schemas (lib/http/schemas.ts, lib/http/responses.ts): nothing about a path, parameter or
+ * body is written here. `npm run openapi` writes it to docs/openapi.json, which `GET /openapi.json`
+ * serves and the integration suite validates every response against.
  */
 
 export const OPENAPI_FILE = 'docs/openapi.json';
@@ -337,23 +340,23 @@ const errorResponse = (status: DocumentedErrorStatus) => {
 };
 
 /** The error statuses an operation can answer, from what it takes and where it runs. */
-const errorStatuses = (route: Route, op: Operation): DocumentedErrorStatus[] => {
+const errorStatuses = (route: Route, op: Operation, doc: OperationDoc): DocumentedErrorStatus[] => {
   const statuses: DocumentedErrorStatus[] = [400]; // every route refuses unknown query parameters
   if (route.auth) statuses.push(401, 403);
-  if (op.notFound) statuses.push(404);
+  if (doc.notFound) statuses.push(404);
   if (op.body) statuses.push(413, 415);
   statuses.push(429, 500);
   if (route.auth || route.storage !== 'none') statuses.push(503);
   return statuses;
 };
 
-const pathItemOperation = (route: Route, op: Operation) => {
+const pathItemOperation = (route: Route, op: Operation, doc: OperationDoc) => {
   const examples = operationExamples[route.id as RouteId] as {
     request?: unknown;
     responses: Record<number, unknown>;
   };
   const responses: Record<string, unknown> = {};
-  for (const [status, response] of Object.entries(op.responses)) {
+  for (const [status, response] of Object.entries(doc.responses)) {
     responses[status] = {
       description: response.description,
       headers: requestIdHeader,
@@ -365,15 +368,15 @@ const pathItemOperation = (route: Route, op: Operation) => {
       },
     };
   }
-  for (const status of errorStatuses(route, op)) {
+  for (const status of errorStatuses(route, op, doc)) {
     responses[status] = { $ref: `#/components/responses/${errorResponseNames[status]}` };
   }
   const params = parameters(op);
   return {
     operationId: route.id,
     summary: route.summary,
-    description: op.description,
-    tags: [op.tag],
+    description: doc.description,
+    tags: [doc.tag],
     ...(route.auth ? {} : { security: [] }),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(op.body
@@ -424,7 +427,11 @@ export const buildOpenApiDocument = () => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = pathItemOperation(route, operations[route.id]);
+    item[route.method.toLowerCase()] = pathItemOperation(
+      route,
+      operations[route.id],
+      operationDocs[route.id],
+    );
     paths[route.path] = item;
   }
   const errorResponses = Object.fromEntries(

@@ -1,40 +1,60 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../lib/http/openapi';
 import { operationExamples } from '../../lib/http/openapi-examples';
+import { operationDocs } from '../../lib/http/operation-docs';
 import { handlerEntry, routes } from '../../lib/routes';
 
 /**
  * The API description must not weigh on the Lambdas: a function's bundle carries its own
- * operation and nothing of the others or of the examples (see lib/http/operations.ts).
+ * operation (what its chain validates) and nothing of the other operations, of the documentation
+ * (descriptions, summaries, response schemas, the route table) or of the examples (see
+ * lib/http/operations.ts).
  */
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 const bundle = async (handler: string) => {
   const result = await build({
-    entryPoints: [fileURLToPath(new URL(`../../${handlerEntry(handler)}`, import.meta.url))],
+    entryPoints: [`${root}${handlerEntry(handler)}`],
+    absWorkingDir: root,
     bundle: true,
     write: false,
+    metafile: true,
     platform: 'node',
     format: 'esm',
     mainFields: ['module', 'main'],
     minify: true,
     logLevel: 'silent',
   });
-  return result.outputFiles[0]?.text ?? '';
+  return { code: result.outputFiles[0]?.text ?? '', inputs: Object.keys(result.metafile.inputs) };
 };
+
+/** Modules only the OpenAPI generator may load. */
+const generatorOnly = [
+  'lib/routes.ts',
+  'lib/http/openapi.ts',
+  'lib/http/openapi-examples.ts',
+  'lib/http/operation-docs.ts',
+  'lib/http/responses.ts',
+];
 
 describe('function bundles', () => {
   it.each(['getPolicy', 'createBan'] as const)(
-    'of %s hold its own operation only, and no example',
+    'of %s hold its own operation only, and no documentation or example',
     async (id) => {
       const route = routes.find((r) => r.id === id);
-      const code = await bundle(route?.handler ?? '');
-      for (const [other, operation] of Object.entries(operations)) {
-        // Descriptions are the bulkiest literal of each operation; minified, quotes may change.
-        const text = operation.description.slice(0, 40);
-        if (other === id) expect(code).toContain(text);
-        else expect(code, other).not.toContain(text);
+      const { code, inputs } = await bundle(route?.handler ?? '');
+      expect(inputs).toContain('lib/http/operations.ts');
+      for (const module of generatorOnly) expect(inputs, module).not.toContain(module);
+      for (const other of routes) {
+        // An operation keeps its id; minified, strings are double-quoted.
+        if (other.id === id) expect(code).toContain(JSON.stringify(id));
+        else expect(code, other.id).not.toContain(JSON.stringify(other.id));
+        expect(code, `${other.id} summary`).not.toContain(other.summary.slice(0, 40));
+        expect(code, `${other.id} description`).not.toContain(
+          operationDocs[other.id].description.slice(0, 40),
+        );
       }
       expect(code).not.toContain(JSON.stringify(operationExamples.getPolicy.responses[200].updated_at));
     },

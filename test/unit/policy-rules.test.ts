@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Ban } from '../../lib/bans';
-import type { Policy } from '../../lib/http/schemas';
+import type { Policy } from '../../lib/http/responses';
 import { defaultPolicyFlags } from '../../lib/policy';
 import { isEnforced, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/policy-rules';
 

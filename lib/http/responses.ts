@@ -1,0 +1,123 @@
+import * as z from 'zod/mini';
+import {
+  banScopeSchema,
+  banStatusFilters,
+  banTypeSchema,
+  fieldIssueSchema,
+  policyFlagShape,
+  policyFlags,
+} from './schemas';
+
+/**
+ * Response schemas: what each route answers, for the OpenAPI generator (lib/http/openapi.ts) and,
+ * as types (z.output), for the domain. Nothing validates a response at runtime, so no handler
+ * loads this module: the domain imports it with `import type` only, which keeps its zod calls
+ * (and the zod code only they use: unions, records, literals) out of every Lambda bundle.
+ */
+
+/** An ISO 8601 UTC timestamp exactly as every response writes them: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const timestampSchema = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
+const timestamp = timestampSchema;
+const count = z.int().check(z.minimum(0));
+const banId = z.int().check(z.minimum(1));
+
+export const policySchema = z.strictObject({
+  publisher_id: z.string(),
+  ...policyFlagShape,
+  updated_at: timestamp,
+});
+export type Policy = z.output<typeof policySchema>;
+
+export const banCreationResultSchema = z.strictObject({
+  ban_id: banId,
+  device_id: z.string(),
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  publisher_id: z.string(),
+  game_id: z.string(),
+  status: z.enum(['created', 'idempotent_ok']),
+});
+export type BanCreationResult = z.output<typeof banCreationResultSchema>;
+
+export const listedBanSchema = z.strictObject({
+  ban_id: banId,
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  publisher_id: z.string(),
+  game_id: z.nullable(z.string()),
+  reason_code: z.string(),
+  details_json: z.nullable(z.record(z.string(), z.unknown())),
+  created_at: timestamp,
+  expires_at: z.nullable(timestamp),
+  revoked_at: z.nullable(timestamp),
+  /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
+  enforced: z.boolean(),
+});
+export type ListedBan = z.output<typeof listedBanSchema>;
+
+export const banListSchema = z.strictObject({
+  device_id: z.string(),
+  status: z.enum(banStatusFilters),
+  counts: z.strictObject({ active: count, inactive: count, total: count }),
+  items: z.array(listedBanSchema),
+  next_cursor: z.nullable(banId),
+});
+export type BanList = z.output<typeof banListSchema>;
+
+export const revokedBanSchema = z.extend(listedBanSchema, { revoke_reason_code: z.nullable(z.string()) });
+export type RevokedBan = z.output<typeof revokedBanSchema>;
+
+const stateCountsSchema = z.strictObject({ active: count, expired: count });
+const scopeCountsSchema = z.strictObject({
+  game: stateCountsSchema,
+  publisher: stateCountsSchema,
+  global: stateCountsSchema,
+});
+const stateWeightsSchema = z.strictObject({ active: z.number(), expired: z.number() });
+
+export const reputationSchema = z.strictObject({
+  score: z.int().check(z.minimum(0), z.maximum(100)),
+  included_scopes: z.array(banScopeSchema),
+  counts: z.strictObject({ cheat: scopeCountsSchema, social: scopeCountsSchema }),
+  weights: z.strictObject({ cheat: stateWeightsSchema, social: stateWeightsSchema }),
+});
+
+export const enforcementSchema = z.strictObject({
+  device_id: z.string(),
+  game_id: z.string(),
+  evaluated_at: timestamp,
+  restricted: z.strictObject({ cheat: z.boolean(), social: z.boolean() }),
+  bans: z.array(z.extend(listedBanSchema, { rule: z.array(z.enum(policyFlags)) })),
+  reputation: reputationSchema,
+  policy_updated_at: timestamp,
+});
+export type Enforcement = z.output<typeof enforcementSchema>;
+
+export const enforcementBatchSchema = z.strictObject({
+  game_id: z.string(),
+  evaluated_at: timestamp,
+  policy_updated_at: timestamp,
+  results: z.array(
+    z.union([
+      enforcementSchema,
+      z.strictObject({
+        device_id: z.unknown(),
+        error: z.strictObject({
+          code: z.literal('invalid_request'),
+          message: z.string(),
+          details: z.array(fieldIssueSchema),
+        }),
+      }),
+    ]),
+  ),
+});
+export type EnforcementBatch = z.output<typeof enforcementBatchSchema>;
+
+export const healthSchema = z.strictObject({ ok: z.boolean() });
+
+/** Just enough of an OpenAPI document to check what is served; the rest is open. */
+export const openApiDocumentSchema = z.looseObject({
+  openapi: z.string().check(z.regex(/^3\.1\.\d+$/)),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});
