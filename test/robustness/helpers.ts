@@ -4,17 +4,8 @@ import type { ApiResponse, TestApi } from '../support/api';
 
 /** Helpers shared by the robustness suites. */
 
-/** The eight policy flags of the contract. */
-export const POLICY_FLAGS = [
-  'enforce_game',
-  'enforce_publisher',
-  'enforce_global',
-  'enforce_cheat_global',
-  'enforce_social_global',
-  'rep_include_game',
-  'rep_include_publisher',
-  'rep_include_global',
-] as const;
+/** The eight policy flags, as the code names them (used to generate requests). */
+export { policyFlags as POLICY_FLAGS } from '../../lib/policy-flags';
 
 const ERROR_CODES = new Set([
   'invalid_json',
