@@ -17,7 +17,8 @@ export const synthesizeBundles = () => {
   rmSync(OUT_DIR, { recursive: true, force: true });
   execFileSync('npx', ['cdk', 'synth', '-q', '-a', 'node --import tsx bench/bench-app.ts', '-o', OUT_DIR], {
     env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // esbuild's per-asset chatter is dropped; a failed synth still throws with its output.
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   return bundlePaths(OUT_DIR);
 };
@@ -69,9 +70,8 @@ const importOnce = (file: string): number => {
 };
 
 /**
- * Median import time over `runs` fresh processes per bundle, each run alternating with a run of
- * the floor, so that both see the same machine load; the ratio uses the floor runs paired with
- * that bundle's.
+ * Median import time over `runs` fresh processes per bundle, each run paired with a run of the
+ * floor right before or after it, so that both see the same machine load.
  */
 export const measureColdImports = (paths: ReadonlyMap<string, string>, runs: number) => {
   const floorFile = paths.get(FLOOR_HANDLER) as string;
@@ -94,7 +94,9 @@ export const measureColdImports = (paths: ReadonlyMap<string, string>, runs: num
         bundle: handler,
         median_ms: median(own),
         floor_median_ms: median(floor),
-        ratio: median(own) / median(floor),
+        // The median of each run's ratio to its paired floor run: machine drift between pairs
+        // cancels, where a ratio of two medians would carry it.
+        ratio: median(own.map((ms, i) => ms / (floor[i] as number))),
       };
     });
 };
