@@ -13,3 +13,15 @@ export const policyFlags = [
   'rep_include_global',
 ] as const;
 export type PolicyFlag = (typeof policyFlags)[number];
+
+/** A new publisher's policy: everything enforced and counted except global social bans. */
+export const defaultPolicyFlags: Readonly<Record<PolicyFlag, boolean>> = {
+  enforce_game: true,
+  enforce_publisher: true,
+  enforce_global: true,
+  enforce_cheat_global: true,
+  enforce_social_global: false,
+  rep_include_game: true,
+  rep_include_publisher: true,
+  rep_include_global: true,
+};

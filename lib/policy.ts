@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { internalError } from './http/errors';
 import type { Policy } from './http/responses';
 import type { PolicyPatch } from './http/schemas';
-import { type PolicyFlag, policyFlags } from './policy-flags';
+import { defaultPolicyFlags, type PolicyFlag, policyFlags } from './policy-flags';
 import { dynamo, tableName } from './storage/client';
 import { isConditionFailure } from './storage/failures';
 
@@ -13,16 +13,7 @@ import { isConditionFailure } from './storage/failures';
 
 export const policyKey = (publisherId: string) => ({ pk: `PUBLISHER#${publisherId}`, sk: 'POLICY' });
 
-export const defaultPolicyFlags: Readonly<Record<PolicyFlag, boolean>> = {
-  enforce_game: true,
-  enforce_publisher: true,
-  enforce_global: true,
-  enforce_cheat_global: true,
-  enforce_social_global: false,
-  rep_include_game: true,
-  rep_include_publisher: true,
-  rep_include_global: true,
-};
+export { defaultPolicyFlags } from './policy-flags';
 
 const toPolicy = (item: Record<string, unknown>): Policy => {
   const flags = Object.fromEntries(policyFlags.map((flag) => [flag, item[flag] === true])) as Record<

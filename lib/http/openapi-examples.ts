@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { defaultPolicyFlags } from '../policy-flags';
 import type { ErrorCode } from './errors';
 import type { OperationsById } from './openapi';
 import type { OperationDocsById } from './operation-docs';
@@ -30,18 +31,7 @@ const NOW = '2026-03-04T18:20:31.512Z';
 const DEVICE = 'device-7f3a9c';
 const GAME = 'space-raiders';
 
-const policy: Policy = {
-  publisher_id: 'acme',
-  enforce_game: true,
-  enforce_publisher: true,
-  enforce_global: true,
-  enforce_cheat_global: true,
-  enforce_social_global: false,
-  rep_include_game: true,
-  rep_include_publisher: true,
-  rep_include_global: true,
-  updated_at: UPDATED_AT,
-};
+const policy: Policy = { publisher_id: 'acme', ...defaultPolicyFlags, updated_at: UPDATED_AT };
 
 const socialBan: ListedBan = {
   ban_id: 1042,
