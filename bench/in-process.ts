@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ensureTable, openStore, useStore } from '../infra/local/store';
 import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
 import { lambdaContext, proxyEvent } from '../test/support/events';
-import { BENCH_GAME, LIST_DEVICE, operations } from './operations';
+import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { median, probeStorage } from './storage-probe';
 
 /**
@@ -73,7 +73,7 @@ export const startInProcess = async () => {
 
 type InProcess = Awaited<ReturnType<typeof startInProcess>>;
 
-export const seedListingDevice = (env: InProcess) => env.seedBans(LIST_DEVICE, 20, 1_000_000);
+export const seedListingDevice = (env: InProcess) => env.seedBans(LIST_DEVICE, LIST_DEVICE_BANS, 1_000_000);
 
 export const measureRoundTrips = async (env: InProcess) => {
   const rows = [];

@@ -9,6 +9,8 @@ import { proxyEvent } from '../test/support/events';
 
 export const BENCH_GAME = 'bench-game';
 export const LIST_DEVICE = 'bench-listed-device';
+/** Bans on the listed device: a realistic handful, and few enough that the in-process store keeps the run short. */
+export const LIST_DEVICE_BANS = 10;
 
 export interface BenchOperation {
   name: string;

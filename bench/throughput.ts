@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
-import { BENCH_GAME, LIST_DEVICE, operations } from './operations';
+import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
 /**
@@ -184,7 +184,7 @@ export const measureThroughput = async (seconds: number, connections: number) =>
     'Content-Type': 'application/json',
   };
   try {
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < LIST_DEVICE_BANS; i++) {
       const res = await fetch(`${url}/v1/bans`, {
         method: 'POST',
         headers,
