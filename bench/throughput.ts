@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
+import { connectionConfig } from '../lib/storage/connection';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
@@ -171,13 +172,7 @@ export const measureThroughput = async (seconds: number, connections: number) =>
   const { out } = await waitForLine(api, /bsk_[A-Za-z0-9_-]{43}/);
   const url = (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string;
   const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0];
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(connectionConfig(endpoint)));
   const headers = {
     Authorization: `Bearer ${key}`,
     'X-Game-Id': BENCH_GAME,

@@ -8,6 +8,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { connectionConfig } from '../../lib/storage/connection';
 import { LOCAL_TABLE_NAME, TABLE_KEYS } from '../../lib/storage/table';
 
 /**
@@ -110,13 +111,7 @@ export const openStore = async ({
 
 /** Creates the table when it is missing (local and custom endpoints only). Returns whether it did. */
 export const ensureTable = async (store: Store): Promise<boolean> => {
-  const client = new DynamoDBClient({
-    endpoint: store.endpoint,
-    region: process.env.AWS_REGION ?? 'us-east-1',
-    ...(store.endpoint && !process.env.AWS_ACCESS_KEY_ID
-      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
+  const client = new DynamoDBClient(connectionConfig(store.endpoint));
   try {
     return await createTableIfMissing(client, store.tableName);
   } finally {

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { connectionConfig } from './connection';
 
 /**
  * The one DocumentClient of a process, made at module scope so that Lambda reuses it (and its
@@ -15,16 +16,11 @@ export const tableName = process.env.TABLE_NAME ?? '';
 
 export const dynamo = DynamoDBDocumentClient.from(
   new DynamoDBClient({
-    endpoint,
-    region: process.env.AWS_REGION ?? 'us-east-1',
+    ...connectionConfig(endpoint),
     maxAttempts: 3,
     // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and
     // keeps waiting, so a hung request would run into the Lambda timeout instead of our 503.
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
-    // A local store takes any credentials; real AWS uses the default provider chain.
-    ...(endpoint && !process.env.AWS_ACCESS_KEY_ID
-      ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
   }),
   { marshallOptions: { removeUndefinedValues: true } },
 );
