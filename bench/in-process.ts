@@ -2,6 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ensureTable, openStore, useStore } from '../infra/local/store';
 import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
+import { banKey } from '../lib/storage/keys';
 import { lambdaContext, proxyEvent } from '../test/support/events';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { median, probeStorage } from './storage-probe';
@@ -20,8 +21,7 @@ export const startInProcess = async () => {
   await ensureTable(store);
   useStore(store);
   const { dynamo, tableName } = await import('../lib/storage/client');
-  const { createApiKey } = await import('../lib/api-keys');
-  const { banKey } = await import('../lib/bans');
+  const { createApiKey } = await import('../lib/domain/api-keys');
   const probe = probeStorage(dynamo);
   const handlers = new Map<string, Handler>();
   for (const route of routes) {

@@ -11,6 +11,7 @@ import {
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { connectionConfig } from '../lib/storage/connection';
+import { policyKey as keyOfPolicy } from '../lib/storage/keys';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
@@ -62,8 +63,8 @@ const stopChild = async (child: ChildProcess) => {
 const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, () => Promise<unknown>>> => {
   // Imported late: the storage client (which lib/bans loads) insists on TABLE_NAME at import.
   process.env.TABLE_NAME ||= TABLE;
-  const { visibleBansQuery } = await import('../lib/bans');
-  const policyKey = { pk: 'PUBLISHER#dev-publisher', sk: 'POLICY' };
+  const { visibleBansQuery } = await import('../lib/domain/bans');
+  const policyKey = keyOfPolicy('dev-publisher');
   const getPolicy = () =>
     client.send(new GetCommand({ TableName: TABLE, Key: policyKey, ConsistentRead: true }));
   // The very Query input the domain sends, visibility filter included.

@@ -1,8 +1,8 @@
-import { createBan } from '../lib/bans';
+import { createBan } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
-import { createBanOperation } from '../lib/http/operations';
+import { createBanRoute } from '../lib/routes';
 
-export const handler = httpRoute(createBanOperation, async ({ publisherId, gameId, body }) => {
+export const handler = httpRoute(createBanRoute, async ({ publisherId, gameId, body }) => {
   const ban = await createBan(publisherId, gameId, body);
   return { statusCode: ban.status === 'created' ? 201 : 200, body: ban };
 });

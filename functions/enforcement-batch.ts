@@ -1,7 +1,7 @@
-import { getEnforcementBatch } from '../lib/enforcement';
+import { getEnforcementBatch } from '../lib/domain/enforcement';
 import { httpRoute } from '../lib/http/chain';
-import { getEnforcementBatchOperation } from '../lib/http/operations';
+import { getEnforcementBatchRoute } from '../lib/routes';
 
-export const handler = httpRoute(getEnforcementBatchOperation, async ({ publisherId, gameId, body }) => ({
+export const handler = httpRoute(getEnforcementBatchRoute, async ({ publisherId, gameId, body }) => ({
   body: await getEnforcementBatch(publisherId, gameId, body.device_ids),
 }));

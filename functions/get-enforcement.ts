@@ -1,7 +1,7 @@
-import { getDeviceEnforcement } from '../lib/enforcement';
+import { getDeviceEnforcement } from '../lib/domain/enforcement';
 import { httpRoute } from '../lib/http/chain';
-import { getEnforcementOperation } from '../lib/http/operations';
+import { getEnforcementRoute } from '../lib/routes';
 
-export const handler = httpRoute(getEnforcementOperation, async ({ publisherId, gameId, path }) => ({
+export const handler = httpRoute(getEnforcementRoute, async ({ publisherId, gameId, path }) => ({
   body: await getDeviceEnforcement(publisherId, gameId, path.device_id),
 }));

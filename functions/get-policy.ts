@@ -1,7 +1,7 @@
+import { getPolicy } from '../lib/domain/policy';
 import { httpRoute } from '../lib/http/chain';
-import { getPolicyOperation } from '../lib/http/operations';
-import { getPolicy } from '../lib/policy';
+import { getPolicyRoute } from '../lib/routes';
 
-export const handler = httpRoute(getPolicyOperation, async ({ publisherId }) => ({
+export const handler = httpRoute(getPolicyRoute, async ({ publisherId }) => ({
   body: await getPolicy(publisherId),
 }));

@@ -1,5 +1,5 @@
 import { httpRoute } from '../lib/http/chain';
-import { healthOperation } from '../lib/http/operations';
+import { healthRoute } from '../lib/routes';
 
 // No storage call: a load balancer check must not depend on (or load) DynamoDB.
-export const handler = httpRoute(healthOperation, () => ({ body: { ok: true } }));
+export const handler = httpRoute(healthRoute, () => ({ body: { ok: true } }));

@@ -1,7 +1,7 @@
-import { listAllBans } from '../lib/bans';
+import { listAllBans } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
-import { listBansOperation } from '../lib/http/operations';
+import { listBansRoute } from '../lib/routes';
 
-export const handler = httpRoute(listBansOperation, async ({ publisherId, gameId, path, query }) => ({
+export const handler = httpRoute(listBansRoute, async ({ publisherId, gameId, path, query }) => ({
   body: await listAllBans(publisherId, gameId, path.device_id, query),
 }));

@@ -1,7 +1,7 @@
-import { listCheatBans } from '../lib/bans';
+import { listCheatBans } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
-import { listCheatBansOperation } from '../lib/http/operations';
+import { listCheatBansRoute } from '../lib/routes';
 
-export const handler = httpRoute(listCheatBansOperation, async ({ publisherId, gameId, path, query }) => ({
+export const handler = httpRoute(listCheatBansRoute, async ({ publisherId, gameId, path, query }) => ({
   body: await listCheatBans(publisherId, gameId, path.device_id, query),
 }));

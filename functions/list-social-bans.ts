@@ -1,7 +1,7 @@
-import { listSocialBans } from '../lib/bans';
+import { listSocialBans } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
-import { listSocialBansOperation } from '../lib/http/operations';
+import { listSocialBansRoute } from '../lib/routes';
 
-export const handler = httpRoute(listSocialBansOperation, async ({ publisherId, gameId, path, query }) => ({
+export const handler = httpRoute(listSocialBansRoute, async ({ publisherId, gameId, path, query }) => ({
   body: await listSocialBans(publisherId, gameId, path.device_id, query),
 }));

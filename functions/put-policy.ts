@@ -1,7 +1,7 @@
+import { updatePolicy } from '../lib/domain/policy';
 import { httpRoute } from '../lib/http/chain';
-import { updatePolicyOperation } from '../lib/http/operations';
-import { updatePolicy } from '../lib/policy';
+import { updatePolicyRoute } from '../lib/routes';
 
-export const handler = httpRoute(updatePolicyOperation, async ({ publisherId, body }) => ({
+export const handler = httpRoute(updatePolicyRoute, async ({ publisherId, body }) => ({
   body: await updatePolicy(publisherId, body),
 }));

@@ -1,7 +1,7 @@
-import { revokeBan } from '../lib/bans';
+import { revokeBan } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
-import { revokeBanOperation } from '../lib/http/operations';
+import { revokeBanRoute } from '../lib/routes';
 
-export const handler = httpRoute(revokeBanOperation, async ({ publisherId, path, body }) => ({
+export const handler = httpRoute(revokeBanRoute, async ({ publisherId, path, body }) => ({
   body: await revokeBan(publisherId, path.device_id, path.ban_id, body.reason_code),
 }));

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { publisherIdSchema } from '../lib/http/schemas';
+import { publisherIdSchema } from '../lib/model/requests';
 import { ensureTable, openStore, useStore } from './local/store';
 
 /**
@@ -65,7 +65,7 @@ switch (command) {
     const name = values.name ?? 'default';
     if (name.length < 1 || name.length > 100) fail('--name must be 1-100 characters');
     run = async () => {
-      const { createApiKey } = await import('../lib/api-keys');
+      const { createApiKey } = await import('../lib/domain/api-keys');
       const key = await createApiKey(publisherId, name);
       if (values.json) {
         console.log(
@@ -86,7 +86,7 @@ The API key is shown only this once; keep it in a secret store:
     if (values.name !== undefined) fail('list takes no --name');
     const publisherId = publisher();
     run = async () => {
-      const { listApiKeys } = await import('../lib/api-keys');
+      const { listApiKeys } = await import('../lib/domain/api-keys');
       const keys = await listApiKeys(publisherId);
       if (values.json) console.log(JSON.stringify(keys));
       else if (keys.length === 0) console.log(`Publisher ${publisherId} has no keys.`);
@@ -105,7 +105,7 @@ The API key is shown only this once; keep it in a secret store:
     const keyId = rest[0] as string;
     if (!/^key_[A-Za-z0-9_-]{12}$/.test(keyId)) fail(`not a key id: ${keyId}`);
     run = async () => {
-      const { revokeApiKey } = await import('../lib/api-keys');
+      const { revokeApiKey } = await import('../lib/domain/api-keys');
       const key = await revokeApiKey(keyId);
       if (!key) {
         console.error(`No key ${keyId}.`);

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { buildOpenApiDocument, OPENAPI_FILE, serializeOpenApiDocument } from '../lib/http/openapi';
+import { buildOpenApiDocument, OPENAPI_FILE, serializeOpenApiDocument } from '../lib/openapi/document';
 
 // `npm run openapi`: regenerates the committed description from the code.
 writeFileSync(

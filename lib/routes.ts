@@ -1,10 +1,49 @@
+import type * as z from 'zod/mini';
+import {
+  banPathSchema,
+  createBanRequestSchema,
+  devicePathSchema,
+  enforcementBatchRequestSchema,
+  listAllBansQuerySchema,
+  listBansQuerySchema,
+  policyPatchSchema,
+  revokeBanRequestSchema,
+} from './model/requests';
+import type { Partition } from './storage/keys';
+
 /**
- * The route table: the only list of the API's routes. The CDK stack, the local server and the
- * API description are all built from it. Plain data, so that infrastructure code can read it
- * without loading any handler.
+ * The route table: the only list of the API's routes. The CDK stack (functions, methods, IAM),
+ * the local gateway, the handlers' validation and the OpenAPI document are all built from it.
+ *
+ * Each row is its own export, and the table lists them: a handler imports only its own row, so
+ * esbuild leaves every other row (and the schemas only they use) out of that function's bundle.
+ * Adding a route touches three places: a row here, its `functions/<handler>.ts`, and its entry in
+ * lib/openapi/operations.ts (docs and examples); each of the other two is checked at compile time
+ * against the route ids.
  */
 
-export type StorageAccess = 'none' | 'read' | 'read-write';
+/** The DynamoDB actions a function may be granted. */
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem';
+
+/**
+ * What a function does to the table, exactly: the actions its lib/ code sends and the partitions
+ * (lib/storage/keys.ts) it touches. The stack grants this and nothing more, with a
+ * dynamodb:LeadingKeys condition on the partitions.
+ */
+export interface TableAccess {
+  readonly actions: readonly TableAction[];
+  readonly partitions: readonly Partition[];
+}
+
+/** What the shared middy chain validates before the handler runs. */
+export interface RequestSpec {
+  /** Whether the X-Game-Id header is required. */
+  readonly game?: boolean;
+  readonly body?: z.ZodMiniType;
+  readonly query?: z.ZodMiniType;
+  /** The path parameters. */
+  readonly path?: z.ZodMiniType;
+}
 
 export interface Route {
   /** Stable name: the Lambda's construct id and the OpenAPI operationId. */
@@ -16,115 +55,156 @@ export interface Route {
   readonly handler: string;
   /** Whether the route sits behind the token authorizer. */
   readonly auth: boolean;
-  /** What the function may do to the table; the stack grants exactly this. */
-  readonly storage: StorageAccess;
-  readonly summary: string;
+  readonly request: RequestSpec;
+  /** Absent: the function never touches the table (and is not told its name). */
+  readonly table?: TableAccess;
 }
 
+export const healthRoute = {
+  id: 'health',
+  method: 'GET',
+  path: '/health',
+  handler: 'health',
+  auth: false,
+  request: {},
+} as const satisfies Route;
+
+export const getPolicyRoute = {
+  id: 'getPolicy',
+  method: 'GET',
+  path: '/v1/policy',
+  handler: 'get-policy',
+  auth: true,
+  request: {},
+  table: { actions: ['dynamodb:GetItem'], partitions: ['publisher'] },
+} as const satisfies Route;
+
+export const updatePolicyRoute = {
+  id: 'updatePolicy',
+  method: 'PUT',
+  path: '/v1/policy',
+  handler: 'put-policy',
+  auth: true,
+  request: { body: policyPatchSchema },
+  // One conditional UpdateItem returning ALL_NEW.
+  table: { actions: ['dynamodb:UpdateItem'], partitions: ['publisher'] },
+} as const satisfies Route;
+
+export const createBanRoute = {
+  id: 'createBan',
+  method: 'POST',
+  path: '/v1/bans',
+  handler: 'create-ban',
+  auth: true,
+  request: { game: true, body: createBanRequestSchema },
+  // The id counter (ADD), the conditional puts, and the idempotency record read.
+  table: {
+    actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
+    partitions: ['counter', 'device', 'idempotency'],
+  },
+} as const satisfies Route;
+
+/** A listing reads the policy (for `enforced`) and the device's bans. */
+const listingAccess = {
+  actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+  partitions: ['publisher', 'device'],
+} as const satisfies TableAccess;
+
+export const listSocialBansRoute = {
+  id: 'listSocialBans',
+  method: 'GET',
+  path: '/v1/device/{device_id}/bans/social',
+  handler: 'list-social-bans',
+  auth: true,
+  request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
+  table: listingAccess,
+} as const satisfies Route;
+
+export const listCheatBansRoute = {
+  id: 'listCheatBans',
+  method: 'GET',
+  path: '/v1/device/{device_id}/bans/cheat',
+  handler: 'list-cheat-bans',
+  auth: true,
+  request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
+  table: listingAccess,
+} as const satisfies Route;
+
+export const listBansRoute = {
+  id: 'listBans',
+  method: 'GET',
+  path: '/v1/device/{device_id}/bans',
+  handler: 'list-bans',
+  auth: true,
+  request: { game: true, path: devicePathSchema, query: listAllBansQuerySchema },
+  table: listingAccess,
+} as const satisfies Route;
+
+export const revokeBanRoute = {
+  id: 'revokeBan',
+  method: 'POST',
+  path: '/v1/device/{device_id}/bans/{ban_id}/revoke',
+  handler: 'revoke-ban',
+  auth: true,
+  request: { game: true, path: banPathSchema, body: revokeBanRequestSchema },
+  // A conditional UpdateItem, the ban read when it fails, and the policy read.
+  table: { actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], partitions: ['device', 'publisher'] },
+} as const satisfies Route;
+
+/** Enforcement reads the policy and each device's bans. */
+const enforcementAccess = listingAccess;
+
+export const getEnforcementRoute = {
+  id: 'getEnforcement',
+  method: 'GET',
+  path: '/v1/device/{device_id}/enforcement',
+  handler: 'get-enforcement',
+  auth: true,
+  request: { game: true, path: devicePathSchema },
+  table: enforcementAccess,
+} as const satisfies Route;
+
+export const getEnforcementBatchRoute = {
+  id: 'getEnforcementBatch',
+  method: 'POST',
+  path: '/v1/enforcement/batch',
+  handler: 'enforcement-batch',
+  auth: true,
+  request: { game: true, body: enforcementBatchRequestSchema },
+  table: enforcementAccess,
+} as const satisfies Route;
+
+export const openApiRoute = {
+  id: 'openapi',
+  method: 'GET',
+  path: '/openapi.json',
+  handler: 'openapi',
+  auth: false,
+  request: {},
+} as const satisfies Route;
+
 export const routes = [
-  {
-    id: 'health',
-    method: 'GET',
-    path: '/health',
-    handler: 'health',
-    auth: false,
-    storage: 'none',
-    summary: 'Liveness check for load balancers',
-  },
-  {
-    id: 'getPolicy',
-    method: 'GET',
-    path: '/v1/policy',
-    handler: 'get-policy',
-    auth: true,
-    storage: 'read',
-    summary: "Read the caller's policy",
-  },
-  {
-    id: 'updatePolicy',
-    method: 'PUT',
-    path: '/v1/policy',
-    handler: 'put-policy',
-    auth: true,
-    storage: 'read-write',
-    summary: "Change some of the caller's policy flags",
-  },
-  {
-    id: 'createBan',
-    method: 'POST',
-    path: '/v1/bans',
-    handler: 'create-ban',
-    auth: true,
-    storage: 'read-write',
-    summary: 'Record a ban against a device',
-  },
-  {
-    id: 'listSocialBans',
-    method: 'GET',
-    path: '/v1/device/{device_id}/bans/social',
-    handler: 'list-social-bans',
-    auth: true,
-    storage: 'read',
-    summary: 'List the social bans of a device that the caller can see',
-  },
-  {
-    id: 'listCheatBans',
-    method: 'GET',
-    path: '/v1/device/{device_id}/bans/cheat',
-    handler: 'list-cheat-bans',
-    auth: true,
-    storage: 'read',
-    summary: 'List the cheat bans of a device that the caller can see',
-  },
-  {
-    id: 'listBans',
-    method: 'GET',
-    path: '/v1/device/{device_id}/bans',
-    handler: 'list-bans',
-    auth: true,
-    storage: 'read',
-    summary: 'List the bans of every type (or of one, with ?type=) of a device that the caller can see',
-  },
-  {
-    id: 'revokeBan',
-    method: 'POST',
-    path: '/v1/device/{device_id}/bans/{ban_id}/revoke',
-    handler: 'revoke-ban',
-    auth: true,
-    storage: 'read-write',
-    summary: 'Revoke one of your own bans',
-  },
-  {
-    id: 'getEnforcement',
-    method: 'GET',
-    path: '/v1/device/{device_id}/enforcement',
-    handler: 'get-enforcement',
-    auth: true,
-    storage: 'read',
-    summary: 'Whether a device is restricted in this game under your policy, why, and its reputation',
-  },
-  {
-    id: 'getEnforcementBatch',
-    method: 'POST',
-    path: '/v1/enforcement/batch',
-    handler: 'enforcement-batch',
-    auth: true,
-    storage: 'read',
-    summary: 'The enforcement answer for up to 100 devices (a lobby) at once',
-  },
-  {
-    id: 'openapi',
-    method: 'GET',
-    path: '/openapi.json',
-    handler: 'openapi',
-    auth: false,
-    storage: 'none',
-    summary: 'This API described in OpenAPI 3.1',
-  },
+  healthRoute,
+  getPolicyRoute,
+  updatePolicyRoute,
+  createBanRoute,
+  listSocialBansRoute,
+  listCheatBansRoute,
+  listBansRoute,
+  revokeBanRoute,
+  getEnforcementRoute,
+  getEnforcementBatchRoute,
+  openApiRoute,
 ] as const satisfies readonly Route[];
 
-/** The token authorizer: a function of its own, not a route. */
-export const authorizerFunction = { id: 'authorizer', handler: 'authorizer', storage: 'read' } as const;
+export type RouteId = (typeof routes)[number]['id'];
+
+/** The token authorizer: a function of its own, not a route. It reads key lookup items only. */
+export const authorizerFunction = {
+  id: 'authorizer',
+  handler: 'authorizer',
+  table: { actions: ['dynamodb:GetItem'], partitions: ['apiKey'] },
+} as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
 /** Source file of a handler module, relative to the project root. */
 export const handlerEntry = (handler: string) => `functions/${handler}.ts`;

@@ -18,7 +18,7 @@ const api = await startLocalApi({
 });
 
 // Imported after the store is chosen: the storage client reads its settings at import.
-const { createApiKey, listApiKeys } = await import('../../lib/api-keys');
+const { createApiKey, listApiKeys } = await import('../../lib/domain/api-keys');
 
 const where =
   api.store.embedded || api.store.dataDir

@@ -16,19 +16,14 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { authorizerFunction, routes, type StorageAccess } from '../../lib/routes';
+import { authorizerFunction, routes, type TableAccess } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
-import {
-  AUTHORIZER_LEADING_KEYS,
-  type FunctionHandler,
-  grantTableAccess,
-  tableActionsFor,
-} from './table-access';
+import { type FunctionHandler, grantTableAccess } from './table-access';
 
 /**
  * `Bearer <key>` with the scheme in any case, as lib/authorizer.ts accepts it. API Gateway
@@ -65,21 +60,26 @@ export class ServiceStack extends Stack {
     });
 
     const functions = new Map<string, IFunction>();
-    const makeFunction = (
-      { id: fnId, handler, storage }: { id: string; handler: FunctionHandler; storage: StorageAccess },
-      leadingKeys?: readonly string[],
-    ) => {
+    const makeFunction = ({
+      id: fnId,
+      handler,
+      table,
+    }: {
+      id: string;
+      handler: FunctionHandler;
+      table?: TableAccess;
+    }) => {
       const fn = new ServiceFunction(this, fnId, {
         handler,
         // A function that never touches storage is not even told the table's name.
-        environment: storage === 'none' ? {} : { TABLE_NAME: this.table.tableName },
+        environment: table ? { TABLE_NAME: this.table.tableName } : {},
       }).function;
-      grantTableAccess(fn, this.table.tableArn, tableActionsFor(handler, storage), leadingKeys);
+      grantTableAccess(fn, this.table.tableArn, table);
       functions.set(fnId, fn);
       return fn;
     };
 
-    const authorizerFn = makeFunction(authorizerFunction, AUTHORIZER_LEADING_KEYS);
+    const authorizerFn = makeFunction(authorizerFunction);
     const authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySource: IdentitySource.header('Authorization'),

@@ -5,16 +5,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { describeError, log } from '../log';
-import { asServiceError } from '../storage/failures';
-import {
-  ApiError,
-  errorResponse,
-  type FieldIssue,
-  internalError,
-  jsonResponse,
-  unauthorized,
-} from './errors';
-import { gameHeaderSchema, publisherIdSchema } from './schemas';
+import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
+import type { Route } from '../routes';
+import { ApiError, errorResponse, type FieldIssue, jsonResponse, toApiError, unauthorized } from './errors';
 
 /**
  * The shared middy chain every route handler goes through:
@@ -30,24 +23,17 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 type Schema = z.ZodMiniType;
 
-export interface RouteSpec {
-  /** Whether the route sits behind the authorizer (default true): the publisher is required. */
-  auth?: boolean;
-  /** Whether the route requires the X-Game-Id header. */
-  game?: boolean;
-  body?: Schema;
-  query?: Schema;
-  path?: Schema;
-}
+/** What the chain needs of a route of lib/routes.ts: whether it is behind the authorizer, and what to validate. */
+export type RouteSpec = Pick<Route, 'auth' | 'request'>;
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
-export type RouteInput<S extends RouteSpec> = {
-  publisherId: S['auth'] extends false ? undefined : string;
-  gameId: S['game'] extends true ? string : undefined;
-  body: Out<S['body']>;
-  query: Out<S['query']>;
-  path: Out<S['path']>;
+export type RouteInput<R extends RouteSpec> = {
+  publisherId: R['auth'] extends false ? undefined : string;
+  gameId: R['request']['game'] extends true ? string : undefined;
+  body: Out<R['request']['body']>;
+  query: Out<R['request']['query']>;
+  path: Out<R['request']['path']>;
 };
 
 export interface Reply {
@@ -61,26 +47,6 @@ type ChainRequest = Request<Event, APIGatewayProxyResult, Error> & {
 };
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
-
-/** Maps anything thrown to the API error it should be answered with. */
-export const toApiError = (error: unknown): ApiError => {
-  const mapped = asServiceError(error);
-  if (mapped instanceof ApiError) return mapped;
-  // @middy/http-json-body-parser's own errors: 415 for a content type, 422 for a parse failure
-  // or a forbidden prototype key.
-  const status = (mapped as { statusCode?: unknown })?.statusCode;
-  if (status === 415) return new ApiError('unsupported_media_type', 'Content-Type must be application/json');
-  if (status === 422) {
-    const key = ((mapped as { cause?: { data?: unknown } }).cause?.data ?? '') as unknown;
-    if (key === '__proto__' || key === 'constructor') {
-      return new ApiError('invalid_request', `the key ${key} is not allowed`, {
-        details: [{ field: key, issue: 'forbidden_key' }],
-      });
-    }
-    return new ApiError('invalid_json', 'The request body is not valid JSON');
-  }
-  return internalError(error);
-};
 
 const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'responder',
@@ -190,14 +156,14 @@ const check = <S extends Schema>(
 /** Routes without a query schema take no query parameters at all. */
 const emptyObject = z.strictObject({});
 
-const validator = (spec: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+const validator = ({ auth, request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'validator',
   before: (request) => {
     const { event } = request;
     const internal = (request as ChainRequest).internal;
 
     let publisherId: string | undefined;
-    if (spec.auth !== false) {
+    if (auth) {
       // Fail closed: a route that should be behind the authorizer but got no publisher is refused.
       const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
       if (!parsed.success) throw unauthorized();
@@ -237,23 +203,23 @@ const validator = (spec: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult>
 });
 
 /**
- * Builds a Lambda handler for one route. `spec` is the route's operation (lib/http/operations.ts).
- * `handle` gets typed, validated input and returns the reply; status, headers, envelope and
- * logging are the chain's business.
+ * Builds a Lambda handler for one route: its row of the route table (lib/routes.ts). `handle`
+ * gets typed, validated input and returns the reply; status, headers, envelope and logging are
+ * the chain's business.
  */
-export const httpRoute = <const S extends RouteSpec>(
-  spec: S,
-  handle: (input: RouteInput<S>) => Promise<Reply> | Reply,
+export const httpRoute = <const R extends RouteSpec>(
+  route: R,
+  handle: (input: RouteInput<R>) => Promise<Reply> | Reply,
 ) => {
   const chain = middy<Event, APIGatewayProxyResult>({ timeoutEarlyInMillis: 250 })
     .use(responder())
     .use(httpHeaderNormalizer());
-  if (spec.body) {
+  if (route.request.body) {
     chain.use(bodyGuard()).use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   }
   return chain
-    .use(validator(spec))
+    .use(validator(route))
     .handler(
-      async (event) => (await handle(event.input as RouteInput<S>)) as unknown as APIGatewayProxyResult,
+      async (event) => (await handle(event.input as RouteInput<R>)) as unknown as APIGatewayProxyResult,
     );
 };

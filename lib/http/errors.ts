@@ -1,23 +1,13 @@
+import { IntegrityError, NotFoundError } from '../domain/errors';
+import { type ErrorCode, errorStatus } from '../model/error-codes';
+import { isTransientStoreFailure } from '../storage/failures';
+
 /**
  * The one error family of the API. Every failure, from a handler, the authorizer or the local
  * gateway, leaves as the same envelope: {"error": {code, message, details?}, "request_id"}.
  */
 
-export const errorStatus = {
-  invalid_json: 400,
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof errorStatus;
+export { type ErrorCode, errorStatus } from '../model/error-codes';
 
 export interface FieldIssue {
   field: string;
@@ -96,3 +86,29 @@ export const jsonResponse = (
 
 export const errorResponse = (error: ApiError, requestId: string): HttpResponse =>
   jsonResponse(error.statusCode, errorEnvelope(error, requestId), requestId, error.headers);
+
+/**
+ * Maps anything thrown below the HTTP layer to the API error it is answered with: the domain's
+ * own errors by meaning, a transient storage failure as 503, the JSON body parser's refusals as
+ * 400/415, and anything else as a bug (500, details only in the log).
+ */
+export const toApiError = (error: unknown): ApiError => {
+  if (error instanceof ApiError) return error;
+  if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
+  if (error instanceof IntegrityError) return internalError(error);
+  if (isTransientStoreFailure(error)) return serviceUnavailable(error);
+  // @middy/http-json-body-parser's own errors: 415 for a content type, 422 for a parse failure
+  // or a forbidden prototype key.
+  const status = (error as { statusCode?: unknown })?.statusCode;
+  if (status === 415) return new ApiError('unsupported_media_type', 'Content-Type must be application/json');
+  if (status === 422) {
+    const key = ((error as { cause?: { data?: unknown } }).cause?.data ?? '') as unknown;
+    if (key === '__proto__' || key === 'constructor') {
+      return new ApiError('invalid_request', `the key ${key} is not allowed`, {
+        details: [{ field: key, issue: 'forbidden_key' }],
+      });
+    }
+    return new ApiError('invalid_json', 'The request body is not valid JSON');
+  }
+  return internalError(error);
+};

@@ -1,9 +1,7 @@
-import { serviceUnavailable } from '../http/errors';
-
 /**
  * DynamoDB failures that a client retry can fix: throttling, server-side faults, and the network
- * or timeout errors of the HTTP layer. These become 503 `service_unavailable`; anything else
- * coming from storage is a bug (500).
+ * or timeout errors of the SDK's HTTP client. The HTTP layer answers these 503
+ * `service_unavailable`; anything else coming from storage is a bug (500).
  */
 const transientNames = new Set([
   'ProvisionedThroughputExceededException',
@@ -41,10 +39,6 @@ export const isTransientStoreFailure = (error: unknown): boolean => {
     (typeof status === 'number' && status >= 500)
   );
 };
-
-/** Turns a transient storage failure into the API's 503; leaves every other error as it is. */
-export const asServiceError = (error: unknown): unknown =>
-  isTransientStoreFailure(error) ? serviceUnavailable(error) : error;
 
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';

@@ -77,7 +77,7 @@ describe('the bundled handlers behind the local gateway', () => {
       loadModule: bundleLoader(cdkOut),
     });
     // After startLocalApi: the storage client reads the store's settings at import.
-    const { createApiKey } = await import('../../lib/api-keys');
+    const { createApiKey } = await import('../../lib/domain/api-keys');
     key = (await createApiKey('p1')).api_key;
   });
 

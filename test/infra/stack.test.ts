@@ -45,7 +45,7 @@ const fnLogicalId = (id: string) => {
 };
 
 const allFunctions = [
-  ...routes.map((r) => ({ id: r.id, handler: r.handler, storage: r.storage })),
+  ...routes.map((r) => ({ id: r.id, handler: r.handler, table: 'table' in r ? r.table : undefined })),
   authorizerFunction,
 ];
 
@@ -75,9 +75,9 @@ describe('functions', () => {
   );
 
   test('only functions that touch storage are told the table name', () => {
-    for (const { id, storage } of allFunctions) {
+    for (const { id, table } of allFunctions) {
       const env = resources[fnLogicalId(id)]?.Properties?.Environment?.Variables ?? {};
-      if (storage === 'none') expect(env.TABLE_NAME).toBeUndefined();
+      if (!table) expect(env.TABLE_NAME).toBeUndefined();
       else expect(env.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
     }
   });
@@ -267,8 +267,8 @@ describe('table access: least privilege', () => {
   test('read-only routes cannot write; health cannot touch the table', () => {
     for (const route of routes) {
       const actions = statementsOf(route.id).flatMap((s) => [s.Action].flat());
-      if (route.storage === 'none') expect(actions).toEqual([]);
-      if (route.storage !== 'read-write') {
+      if (!('table' in route)) expect(actions).toEqual([]);
+      if (route.method === 'GET') {
         expect(actions.filter((a) => !['dynamodb:GetItem', 'dynamodb:Query'].includes(a))).toEqual([]);
       }
     }
@@ -284,9 +284,9 @@ describe('table access: least privilege', () => {
   });
 
   test('the leading-key condition matches how lib/api-keys.ts keys the lookup item', async () => {
-    const { apiKeyLookupKey } = await import('../../lib/api-keys');
+    const { apiKeyKey } = await import('../../lib/storage/keys');
     const pattern = new RegExp(`^${AUTHORIZER_LEADING_KEYS[0]?.replace('*', '.*')}$`);
-    expect(apiKeyLookupKey('0'.repeat(64)).pk).toMatch(pattern);
+    expect(apiKeyKey('0'.repeat(64)).pk).toMatch(pattern);
     expect('PUBLISHER#p1').not.toMatch(pattern);
   });
 

@@ -1,11 +1,12 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import { devicePartition, idempotencyKey } from '../../lib/storage/keys';
 import type { ApiResponse, TestApi } from '../support/api';
 
 /** Helpers shared by the robustness suites. */
 
 /** The eight policy flags, as the code names them (used to generate requests). */
-export { policyFlags as POLICY_FLAGS } from '../../lib/policy-flags';
+export { policyFlags as POLICY_FLAGS } from '../../lib/model/policy-flags';
 
 const ERROR_CODES = new Set([
   'invalid_json',
@@ -80,7 +81,7 @@ export const storedBans = async (device: string) => {
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `DEVICE#${device}` },
+      ExpressionAttributeValues: { ':pk': devicePartition(device) },
       ConsistentRead: true,
     }),
   );
@@ -92,7 +93,7 @@ export const storedRecord = async (publisher: string, game: string, key: string)
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: tableName,
-      Key: { pk: `IDEM#${publisher}#${game}#${key}`, sk: 'IDEM' },
+      Key: idempotencyKey(publisher, game, key),
       ConsistentRead: true,
     }),
   );

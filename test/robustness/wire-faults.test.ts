@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policyKey } from '../../lib/storage/keys';
 import { startTestApi, type TestApi } from '../support/api';
 import { type FaultProxy, startFaultProxy, type WireFault } from '../support/faults';
 import { ban, expectUnavailable, listAll, storedBans, unique } from './helpers';
@@ -53,7 +54,7 @@ const publisher = async () => {
   return {
     id,
     key: api_key,
-    policyKey: `PUBLISHER#${id}`,
+    policyKey: policyKey(id).pk,
     lookupKey: `APIKEY#${createHash('sha256').update(api_key).digest('hex')}`,
   };
 };

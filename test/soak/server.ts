@@ -18,7 +18,7 @@ const memory = () => {
 };
 
 const api = await startLocalApi({ port: 0, host: '127.0.0.1' });
-const { createApiKey } = await import('../../lib/api-keys');
+const { createApiKey } = await import('../../lib/domain/api-keys');
 const keys: Record<string, string> = {};
 for (const publisher of PUBLISHERS) keys[publisher] = (await createApiKey(publisher, 'soak')).api_key;
 

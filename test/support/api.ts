@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi } from '../../infra/local/server';
-import type { ApiKeyInfo, NewApiKey } from '../../lib/api-keys';
+import type { ApiKeyInfo, NewApiKey } from '../../lib/domain/api-keys';
 import { checkResponse } from './contract';
 
 /**
@@ -53,7 +53,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
     loadModule,
   });
   // The storage client reads its settings at import, so these come after the store is chosen.
-  const { createApiKey, revokeApiKey } = await import('../../lib/api-keys');
+  const { createApiKey, revokeApiKey } = await import('../../lib/domain/api-keys');
   const { dynamo, tableName } = await import('../../lib/storage/client');
 
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> => {

@@ -2,8 +2,8 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
-import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/api-keys';
-import { bearerToken, stageWildcard } from '../../lib/authorizer';
+import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/domain/api-keys';
+import { bearerToken, stageWildcard } from '../../lib/http/authorizer';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
@@ -13,7 +13,9 @@ beforeEach(() => ddb.reset());
 
 describe('authorizer', () => {
   it('allows every method of the stage for a known key, with the publisher in the context', async () => {
-    ddb.on(GetCommand).resolves({ Item: { publisher_id: 'pub-a', key_id: 'key_1' } });
+    ddb.on(GetCommand).resolves({
+      Item: { publisher_id: 'pub-a', key_id: 'key_1', name: 'ci', created_at: '2025-12-01T00:00:00.000Z' },
+    });
     const result = await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn });
     expect(result).toEqual({
       principalId: 'pub-a',
@@ -39,7 +41,15 @@ describe('authorizer', () => {
     ['an unknown key', {}],
     [
       'a revoked key',
-      { Item: { publisher_id: 'pub-a', key_id: 'key_1', revoked_at: '2026-01-01T00:00:00.000Z' } },
+      {
+        Item: {
+          publisher_id: 'pub-a',
+          key_id: 'key_1',
+          name: 'ci',
+          created_at: '2025-12-01T00:00:00.000Z',
+          revoked_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
     ],
   ])('refuses %s with Unauthorized', async (_, output) => {
     ddb.on(GetCommand).resolves(output);

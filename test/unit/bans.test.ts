@@ -7,9 +7,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createBan, listSocialBans } from '../../lib/bans';
-import { defaultPolicyFlags } from '../../lib/policy';
-import { isActive } from '../../lib/policy-rules';
+import { createBan, listSocialBans } from '../../lib/domain/bans';
+import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { isActive } from '../../lib/domain/policy-rules';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>

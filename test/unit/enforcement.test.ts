@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BATCH_CONCURRENCY, getDeviceEnforcement, getEnforcementBatch } from '../../lib/enforcement';
-import { defaultPolicyFlags } from '../../lib/policy';
+import { BATCH_CONCURRENCY, getDeviceEnforcement, getEnforcementBatch } from '../../lib/domain/enforcement';
+import { defaultPolicyFlags } from '../../lib/domain/policy';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 

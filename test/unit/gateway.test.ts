@@ -11,8 +11,7 @@ const route: Route = {
   path: '/v1/things/{thing_id}',
   handler: 'thing',
   auth: true,
-  storage: 'none',
-  summary: '',
+  request: {},
 };
 const allow = (
   resource = 'arn:aws:execute-api:local:000000000000:local/local/*',

@@ -12,7 +12,7 @@ import { handler as getPolicy } from '../../functions/get-policy';
 import { handler as health } from '../../functions/health';
 import { handler as listSocialBans } from '../../functions/list-social-bans';
 import { handler as putPolicy } from '../../functions/put-policy';
-import { defaultPolicyFlags } from '../../lib/policy';
+import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { invoke, proxyEvent } from '../support/events';
 
 /** The storage round trips of every operation: the floor DESIGN.md sets. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Ban } from '../../lib/bans';
-import type { Policy } from '../../lib/http/responses';
-import { defaultPolicyFlags } from '../../lib/policy';
-import { isEnforced, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/policy-rules';
+import type { Ban } from '../../lib/domain/ban-record';
+import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { isEnforced, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/domain/policy-rules';
+import type { Policy } from '../../lib/model/responses';
 
 const allOn: Policy = {
   publisher_id: 'p',

@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defaultPolicyFlags, getPolicy, provisionPolicy, updatePolicy } from '../../lib/policy';
+import { defaultPolicyFlags, getPolicy, provisionPolicy, updatePolicy } from '../../lib/domain/policy';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toApiError } from '../../lib/http/chain';
+import { toApiError } from '../../lib/http/errors';
 
 /** A DynamoDB endpoint that accepts connections and never answers. */
 let server: Server;

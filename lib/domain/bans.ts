@@ -5,57 +5,22 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from './http/errors';
-import type { BanCreationResult, BanList, ListedBan, Policy, RevokedBan } from './http/responses';
-import type { banScopes, banTypes, CreateBanRequest, ListAllBansQuery, ListBansQuery } from './http/schemas';
+import type { BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
+import type { BanCreationResult, BanList, ListedBan, Policy, RevokedBan } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { isConditionFailure } from '../storage/failures';
+import { BAN_PREFIX, banKey, counterKey, devicePartition, idempotencyKey } from '../storage/keys';
+import { type Ban, banFromItem, banToItem } from './ban-record';
+import { IntegrityError, NotFoundError } from './errors';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
-import { dynamo, tableName } from './storage/client';
-import { isConditionFailure } from './storage/failures';
 
 /**
- * Bans. Items:
+ * Bans. Items (keys in lib/storage/keys.ts):
  *   ban                `DEVICE#<device_id>` / `BAN#<ban_id, 16 digits>`   (newest first by sk)
  *   ban id counter     `COUNTER` / `BAN_ID`
  *   idempotency record `IDEM#<publisher>#<game>#<key>` / `IDEM`            (holds the whole ban)
  */
-
-export type BanType = (typeof banTypes)[number];
-type BanScope = (typeof banScopes)[number];
-
-/** A ban as stored, without its keys. `game_id` is always the game the ban was created from. */
-export interface Ban {
-  ban_id: number;
-  device_id: string;
-  ban_type: BanType;
-  scope: BanScope;
-  publisher_id: string;
-  game_id: string;
-  reason_code: string;
-  /** The caller's `details`, serialised: stored as a string so any JSON survives DynamoDB's type rules. */
-  details_json?: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  /** Why the owner revoked it; absent until then. */
-  revoke_reason_code?: string;
-}
-
-const BAN_ID_DIGITS = 16;
-export const banKey = (deviceId: string, banId: number) => ({
-  pk: `DEVICE#${deviceId}`,
-  sk: `BAN#${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
-});
-export const counterKey = { pk: 'COUNTER', sk: 'BAN_ID' } as const;
-export const idempotencyKey = (publisherId: string, gameId: string, key: string) => ({
-  pk: `IDEM#${publisherId}#${gameId}#${key}`,
-  sk: 'IDEM',
-});
-
-const banFromItem = (item: Record<string, unknown>): Ban => {
-  const { pk: _pk, sk: _sk, ...ban } = item;
-  return ban as unknown as Ban;
-};
 
 /** The next ban id: an atomic ADD on the counter item, so ids are unique and increasing. */
 const nextBanId = async (): Promise<number> => {
@@ -78,7 +43,7 @@ const putBanItem = async (ban: Ban): Promise<void> => {
     await dynamo.send(
       new PutCommand({
         TableName: tableName,
-        Item: { ...banKey(ban.device_id, ban.ban_id), ...ban },
+        Item: banToItem(ban),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -111,8 +76,8 @@ const claimIdempotencyKey = async (
     if (!isConditionFailure(error)) throw error;
   }
   const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
-  if (!Item) throw new Error('idempotency record vanished after a failed claim');
-  const original = Item.ban as Ban;
+  if (!Item) throw new IntegrityError('idempotency record vanished after a failed claim');
+  const original = banFromItem(Item.ban as Record<string, unknown> | undefined);
   // Our own record: the put landed but its answer was lost, and the SDK's retry then failed the
   // condition against it. Ban ids are unique, so only this request can hold this one.
   return original.ban_id === ban.ban_id ? undefined : original;
@@ -205,8 +170,8 @@ export const visibleBansQuery = (publisherId: string, gameId: string, deviceId: 
       '#game': 'game_id',
     },
     ExpressionAttributeValues: {
-      ':pk': `DEVICE#${deviceId}`,
-      ':ban': 'BAN#',
+      ':pk': devicePartition(deviceId),
+      ':ban': BAN_PREFIX,
       ...(type ? { ':type': type } : {}),
       ':global': 'global',
       ':publisher': publisherId,
@@ -284,7 +249,7 @@ export const listAllBans = (
   { type, ...query }: ListAllBansQuery,
 ) => listBans(publisherId, gameId, deviceId, type, query);
 
-const banNotFound = () => new ApiError('not_found', 'No such ban on this device');
+const banNotFound = () => new NotFoundError('No such ban on this device');
 
 /**
  * Revokes a ban. Only its owner may: anyone else gets the same 404 as for a ban that does not
@@ -315,7 +280,7 @@ export const revokeBan = async (
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return banFromItem(Attributes ?? {});
+      return banFromItem(Attributes);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }

@@ -1,76 +1,45 @@
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
-import { type Route, routes } from '../routes';
-import { MAX_BODY_BYTES } from './chain';
-import { type ErrorCode, errorStatus } from './errors';
-import { errorExamples, operationExamples } from './openapi-examples';
-import { type OperationDoc, operationDocs, type Tag } from './operation-docs';
-import {
-  createBanOperation,
-  getEnforcementBatchOperation,
-  getEnforcementOperation,
-  getPolicyOperation,
-  healthOperation,
-  listBansOperation,
-  listCheatBansOperation,
-  listSocialBansOperation,
-  type Operation,
-  openApiOperation,
-  type RouteId,
-  revokeBanOperation,
-  updatePolicyOperation,
-} from './operations';
-import {
-  banCreationResultSchema,
-  banListSchema,
-  enforcementBatchSchema,
-  enforcementSchema,
-  healthSchema,
-  listedBanSchema,
-  openApiDocumentSchema,
-  policySchema,
-  reputationSchema,
-  revokedBanSchema,
-} from './responses';
+import { MAX_BODY_BYTES } from '../http/chain';
+import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
   createBanRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
   deviceIdSchema,
   enforcementBatchRequestSchema,
-  errorEnvelopeSchema,
-  fieldIssueSchema,
   gameHeaderSchema,
   policyPatchSchema,
   revokeBanRequestSchema,
-} from './schemas';
+} from '../model/requests';
+import {
+  banCreationResultSchema,
+  banListSchema,
+  enforcementBatchSchema,
+  enforcementSchema,
+  errorEnvelopeSchema,
+  fieldIssueSchema,
+  healthSchema,
+  listedBanSchema,
+  openApiDocumentSchema,
+  policySchema,
+  reputationSchema,
+  revokedBanSchema,
+} from '../model/responses';
+import { type RequestSpec, type Route, type RouteId, routes } from '../routes';
+import { errorExamples, operationExamples } from './examples';
+import { type OperationDoc, operationDocs, type Tag } from './operation-docs';
 
 /**
- * The OpenAPI 3.1 description of the API, generated from the route table (lib/routes.ts), the
- * operations (lib/http/operations.ts and their documentation, lib/http/operation-docs.ts) and the
- * zod schemas (lib/http/schemas.ts, lib/http/responses.ts): nothing about a path, parameter or
+ * The OpenAPI 3.1 description of the API, generated from the route table (lib/routes.ts: paths,
+ * methods, what each validates), each operation's documentation (lib/openapi/operation-docs.ts)
+ * and the zod schemas (lib/model/): nothing about a path, parameter or
  * body is written here. `npm run openapi` writes it to docs/openapi.json, which `GET /openapi.json`
  * serves and the integration suite validates every response against.
  */
 
 export const OPENAPI_FILE = 'docs/openapi.json';
-
-/** The generator's lookup: typed so that a route without an operation does not compile. */
-export const operations = {
-  health: healthOperation,
-  getPolicy: getPolicyOperation,
-  updatePolicy: updatePolicyOperation,
-  createBan: createBanOperation,
-  listSocialBans: listSocialBansOperation,
-  listCheatBans: listCheatBansOperation,
-  listBans: listBansOperation,
-  revokeBan: revokeBanOperation,
-  getEnforcement: getEnforcementOperation,
-  getEnforcementBatch: getEnforcementBatchOperation,
-  openapi: openApiOperation,
-} as const satisfies { [Id in RouteId]: Operation<Id> };
-export type OperationsById = typeof operations;
 
 type JsonSchema = Record<string, unknown>;
 
@@ -237,7 +206,8 @@ const parameter = (
   required: boolean,
 ) => {
   const docs = parameterDocs[name];
-  if (!docs) throw new Error(`parameter ${name} needs a description in lib/http/openapi.ts (parameterDocs)`);
+  if (!docs)
+    throw new Error(`parameter ${name} needs a description in lib/openapi/document.ts (parameterDocs)`);
   return {
     name,
     in: location,
@@ -253,17 +223,17 @@ const shapeOf = (schema: z.ZodMiniType, where: string) => {
   return (schema as z.ZodMiniObject).shape as Record<string, z.ZodMiniType>;
 };
 
-const parameters = (op: Operation) => {
+const parameters = (id: string, op: RequestSpec) => {
   const params = [];
   if (op.path) {
-    for (const [name, schema] of Object.entries(shapeOf(op.path, `${op.id} path`))) {
+    for (const [name, schema] of Object.entries(shapeOf(op.path, `${id} path`))) {
       params.push(parameter(name, 'path', schema, true));
     }
   }
   if (op.game) params.push(parameter('X-Game-Id', 'header', gameHeaderSchema.shape['x-game-id'], true));
   if (op.query) {
     const required = new Set((toJsonSchema(op.query, 'input').required as string[] | undefined) ?? []);
-    for (const [name, schema] of Object.entries(shapeOf(op.query, `${op.id} query`))) {
+    for (const [name, schema] of Object.entries(shapeOf(op.query, `${id} query`))) {
       params.push(parameter(name, 'query', schema, required.has(name)));
     }
   }
@@ -340,17 +310,18 @@ const errorResponse = (status: DocumentedErrorStatus) => {
 };
 
 /** The error statuses an operation can answer, from what it takes and where it runs. */
-const errorStatuses = (route: Route, op: Operation, doc: OperationDoc): DocumentedErrorStatus[] => {
+const errorStatuses = (route: Route, doc: OperationDoc): DocumentedErrorStatus[] => {
   const statuses: DocumentedErrorStatus[] = [400]; // every route refuses unknown query parameters
   if (route.auth) statuses.push(401, 403);
   if (doc.notFound) statuses.push(404);
-  if (op.body) statuses.push(413, 415);
+  if (route.request.body) statuses.push(413, 415);
   statuses.push(429, 500);
-  if (route.auth || route.storage !== 'none') statuses.push(503);
+  if (route.auth || route.table) statuses.push(503);
   return statuses;
 };
 
-const pathItemOperation = (route: Route, op: Operation, doc: OperationDoc) => {
+const pathItemOperation = (route: Route, doc: OperationDoc) => {
+  const op = route.request;
   const examples = operationExamples[route.id as RouteId] as {
     request?: unknown;
     responses: Record<number, unknown>;
@@ -368,13 +339,13 @@ const pathItemOperation = (route: Route, op: Operation, doc: OperationDoc) => {
       },
     };
   }
-  for (const status of errorStatuses(route, op, doc)) {
+  for (const status of errorStatuses(route, doc)) {
     responses[status] = { $ref: `#/components/responses/${errorResponseNames[status]}` };
   }
-  const params = parameters(op);
+  const params = parameters(route.id, op);
   return {
     operationId: route.id,
-    summary: route.summary,
+    summary: doc.summary,
     description: doc.description,
     tags: [doc.tag],
     ...(route.auth ? {} : { security: [] }),
@@ -427,11 +398,7 @@ export const buildOpenApiDocument = () => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = pathItemOperation(
-      route,
-      operations[route.id],
-      operationDocs[route.id],
-    );
+    item[route.method.toLowerCase()] = pathItemOperation(route, operationDocs[route.id]);
     paths[route.path] = item;
   }
   const errorResponses = Object.fromEntries(

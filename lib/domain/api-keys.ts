@@ -1,10 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from '../storage/client';
+import {
+  apiKeyKey,
+  keyIdKey,
+  PUBLISHER_KEY_PREFIX,
+  publisherKeyKey,
+  publisherPartition,
+} from '../storage/keys';
+import { IntegrityError } from './errors';
 import { provisionPolicy } from './policy';
-import { dynamo, tableName } from './storage/client';
 
 /**
- * API keys. The key itself is shown once, when made; only its SHA-256 is stored. Items:
+ * API keys. The key itself is shown once, when made; only its SHA-256 is stored. Items (keys in
+ * lib/storage/keys.ts):
  *   lookup (authorizer)   `APIKEY#<sha256 hex>` / `APIKEY`
  *   publisher's listing   `PUBLISHER#<publisher_id>` / `KEY#<key_id>`
  *   key id → publisher    `KEYID#<key_id>` / `KEYID`   (so `revoke <key_id>` needs nothing else)
@@ -14,13 +23,6 @@ import { dynamo, tableName } from './storage/client';
 export const API_KEY_PATTERN = /^bsk_[A-Za-z0-9_-]{43}$/;
 
 export const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
-
-export const apiKeyLookupKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' });
-export const publisherKeyListingKey = (publisherId: string, keyId: string) => ({
-  pk: `PUBLISHER#${publisherId}`,
-  sk: `KEY#${keyId}`,
-});
-export const keyIdKey = (keyId: string) => ({ pk: `KEYID#${keyId}`, sk: 'KEYID' });
 
 export interface ApiKeyInfo {
   key_id: string;
@@ -34,12 +36,26 @@ export interface NewApiKey extends ApiKeyInfo {
   api_key: string;
 }
 
-const keyInfo = (item: Record<string, unknown>): ApiKeyInfo => ({
-  key_id: String(item.key_id),
-  publisher_id: String(item.publisher_id),
-  name: String(item.name),
-  created_at: String(item.created_at),
-  revoked_at: typeof item.revoked_at === 'string' ? item.revoked_at : null,
+/** Any of a key's three items read back, checked; `revoked_at` is absent until revocation. */
+const keyFromItem = (item: Record<string, unknown> | undefined): ApiKeyInfo => {
+  const { key_id, publisher_id, name, created_at, revoked_at } = item ?? {};
+  if (
+    typeof key_id !== 'string' ||
+    typeof publisher_id !== 'string' ||
+    typeof name !== 'string' ||
+    typeof created_at !== 'string' ||
+    (revoked_at !== undefined && typeof revoked_at !== 'string')
+  ) {
+    throw new IntegrityError('stored API key item is malformed');
+  }
+  return { key_id, publisher_id, name, created_at, revoked_at: revoked_at ?? null };
+};
+
+// revoked_at is absent until revocation, so revoking can keep the first time with if_not_exists.
+const keyToItem = (key: Record<string, string>, { revoked_at: _unset, ...info }: ApiKeyInfo, extra = {}) => ({
+  ...key,
+  ...info,
+  ...extra,
 });
 
 const put = (Item: Record<string, unknown>) =>
@@ -63,11 +79,9 @@ export const createApiKey = async (publisherId: string, name = 'default'): Promi
     created_at: now.toISOString(),
     revoked_at: null,
   };
-  // revoked_at is absent until revocation, so revoking can keep the first time with if_not_exists.
-  const { revoked_at: _unset, ...stored } = info;
-  await put({ ...publisherKeyListingKey(publisherId, info.key_id), ...stored, key_hash: hash });
-  await put({ ...keyIdKey(info.key_id), ...stored, key_hash: hash });
-  await put({ ...apiKeyLookupKey(hash), ...stored });
+  await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash }));
+  await put(keyToItem(keyIdKey(info.key_id), info, { key_hash: hash }));
+  await put(keyToItem(apiKeyKey(hash), info));
   return { ...info, api_key: apiKey };
 };
 
@@ -78,11 +92,11 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
     {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
-      ExpressionAttributeValues: { ':pk': `PUBLISHER#${publisherId}`, ':key': 'KEY#' },
+      ExpressionAttributeValues: { ':pk': publisherPartition(publisherId), ':key': PUBLISHER_KEY_PREFIX },
       ConsistentRead: true,
     },
   );
-  for await (const page of pages) for (const item of page.Items ?? []) keys.push(keyInfo(item));
+  for await (const page of pages) for (const item of page.Items ?? []) keys.push(keyFromItem(item));
   return keys.sort((a, b) => a.created_at.localeCompare(b.created_at));
 };
 
@@ -108,11 +122,11 @@ export const revokeApiKey = async (keyId: string): Promise<ApiKeyInfo | undefine
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return keyInfo(Attributes ?? {});
+    return keyFromItem(Attributes);
   };
-  await revoke(apiKeyLookupKey(hash));
+  await revoke(apiKeyKey(hash));
   await revoke(keyIdKey(keyId));
-  return revoke(publisherKeyListingKey(String(Item.publisher_id), keyId));
+  return revoke(publisherKeyKey(String(Item.publisher_id), keyId));
 };
 
 export interface Caller {
@@ -124,8 +138,9 @@ export interface Caller {
 export const authenticate = async (apiKey: string): Promise<Caller | undefined> => {
   if (!API_KEY_PATTERN.test(apiKey)) return undefined;
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: apiKeyLookupKey(hashApiKey(apiKey)), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: apiKeyKey(hashApiKey(apiKey)), ConsistentRead: true }),
   );
-  if (!Item || typeof Item.revoked_at === 'string') return undefined;
-  return { publisherId: String(Item.publisher_id), keyId: String(Item.key_id) };
+  if (!Item) return undefined;
+  const key = keyFromItem(Item);
+  return key.revoked_at === null ? { publisherId: key.publisher_id, keyId: key.key_id } : undefined;
 };

@@ -1,6 +1,6 @@
-import type { Ban } from './bans';
-import type { Policy } from './http/responses';
-import type { PolicyFlag } from './policy-flags';
+import type { PolicyFlag } from '../model/policy-flags';
+import type { Policy } from '../model/responses';
+import type { Ban } from './ban-record';
 
 /**
  * What a publisher's policy makes of a device's bans: which apply now (and by which flags),

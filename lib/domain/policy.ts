@@ -1,39 +1,47 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { internalError } from './http/errors';
-import type { Policy } from './http/responses';
-import type { PolicyPatch } from './http/schemas';
-import { defaultPolicyFlags, type PolicyFlag, policyFlags } from './policy-flags';
-import { dynamo, tableName } from './storage/client';
-import { isConditionFailure } from './storage/failures';
+import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
+import type { PolicyPatch } from '../model/requests';
+import type { Policy } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { isConditionFailure } from '../storage/failures';
+import { policyKey } from '../storage/keys';
+import { IntegrityError } from './errors';
 
 /**
  * The per-publisher policy: one item, `PUBLISHER#<publisher_id>` / `POLICY`, written with its
  * defaults when the publisher's first API key is made, and changed flag by flag afterwards.
  */
 
-export const policyKey = (publisherId: string) => ({ pk: `PUBLISHER#${publisherId}`, sk: 'POLICY' });
+export { defaultPolicyFlags } from '../model/policy-flags';
 
-export { defaultPolicyFlags } from './policy-flags';
-
-const toPolicy = (item: Record<string, unknown>): Policy => {
-  const flags = Object.fromEntries(policyFlags.map((flag) => [flag, item[flag] === true])) as Record<
-    PolicyFlag,
-    boolean
-  >;
-  return { publisher_id: String(item.publisher_id), ...flags, updated_at: String(item.updated_at) };
+/** The policy item read back, checked: every flag a boolean, the id and time strings. */
+const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
+  const flags = {} as Record<PolicyFlag, boolean>;
+  for (const flag of policyFlags) {
+    const value = item?.[flag];
+    if (typeof value !== 'boolean') throw new IntegrityError(`policy item has no boolean ${flag}`);
+    flags[flag] = value;
+  }
+  const { publisher_id, updated_at } = item ?? {};
+  if (typeof publisher_id !== 'string' || typeof updated_at !== 'string') {
+    throw new IntegrityError('policy item has no publisher_id or updated_at');
+  }
+  return { publisher_id, ...flags, updated_at };
 };
+
+const policyToItem = (policy: Policy) => ({ ...policyKey(policy.publisher_id), ...policy });
 
 // Every key is written together with its publisher's policy, so a publisher that passed the
 // authorizer without one means the data was damaged: fail closed rather than invent flags.
 const missingPolicy = (publisherId: string) =>
-  internalError(new Error(`policy item missing for publisher ${publisherId}`));
+  new IntegrityError(`policy item missing for publisher ${publisherId}`);
 
 export const getPolicy = async (publisherId: string): Promise<Policy> => {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: policyKey(publisherId), ConsistentRead: true }),
   );
   if (!Item) throw missingPolicy(publisherId);
-  return toPolicy(Item);
+  return policyFromItem(Item);
 };
 
 /** Changes only the flags given, in one conditional UpdateItem, so concurrent partial updates all land. */
@@ -60,7 +68,7 @@ export const updatePolicy = async (publisherId: string, patch: PolicyPatch): Pro
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toPolicy(Attributes ?? {});
+    return policyFromItem(Attributes);
   } catch (error) {
     if (isConditionFailure(error)) throw missingPolicy(publisherId);
     throw error;
@@ -73,12 +81,11 @@ export const provisionPolicy = async (publisherId: string, now = new Date()): Pr
     await dynamo.send(
       new PutCommand({
         TableName: tableName,
-        Item: {
-          ...policyKey(publisherId),
+        Item: policyToItem({
           publisher_id: publisherId,
           ...defaultPolicyFlags,
           updated_at: now.toISOString(),
-        },
+        }),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

@@ -1,10 +1,14 @@
 import type * as z from 'zod/mini';
-import { defaultPolicyFlags } from '../policy-flags';
-import type { ErrorCode } from './errors';
-import type { OperationsById } from './openapi';
-import type { OperationDocsById } from './operation-docs';
-import type { BanCreationResult, Enforcement, ListedBan, Policy } from './responses';
-import type { errorEnvelopeSchema } from './schemas';
+import type { ErrorCode } from '../model/error-codes';
+import { defaultPolicyFlags } from '../model/policy-flags';
+import type {
+  BanCreationResult,
+  Enforcement,
+  errorEnvelopeSchema,
+  ListedBan,
+  Policy,
+} from '../model/responses';
+import type { OperationDocsById, OperationsById } from './operation-docs';
 
 /**
  * Realistic examples for docs/openapi.json. Only the generator imports this file, so none of it

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { authenticate } from './api-keys';
+import { authenticate } from '../domain/api-keys';
 
 /** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
 const BEARER = /^bearer ([^\s]+)$/i;

@@ -1,19 +1,28 @@
 import * as z from 'zod/mini';
-import {
-  banScopeSchema,
-  banStatusFilters,
-  banTypeSchema,
-  fieldIssueSchema,
-  policyFlagShape,
-  policyFlags,
-} from './schemas';
+import { type ErrorCode, errorStatus } from './error-codes';
+import { banScopeSchema, banStatusFilters, banTypeSchema, policyFlagShape, policyFlags } from './requests';
 
 /**
- * Response schemas: what each route answers, for the OpenAPI generator (lib/http/openapi.ts) and,
+ * Response schemas: what each route answers, for the OpenAPI generator (lib/openapi/) and,
  * as types (z.output), for the domain. Nothing validates a response at runtime, so no handler
  * loads this module: the domain imports it with `import type` only, which keeps its zod calls
  * (and the zod code only they use: unions, records, literals) out of every Lambda bundle.
  */
+
+/** One named problem with one input: `{"field": "limit", "issue": "too_big"}`. */
+export const fieldIssueSchema = z.strictObject({ field: z.string(), issue: z.string() });
+
+export const errorCodeSchema = z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]);
+
+/** The error envelope of every failure (lib/http/errors.ts builds it; the document and tests check it). */
+export const errorEnvelopeSchema = z.strictObject({
+  error: z.strictObject({
+    code: errorCodeSchema,
+    message: z.string(),
+    details: z.optional(z.array(fieldIssueSchema)),
+  }),
+  request_id: z.string(),
+});
 
 /** An ISO 8601 UTC timestamp exactly as every response writes them: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const timestampSchema = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));

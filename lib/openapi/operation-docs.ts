@@ -1,5 +1,4 @@
 import type * as z from 'zod/mini';
-import type { RouteId } from './operations';
 import {
   banCreationResultSchema,
   banListSchema,
@@ -9,13 +8,13 @@ import {
   openApiDocumentSchema,
   policySchema,
   revokedBanSchema,
-} from './responses';
+} from '../model/responses';
+import type { RouteId, routes } from '../routes';
 
 /**
  * The documentation half of each operation (lib/http/operations.ts holds the half the handlers
  * run): its tag, description and success responses, keyed by route id. Only the OpenAPI generator
  * (lib/http/openapi.ts) and its examples import this module, so none of it reaches a Lambda bundle.
- * The route's summary stays in the route table (lib/routes.ts), which bundles do not load either.
  */
 
 export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Documentation';
@@ -26,6 +25,8 @@ export interface ResponseDoc {
 }
 
 export interface OperationDoc {
+  /** One line: the operation's name in generated clients' docs. */
+  readonly summary: string;
   readonly tag: Tag;
   readonly description: string;
   /** Success responses by status code. Error responses are derived from the inputs. */
@@ -37,6 +38,7 @@ export interface OperationDoc {
 /** Typed so that a route without its documentation does not compile. */
 export const operationDocs = {
   health: {
+    summary: 'Liveness check for load balancers',
     tag: 'Health',
     description: 'For load balancer checks: no authentication and no database call.',
     responses: {
@@ -45,6 +47,7 @@ export const operationDocs = {
   },
 
   getPolicy: {
+    summary: "Read the caller's policy",
     tag: 'Policy',
     description:
       "The caller's policy: which ban scopes it enforces and which count toward reputation. A " +
@@ -55,6 +58,7 @@ export const operationDocs = {
   },
 
   updatePolicy: {
+    summary: "Change some of the caller's policy flags",
     tag: 'Policy',
     description:
       'Send any subset of the eight flags: only those change, atomically, so concurrent updates of ' +
@@ -68,6 +72,7 @@ export const operationDocs = {
   },
 
   createBan: {
+    summary: 'Record a ban against a device',
     tag: 'Bans',
     description:
       'Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same ' +
@@ -84,6 +89,7 @@ export const operationDocs = {
   },
 
   listSocialBans: {
+    summary: 'List the social bans of a device that the caller can see',
     tag: 'Bans',
     description:
       'The social bans of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
@@ -96,6 +102,7 @@ export const operationDocs = {
   },
 
   listCheatBans: {
+    summary: 'List the cheat bans of a device that the caller can see',
     tag: 'Bans',
     description:
       'The cheat bans of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
@@ -108,6 +115,7 @@ export const operationDocs = {
   },
 
   listBans: {
+    summary: 'List the bans of every type (or of one, with ?type=) of a device that the caller can see',
     tag: 'Bans',
     description:
       'The bans of every type (or of one, with `type`) of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
@@ -120,6 +128,7 @@ export const operationDocs = {
   },
 
   revokeBan: {
+    summary: 'Revoke one of your own bans',
     tag: 'Bans',
     description:
       'Undoes a wrong ban: sets `revoked_at` and `revoke_reason_code` and makes it inactive for ' +
@@ -136,6 +145,7 @@ export const operationDocs = {
   },
 
   getEnforcement: {
+    summary: 'Whether a device is restricted in this game under your policy, why, and its reputation',
     tag: 'Enforcement',
     description:
       'One call at login or matchmaking. `bans` holds the active bans that apply under your policy, ' +
@@ -152,6 +162,7 @@ export const operationDocs = {
   },
 
   getEnforcementBatch: {
+    summary: 'The enforcement answer for up to 100 devices (a lobby) at once',
     tag: 'Enforcement',
     description:
       'The enforcement answer for 1 to 100 devices (a lobby), in request order. An invalid id gets ' +
@@ -165,6 +176,7 @@ export const operationDocs = {
   },
 
   openapi: {
+    summary: 'This API described in OpenAPI 3.1',
     tag: 'Documentation',
     description: 'This document: OpenAPI 3.1, generated from the same schemas the handlers validate with.',
     responses: {
@@ -176,3 +188,6 @@ export const operationDocs = {
   },
 } as const satisfies { [Id in RouteId]: OperationDoc };
 export type OperationDocsById = typeof operationDocs;
+
+/** Each route's request spec by id, for the examples' types. */
+export type OperationsById = { [R in (typeof routes)[number] as R['id']]: R['request'] };

@@ -1,13 +1,12 @@
 import * as z from 'zod/mini';
-import { type PolicyFlag, policyFlags } from '../policy-flags';
-import { type ErrorCode, errorStatus } from './errors';
+import { type PolicyFlag, policyFlags } from './policy-flags';
 
 /**
  * Request schemas: what the handlers validate at runtime (ids, bodies, queries, paths, the game
- * header). With lib/http/responses.ts, the only place the API's shapes are written down. Types
+ * header). With lib/model/responses.ts, the only place the API's shapes are written down. Types
  * are inferred from them (z.infer), and the OpenAPI description is generated from them.
  *
- * Response schemas live in lib/http/responses.ts, which only the OpenAPI generator loads: a
+ * Response schemas live in lib/model/responses.ts, which only the OpenAPI generator loads: a
  * handler never validates what it answers, so their zod code and construction stay out of bundles.
  *
  * zod/mini rather than classic zod: the same engine with functional, tree-shakable checks, which
@@ -79,6 +78,8 @@ export const banTypes = ['cheat', 'social'] as const;
 export const banScopes = ['game', 'publisher', 'global'] as const;
 export const banTypeSchema = /* @__PURE__ */ define(() => z.enum(banTypes));
 export const banScopeSchema = /* @__PURE__ */ define(() => z.enum(banScopes));
+export type BanType = (typeof banTypes)[number];
+export type BanScope = (typeof banScopes)[number];
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -195,9 +196,9 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;
 
-export { type PolicyFlag, policyFlags } from '../policy-flags';
+export { type PolicyFlag, policyFlags } from './policy-flags';
 
-/** One boolean per flag; the policy response (lib/http/responses.ts) spreads the same schemas. */
+/** One boolean per flag; the policy response (lib/model/responses.ts) spreads the same schemas. */
 export const policyFlagShape = /* @__PURE__ */ define(
   () =>
     Object.fromEntries(policyFlags.map((flag) => [flag, z.boolean()])) as Record<
@@ -261,23 +262,3 @@ export const enforcementBatchRequestSchema = /* @__PURE__ */ define(() =>
 
 /** The game header, validated like any other input. */
 export const gameHeaderSchema = /* @__PURE__ */ define(() => z.strictObject({ 'x-game-id': gameIdSchema }));
-
-/** The error envelope: no handler validates it (lib/http/errors.ts builds it), but tests do. */
-export const fieldIssueSchema = /* @__PURE__ */ define(() =>
-  z.strictObject({ field: z.string(), issue: z.string() }),
-);
-
-export const errorCodeSchema = /* @__PURE__ */ define(() =>
-  z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]),
-);
-
-export const errorEnvelopeSchema = /* @__PURE__ */ define(() =>
-  z.strictObject({
-    error: z.strictObject({
-      code: errorCodeSchema,
-      message: z.string(),
-      details: z.optional(z.array(fieldIssueSchema)),
-    }),
-    request_id: z.string(),
-  }),
-);

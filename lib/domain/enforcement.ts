@@ -1,7 +1,8 @@
-import { type Ban, toListedBan, visibleBans } from './bans';
-import { mapWithConcurrency } from './concurrency';
-import type { Enforcement, EnforcementBatch, Policy } from './http/responses';
-import { deviceIdSchema } from './http/schemas';
+import { mapWithConcurrency } from '../concurrency';
+import { deviceIdSchema } from '../model/requests';
+import type { Enforcement, EnforcementBatch, Policy } from '../model/responses';
+import type { Ban } from './ban-record';
+import { toListedBan, visibleBans } from './bans';
 import { getPolicy } from './policy';
 import { isEnforced, reputation, ruleFor } from './policy-rules';
 

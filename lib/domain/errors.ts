@@ -1,0 +1,18 @@
+/**
+ * The domain's own failures, named for what went wrong rather than for an HTTP status: the HTTP
+ * layer (lib/http/errors.ts) decides how each is answered. Storage failures are classified in
+ * lib/storage/failures.ts; everything else is a bug.
+ */
+
+/** The thing asked for does not exist for this caller (or is not theirs: the two look the same). */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
+/**
+ * Stored data is not what this code writes: damaged, or written by a newer version. The request
+ * fails closed rather than answer with invented or half-read data.
+ */
+export class IntegrityError extends Error {
+  override readonly name = 'IntegrityError';
+}

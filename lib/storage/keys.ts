@@ -1,0 +1,60 @@
+/**
+ * Every item key of the one table, and nothing else: the entity modules, the stack's IAM
+ * conditions (dynamodb:LeadingKeys), the tests and the benchmark all build keys here, so a key's
+ * spelling has one home. See docs/data-model.md for the chart.
+ *
+ * The character rules of the ids (lib/model/requests.ts) keep '#' out of every component but the
+ * last, so no two keys of different items can be equal.
+ */
+
+/** The partitions the table holds, by the prefix of their `pk`. */
+export const partitions = {
+  apiKey: 'APIKEY#',
+  keyId: 'KEYID#',
+  publisher: 'PUBLISHER#',
+  counter: 'COUNTER',
+  device: 'DEVICE#',
+  idempotency: 'IDEM#',
+} as const;
+export type Partition = keyof typeof partitions;
+
+/** The IAM `dynamodb:LeadingKeys` pattern that matches exactly the partitions of one kind. */
+export const leadingKeyPattern = (partition: Partition): string => {
+  const prefix = partitions[partition];
+  return prefix.endsWith('#') ? `${prefix}*` : prefix;
+};
+
+/** Key lookup (the authorizer's one read): the SHA-256 of the key, never the key. */
+export const apiKeyKey = (keyHash: string) => ({ pk: `${partitions.apiKey}${keyHash}`, sk: 'APIKEY' });
+
+/** Key id → its publisher and hash, so an operator can revoke by the public id alone. */
+export const keyIdKey = (keyId: string) => ({ pk: `${partitions.keyId}${keyId}`, sk: 'KEYID' });
+
+export const publisherPartition = (publisherId: string) => `${partitions.publisher}${publisherId}`;
+export const PUBLISHER_KEY_PREFIX = 'KEY#';
+
+/** A publisher's key, listed under the publisher. */
+export const publisherKeyKey = (publisherId: string, keyId: string) => ({
+  pk: publisherPartition(publisherId),
+  sk: `${PUBLISHER_KEY_PREFIX}${keyId}`,
+});
+
+export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'POLICY' });
+
+export const counterKey = { pk: partitions.counter, sk: 'BAN_ID' } as const;
+
+export const devicePartition = (deviceId: string) => `${partitions.device}${deviceId}`;
+export const BAN_PREFIX = 'BAN#';
+/** Ban ids are zero-padded so that the sort key orders them numerically (newest last). */
+export const BAN_ID_DIGITS = 16;
+
+export const banKey = (deviceId: string, banId: number) => ({
+  pk: devicePartition(deviceId),
+  sk: `${BAN_PREFIX}${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
+});
+
+/** The idempotency key's scope is (publisher, game, key): the record holds the whole ban. */
+export const idempotencyKey = (publisherId: string, gameId: string, key: string) => ({
+  pk: `${partitions.idempotency}${publisherId}#${gameId}#${key}`,
+  sk: 'IDEM',
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import {
+  apiKeyKey,
+  banKey,
+  counterKey,
+  idempotencyKey,
+  keyIdKey,
+  leadingKeyPattern,
+  partitions,
+  policyKey,
+  publisherKeyKey,
+} from '../../lib/storage/keys';
+
+/**
+ * The stored key of every item, spelled out once: this is the table's format (docs/data-model.md),
+ * which a deployed table already holds. Everything else builds keys through lib/storage/keys.ts.
+ */
+describe('item keys', () => {
+  it('spell each item exactly as the data model documents it', () => {
+    expect(apiKeyKey('ab12')).toEqual({ pk: 'APIKEY#ab12', sk: 'APIKEY' });
+    expect(keyIdKey('key_1')).toEqual({ pk: 'KEYID#key_1', sk: 'KEYID' });
+    expect(publisherKeyKey('acme', 'key_1')).toEqual({ pk: 'PUBLISHER#acme', sk: 'KEY#key_1' });
+    expect(policyKey('acme')).toEqual({ pk: 'PUBLISHER#acme', sk: 'POLICY' });
+    expect(counterKey).toEqual({ pk: 'COUNTER', sk: 'BAN_ID' });
+    expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
+    expect(idempotencyKey('acme', 'g1', 'k:1')).toEqual({ pk: 'IDEM#acme#g1#k:1', sk: 'IDEM' });
+  });
+
+  it('order ban sort keys numerically', () => {
+    const sks = [9, 10, 100, 1_000_000_000_000].map((id) => banKey('d', id).sk);
+    expect([...sks].sort()).toEqual(sks);
+  });
+
+  it('give each partition a LeadingKeys pattern that matches its keys and no other kind', () => {
+    const samples: Record<keyof typeof partitions, string> = {
+      apiKey: apiKeyKey('ab12').pk,
+      keyId: keyIdKey('key_1').pk,
+      publisher: policyKey('acme').pk,
+      counter: counterKey.pk,
+      device: banKey('dev-1', 1).pk,
+      idempotency: idempotencyKey('acme', 'g1', 'k').pk,
+    };
+    const matches = (pattern: string, pk: string) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
+    for (const partition of Object.keys(partitions) as Array<keyof typeof partitions>) {
+      for (const [other, pk] of Object.entries(samples)) {
+        expect(matches(leadingKeyPattern(partition), pk), `${partition} vs ${other}`).toBe(
+          other === partition,
+        );
+      }
+    }
+  });
+});
