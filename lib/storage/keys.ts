@@ -12,17 +12,14 @@ export const partitions = {
   apiKey: 'APIKEY#',
   keyId: 'KEYID#',
   publisher: 'PUBLISHER#',
-  counter: 'COUNTER',
+  counter: 'COUNTER#',
   device: 'DEVICE#',
   idempotency: 'IDEM#',
 } as const;
 export type Partition = keyof typeof partitions;
 
 /** The IAM `dynamodb:LeadingKeys` pattern that matches exactly the partitions of one kind. */
-export const leadingKeyPattern = (partition: Partition): string => {
-  const prefix = partitions[partition];
-  return prefix.endsWith('#') ? `${prefix}*` : prefix;
-};
+export const leadingKeyPattern = (partition: Partition): string => `${partitions[partition]}*`;
 
 /** Key lookup (the authorizer's one read): the SHA-256 of the key, never the key. */
 export const apiKeyKey = (keyHash: string) => ({ pk: `${partitions.apiKey}${keyHash}`, sk: 'APIKEY' });
@@ -41,7 +38,11 @@ export const publisherKeyKey = (publisherId: string, keyId: string) => ({
 
 export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'POLICY' });
 
-export const counterKey = { pk: partitions.counter, sk: 'BAN_ID' } as const;
+/** One of the ban id counters (lib/domain/ban-ids.ts): several, so that no one item is hot. */
+export const counterKey = (shard: number) => ({
+  pk: `${partitions.counter}${String(shard).padStart(2, '0')}`,
+  sk: 'BAN_ID',
+});
 
 export const devicePartition = (deviceId: string) => `${partitions.device}${deviceId}`;
 export const BAN_PREFIX = 'BAN#';

@@ -21,7 +21,7 @@ describe('item keys', () => {
     expect(keyIdKey('key_1')).toEqual({ pk: 'KEYID#key_1', sk: 'KEYID' });
     expect(publisherKeyKey('acme', 'key_1')).toEqual({ pk: 'PUBLISHER#acme', sk: 'KEY#key_1' });
     expect(policyKey('acme')).toEqual({ pk: 'PUBLISHER#acme', sk: 'POLICY' });
-    expect(counterKey).toEqual({ pk: 'COUNTER', sk: 'BAN_ID' });
+    expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
     expect(idempotencyKey('acme', 'g1', 'k:1')).toEqual({ pk: 'IDEM#acme#g1#k:1', sk: 'IDEM' });
   });
@@ -36,7 +36,7 @@ describe('item keys', () => {
       apiKey: apiKeyKey('ab12').pk,
       keyId: keyIdKey('key_1').pk,
       publisher: policyKey('acme').pk,
-      counter: counterKey.pk,
+      counter: counterKey(0).pk,
       device: banKey('dev-1', 1).pk,
       idempotency: idempotencyKey('acme', 'g1', 'k').pk,
     };
