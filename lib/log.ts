@@ -1,16 +1,28 @@
 /**
- * One JSON line per event, to stdout (CloudWatch in Lambda). Callers pass only the fields they
- * choose: never headers, bodies or keys, so a secret cannot reach a log by accident.
+ * One JSON line per event, to stdout (stderr for warnings and errors): CloudWatch in Lambda.
+ * Callers pass only the fields they choose: never headers, bodies or keys, so a secret cannot
+ * reach a log by accident.
+ *
+ * In Lambda's JSON log format a line that is a JSON object with `level` and `timestamp` is kept as
+ * it is and filtered by the function's application log level. The same threshold applies here:
+ * `LOG_LEVEL` (ours; `silent` turns logging off, as the tests do) or else `AWS_LAMBDA_LOG_LEVEL`
+ * (what Lambda sets from the function's configuration), default `info`.
  */
-export const log = (
-  level: 'info' | 'warn' | 'error',
-  message: string,
-  fields: Record<string, unknown> = {},
-) => {
-  if (process.env.LOG_LEVEL === 'silent') return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
-  if (level === 'error') console.error(line);
-  else console.log(line);
+
+const LEVELS = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, fatal: 5 } as const;
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const threshold = (): number => {
+  const setting = (process.env.LOG_LEVEL || process.env.AWS_LAMBDA_LOG_LEVEL || 'info').toLowerCase();
+  if (setting === 'silent') return Number.POSITIVE_INFINITY;
+  return LEVELS[setting as keyof typeof LEVELS] ?? LEVELS.info;
+};
+
+export const log = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
+  if (LEVELS[level] < threshold()) return;
+  const line = JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields });
+  const stream = level === 'warn' || level === 'error' ? process.stderr : process.stdout;
+  stream.write(`${line}\n`);
 };
 
 export const describeError = (error: unknown) =>

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
+import { describeError, log } from '../log';
 
 /** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
 const BEARER = /^bearer ([^\s]+)$/i;
@@ -15,17 +16,27 @@ export const stageWildcard = (methodArn: string): string => {
   return `${apiArn}/${stage}/*`;
 };
 
+/** The log line the stack's alarm counts (infra/stack/alarms.ts): real trouble, not a refused key. */
+export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer: storage unavailable';
+
 /**
  * Resolves an Authorization header to an Allow policy with the publisher in the context.
- * Throws `Unauthorized` (API Gateway's 401) for anything else; a storage failure propagates,
- * which the gateway answers as an authorizer failure.
+ * Throws `Unauthorized` (API Gateway's 401) for anything else, which is a refusal, not a fault:
+ * it is not logged as an error. A storage failure is logged and propagates, which the gateway
+ * answers as an authorizer failure (503).
  */
 export const authorize = async (
   header: string | undefined,
   methodArn: string,
 ): Promise<APIGatewayAuthorizerResult> => {
   const token = bearerToken(header);
-  const caller = token === undefined ? undefined : await authenticate(token);
+  let caller: Awaited<ReturnType<typeof authenticate>>;
+  try {
+    caller = token === undefined ? undefined : await authenticate(token);
+  } catch (error) {
+    log('error', AUTHORIZER_FAILURE_MESSAGE, describeError(error));
+    throw error;
+  }
   if (!caller) throw new Error('Unauthorized');
   return {
     principalId: caller.publisherId,
