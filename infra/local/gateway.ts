@@ -234,7 +234,8 @@ export const createGateway = (options: GatewayOptions) => {
         apiId: API_ID,
         authorizer: authorizerContext,
         httpMethod: method,
-        path: `/${STAGE}${url.pathname}`,
+        // No stage in the local URLs: the path as the caller sent it (the handler derives its base URL from it).
+        path: url.pathname,
         protocol: `HTTP/${req.httpVersion}`,
         requestId,
         requestTimeEpoch: now,

@@ -9,33 +9,19 @@ import type { BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from 
 import type { BanCreationResult, BanList, ListedBan, Policy, RevokedBan } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { BAN_PREFIX, banKey, counterKey, devicePartition, idempotencyKey } from '../storage/keys';
+import { BAN_PREFIX, banKey, devicePartition, idempotencyKey } from '../storage/keys';
+import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
-import { IntegrityError, NotFoundError } from './errors';
+import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
 
 /**
  * Bans. Items (keys in lib/storage/keys.ts):
  *   ban                `DEVICE#<device_id>` / `BAN#<ban_id, 16 digits>`   (newest first by sk)
- *   ban id counter     `COUNTER` / `BAN_ID`
+ *   ban id counters    `COUNTER#<shard>` / `BAN_ID`                      (see ./ban-ids.ts)
  *   idempotency record `IDEM#<publisher>#<game>#<key>` / `IDEM`            (holds the whole ban)
  */
-
-/** The next ban id: an atomic ADD on the counter item, so ids are unique and increasing. */
-const nextBanId = async (): Promise<number> => {
-  const { Attributes } = await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: counterKey,
-      UpdateExpression: 'ADD #value :one',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(Attributes?.value);
-};
 
 /** Puts the ban item unless it is there already (a retry or a racing repeat put it first). */
 const putBanItem = async (ban: Ban): Promise<void> => {
@@ -50,6 +36,18 @@ const putBanItem = async (ban: Ban): Promise<void> => {
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+};
+
+/** The ban an idempotency key was first claimed for, if it was. */
+const recordedBan = async (publisherId: string, gameId: string, key: string): Promise<Ban | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: idempotencyKey(publisherId, gameId, key),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? banFromItem(Item.ban as Record<string, unknown> | undefined) : undefined;
 };
 
 /**
@@ -75,9 +73,8 @@ const claimIdempotencyKey = async (
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
-  if (!Item) throw new IntegrityError('idempotency record vanished after a failed claim');
-  const original = banFromItem(Item.ban as Record<string, unknown> | undefined);
+  const original = await recordedBan(publisherId, gameId, key);
+  if (!original) throw new IntegrityError('idempotency record vanished after a failed claim');
   // Our own record: the put landed but its answer was lost, and the SDK's retry then failed the
   // condition against it. Ban ids are unique, so only this request can hold this one.
   return original.ban_id === ban.ban_id ? undefined : original;
@@ -106,6 +103,17 @@ export const createBan = async (
   gameId: string,
   request: CreateBanRequest,
 ): Promise<BanCreationResult> => {
+  if (request.expires_at && request.expires_at <= new Date().toISOString()) {
+    // A repeat of a key answers its original ban, even once that ban has expired (a client that
+    // retries late must learn what happened, not get an error); only a new ban must end later.
+    const original =
+      request.idempotency_key === undefined
+        ? undefined
+        : await recordedBan(publisherId, gameId, request.idempotency_key);
+    if (!original) throw new InvalidInputError('expires_at', 'in_past', 'must be in the future');
+    await putBanItem(original);
+    return creationResult(original, 'idempotent_ok');
+  }
   const ban: Ban = {
     ban_id: await nextBanId(),
     device_id: request.device_id,
@@ -146,6 +154,7 @@ export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan =>
   created_at: ban.created_at,
   expires_at: ban.expires_at,
   revoked_at: ban.revoked_at,
+  revoke_reason_code: ban.revoke_reason_code ?? null,
   enforced: isEnforced(policy, ban, now),
 });
 
@@ -252,12 +261,14 @@ export const listAllBans = (
 const banNotFound = () => new NotFoundError('No such ban on this device');
 
 /**
- * Revokes a ban. Only its owner may: anyone else gets the same 404 as for a ban that does not
+ * Revokes a ban. Only its owner may, and only through a game that can see it (a game ban through
+ * its own game, as listings show it): anyone else gets the same 404 as for a ban that does not
  * exist, so ban ids reveal nothing. One conditional UpdateItem (plus the policy read for
  * `enforced`); revoking again returns the ban as it is, first revocation time and reason kept.
  */
 export const revokeBan = async (
   publisherId: string,
+  gameId: string,
   deviceId: string,
   banId: number,
   reasonCode: string,
@@ -270,12 +281,16 @@ export const revokeBan = async (
           TableName: tableName,
           Key,
           UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason',
-          ConditionExpression: 'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null',
+          ConditionExpression:
+            'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null AND (#scope <> :gameScope OR game_id = :game)',
+          ExpressionAttributeNames: { '#scope': 'scope' },
           ExpressionAttributeValues: {
             ':now': new Date().toISOString(),
             ':reason': reasonCode,
             ':publisher': publisherId,
             ':null': null,
+            ':gameScope': 'game',
+            ':game': gameId,
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -285,12 +300,12 @@ export const revokeBan = async (
       if (!isConditionFailure(error)) throw error;
     }
     const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
-    if (!Item || Item.publisher_id !== publisherId) throw banNotFound();
-    return banFromItem(Item);
+    const ban = Item && banFromItem(Item);
+    if (!ban || ban.publisher_id !== publisherId || (ban.scope === 'game' && ban.game_id !== gameId)) {
+      throw banNotFound();
+    }
+    return ban;
   };
   const [ban, policy] = await Promise.all([revoke(), getPolicy(publisherId)]);
-  return {
-    ...toListedBan(ban, policy, new Date().toISOString()),
-    revoke_reason_code: ban.revoke_reason_code ?? null,
-  };
+  return toListedBan(ban, policy, new Date().toISOString());
 };

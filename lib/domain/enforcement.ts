@@ -55,7 +55,7 @@ export const getDeviceEnforcement = async (
 export const getEnforcementBatch = async (
   publisherId: string,
   gameId: string,
-  deviceIds: readonly unknown[],
+  deviceIds: readonly string[],
 ): Promise<EnforcementBatch> => {
   const checked = deviceIds.map((value, index) => ({
     value,
@@ -76,13 +76,12 @@ export const getEnforcementBatch = async (
     results: checked.map(({ value, index, parsed }) => {
       if (parsed.success) return evaluate(policy, gameId, parsed.data, bansOf.get(parsed.data) ?? [], now);
       const field = `device_ids.${index}`;
-      const issue = typeof value === 'string' ? 'invalid_format' : 'invalid_type';
       return {
-        device_id: value ?? null,
+        device_id: value,
         error: {
           code: 'invalid_request' as const,
           message: `${field} ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
-          details: [{ field, issue }],
+          details: [{ field, issue: 'invalid_format' }],
         },
       };
     }),

@@ -16,3 +16,19 @@ export class NotFoundError extends Error {
 export class IntegrityError extends Error {
   override readonly name = 'IntegrityError';
 }
+
+/**
+ * A request that passed the shape checks but breaks a rule only the domain can judge (an expiry
+ * already past, for a ban that is not an idempotent repeat). Names the field and the issue, as
+ * the HTTP layer's own validation does.
+ */
+export class InvalidInputError extends Error {
+  override readonly name = 'InvalidInputError';
+  constructor(
+    readonly field: string,
+    readonly issue: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

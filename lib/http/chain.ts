@@ -1,25 +1,44 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { describeError, log } from '../log';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
 import type { Route } from '../routes';
-import { ApiError, errorResponse, type FieldIssue, jsonResponse, toApiError, unauthorized } from './errors';
+import {
+  ApiError,
+  errorResponse,
+  type FieldIssue,
+  jsonResponse,
+  serviceUnavailable,
+  toApiError,
+  unauthorized,
+} from './errors';
+import { impreciseNumbers } from './json-numbers';
 
 /**
  * The shared middy chain every route handler goes through:
  *
- *   responder (first, so its onError runs last) → header normalizer → body guard → JSON body
- *   parser → validator → handler
+ *   responder (first, so its onError runs last) → header normalizer → singleton headers → body
+ *   guard → JSON body parser → validator → handler
  *
  * The handler receives typed, validated input and returns { statusCode, body }; it never sees the
  * raw event. Anything thrown anywhere ends as the error envelope.
  */
 
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** How many field issues an error names; the message says how many more there were. */
+export const MAX_ISSUES = 20;
+const MAX_MESSAGE_CHARS = 1_000;
+
+/**
+ * A handler answers 503 this long before its Lambda deadline rather than be cut off (which the
+ * gateway would answer itself): time for the response to be written and the access line logged.
+ */
+export const DEADLINE_MARGIN_MS = 250;
 
 type Schema = z.ZodMiniType;
 
@@ -29,6 +48,8 @@ export type RouteSpec = Pick<Route, 'auth' | 'request'>;
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
 export type RouteInput<R extends RouteSpec> = {
+  /** Where this API is served, as the caller reached it (scheme, host and stage prefix). */
+  baseUrl: string;
   publisherId: R['auth'] extends false ? undefined : string;
   gameId: R['request']['game'] extends true ? string : undefined;
   body: Out<R['request']['body']>;
@@ -42,11 +63,14 @@ export interface Reply {
 }
 
 type Event = APIGatewayProxyEvent & { input?: unknown };
-type ChainRequest = Request<Event, APIGatewayProxyResult, Error> & {
-  internal: { startedAt?: number; publisherId?: string };
+type ChainRequest = Request<Event, APIGatewayProxyResult, Error, Context> & {
+  internal: { startedAt?: number; publisherId?: string; rawBody?: string };
 };
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
+
+/** True for the first request a Lambda instance serves (its cold start), for the access log. */
+let coldStart = true;
 
 const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'responder',
@@ -67,7 +91,7 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
         ...describeError(request.error),
       });
     } else if (error.code === 'service_unavailable') {
-      log('warn', 'storage unavailable', {
+      log('warn', 'service unavailable', {
         request_id: requestIdOf(request.event),
         ...describeError(error.cause),
       });
@@ -78,30 +102,65 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   },
 });
 
+/** One line per request: who (publisher, key id, never the key), what, the outcome, how long. */
 const access = (request: ChainRequest, status: number, errorCode?: string) => {
-  const { event, internal } = request;
+  const { event, internal, context } = request;
   log('info', 'request', {
     request_id: requestIdOf(event),
+    aws_request_id: context?.awsRequestId,
     method: event.httpMethod,
     resource: event.resource,
     status,
     ...(errorCode ? { error_code: errorCode } : {}),
     publisher_id: internal.publisherId,
+    key_id:
+      typeof event.requestContext?.authorizer?.keyId === 'string'
+        ? event.requestContext.authorizer.keyId
+        : undefined,
+    cold_start: coldStart,
     duration_ms:
       internal.startedAt === undefined
         ? undefined
         : Math.round((performance.now() - internal.startedAt) * 100) / 100,
   });
+  coldStart = false;
 };
+
+/** Headers a request may carry once: two keys or two games must not be resolved silently. */
+const SINGLETON_HEADERS = ['Authorization', 'X-Game-Id', 'Content-Type'];
+
+const singletonHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+  name: 'singletonHeaders',
+  before: ({ event }) => {
+    const counts = new Map<string, number>();
+    for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+      const lower = name.toLowerCase();
+      counts.set(lower, (counts.get(lower) ?? 0) + (values?.length ?? 0));
+    }
+    const repeated = SINGLETON_HEADERS.filter((name) => (counts.get(name.toLowerCase()) ?? 0) > 1);
+    if (repeated.length > 0) {
+      throw new ApiError(
+        'invalid_request',
+        repeated.map((name) => `${name} must be sent at most once`).join('; '),
+        {
+          details: repeated.map((field) => ({ field, issue: 'repeated' })),
+        },
+      );
+    }
+  },
+});
 
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
 /** Size first (413), then content type (415), before any parsing happens. */
 const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'bodyGuard',
-  before: ({ event }) => {
+  before: (request) => {
+    const { event } = request;
     const raw = event.body ?? '';
-    const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64').byteLength : Buffer.byteLength(raw);
+    const decoded = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
+    (request as ChainRequest).internal.rawBody = decoded ? decoded.toString('utf8') : raw;
+    const bytes = decoded ? decoded.byteLength : Buffer.byteLength(raw);
     if (bytes > MAX_BODY_BYTES) {
       throw new ApiError('payload_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes`);
     }
@@ -153,6 +212,33 @@ const check = <S extends Schema>(
   return undefined;
 };
 
+/**
+ * The 400 naming each field, capped: a body of 3,000 unknown fields gets the first few named and
+ * a count, not a 220 KB answer.
+ */
+const invalidRequest = (issues: FieldIssue[], messages: string[]) => {
+  const more = issues.length - MAX_ISSUES;
+  let message = messages.slice(0, MAX_ISSUES).join('; ');
+  if (more > 0) message += `; and ${more} more`;
+  if (message.length > MAX_MESSAGE_CHARS) message = `${message.slice(0, MAX_MESSAGE_CHARS - 1)}…`;
+  return new ApiError('invalid_request', message, { details: issues.slice(0, MAX_ISSUES) });
+};
+
+/**
+ * The API's base URL as this request reached it: API Gateway's requestContext.path carries the
+ * stage (or a custom domain's base path) before the route's path; the local gateway's carries
+ * none. API Gateway always sets X-Forwarded-Proto; without it the caller spoke plain HTTP.
+ */
+const baseUrlOf = (event: Event): string => {
+  const headers = event.headers ?? {};
+  const host = headers.host ?? event.requestContext?.domainName ?? 'localhost';
+  const proto = headers['x-forwarded-proto'] ?? 'http';
+  const full = event.requestContext?.path ?? event.path ?? '';
+  const prefix =
+    event.path && full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `${proto}://${host}${prefix}`;
+};
+
 /** Routes without a query schema take no query parameters at all. */
 const emptyObject = z.strictObject({});
 
@@ -194,11 +280,22 @@ const validator = ({ auth, request: spec }: RouteSpec): MiddlewareObj<Event, API
     const queryInput = event.queryStringParameters ?? {};
     const query = check(spec.query ?? emptyObject, queryInput, (f) => f || 'query', issues, messages);
     const body = spec.body ? check(spec.body, event.body, (f) => f || 'body', issues, messages) : undefined;
-
-    if (issues.length > 0) {
-      throw new ApiError('invalid_request', messages.join('; '), { details: issues });
+    for (const { path: field, literal } of impreciseNumbers(internal.rawBody ?? '')) {
+      issues.push({ field, issue: 'imprecise_number' });
+      messages.push(
+        `${field} ${literal} cannot be stored exactly: send at most double precision (about 15 digits)`,
+      );
     }
-    event.input = { publisherId, gameId, path, query: spec.query ? query : undefined, body };
+
+    if (issues.length > 0) throw invalidRequest(issues, messages);
+    event.input = {
+      baseUrl: baseUrlOf(event),
+      publisherId,
+      gameId,
+      path,
+      query: spec.query ? query : undefined,
+      body,
+    };
   },
 });
 
@@ -211,9 +308,17 @@ export const httpRoute = <const R extends RouteSpec>(
   route: R,
   handle: (input: RouteInput<R>) => Promise<Reply> | Reply,
 ) => {
-  const chain = middy<Event, APIGatewayProxyResult>({ timeoutEarlyInMillis: 250 })
+  const chain = middy<Event, APIGatewayProxyResult>({
+    // Before the Lambda's own timeout (which the gateway would answer for us), a 503 the client
+    // can retry, in the envelope, logged like any other answer.
+    timeoutEarlyInMillis: DEADLINE_MARGIN_MS,
+    timeoutEarlyResponse: () => {
+      throw serviceUnavailable(new Error('the function reached its deadline'));
+    },
+  })
     .use(responder())
-    .use(httpHeaderNormalizer());
+    .use(httpHeaderNormalizer())
+    .use(singletonHeaders());
   if (route.request.body) {
     chain.use(bodyGuard()).use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   }

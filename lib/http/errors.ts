@@ -1,4 +1,4 @@
-import { IntegrityError, NotFoundError } from '../domain/errors';
+import { IntegrityError, InvalidInputError, NotFoundError } from '../domain/errors';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import { isTransientStoreFailure } from '../storage/failures';
 
@@ -95,6 +95,11 @@ export const errorResponse = (error: ApiError, requestId: string): HttpResponse 
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
+  if (error instanceof InvalidInputError) {
+    return new ApiError('invalid_request', `${error.field} ${error.message}`, {
+      details: [{ field: error.field, issue: error.issue }],
+    });
+  }
   if (error instanceof IntegrityError) return internalError(error);
   if (isTransientStoreFailure(error)) return serviceUnavailable(error);
   // @middy/http-json-body-parser's own errors: 415 for a content type, 422 for a parse failure

@@ -58,8 +58,15 @@ const define = <T>(make: () => T): T => make();
 
 const pattern = (re: RegExp, description: string) => z.string().check(z.regex(re, description));
 
+/**
+ * `.` and `..` fit the characters but no path can address them (URLs are normalised), so a ban on
+ * them could never be listed, checked or revoked: they are refused everywhere.
+ */
 export const deviceIdSchema = /* @__PURE__ */ define(() =>
-  pattern(/^[A-Za-z0-9._~:@+=-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -'),
+  pattern(
+    /^(?!\.\.?$)[A-Za-z0-9._~:@+=-]{1,128}$/,
+    'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -, other than . and ..',
+  ),
 );
 export const gameIdSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._~:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ : -'),
@@ -114,15 +121,8 @@ const expiresAtSchema = /* @__PURE__ */ define(() =>
             });
             return z.NEVER;
           }
-          if (date.getTime() <= Date.now()) {
-            ctx.issues.push({
-              code: 'custom',
-              input: value,
-              message: 'must be in the future',
-              params: { issue: 'in_past' },
-            });
-            return z.NEVER;
-          }
+          // "Later than now" is the domain's check (lib/domain/bans.ts): a repeated idempotency key
+          // answers its original ban even once that ban's expiry has passed.
           return date.toISOString();
         }),
       ),
@@ -253,10 +253,13 @@ export type RevokeBanRequest = z.output<typeof revokeBanRequestSchema>;
 
 export const BATCH_MAX_DEVICES = 100;
 
-/** Items are checked one by one in the domain, so one bad id fails only its own entry. */
+/**
+ * The items are strings (anything else makes the body invalid); their format is checked one by one
+ * in the domain, so one malformed id fails only its own entry.
+ */
 export const enforcementBatchRequestSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
-    device_ids: z.array(z.unknown()).check(z.minLength(1), z.maxLength(BATCH_MAX_DEVICES)),
+    device_ids: z.array(z.string()).check(z.minLength(1), z.maxLength(BATCH_MAX_DEVICES)),
   }),
 );
 

@@ -59,6 +59,8 @@ export const listedBanSchema = z.strictObject({
   created_at: timestamp,
   expires_at: z.nullable(timestamp),
   revoked_at: z.nullable(timestamp),
+  /** Why its owner revoked it; null while it is not revoked. */
+  revoke_reason_code: z.nullable(z.string()),
   /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
   enforced: z.boolean(),
 });
@@ -73,7 +75,8 @@ export const banListSchema = z.strictObject({
 });
 export type BanList = z.output<typeof banListSchema>;
 
-export const revokedBanSchema = z.extend(listedBanSchema, { revoke_reason_code: z.nullable(z.string()) });
+/** A revoke answers the ban as listed, revocation time and reason filled in. */
+export const revokedBanSchema = listedBanSchema;
 export type RevokedBan = z.output<typeof revokedBanSchema>;
 
 const stateCountsSchema = z.strictObject({ active: count, expired: count });
@@ -110,7 +113,7 @@ export const enforcementBatchSchema = z.strictObject({
     z.union([
       enforcementSchema,
       z.strictObject({
-        device_id: z.unknown(),
+        device_id: z.string(),
         error: z.strictObject({
           code: z.literal('invalid_request'),
           message: z.string(),

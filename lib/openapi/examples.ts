@@ -48,6 +48,7 @@ const socialBan: ListedBan = {
   created_at: '2026-03-01T21:04:11.093Z',
   expires_at: '2026-04-01T00:00:00.000Z',
   revoked_at: null,
+  revoke_reason_code: null,
   enforced: true,
 };
 
@@ -63,6 +64,7 @@ const cheatBan: ListedBan = {
   created_at: '2026-03-03T08:45:00.000Z',
   expires_at: null,
   revoked_at: null,
+  revoke_reason_code: null,
   enforced: true,
 };
 
