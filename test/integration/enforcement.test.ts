@@ -151,8 +151,14 @@ describe('POST /v1/enforcement/batch', () => {
     expect(res.body.error.details).toContainEqual({ field: 'device_ids', issue });
   });
 
+  it('refuses a number among the ids with 400: ids are strings, a malformed string is per-item', async () => {
+    const res = await batch({ device_ids: ['dev-1', 12] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual({ field: 'device_ids.1', issue: 'invalid_type' });
+  });
+
   it('gives each invalid id its own error entry and answers the rest', async () => {
-    const res = await batch({ device_ids: ['lobby-cheater', 'bad#one', 12, 'lobby-ok'] });
+    const res = await batch({ device_ids: ['lobby-cheater', 'bad#one', '..', 'lobby-ok'] });
     expect(res.status).toBe(200);
     expect(res.body.results[0].restricted.cheat).toBe(true);
     expect(res.body.results[1]).toEqual({
@@ -163,7 +169,7 @@ describe('POST /v1/enforcement/batch', () => {
         details: [{ field: 'device_ids.1', issue: 'invalid_format' }],
       },
     });
-    expect(res.body.results[2].error.details).toEqual([{ field: 'device_ids.2', issue: 'invalid_type' }]);
+    expect(res.body.results[2].error.details).toEqual([{ field: 'device_ids.2', issue: 'invalid_format' }]);
     expect(res.body.results[3]).toMatchObject({
       device_id: 'lobby-ok',
       restricted: { cheat: false, social: false },

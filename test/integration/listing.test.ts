@@ -81,6 +81,7 @@ describe('what a publisher sees', () => {
       created_at: expect.stringMatching(/Z$/),
       expires_at: null,
       revoked_at: null,
+      revoke_reason_code: null,
       enforced: true,
     });
     expect(byId.get(ids.aPublisher)).toMatchObject({ game_id: null, details_json: { note: 'a only' } });

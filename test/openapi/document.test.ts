@@ -136,10 +136,16 @@ describe('GET /openapi.json', () => {
   });
   afterAll(() => api?.close());
 
-  it('serves the committed document, without authentication', async () => {
+  it('serves the committed document, without authentication, with its own address as the first server', async () => {
     const res = await api.request('GET', '/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(res.body).toEqual(committed);
+    const { servers, ...rest } = res.body;
+    const { servers: committedServers, ...committedRest } = committed;
+    expect(rest).toEqual(committedRest);
+    expect(servers).toEqual([
+      { url: api.url, description: 'The server that served this document.' },
+      ...committedServers,
+    ]);
   });
 });

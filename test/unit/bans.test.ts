@@ -6,7 +6,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { isActive } from '../../lib/domain/policy-rules';
@@ -17,18 +18,28 @@ const conditionFailed = () =>
 
 const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' } as const;
 
+const now = Date.UTC(2026, 10, 23, 12);
 beforeEach(() => {
   ddb.reset();
+  vi.spyOn(Date, 'now').mockReturnValue(now);
   ddb.on(UpdateCommand).resolves({ Attributes: { value: 42 } });
   ddb.on(PutCommand).resolves({});
 });
+afterEach(() => vi.restoreAllMocks());
+
+/** The id the create took: the counter item it added to, its count 42, and the frozen clock. */
+const takenId = () => {
+  const pk = String(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.Key?.pk);
+  return banIdOf(now, Number(pk.slice('COUNTER#'.length)), 42);
+};
+const banSk = (id: number) => `BAN#${String(id).padStart(16, '0')}`;
 
 describe('createBan', () => {
   it('takes an id from the counter and puts the ban conditionally: 2 calls without a key', async () => {
     const result = await createBan('pub-a', 'game-1', request);
 
     expect(result).toEqual({
-      ban_id: 42,
+      ban_id: takenId(),
       device_id: 'dev-1',
       ban_type: 'cheat',
       scope: 'game',
@@ -39,7 +50,7 @@ describe('createBan', () => {
     expect(ddb.calls()).toHaveLength(2);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
-      Key: { pk: 'COUNTER', sk: 'BAN_ID' },
+      Key: { pk: expect.stringMatching(/^COUNTER#\d\d$/), sk: 'BAN_ID' },
       UpdateExpression: 'ADD #value :one',
       ReturnValues: 'UPDATED_NEW',
     });
@@ -47,8 +58,8 @@ describe('createBan', () => {
     expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put?.Item).toMatchObject({
       pk: 'DEVICE#dev-1',
-      sk: 'BAN#0000000000000042',
-      ban_id: 42,
+      sk: banSk(takenId()),
+      ban_id: takenId(),
       publisher_id: 'pub-a',
       game_id: 'game-1',
       expires_at: null,
@@ -66,8 +77,8 @@ describe('createBan', () => {
       Item: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM' },
       ConditionExpression: 'attribute_not_exists(pk)',
     });
-    expect(claim?.Item?.ban).toMatchObject({ ban_id: 42, details_json: '{"match":7}' });
-    expect(ban?.Item).toMatchObject({ sk: 'BAN#0000000000000042', details_json: '{"match":7}' });
+    expect(claim?.Item?.ban).toMatchObject({ ban_id: takenId(), details_json: '{"match":7}' });
+    expect(ban?.Item).toMatchObject({ sk: banSk(takenId()), details_json: '{"match":7}' });
   });
 
   it('returns idempotent_ok with the original ban when the key repeats, and re-puts its item if missing', async () => {
@@ -116,15 +127,15 @@ describe('createBan', () => {
 
     const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
 
-    expect(result).toMatchObject({ ban_id: 42, status: 'created' });
-    expect(ddb.commandCalls(PutCommand)[1]?.args[0].input.Item).toMatchObject({ sk: 'BAN#0000000000000042' });
+    expect(result).toMatchObject({ ban_id: takenId(), status: 'created' });
+    expect(ddb.commandCalls(PutCommand)[1]?.args[0].input.Item).toMatchObject({ sk: banSk(takenId()) });
   });
 
   it('answers created when a racing repeat already put the ban item', async () => {
     ddb.on(PutCommand, { Item: { pk: 'DEVICE#dev-1' } }).rejects(conditionFailed());
     await expect(createBan('pub-a', 'game-1', request)).resolves.toMatchObject({
       status: 'created',
-      ban_id: 42,
+      ban_id: takenId(),
     });
   });
 

@@ -50,7 +50,7 @@ describe('storage calls for enforcement', () => {
   });
 
   it('gives an invalid id its own error entry without a query', async () => {
-    const batch = await getEnforcementBatch('pub-a', 'g', ['ok-1', 'bad#id', 7]);
+    const batch = await getEnforcementBatch('pub-a', 'g', ['ok-1', 'bad#id', '..']);
     expect(batch.results[1]).toEqual({
       device_id: 'bad#id',
       error: {
@@ -60,8 +60,8 @@ describe('storage calls for enforcement', () => {
       },
     });
     expect(batch.results[2]).toMatchObject({
-      device_id: 7,
-      error: { details: [{ field: 'device_ids.2', issue: 'invalid_type' }] },
+      device_id: '..',
+      error: { details: [{ field: 'device_ids.2', issue: 'invalid_format' }] },
     });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
