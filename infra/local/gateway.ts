@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -7,22 +8,22 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { ApiError, errorResponse, type HttpResponse } from '../../lib/http/errors';
 import {
-  ApiError,
-  errorResponse,
-  type HttpResponse,
-  internalError,
-  serviceUnavailable,
-  unauthorized,
-} from '../../lib/http/errors';
+  allowedMethods,
+  gatewayAnswers,
+  gatewayError,
+  methodNotAllowed,
+  statusOf,
+} from '../../lib/http/gateway-answers';
 import { describeError, log } from '../../lib/log';
 import type { Route } from '../../lib/routes';
 
 /**
  * A local stand-in for the deployed API Gateway REST API: it matches the route table, runs the
  * token authorizer, hands the handlers REST (v1) proxy events, and answers what the gateway
- * itself answers (unknown route, wrong method, missing key, authorizer failure) in the same
- * error envelope as the deployed gateway responses.
+ * itself answers (unknown route, wrong method, missing key, authorizer failure) with the same
+ * table of answers as the deployed gateway responses (lib/http/gateway-answers.ts).
  */
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -62,7 +63,12 @@ const compile = (route: Route): CompiledRoute => {
   return { route, pattern: new RegExp(`^${source}$`), params };
 };
 
-const send = (res: ServerResponse, response: HttpResponse | APIGatewayProxyResult, requestId: string) => {
+const send = (
+  res: ServerResponse,
+  response: HttpResponse | APIGatewayProxyResult,
+  requestId: string,
+  headOnly = false,
+) => {
   const headers: Record<string, string | string[]> = { 'X-Request-Id': requestId };
   for (const [name, value] of Object.entries(response.headers ?? {})) headers[name] = String(value);
   const multiValue = 'multiValueHeaders' in response ? response.multiValueHeaders : undefined;
@@ -71,7 +77,41 @@ const send = (res: ServerResponse, response: HttpResponse | APIGatewayProxyResul
   const body = Buffer.from(response.body ?? '', isBase64 ? 'base64' : 'utf8');
   headers['Content-Length'] = String(body.byteLength);
   res.writeHead(response.statusCode, headers);
-  res.end(body);
+  // A HEAD answer has the GET answer's head (Content-Length included) and no body.
+  res.end(headOnly ? undefined : body);
+};
+
+const functionFailed = (cause: unknown) => gatewayError(gatewayAnswers.functionUnavailable, cause);
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (a head over the size limit, a malformed
+ * request line): answered in the envelope with a request id, not with Node's bare status line.
+ */
+export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW' ? gatewayAnswers.headersTooLarge : gatewayAnswers.badRequest;
+  const status = statusOf(answer);
+  const body = JSON.stringify({
+    error: { code: answer.code, message: answer.message },
+    request_id: requestId,
+  });
+  log('info', 'local gateway: refused', {
+    request_id: requestId,
+    status,
+    error_code: answer.code,
+    parser_error: error.code,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} Bad Request\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+      `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 };
 
 const readBody = (req: IncomingMessage) =>
@@ -170,13 +210,14 @@ export const createGateway = (options: GatewayOptions) => {
     const byPath = compiled
       .map((c) => ({ c, match: c.pattern.exec(url.pathname) }))
       .filter((m): m is { c: CompiledRoute; match: RegExpExecArray } => m.match !== null);
-    if (byPath.length === 0) throw new ApiError('not_found', `No route matches ${url.pathname}`);
-    const hit = byPath.find((m) => m.c.route.method === method);
+    if (byPath.length === 0) throw gatewayError(gatewayAnswers.noRoute);
+    // HEAD is served wherever GET is, as the deployed API does: the GET route runs, the body is dropped.
+    const routeMethod = method === 'HEAD' ? 'GET' : method;
+    const hit = byPath.find((m) => m.c.route.method === routeMethod);
     if (!hit) {
-      const allow = [...new Set(byPath.map((m) => m.c.route.method))].join(', ');
-      throw new ApiError('method_not_allowed', `${method} is not allowed on ${url.pathname}; use ${allow}`, {
-        headers: { Allow: allow },
-      });
+      const path = byPath[0]?.c.route.path ?? url.pathname;
+      const answer = methodNotAllowed(method, path, allowedMethods(byPath.map((m) => m.c.route.method)));
+      throw new ApiError(answer.code, answer.message, { headers: answer.headers });
     }
     const { route, params } = hit.c;
 
@@ -193,23 +234,23 @@ export const createGateway = (options: GatewayOptions) => {
     }
 
     const body = await readBody(req);
-    if (body === undefined) throw new ApiError('payload_too_large', 'The request body is too large');
+    if (body === undefined) throw gatewayError(gatewayAnswers.tooLarge);
 
     const { single: headers, multi } = collect(rawHeaderPairs(req));
     const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${STAGE}/${method}${route.path}`;
     let authorizerContext: Record<string, unknown> | undefined;
     if (route.auth) {
       const token = headerValue(headers, 'authorization');
-      if (!token) throw unauthorized();
+      if (!token) throw gatewayError(gatewayAnswers.unauthorized);
       let result: APIGatewayAuthorizerResult;
       try {
         result = await authorize(token, methodArn);
       } catch (error) {
-        if (error instanceof Error && error.message === 'Unauthorized') throw unauthorized();
-        // The deployed gateway's AUTHORIZER_FAILURE response is customised to this 503 too.
-        throw serviceUnavailable(error);
+        if (error instanceof Error && error.message === 'Unauthorized')
+          throw gatewayError(gatewayAnswers.unauthorized);
+        throw gatewayError(gatewayAnswers.authorizerUnavailable, error);
       }
-      if (!allows(result, methodArn)) throw new ApiError('forbidden', 'This key may not call this operation');
+      if (!allows(result, methodArn)) throw gatewayError(gatewayAnswers.forbidden);
       authorizerContext = { ...result.context, principalId: result.principalId };
     }
 
@@ -264,23 +305,38 @@ export const createGateway = (options: GatewayOptions) => {
       succeed: () => {},
     } satisfies Context;
     const handler = options.handlers.get(route.id);
-    if (!handler) throw internalError(new Error(`no handler loaded for ${route.id}`));
-    const result = await handler(event, context);
+    if (!handler) throw functionFailed(new Error(`no handler loaded for ${route.id}`));
+    let result: APIGatewayProxyResult;
+    try {
+      result = await handler(event, context);
+    } catch (error) {
+      // A function that throws gets no answer of its own through API Gateway either.
+      throw functionFailed(error);
+    }
     if (!result || typeof result.statusCode !== 'number')
-      throw internalError(new Error(`${route.id} returned no response`));
+      throw functionFailed(new Error(`${route.id} returned no response`));
     return result;
   };
 
   return (req: IncomingMessage, res: ServerResponse) => {
     const requestId = randomUUID();
+    const startedAt = performance.now();
     handle(req, requestId)
       .catch((error: unknown) => {
-        const apiError = error instanceof ApiError ? error : internalError(error);
-        if (apiError.code === 'internal_error')
-          log('error', 'local gateway: unhandled error', { request_id: requestId, ...describeError(error) });
+        const apiError = error instanceof ApiError ? error : functionFailed(error);
+        // What the gateway refuses never reaches a function, whose access line would record it.
+        log(apiError.statusCode >= 500 ? 'error' : 'info', 'local gateway: refused', {
+          request_id: requestId,
+          method: req.method,
+          path: new URL(req.url ?? '/', 'http://localhost').pathname,
+          status: apiError.statusCode,
+          error_code: apiError.code,
+          duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+          ...(apiError.cause === undefined ? {} : describeError(apiError.cause)),
+        });
         return errorResponse(apiError, requestId);
       })
-      .then((response) => send(res, response, requestId))
+      .then((response) => send(res, response, requestId, req.method === 'HEAD'))
       .catch((error: unknown) => {
         log('error', 'local gateway: could not send a response', {
           request_id: requestId,

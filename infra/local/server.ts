@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizerFunction, handlerEntry, routes } from '../../lib/routes';
-import { type AuthorizerHandler, createGateway, type ProxyHandler } from './gateway';
+import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import { ensureTable, openStore, type Store, useStore } from './store';
 
 /**
@@ -48,6 +48,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       }),
     );
     server.keepAliveTimeout = 5_000;
+    server.on('clientError', answerClientError);
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => done());

@@ -6,11 +6,12 @@ import {
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { errorStatus, JSON_CONTENT_TYPE } from '../../lib/http/errors';
+import { allowedMethods, methodNotAllowed } from '../../lib/http/gateway-answers';
 import type { Route } from '../../lib/routes';
 
 /**
  * A REST API answers a method a path lacks like an unknown path (403 "Missing Authentication
- * Token"). DESIGN.md wants 405 with `Allow`, as the local gateway answers. So every path of the
+ * Token"). The API answers 405 with `Allow` (docs/api.md), as the local gateway does. So every path of the
  * route table also gets an ANY method (API Gateway prefers the explicit methods) backed by a mock
  * integration that answers 405 in the error envelope: no function runs, no data is reachable, and,
  * as locally, no key is needed to learn that a method does not exist.
@@ -21,13 +22,14 @@ export const addMethodNotAllowed = (api: RestApi, routes: readonly Route[]) => {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
 
   for (const [path, methods] of methodsByPath) {
-    const allow = methods.join(', ');
+    // API Gateway fills in the request's method, so the words are those the local gateway answers.
+    const answer = methodNotAllowed('$context.httpMethod', path, allowedMethods(methods));
     const body = JSON.stringify({
-      error: { code: 'method_not_allowed', message: `Use ${allow} on ${path}` },
+      error: { code: answer.code, message: answer.message },
       request_id: '$context.requestId',
     });
     const headers = {
-      'method.response.header.Allow': `'${allow}'`,
+      'method.response.header.Allow': `'${answer.headers.Allow}'`,
       'method.response.header.Content-Type': `'${JSON_CONTENT_TYPE}'`,
       'method.response.header.Cache-Control': "'no-store'",
       'method.response.header.X-Request-Id': 'context.requestId',

@@ -28,12 +28,11 @@ import {
   revokedBanSchema,
 } from '../model/responses';
 import { type RequestSpec, type Route, type RouteId, routes } from '../routes';
-import { errorExamples, operationExamples } from './examples';
-import { type OperationDoc, operationDocs, type Tag } from './operation-docs';
+import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
 /**
  * The OpenAPI 3.1 description of the API, generated from the route table (lib/routes.ts: paths,
- * methods, what each validates), each operation's documentation (lib/openapi/operation-docs.ts)
+ * methods, what each validates), each operation's documentation and examples (lib/openapi/operations.ts)
  * and the zod schemas (lib/model/): nothing about a path, parameter or
  * body is written here. `npm run openapi` writes it to docs/openapi.json, which `GET /openapi.json`
  * serves and the integration suite validates every response against.
@@ -315,17 +314,13 @@ const errorStatuses = (route: Route, doc: OperationDoc): DocumentedErrorStatus[]
   if (route.auth) statuses.push(401, 403);
   if (doc.notFound) statuses.push(404);
   if (route.request.body) statuses.push(413, 415);
-  statuses.push(429, 500);
-  if (route.auth || route.table) statuses.push(503);
+  // 503 on every route: any function may fail to answer in time (the gateway's own 503).
+  statuses.push(429, 500, 503);
   return statuses;
 };
 
 const pathItemOperation = (route: Route, doc: OperationDoc) => {
   const op = route.request;
-  const examples = operationExamples[route.id as RouteId] as {
-    request?: unknown;
-    responses: Record<number, unknown>;
-  };
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc.responses)) {
     responses[status] = {
@@ -334,7 +329,7 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
       content: {
         'application/json': {
           schema: schemaRef(nameOf(responseComponents, response.schema, `${route.id} ${status}`)),
-          example: examples.responses[Number(status)],
+          example: response.example,
         },
       },
     };
@@ -357,7 +352,7 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
             content: {
               'application/json': {
                 schema: schemaRef(nameOf(requestComponents, op.body, `${route.id} body`)),
-                example: examples.request,
+                example: doc.request,
               },
             },
           },
@@ -398,7 +393,7 @@ export const buildOpenApiDocument = () => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = paths[route.path] ?? {};
-    item[route.method.toLowerCase()] = pathItemOperation(route, operationDocs[route.id]);
+    item[route.method.toLowerCase()] = pathItemOperation(route, operations[route.id]);
     paths[route.path] = item;
   }
   const errorResponses = Object.fromEntries(

@@ -9,6 +9,7 @@ import { BEARER_VALIDATION_REGEX, ServiceStack } from '../../infra/stack/service
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { errorStatus } from '../../lib/http/errors';
+import { allowedMethods } from '../../lib/http/gateway-answers';
 import { authorizerFunction, routes } from '../../lib/routes';
 
 /**
@@ -172,10 +173,7 @@ describe('API', () => {
 describe('method not allowed', () => {
   test('every path answers other methods 405 in the envelope with Allow, from a mock, without a key', () => {
     for (const path of new Set(routes.map((r) => r.path))) {
-      const allow = routes
-        .filter((r) => r.path === path)
-        .map((r) => r.method)
-        .join(', ');
+      const allow = allowedMethods(routes.filter((r) => r.path === path).map((r) => r.method)).join(', ');
       const any = stack.api.methods.find((m) => m.resource.path === path && m.httpMethod === 'ANY');
       expect(any, path).toBeDefined();
       const props = resources[logicalId(any?.node.defaultChild as CfnMethod)]?.Properties;
@@ -186,7 +184,10 @@ describe('method not allowed', () => {
       expect(response?.ResponseParameters?.['method.response.header.Allow']).toBe(`'${allow}'`);
       expect(response?.ResponseParameters?.['method.response.header.X-Request-Id']).toBe('context.requestId');
       expect(JSON.parse(response?.ResponseTemplates?.['application/json'])).toEqual({
-        error: { code: 'method_not_allowed', message: `Use ${allow} on ${path}` },
+        error: {
+          code: 'method_not_allowed',
+          message: `$context.httpMethod is not allowed on ${path}; use ${allow}`,
+        },
         request_id: '$context.requestId',
       });
     }
@@ -207,8 +208,13 @@ describe('gateway responses', () => {
     ['REQUEST_TOO_LARGE', '413', 'payload_too_large'],
     ['UNSUPPORTED_MEDIA_TYPE', '415', 'unsupported_media_type'],
     ['INTEGRATION_TIMEOUT', '503', 'service_unavailable'],
+    ['INTEGRATION_FAILURE', '503', 'service_unavailable'],
+    ['RESOURCE_NOT_FOUND', '404', 'not_found'],
+    ['QUOTA_EXCEEDED', '429', 'rate_limited'],
+    ['WAF_FILTERED', '403', 'forbidden'],
     ['DEFAULT_4XX', '400', 'invalid_request'],
-    ['DEFAULT_5XX', '500', 'internal_error'],
+    // A 5XX of the gateway's own is a function that did not answer (timed out, throttled, crashed).
+    ['DEFAULT_5XX', '503', 'service_unavailable'],
   ] as const;
 
   test.each(expected)('%s answers %s in the error envelope', (type, status, code) => {
@@ -229,7 +235,14 @@ describe('gateway responses', () => {
       "'Bearer'",
     );
     expect(responses.THROTTLED.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
-    for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'INTEGRATION_TIMEOUT']) {
+    for (const type of [
+      'QUOTA_EXCEEDED',
+      'AUTHORIZER_FAILURE',
+      'AUTHORIZER_CONFIGURATION_ERROR',
+      'INTEGRATION_TIMEOUT',
+      'INTEGRATION_FAILURE',
+      'DEFAULT_5XX',
+    ]) {
       expect(responses[type].ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
     }
   });

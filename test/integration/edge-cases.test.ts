@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ISSUES } from '../../lib/http/chain';
 import { partitions } from '../../lib/storage/keys';
@@ -275,5 +276,88 @@ describe('the served OpenAPI document', () => {
       'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
       'http://127.0.0.1:3000',
     ]);
+  });
+});
+
+/** Bytes on a socket, for what no HTTP client will send; resolves with everything the server wrote. */
+const rawExchange = (bytes: string) =>
+  new Promise<string>((done, fail) => {
+    const { hostname, port } = new URL(api.url);
+    const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', () => done(Buffer.concat(chunks).toString()));
+    socket.on('error', fail);
+  });
+
+const parseRaw = (raw: string) => {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
+};
+
+describe('requests the HTTP parser refuses', () => {
+  it('answers a 20 KB header in the envelope with a request id, not a bare status line', async () => {
+    const res = parseRaw(
+      await rawExchange(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({
+      error: { code: 'invalid_request', message: 'The request headers are too large' },
+      request_id: res.headers['x-request-id'],
+    });
+  });
+
+  it('answers a malformed request line in the envelope with a request id', async () => {
+    const res = parseRaw(await rawExchange('GET /health HTTP/9.Z\r\n\r\n'));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: { code: 'invalid_request', message: 'The request is not valid' },
+      request_id: res.headers['x-request-id'],
+    });
+  });
+});
+
+describe('HEAD', () => {
+  it('is served wherever GET is: the GET status and headers, no body', async () => {
+    await api.request('POST', '/v1/bans', { key: keyA, game: 'g', body: banBody({ device_id: 'head-dev' }) });
+    const get = await api.request('GET', '/v1/device/head-dev/bans', { key: keyA, game: 'g' });
+    const head = await fetch(`${api.url}/v1/device/head-dev/bans`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${keyA}`, 'X-Game-Id': 'g' },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await head.text()).toBe('');
+    const health = await fetch(`${api.url}/health`, { method: 'HEAD' });
+    expect(health.status).toBe(200);
+  });
+
+  it('needs the key GET needs, and another publisher learns nothing more through it', async () => {
+    const noKey = await fetch(`${api.url}/v1/policy`, { method: 'HEAD' });
+    expect(noKey.status).toBe(401);
+    expect(await noKey.text()).toBe('');
+    const other = await fetch(`${api.url}/v1/device/head-dev/bans`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${keyB}`, 'X-Game-Id': 'g' },
+    });
+    const otherGet = await api.request('GET', '/v1/device/head-dev/bans', { key: keyB, game: 'g' });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('content-length')).toBe(String(Buffer.byteLength(otherGet.text)));
+    expect(otherGet.body.items).toEqual([]);
+  });
+
+  it('is listed in Allow beside GET', async () => {
+    const res = await api.request('DELETE', '/v1/device/head-dev/bans', { key: keyA });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
   });
 });

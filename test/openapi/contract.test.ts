@@ -44,7 +44,7 @@ describe('the contract check', () => {
   it('fails an undocumented status', () => {
     expect(() => getPolicy(json(404, envelope('not_found')))).toThrow(/undocumented status/);
     expect(() =>
-      checkResponse({ method: 'GET', path: '/health', ...json(503, envelope('service_unavailable')) }),
+      checkResponse({ method: 'GET', path: '/health', ...json(401, envelope('unauthorized')) }),
     ).toThrow(/undocumented status/);
   });
 

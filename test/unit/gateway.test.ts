@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AuthorizerHandler, createGateway, type ProxyHandler } from '../../infra/local/gateway';
 import type { Route } from '../../lib/routes';
 
@@ -84,7 +84,7 @@ describe('the local gateway', () => {
     expect(res.body.error.code).toBe('service_unavailable');
   });
 
-  it('answers 500 internal_error, saying nothing internal, when a handler throws', async () => {
+  it('answers 503 service_unavailable with Retry-After, saying nothing internal, when a handler throws (as API Gateway does for a failed invocation)', async () => {
     const call = await serve(
       async () => allow(),
       async () => {
@@ -92,7 +92,12 @@ describe('the local gateway', () => {
       },
     );
     const res = await call('/v1/things/1');
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.body.error).toEqual({
+      code: 'service_unavailable',
+      message: 'The service did not answer in time; retry shortly',
+    });
     expect(JSON.stringify(res.body)).not.toContain('secret internals');
   });
 
@@ -121,5 +126,43 @@ describe('the local gateway', () => {
     await cached('/v1/things/2');
     await cached('/v1/things/3', { Authorization: 'Bearer other' });
     expect(calls).toBe(2);
+  });
+});
+
+describe('the local gateway log', () => {
+  it('writes one line for each request it refuses itself, with status, code and request id, never the key', async () => {
+    const lines: string[] = [];
+    vi.stubEnv('LOG_LEVEL', 'info');
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => lines.push(String(chunk)) > 0);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => lines.push(String(chunk)) > 0);
+    try {
+      const call = await serve(async () => {
+        throw new Error('Unauthorized');
+      }, echo);
+      const refused = await call('/v1/things/1', { Authorization: 'Bearer secret-key-material' });
+      const unknown = await call('/nowhere');
+      const entries = lines
+        .map((line) => JSON.parse(line))
+        .filter((e) => e.message === 'local gateway: refused');
+      expect(entries).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          request_id: refused.headers.get('x-request-id'),
+          method: 'GET',
+          path: '/v1/things/1',
+          status: 401,
+          error_code: 'unauthorized',
+        }),
+        expect.objectContaining({
+          request_id: unknown.headers.get('x-request-id'),
+          status: 404,
+          error_code: 'not_found',
+        }),
+      ]);
+      expect(lines.join('')).not.toContain('secret-key-material');
+    } finally {
+      vi.restoreAllMocks();
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -1,0 +1,86 @@
+import { ApiError, type ErrorCode, errorStatus, RETRY_AFTER_SECONDS } from './errors';
+
+/**
+ * What the gateway answers by itself, before or instead of a function: the one table read by the
+ * deployed gateway responses and 405 mocks (infra/stack), the local gateway (infra/local) and the
+ * OpenAPI error examples, so that local and deployed answers are the same words.
+ */
+
+export interface GatewayAnswer {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const retryShortly = { 'Retry-After': RETRY_AFTER_SECONDS } as const;
+
+export const gatewayAnswers = {
+  /** No Authorization header, or a key the authorizer refuses. */
+  unauthorized: {
+    code: 'unauthorized',
+    message: 'A valid API key is required',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  },
+  /** The key's policy does not allow this method. */
+  forbidden: { code: 'forbidden', message: 'This key may not call this operation' },
+  /** A web application firewall rule blocked the request (none is attached today). */
+  blocked: { code: 'forbidden', message: 'The request was blocked by a firewall rule' },
+  /** No route of the table has this path. */
+  noRoute: { code: 'not_found', message: 'No route matches the request' },
+  /** The stage's or the route's rate limit. */
+  throttled: { code: 'rate_limited', message: 'Too many requests; retry shortly', headers: retryShortly },
+  /** A usage plan's quota (none is attached today). */
+  quotaExceeded: {
+    code: 'rate_limited',
+    message: 'The request quota for this period is used up',
+    headers: retryShortly,
+  },
+  /** The authorizer could not decide (its storage failed), timed out or could not be invoked. */
+  authorizerUnavailable: {
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable; retry shortly',
+    headers: retryShortly,
+  },
+  /** The function did not answer: timed out, throttled, crashed. A retry may succeed. */
+  functionUnavailable: {
+    code: 'service_unavailable',
+    message: 'The service did not answer in time; retry shortly',
+    headers: retryShortly,
+  },
+  /** Beyond the gateway's own payload limit (10 MB); the handlers refuse far smaller bodies. */
+  tooLarge: { code: 'payload_too_large', message: 'The request body is too large' },
+  unsupportedMediaType: { code: 'unsupported_media_type', message: 'Content-Type must be application/json' },
+  /** Headers beyond the gateway's limit. */
+  headersTooLarge: { code: 'invalid_request', message: 'The request headers are too large' },
+  /** Any other refusal of the gateway's (a malformed request line or head). */
+  badRequest: { code: 'invalid_request', message: 'The request is not valid' },
+} as const satisfies Record<string, GatewayAnswer>;
+
+export type GatewayAnswerName = keyof typeof gatewayAnswers;
+
+/**
+ * The methods a path answers: those of its routes, and HEAD wherever GET is served (load
+ * balancers and link checkers probe with HEAD).
+ */
+export const allowedMethods = (methods: readonly string[]): string[] => {
+  const allowed = [...new Set(methods)];
+  if (allowed.includes('GET') && !allowed.includes('HEAD'))
+    allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
+  return allowed;
+};
+
+/**
+ * 405 for a method a path lacks. `method` is the request's method: the local gateway passes it,
+ * the deployed mock passes `$context.httpMethod`, which API Gateway fills in.
+ */
+export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]) => ({
+  code: 'method_not_allowed' as const,
+  message: `${method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+  headers: { Allow: allowed.join(', ') },
+});
+
+export const statusOf = (answer: GatewayAnswer) => errorStatus[answer.code];
+
+/** The answer as an error for the local gateway to throw. */
+export const gatewayError = (answer: GatewayAnswer, cause?: unknown) =>
+  new ApiError(answer.code, answer.message, { headers: { ...answer.headers }, cause });

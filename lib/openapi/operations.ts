@@ -1,0 +1,369 @@
+import type * as z from 'zod/mini';
+import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
+import type { ErrorCode } from '../model/error-codes';
+import { defaultPolicyFlags } from '../model/policy-flags';
+import {
+  type BanCreationResult,
+  banCreationResultSchema,
+  banListSchema,
+  type Enforcement,
+  enforcementBatchSchema,
+  enforcementSchema,
+  type errorEnvelopeSchema,
+  healthSchema,
+  type ListedBan,
+  openApiDocumentSchema,
+  type Policy,
+  policySchema,
+  revokedBanSchema,
+} from '../model/responses';
+import type { RouteId, routes } from '../routes';
+
+/**
+ * Each operation's documentation in one place: its summary, tag and description, its success
+ * responses (schema, description and a realistic example) and its request example. The route table
+ * (lib/routes.ts) holds the half the handlers run. Only the OpenAPI generator imports this module,
+ * so none of it reaches a Lambda bundle.
+ *
+ * Typed so that a route without its entry, an example that does not fit its schema, or a body
+ * without a request example does not compile (and the lint checks the generated document too).
+ */
+
+export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Documentation';
+
+export interface ResponseDoc {
+  readonly description: string;
+  readonly schema: z.ZodMiniType;
+  readonly example: unknown;
+}
+
+/** A success response, its example checked against its schema. */
+const response = <S extends z.ZodMiniType>(schema: S, description: string, example: z.output<S>) =>
+  ({ schema, description, example }) satisfies ResponseDoc;
+
+type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
+type BodyOf<Id extends RouteId> = RouteById<Id>['request'] extends { body: infer B extends z.ZodMiniType }
+  ? B
+  : undefined;
+
+/** What the generator reads of any operation. */
+export interface OperationDocBase {
+  /** One line: the operation's name in generated clients' docs. */
+  readonly summary: string;
+  readonly tag: Tag;
+  readonly description: string;
+  /** Success responses by status code. Error responses are derived from the route's inputs. */
+  readonly responses: Readonly<Record<number, ResponseDoc>>;
+  /** Whether the operation answers 404 not_found for a resource that does not exist. */
+  readonly notFound?: true;
+  /** The request body's example: required exactly when the route takes a body, and of its type. */
+  readonly request?: unknown;
+}
+
+type OperationDoc<Id extends RouteId> = OperationDocBase &
+  (BodyOf<Id> extends z.ZodMiniType ? { readonly request: z.input<BodyOf<Id>> } : { readonly request?: never });
+
+const UPDATED_AT = '2026-03-02T10:15:00.000Z';
+const NOW = '2026-03-04T18:20:31.512Z';
+const DEVICE = 'device-7f3a9c';
+const GAME = 'space-raiders';
+
+const policy: Policy = { publisher_id: 'acme', ...defaultPolicyFlags, updated_at: UPDATED_AT };
+
+const socialBan: ListedBan = {
+  ban_id: 1042,
+  ban_type: 'social',
+  scope: 'game',
+  publisher_id: 'acme',
+  game_id: GAME,
+  reason_code: 'chat.toxicity',
+  details_json: { report_id: 'r-5521', reports: 3 },
+  created_at: '2026-03-01T21:04:11.093Z',
+  expires_at: '2026-04-01T00:00:00.000Z',
+  revoked_at: null,
+  revoke_reason_code: null,
+  enforced: true,
+};
+
+/** Another publisher's global ban: its metadata is private to its owner. */
+const cheatBan: ListedBan = {
+  ban_id: 1077,
+  ban_type: 'cheat',
+  scope: 'global',
+  publisher_id: 'other-studio',
+  game_id: null,
+  reason_code: 'aimbot',
+  details_json: null,
+  created_at: '2026-03-03T08:45:00.000Z',
+  expires_at: null,
+  revoked_at: null,
+  revoke_reason_code: null,
+  enforced: true,
+};
+
+const expiredBan: ListedBan = {
+  ...socialBan,
+  ban_id: 998,
+  reason_code: 'chat.spam',
+  details_json: null,
+  created_at: '2026-01-10T12:00:00.000Z',
+  expires_at: '2026-01-17T12:00:00.000Z',
+  enforced: false,
+};
+
+const created: BanCreationResult = {
+  ban_id: 1078,
+  device_id: DEVICE,
+  ban_type: 'cheat',
+  scope: 'global',
+  publisher_id: 'acme',
+  game_id: GAME,
+  status: 'created',
+};
+
+const counts = (active: number, expired: number) => ({ active, expired });
+
+const enforcement: Enforcement = {
+  device_id: DEVICE,
+  game_id: GAME,
+  evaluated_at: NOW,
+  restricted: { cheat: true, social: true },
+  bans: [
+    { ...cheatBan, rule: ['enforce_global', 'enforce_cheat_global'] },
+    { ...socialBan, rule: ['enforce_game'] },
+  ],
+  // 100 - 40 (active global cheat) - 15 (active game social) - 5 (expired game social) = 40
+  reputation: {
+    score: 40,
+    included_scopes: ['game', 'publisher', 'global'],
+    counts: {
+      cheat: { game: counts(0, 0), publisher: counts(0, 0), global: counts(1, 0) },
+      social: { game: counts(1, 1), publisher: counts(0, 0), global: counts(0, 0) },
+    },
+    weights: { cheat: { active: 40, expired: 10 }, social: { active: 15, expired: 5 } },
+  },
+  policy_updated_at: UPDATED_AT,
+};
+
+export const operations = {
+  health: {
+    summary: 'Liveness check for load balancers',
+    tag: 'Health',
+    description: 'For load balancer checks: no authentication and no database call.',
+    responses: {
+      200: response(healthSchema, 'The service is running.', { ok: true }),
+    },
+  },
+
+  getPolicy: {
+    summary: "Read the caller's policy",
+    tag: 'Policy',
+    description:
+      "The caller's policy: which ban scopes it enforces and which count toward reputation. A " +
+      'new publisher starts with every flag true except `enforce_social_global`.',
+    responses: {
+      200: response(policySchema, 'The full policy.', policy),
+    },
+  },
+
+  updatePolicy: {
+    summary: "Change some of the caller's policy flags",
+    tag: 'Policy',
+    description:
+      'Send any subset of the eight flags: only those change, atomically, so concurrent updates of ' +
+      'different flags all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400.',
+    request: { enforce_social_global: true },
+    responses: {
+      200: response(policySchema, 'The full policy after the update, with a new `updated_at`.', {
+        ...policy,
+        enforce_social_global: true,
+        updated_at: NOW,
+      }),
+    },
+  },
+
+  createBan: {
+    summary: 'Record a ban against a device',
+    tag: 'Bans',
+    description:
+      'Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same ' +
+      'publisher, game and key) returns the original ban exactly as first created, whatever the new ' +
+      'body says, and any number of concurrent requests with one key make exactly one ban. The body ' +
+      'is strict: an unknown field (such as a misspelt `expire_at`) is a 400.',
+    request: {
+      device_id: DEVICE,
+      ban_type: 'cheat',
+      scope: 'global',
+      reason_code: 'aimbot',
+      expires_at: '2030-01-01T00:00:00Z',
+      details: { match_id: 'm-20260304-77', detector: 'anticheat-v5' },
+      idempotency_key: 'report-991',
+    },
+    responses: {
+      201: response(banCreationResultSchema, 'A new ban was recorded.', created),
+      200: response(
+        banCreationResultSchema,
+        'The idempotency key was used before: the original ban, unchanged.',
+        { ...created, status: 'idempotent_ok' },
+      ),
+    },
+  },
+
+  listSocialBans: {
+    summary: 'List the social bans of a device that the caller can see',
+    tag: 'Bans',
+    description:
+      'The social bans of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
+    responses: {
+      200: response(banListSchema, 'One page of social bans.', {
+        device_id: DEVICE,
+        status: 'all',
+        counts: { active: 1, inactive: 1, total: 2 },
+        items: [socialBan, expiredBan],
+        next_cursor: null,
+      }),
+    },
+  },
+
+  listCheatBans: {
+    summary: 'List the cheat bans of a device that the caller can see',
+    tag: 'Bans',
+    description:
+      'The cheat bans of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
+    responses: {
+      200: response(banListSchema, 'One page of cheat bans.', {
+        device_id: DEVICE,
+        status: 'active',
+        counts: { active: 1, inactive: 0, total: 1 },
+        items: [cheatBan],
+        next_cursor: null,
+      }),
+    },
+  },
+
+  listBans: {
+    summary: 'List the bans of every type (or of one, with ?type=) of a device that the caller can see',
+    tag: 'Bans',
+    description:
+      'The bans of every type (or of one, with `type`) of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.',
+    responses: {
+      200: response(banListSchema, 'One page of bans.', {
+        device_id: DEVICE,
+        status: 'active',
+        counts: { active: 2, inactive: 1, total: 3 },
+        // A page of one (limit=1): the next page starts below the cheat ban.
+        items: [cheatBan],
+        next_cursor: cheatBan.ban_id,
+      }),
+    },
+  },
+
+  revokeBan: {
+    summary: 'Revoke one of your own bans',
+    tag: 'Bans',
+    description:
+      'Undoes a wrong ban: sets `revoked_at` and `revoke_reason_code` and makes it inactive for ' +
+      'everyone at once; it stays in history. Only the publisher that made the ban may revoke it, ' +
+      'and a `game` ban only through its own game (`X-Game-Id`): otherwise it is a 404, as for a ban ' +
+      'that does not exist. Revoking again returns the ban unchanged.',
+    notFound: true,
+    request: { reason_code: 'appeal_upheld' },
+    responses: {
+      200: response(revokedBanSchema, 'The revoked ban.', {
+        ...socialBan,
+        revoked_at: NOW,
+        enforced: false,
+        revoke_reason_code: 'appeal_upheld',
+      }),
+    },
+  },
+
+  getEnforcement: {
+    summary: 'Whether a device is restricted in this game under your policy, why, and its reputation',
+    tag: 'Enforcement',
+    description:
+      'One call at login or matchmaking. `bans` holds the active bans that apply under your policy, ' +
+      'each with `rule`: the policy flags that make it apply. A `game` ban applies when ' +
+      '`enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when ' +
+      '`enforce_global` and `enforce_T_global`. `reputation.score` is ' +
+      'max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include.',
+    responses: {
+      200: response(
+        enforcementSchema,
+        'Whether the device is restricted, why, and its reputation.',
+        enforcement,
+      ),
+    },
+  },
+
+  getEnforcementBatch: {
+    summary: 'The enforcement answer for up to 100 devices (a lobby) at once',
+    tag: 'Enforcement',
+    description:
+      'The enforcement answer for 1 to 100 devices (a lobby), in request order. The ids are strings: ' +
+      'a string that is not a valid id gets an error entry of its own without failing the others.',
+    request: { device_ids: [DEVICE, 'bad id'] },
+    responses: {
+      200: response(enforcementBatchSchema, 'One result per requested id, in request order.', {
+        game_id: GAME,
+        evaluated_at: NOW,
+        policy_updated_at: UPDATED_AT,
+        results: [
+          enforcement,
+          {
+            device_id: 'bad id',
+            error: {
+              code: 'invalid_request',
+              message: 'device_ids.1 must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -',
+              details: [{ field: 'device_ids.1', issue: 'invalid_format' }],
+            },
+          },
+        ],
+      }),
+    },
+  },
+
+  openapi: {
+    summary: 'This API described in OpenAPI 3.1',
+    tag: 'Documentation',
+    description: 'This document: OpenAPI 3.1, generated from the same schemas the handlers validate with.',
+    responses: {
+      200: response(openApiDocumentSchema, 'The OpenAPI document.', {
+        openapi: '3.1.0',
+        info: { title: 'Device ban service', version: '1.0.0' },
+        paths: {},
+      }),
+    },
+  },
+} as const satisfies { [Id in RouteId]: OperationDoc<Id> };
+
+type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
+const REQUEST_ID = '0d6a2c1e-93f4-4b8e-a7c2-5f1e9b3d7a60';
+
+const envelope = (
+  code: ErrorCode,
+  message: string,
+  details?: ErrorEnvelope['error']['details'],
+): ErrorEnvelope => ({
+  error: { code, message, ...(details ? { details } : {}) },
+  request_id: REQUEST_ID,
+});
+
+const fromGateway = (answer: { code: ErrorCode; message: string }) => envelope(answer.code, answer.message);
+
+/** One example per error code; those the gateway answers are its own words. */
+export const errorExamples: Record<ErrorCode, ErrorEnvelope> = {
+  invalid_json: envelope('invalid_json', 'The request body is not valid JSON'),
+  invalid_request: envelope('invalid_request', 'limit must be between 1 and 200', [
+    { field: 'limit', issue: 'too_big' },
+  ]),
+  unauthorized: fromGateway(gatewayAnswers.unauthorized),
+  forbidden: fromGateway(gatewayAnswers.forbidden),
+  not_found: envelope('not_found', 'No such ban on this device'),
+  method_not_allowed: fromGateway(methodNotAllowed('DELETE', '/v1/policy', allowedMethods(['GET', 'PUT']))),
+  payload_too_large: envelope('payload_too_large', 'The request body must be at most 65536 bytes'),
+  unsupported_media_type: fromGateway(gatewayAnswers.unsupportedMediaType),
+  rate_limited: fromGateway(gatewayAnswers.throttled),
+  internal_error: envelope('internal_error', 'An internal error occurred'),
+  service_unavailable: fromGateway(gatewayAnswers.authorizerUnavailable),
+};
