@@ -27,7 +27,7 @@ import {
   reputationSchema,
   revokedBanSchema,
 } from '../model/responses';
-import { type RequestSpec, type Route, type RouteId, routes } from '../routes';
+import { type RequestSpec, type Route, routes } from '../routes';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
 /**

@@ -61,7 +61,9 @@ export interface OperationDocBase {
 }
 
 type OperationDoc<Id extends RouteId> = OperationDocBase &
-  (BodyOf<Id> extends z.ZodMiniType ? { readonly request: z.input<BodyOf<Id>> } : { readonly request?: never });
+  (BodyOf<Id> extends z.ZodMiniType
+    ? { readonly request: z.input<BodyOf<Id>> }
+    : { readonly request?: never });
 
 const UPDATED_AT = '2026-03-02T10:15:00.000Z';
 const NOW = '2026-03-04T18:20:31.512Z';

@@ -29,11 +29,7 @@ const bundle = async (handler: string) => {
 };
 
 /** Modules only the OpenAPI generator may load. */
-const generatorOnly = [
-  'lib/openapi/document.ts',
-  'lib/openapi/operations.ts',
-  'lib/model/responses.ts',
-];
+const generatorOnly = ['lib/openapi/document.ts', 'lib/openapi/operations.ts', 'lib/model/responses.ts'];
 
 describe('function bundles', () => {
   it.each(['getPolicy', 'createBan'] as const)(
@@ -48,9 +44,7 @@ describe('function bundles', () => {
         if (other.id === id) expect(code).toContain(JSON.stringify(id));
         else expect(code, other.id).not.toContain(JSON.stringify(other.id));
         expect(code, `${other.id} summary`).not.toContain(operations[other.id].summary.slice(0, 40));
-        expect(code, `${other.id} description`).not.toContain(
-          operations[other.id].description.slice(0, 40),
-        );
+        expect(code, `${other.id} description`).not.toContain(operations[other.id].description.slice(0, 40));
       }
       expect(code).not.toContain(JSON.stringify(operations.getPolicy.responses[200].example.updated_at));
     },
