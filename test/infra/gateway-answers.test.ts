@@ -39,45 +39,44 @@ const fill = (template: string, context: Record<string, string>) =>
     template.replace(/\$(context\.\w+)/g, (_, name: string) => context[name] ?? `unresolved ${name}`),
   );
 
+/** An answer as the template writes it: status, header parameters, the JSON mapping template. */
+const answerOf = (
+  status: string,
+  parameters: Record<string, string>,
+  templates: Record<string, string>,
+  context: Record<string, string>,
+): Answer => ({
+  status: Number(status),
+  headers: Object.fromEntries(
+    Object.entries(parameters).map(([name, p]) => [
+      name.split('.header.')[1]?.toLowerCase(),
+      value(p, context),
+    ]),
+  ),
+  body: fill(templates['application/json'] ?? '', context),
+});
+
 /** What the deployed gateway answers for a gateway response type. */
 const deployedGatewayResponse = (type: string, context: Record<string, string>): Answer => {
   const found = resources.find(
     (r) => r.Type === 'AWS::ApiGateway::GatewayResponse' && r.Properties.ResponseType === type,
   );
   if (!found) throw new Error(`no gateway response ${type}`);
-  const props = found.Properties;
-  return {
-    status: Number(props.StatusCode),
-    headers: Object.fromEntries(
-      Object.entries(props.ResponseParameters as Record<string, string>).map(([name, p]) => [
-        name.replace('gatewayresponse.header.', '').toLowerCase(),
-        value(p, context),
-      ]),
-    ),
-    body: fill(props.ResponseTemplates['application/json'], context),
-  };
+  const { StatusCode, ResponseParameters, ResponseTemplates } = found.Properties;
+  return answerOf(StatusCode, ResponseParameters, ResponseTemplates, context);
 };
 
 /** What the deployed 405 mock on `path` answers. */
 const deployedMethodNotAllowed = (path: string, context: Record<string, string>): Answer => {
-  const mocks = resources.filter(
-    (r) => r.Type === 'AWS::ApiGateway::Method' && r.Properties.HttpMethod === 'ANY',
-  );
-  const mock = mocks.find(
-    (m) => m.Properties.OperationName === `methodNotAllowed${path.replace(/[^A-Za-z0-9]/g, '_')}`,
+  const mock = resources.find(
+    (r) =>
+      r.Type === 'AWS::ApiGateway::Method' &&
+      r.Properties.OperationName === `methodNotAllowed${path.replace(/[^A-Za-z0-9]/g, '_')}`,
   );
   if (!mock) throw new Error(`no 405 mock on ${path}`);
-  const response = mock.Properties.Integration.IntegrationResponses[0];
-  return {
-    status: Number(response.StatusCode),
-    headers: Object.fromEntries(
-      Object.entries(response.ResponseParameters as Record<string, string>).map(([name, p]) => [
-        name.replace('method.response.header.', '').toLowerCase(),
-        value(p, context),
-      ]),
-    ),
-    body: fill(response.ResponseTemplates['application/json'], context),
-  };
+  const { StatusCode, ResponseParameters, ResponseTemplates } =
+    mock.Properties.Integration.IntegrationResponses[0];
+  return answerOf(StatusCode, ResponseParameters, ResponseTemplates, context);
 };
 
 const allow = (): APIGatewayAuthorizerResult => ({
