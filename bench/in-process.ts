@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ensureTable, openStore, useStore } from '../infra/local/store';
 import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
 import { banKey } from '../lib/storage/keys';
-import { lambdaContext, proxyEvent } from '../test/support/events';
+import { lambdaContext, proxyEvent } from './events';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { median, probeStorage } from './storage-probe';
 
@@ -71,7 +71,7 @@ export const startInProcess = async () => {
   return { store, probe, handlers, authorizer, key, seedBans, invoke, close: () => store.close() };
 };
 
-type InProcess = Awaited<ReturnType<typeof startInProcess>>;
+export type InProcess = Awaited<ReturnType<typeof startInProcess>>;
 
 export const seedListingDevice = (env: InProcess) => env.seedBans(LIST_DEVICE, LIST_DEVICE_BANS, 1_000_000);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { proxyEvent } from '../test/support/events';
+import { proxyEvent } from './events';
 
 /**
  * The operations the benchmark drives, each with the storage round trips it may make (the floor

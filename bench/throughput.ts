@@ -11,7 +11,7 @@ import {
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { connectionConfig } from '../lib/storage/connection';
-import { policyKey as keyOfPolicy } from '../lib/storage/keys';
+import { banKey, policyKey as keyOfPolicy } from '../lib/storage/keys';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
@@ -96,8 +96,7 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
       new PutCommand({
         TableName: TABLE,
         Item: {
-          pk: `DEVICE#raw-${banId}`,
-          sk: `BAN#${banId}`,
+          ...banKey(`raw-${banId}`, banId),
           ban_id: banId,
           ban_type: 'cheat',
           scope: 'global',

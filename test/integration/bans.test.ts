@@ -1,28 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { banKey, idempotencyKey, partitions } from '../../lib/storage/keys';
+import { banBody as ban, startTwoPublishers, type TestApi } from '../support/fixtures';
 
 let api: TestApi;
 let keyA: string;
 let keyB: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('pub-a')).api_key;
-  keyB = (await api.createKey('pub-b')).api_key;
+  ({ api, keyA, keyB } = await startTwoPublishers());
 });
 afterAll(() => api?.close());
 
-const ban = (overrides: Record<string, unknown> = {}) => ({
-  device_id: 'device-1',
-  ban_type: 'cheat',
-  scope: 'game',
-  reason_code: 'aimbot',
-  ...overrides,
-});
 const future = () => new Date(Date.now() + 86_400_000).toISOString();
-const banItems = async () => (await api.items()).filter((item) => String(item.pk).startsWith('DEVICE#'));
+const banItems = async () =>
+  (await api.items()).filter((item) => String(item.pk).startsWith(partitions.device));
 const idempotencyItems = async () =>
-  (await api.items()).filter((item) => String(item.pk).startsWith('IDEM#'));
+  (await api.items()).filter((item) => String(item.pk).startsWith(partitions.idempotency));
 
 describe('POST /v1/bans', () => {
   it('answers 201 created and stores the ban as sent', async () => {
@@ -46,7 +39,7 @@ describe('POST /v1/bans', () => {
     const stored = (await banItems()).filter((item) => item.device_id === 'dev-created');
     expect(stored).toEqual([
       expect.objectContaining({
-        sk: `BAN#${String(res.body.ban_id).padStart(16, '0')}`,
+        sk: banKey('dev-created', res.body.ban_id).sk,
         ban_id: res.body.ban_id,
         expires_at: '2099-05-01T10:00:00.000Z',
         details_json: '{"match_id":"m-1","score":3}',
@@ -172,7 +165,9 @@ describe('idempotency', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
     expect(new Set(results.map((r) => r.body.ban_id)).size).toBe(1);
     expect((await banItems()).filter((i) => i.device_id === 'dev-race')).toHaveLength(1);
-    expect((await idempotencyItems()).filter((i) => i.pk === 'IDEM#pub-a#game-1#race-1')).toHaveLength(1);
+    expect(
+      (await idempotencyItems()).filter((i) => i.pk === idempotencyKey('pub-a', 'game-1', 'race-1').pk),
+    ).toHaveLength(1);
   });
 
   it('treats keys as exact strings (case and spaces matter)', async () => {

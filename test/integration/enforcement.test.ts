@@ -1,23 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { partitions } from '../../lib/storage/keys';
+import { type Body, createBan, revokeBan, startTwoPublishers, type TestApi } from '../support/fixtures';
 
 let api: TestApi;
 let keyA: string;
 let keyB: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('pub-a')).api_key;
-  keyB = (await api.createKey('pub-b')).api_key;
+  ({ api, keyA, keyB } = await startTwoPublishers());
 });
 afterAll(() => api?.close());
 
-type Body = Record<string, unknown>;
-const create = async (key: string, game: string, body: Body) => {
-  const res = await api.request('POST', '/v1/bans', { key, game, body: { reason_code: 'r', ...body } });
-  expect(res.status).toBe(201);
-  return res.body.ban_id as number;
-};
+const create = (key: string, game: string, body: Body) =>
+  createBan(api, key, game, { reason_code: 'r', ...body });
 const enforcement = (key: string, game: string, device: string) =>
   api.request('GET', `/v1/device/${device}/enforcement`, { key, game });
 const setPolicy = (key: string, body: Body) => api.request('PUT', '/v1/policy', { key, body });
@@ -188,9 +183,11 @@ describe('POST /v1/device/{device_id}/bans/{ban_id}/revoke', () => {
     device: string,
     banId: number | string,
     body: unknown = { reason_code: 'appeal_upheld' },
-  ) => api.request('POST', `/v1/device/${device}/bans/${banId}/revoke`, { key, game: 'game-1', body });
+  ) => revokeBan(api, key, 'game-1', device, banId, body);
   const storedBan = async (banId: number) =>
-    (await api.items()).find((item) => item.ban_id === banId && String(item.pk).startsWith('DEVICE#'));
+    (await api.items()).find(
+      (item) => item.ban_id === banId && String(item.pk).startsWith(partitions.device),
+    );
 
   it('lets the owner revoke: revoked_at and the reason set, kept in history, inactive everywhere at once', async () => {
     const banId = await create(keyA, 'game-1', {

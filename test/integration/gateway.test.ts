@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { startWithPublisher, type TestApi } from '../support/fixtures';
 
 let api: TestApi;
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  key = (await api.createKey('pub-gw')).api_key;
+  ({ api, key } = await startWithPublisher('pub-gw'));
 });
 afterAll(() => api?.close());
 
@@ -31,7 +30,7 @@ describe('the local gateway', () => {
   it('answers a known path with a wrong method 405 with Allow', async () => {
     const res = await api.request('DELETE', '/v1/policy', { key });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, PUT');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, PUT');
     expect(res.body.error.code).toBe('method_not_allowed');
   });
 

@@ -1,26 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { createBan, startTwoPublishers, type TestApi } from '../support/fixtures';
 
 let api: TestApi;
 let keyA: string;
 let keyB: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('pub-a')).api_key;
-  keyB = (await api.createKey('pub-b')).api_key;
+  ({ api, keyA, keyB } = await startTwoPublishers());
 });
 afterAll(() => api?.close());
 
-const create = async (key: string, game: string, body: Record<string, unknown>) => {
-  const res = await api.request('POST', '/v1/bans', {
-    key,
-    game,
-    body: { ban_type: 'social', reason_code: 'toxicity', ...body },
-  });
-  expect(res.status).toBe(201);
-  return res.body.ban_id as number;
-};
+const create = (key: string, game: string, body: Record<string, unknown>) =>
+  createBan(api, key, game, { ban_type: 'social', reason_code: 'toxicity', ...body });
 const list = (key: string, game: string, device: string, query = '') =>
   api.request('GET', `/v1/device/${encodeURIComponent(device)}/bans/social${query}`, { key, game });
 

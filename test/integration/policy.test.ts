@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { policyKey } from '../../lib/storage/keys';
+import { startTwoPublishers, type TestApi } from '../support/fixtures';
 
 let api: TestApi;
 let keyA: string;
@@ -17,14 +18,14 @@ const defaults = {
 };
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('pub-a')).api_key;
-  keyB = (await api.createKey('pub-b')).api_key;
+  ({ api, keyA, keyB } = await startTwoPublishers());
 });
 afterAll(() => api?.close());
 
-const storedPolicy = async (publisher: string) =>
-  (await api.items()).find((item) => item.pk === `PUBLISHER#${publisher}` && item.sk === 'POLICY');
+const storedPolicy = async (publisher: string) => {
+  const { pk, sk } = policyKey(publisher);
+  return (await api.items()).find((item) => item.pk === pk && item.sk === sk);
+};
 
 describe('GET /v1/policy', () => {
   it('returns the defaults written when the first key was made', async () => {

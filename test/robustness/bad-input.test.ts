@@ -1,8 +1,16 @@
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, type RequestOptions, startTestApi, type TestApi } from '../support/api';
+import { policyFlags } from '../../lib/model/policy-flags';
+import { banKey, devicePartition, partitions } from '../../lib/storage/keys';
 import { type FaultInjector, injectFaults } from '../support/faults';
-import { isErrorEnvelope, POLICY_FLAGS as policyFlags } from './helpers';
+import {
+  type ApiResponse,
+  banBody,
+  isErrorEnvelope,
+  type RequestOptions,
+  startWithPublisher,
+  type TestApi,
+} from '../support/fixtures';
 
 /**
  * Bad input, generated from the validation rules (README "Validation") and from a hand-written
@@ -30,8 +38,7 @@ let casesTried = 0;
 const statuses = new Map<number, number>();
 
 beforeAll(async () => {
-  api = await startTestApi();
-  key = (await api.createKey(PUBLISHER)).api_key;
+  ({ api, key } = await startWithPublisher(PUBLISHER));
   const { dynamo } = await import('../../lib/storage/client');
   // No rules armed: it only records which storage calls each case causes.
   observer = injectFaults(dynamo);
@@ -65,7 +72,9 @@ const refused = async (method: string, path: string, options: RequestOptions, ex
   const res = await api.request(method, path, { key, ...options });
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   expectRefusal(res, expected);
-  const reached = observer.calls.filter((c) => !(c.operation === 'GetItem' && c.key?.startsWith('APIKEY#')));
+  const reached = observer.calls.filter(
+    (c) => !(c.operation === 'GetItem' && c.key?.startsWith(partitions.apiKey)),
+  );
   expect(reached, `${method} ${path} reached storage`).toEqual([]);
   return res;
 };
@@ -93,7 +102,7 @@ const expectStillServing = async () => {
   expect(await api.items()).toHaveLength(baselineItems);
 };
 
-const validBan = { device_id: 'dev-fuzz', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' };
+const validBan = banBody({ device_id: 'dev-fuzz' });
 
 /* -------------------------------------------------------------------------------------------- */
 /* Generators                                                                                   */
@@ -497,8 +506,8 @@ const hostileStrings = [
   '../../etc/passwd',
   '{{7*7}}',
   '$(reboot)',
-  'DEVICE#other',
-  'x#BAN#0000000000000001',
+  devicePartition('other'),
+  `x#${banKey('x', 1).sk}`,
   '%00',
   'a b',
 ];

@@ -1,13 +1,27 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { partitions } from '../../lib/storage/keys';
 import {
+  expectFired,
+  expectUnavailable,
   type FaultInjector,
   type FaultKind,
+  type FaultRule,
+  failThenRetry,
   faultKinds,
   injectFaults,
   type Operation,
 } from '../support/faults';
-import { ban, expectUnavailable, listAll, storedBans, storedRecord, unique } from './helpers';
+import {
+  socialBanBody as ban,
+  listAll,
+  postBan,
+  revokeBan,
+  startTwoPublishers,
+  storedBans,
+  storedRecord,
+  type TestApi,
+  unique,
+} from '../support/fixtures';
 
 /**
  * Every storage call of every operation, failing with each kind of DynamoDB trouble. The fault is
@@ -31,9 +45,7 @@ let injectedTotal = 0;
 let cases = 0;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  ownerKey = (await api.createKey(OWNER)).api_key;
-  otherKey = (await api.createKey(OTHER)).api_key;
+  ({ api, keyA: ownerKey, keyB: otherKey } = await startTwoPublishers(OWNER, OTHER));
   // The same module instance the handlers use: the API runs in this process.
   const { dynamo } = await import('../../lib/storage/client');
   faults = injectFaults(dynamo);
@@ -61,39 +73,57 @@ interface Call {
 const keyLookup: Call = {
   name: 'the key lookup in the authorizer',
   operation: 'GetItem',
-  keyPrefix: 'APIKEY#',
+  keyPrefix: partitions.apiKey,
 };
-const counter: Call = { name: 'the ban id counter update', operation: 'UpdateItem', keyPrefix: 'COUNTER' };
-const recordWrite: Call = { name: 'the idempotency record write', operation: 'PutItem', keyPrefix: 'IDEM#' };
-const banWrite: Call = { name: 'the ban item write', operation: 'PutItem', keyPrefix: 'DEVICE#' };
-const recordRead: Call = { name: 'the idempotency record read', operation: 'GetItem', keyPrefix: 'IDEM#' };
-const policyRead: Call = { name: 'the policy read', operation: 'GetItem', keyPrefix: 'PUBLISHER#' };
-const policyUpdate: Call = { name: 'the policy update', operation: 'UpdateItem', keyPrefix: 'PUBLISHER#' };
-const listQuery: Call = { name: 'the device query', operation: 'Query', keyPrefix: 'DEVICE#' };
-const banUpdate: Call = { name: 'the revoking ban update', operation: 'UpdateItem', keyPrefix: 'DEVICE#' };
+const counter: Call = {
+  name: 'the ban id counter update',
+  operation: 'UpdateItem',
+  keyPrefix: partitions.counter,
+};
+const recordWrite: Call = {
+  name: 'the idempotency record write',
+  operation: 'PutItem',
+  keyPrefix: partitions.idempotency,
+};
+const banWrite: Call = { name: 'the ban item write', operation: 'PutItem', keyPrefix: partitions.device };
+const recordRead: Call = {
+  name: 'the idempotency record read',
+  operation: 'GetItem',
+  keyPrefix: partitions.idempotency,
+};
+const policyRead: Call = { name: 'the policy read', operation: 'GetItem', keyPrefix: partitions.publisher };
+const policyUpdate: Call = {
+  name: 'the policy update',
+  operation: 'UpdateItem',
+  keyPrefix: partitions.publisher,
+};
+const listQuery: Call = { name: 'the device query', operation: 'Query', keyPrefix: partitions.device };
+const banUpdate: Call = {
+  name: 'the revoking ban update',
+  operation: 'UpdateItem',
+  keyPrefix: partitions.device,
+};
 const banRead: Call = {
   name: 'the ban read of a repeated revoke',
   operation: 'GetItem',
-  keyPrefix: 'DEVICE#',
+  keyPrefix: partitions.device,
 };
 
 const matrix = <T extends unknown[]>(calls: Array<[Call, ...T]>) =>
   calls.flatMap(([call, ...rest]) => faultKinds.map((kind) => [call.name, kind, call, ...rest] as const));
 
-const arm = (call: Call, kind: FaultKind, nth = 1) => {
-  faults.fail({ operation: call.operation, keyPrefix: call.keyPrefix, error: kind, nth });
-};
+/** The rule that fails `call` with `kind` (its `nth` time). */
+const rule = (call: Call, kind: FaultKind, nth = 1): FaultRule => ({
+  operation: call.operation,
+  keyPrefix: call.keyPrefix,
+  error: kind,
+  nth,
+});
+const arm = (call: Call, kind: FaultKind) => faults.fail(rule(call, kind));
+const expectInjected = (call: Call, kind: FaultKind, times = 1) =>
+  expectFired(faults, rule(call, kind), times);
 
-/** The fault really fired on the call named, once: a case whose call never happens must fail. */
-const expectInjected = (call: Call, kind: FaultKind, times = 1) => {
-  expect(faults.injected).toEqual(
-    Array.from({ length: times }, () => expect.objectContaining({ operation: call.operation, kind })),
-  );
-  expect(faults.injected.every((i) => i.key?.startsWith(call.keyPrefix))).toBe(true);
-};
-
-const create = (body: Record<string, unknown>) =>
-  api.request('POST', '/v1/bans', { key: ownerKey, game: GAME, body });
+const create = (body: Record<string, unknown>) => postBan(api, ownerKey, GAME, body);
 
 /**
  * Nothing of the failed request is visible: neither the owner's listing nor another publisher's
@@ -128,13 +158,12 @@ describe('creating a ban with an idempotency key', () => {
       const device = unique('dev');
       const body = ban({ device_id: device, idempotency_key: unique('order'), details: { note: 'n' } });
 
-      arm(call, kind);
-      expectUnavailable(await create(body));
-      expectInjected(call, kind);
-      faults.clear();
-      await expectNothingListed(device);
-
-      const retry = await create(body);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => create(body),
+        () => expectNothingListed(device),
+      );
       expect(retry.status).toBe(retryStatus);
       expect(retry.body).toEqual({
         ban_id: expect.any(Number),
@@ -160,13 +189,12 @@ describe('creating a ban without an idempotency key', () => {
       const device = unique('dev');
       const body = ban({ device_id: device });
 
-      arm(call, kind);
-      expectUnavailable(await create(body));
-      expectInjected(call, kind);
-      faults.clear();
-      await expectNothingListed(device);
-
-      const retry = await create(body);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => create(body),
+        () => expectNothingListed(device),
+      );
       expect(retry.status).toBe(201);
       await expectOneBan(device, retry.body.ban_id);
     },
@@ -182,13 +210,12 @@ describe('repeating an idempotency key', () => {
       const first = await create(body);
       expect(first.status).toBe(201);
 
-      arm(call, kind);
-      expectUnavailable(await create(body));
-      expectInjected(call, kind);
-      faults.clear();
-      await expectOneBan(device, first.body.ban_id);
-
-      const retry = await create(body);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => create(body),
+        () => expectOneBan(device, first.body.ban_id),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual({ ...first.body, status: 'idempotent_ok' });
       await expectOneBan(device, first.body.ban_id);
@@ -208,13 +235,12 @@ describe('repeating an idempotency key', () => {
       const record = await storedRecord(OWNER, GAME, key);
       expect(record?.ban).toMatchObject({ device_id: device });
 
-      arm(call, kind);
-      expectUnavailable(await create(body));
-      expectInjected(call, kind);
-      faults.clear();
-      await expectNothingListed(device);
-
-      const retry = await create(body);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => create(body),
+        () => expectNothingListed(device),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toMatchObject({ ban_id: record?.ban.ban_id, status: 'idempotent_ok' });
       await expectOneBan(device, retry.body.ban_id);
@@ -229,12 +255,9 @@ describe('reading the policy', () => {
       const before = await api.request('GET', '/v1/policy', { key: ownerKey });
       expect(before.status).toBe(200);
 
-      arm(call, kind);
-      expectUnavailable(await api.request('GET', '/v1/policy', { key: ownerKey }));
-      expectInjected(call, kind);
-      faults.clear();
-
-      const retry = await api.request('GET', '/v1/policy', { key: ownerKey });
+      const retry = await failThenRetry(faults, rule(call, kind), () =>
+        api.request('GET', '/v1/policy', { key: ownerKey }),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual(before.body);
     },
@@ -249,13 +272,12 @@ describe('updating the policy', () => {
       const before = (await api.request('GET', '/v1/policy', { key })).body;
       const change = { enforce_game: !before.enforce_game, rep_include_global: !before.rep_include_global };
 
-      arm(call, kind);
-      expectUnavailable(await api.request('PUT', '/v1/policy', { key, body: change }));
-      expectInjected(call, kind);
-      faults.clear();
-      expect((await api.request('GET', '/v1/policy', { key })).body).toEqual(before);
-
-      const retry = await api.request('PUT', '/v1/policy', { key, body: change });
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => api.request('PUT', '/v1/policy', { key, body: change }),
+        async () => expect((await api.request('GET', '/v1/policy', { key })).body).toEqual(before),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual({ ...before, ...change, updated_at: expect.any(String) });
     },
@@ -279,12 +301,9 @@ describe('listing a device', () => {
     'lists %s bans: answers 503 when %s fails with %s, and a retry lists the same bans',
     async (type, _, kind, call, path) => {
       const url = `/v1/device/${listedDevice}${path}`;
-      arm(call, kind);
-      expectUnavailable(await api.request('GET', url, { key: ownerKey, game: GAME }));
-      expectInjected(call, kind);
-      faults.clear();
-
-      const retry = await api.request('GET', url, { key: ownerKey, game: GAME });
+      const retry = await failThenRetry(faults, rule(call, kind), () =>
+        api.request('GET', url, { key: ownerKey, game: GAME }),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body.items.map((i: { ban_id: number }) => i.ban_id)).toEqual(
         type === 'cheat' ? [] : [listedBanId],
@@ -295,11 +314,7 @@ describe('listing a device', () => {
 
 describe('revoking a ban', () => {
   const revoke = (device: string, banId: number) =>
-    api.request('POST', `/v1/device/${device}/bans/${banId}/revoke`, {
-      key: ownerKey,
-      game: GAME,
-      body: { reason_code: 'appeal' },
-    });
+    revokeBan(api, ownerKey, GAME, device, banId, { reason_code: 'appeal' });
   const listed = async (device: string) => (await listAll(api, ownerKey, GAME, device)).items;
 
   it.each(matrix([[keyLookup], [banUpdate]]))(
@@ -308,15 +323,15 @@ describe('revoking a ban', () => {
       const device = unique('dev');
       const made = await create(ban({ device_id: device }));
 
-      arm(call, kind);
-      expectUnavailable(await revoke(device, made.body.ban_id));
-      expectInjected(call, kind);
-      faults.clear();
-      expect(await listed(device)).toEqual([
-        expect.objectContaining({ ban_id: made.body.ban_id, revoked_at: null }),
-      ]);
-
-      const retry = await revoke(device, made.body.ban_id);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => revoke(device, made.body.ban_id),
+        async () =>
+          expect(await listed(device)).toEqual([
+            expect.objectContaining({ ban_id: made.body.ban_id, revoked_at: null }),
+          ]),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toMatchObject({ ban_id: made.body.ban_id, revoke_reason_code: 'appeal' });
       expect(await listed(device)).toEqual([
@@ -333,12 +348,7 @@ describe('revoking a ban', () => {
       const device = unique('dev');
       const made = await create(ban({ device_id: device }));
 
-      arm(call, kind);
-      expectUnavailable(await revoke(device, made.body.ban_id));
-      expectInjected(call, kind);
-      faults.clear();
-
-      const retry = await revoke(device, made.body.ban_id);
+      const retry = await failThenRetry(faults, rule(call, kind), () => revoke(device, made.body.ban_id));
       expect(retry.status).toBe(200);
       expect(retry.body).toMatchObject({ ban_id: made.body.ban_id, revoke_reason_code: 'appeal' });
       expect(retry.body.revoked_at).toEqual(expect.any(String));
@@ -356,15 +366,15 @@ describe('revoking a ban', () => {
       const first = await revoke(device, made.body.ban_id);
       expect(first.status).toBe(200);
 
-      arm(call, kind);
-      expectUnavailable(await revoke(device, made.body.ban_id));
-      expectInjected(call, kind);
-      faults.clear();
-      expect(await listed(device)).toEqual([
-        expect.objectContaining({ ban_id: made.body.ban_id, revoked_at: first.body.revoked_at }),
-      ]);
-
-      const retry = await revoke(device, made.body.ban_id);
+      const retry = await failThenRetry(
+        faults,
+        rule(call, kind),
+        () => revoke(device, made.body.ban_id),
+        async () =>
+          expect(await listed(device)).toEqual([
+            expect.objectContaining({ ban_id: made.body.ban_id, revoked_at: first.body.revoked_at }),
+          ]),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body.revoked_at).toBe(first.body.revoked_at);
     },
@@ -378,12 +388,9 @@ describe('enforcement', () => {
       const url = `/v1/device/${listedDevice}/enforcement`;
       const before = await api.request('GET', url, { key: ownerKey, game: GAME });
       expect(before.status).toBe(200);
-      arm(call, kind);
-      expectUnavailable(await api.request('GET', url, { key: ownerKey, game: GAME }));
-      expectInjected(call, kind);
-      faults.clear();
-
-      const retry = await api.request('GET', url, { key: ownerKey, game: GAME });
+      const retry = await failThenRetry(faults, rule(call, kind), () =>
+        api.request('GET', url, { key: ownerKey, game: GAME }),
+      );
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual({ ...before.body, evaluated_at: expect.any(String) });
     },
@@ -394,14 +401,9 @@ describe('enforcement', () => {
     async (_, kind, call) => {
       const body = { device_ids: [unique('dev'), listedDevice] };
       // For the device queries, the second one: one device's failure fails the whole batch.
-      arm(call, kind, call === listQuery ? 2 : 1);
-      expectUnavailable(
-        await api.request('POST', '/v1/enforcement/batch', { key: ownerKey, game: GAME, body }),
+      const retry = await failThenRetry(faults, rule(call, kind, call === listQuery ? 2 : 1), () =>
+        api.request('POST', '/v1/enforcement/batch', { key: ownerKey, game: GAME, body }),
       );
-      expectInjected(call, kind);
-      faults.clear();
-
-      const retry = await api.request('POST', '/v1/enforcement/batch', { key: ownerKey, game: GAME, body });
       expect(retry.status).toBe(200);
       expect(retry.body.results.map((r: { device_id: string }) => r.device_id)).toEqual(body.device_ids);
     },

@@ -1,12 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
-import { ban, listAll, POLICY_FLAGS as policyFlags, storedBans, storedRecord, unique } from './helpers';
+import { policyFlags } from '../../lib/model/policy-flags';
+import {
+  socialBanBody as ban,
+  listAll,
+  postBan,
+  startWithPublisher,
+  storedBans,
+  storedRecord,
+  type TestApi,
+  unique,
+} from '../support/fixtures';
 
 /**
  * Concurrent requests that race on one item: the idempotency record, the ban id counter, the
  * policy. Run on dynalite and, through `npm run test:ddb-local`, on DynamoDB Local.
  */
 
+const PUBLISHER = 'pub-race';
 const GAME = 'game-r';
 
 let api: TestApi;
@@ -14,16 +24,14 @@ let keyA: string;
 let racesRun = 0;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('pub-race')).api_key;
+  ({ api, key: keyA } = await startWithPublisher(PUBLISHER));
 });
 afterAll(async () => {
   console.log(`races: ${racesRun} races run`);
   await api?.close();
 });
 
-const create = (body: Record<string, unknown>) =>
-  api.request('POST', '/v1/bans', { key: keyA, game: GAME, body });
+const create = (body: Record<string, unknown>) => postBan(api, keyA, GAME, body);
 
 describe('concurrent creates', () => {
   it('makes one ban from 50 concurrent creates with one idempotency key: 1 created, 49 idempotent_ok, one ban_id', async () => {
@@ -41,7 +49,7 @@ describe('concurrent creates', () => {
     expect(ids.size).toBe(1);
     const [banId] = ids;
     expect((await storedBans(device)).map((i) => i.ban_id)).toEqual([banId]);
-    expect((await storedRecord('pub-race', GAME, idempotencyKey))?.ban).toMatchObject({ ban_id: banId });
+    expect((await storedRecord(PUBLISHER, GAME, idempotencyKey))?.ban).toMatchObject({ ban_id: banId });
     const listed = await listAll(api, keyA, GAME, device);
     expect(listed.items.map((i) => i.ban_id)).toEqual([banId]);
     expect(listed.items[0].details_json).toEqual({ match: 'm-1' });

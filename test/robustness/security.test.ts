@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api';
+import { apiKeyKey, partitions } from '../../lib/storage/keys';
 import { type FaultInjector, injectFaults } from '../support/faults';
-import { unique } from './helpers';
+import { createBan, revokeBan, startWithPublishers, type TestApi, unique } from '../support/fixtures';
 
 /**
  * Security properties as tests: keys are stored only as hashes, revoked keys stop working, keys and
@@ -15,17 +15,14 @@ type Publisher = (typeof PUBLISHERS)[number];
 
 let api: TestApi;
 let faults: FaultInjector;
-const keys = {} as Record<Publisher, string>;
+let keys: Record<Publisher, string>;
 const made: string[] = [];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 beforeAll(async () => {
-  api = await startTestApi();
-  for (const publisher of PUBLISHERS) {
-    keys[publisher] = (await api.createKey(publisher)).api_key;
-    made.push(keys[publisher]);
-  }
+  ({ api, keys } = await startWithPublishers(PUBLISHERS));
+  made.push(...PUBLISHERS.map((publisher) => keys[publisher]));
   const { dynamo } = await import('../../lib/storage/client');
   faults = injectFaults(dynamo);
 });
@@ -74,7 +71,7 @@ describe('API keys at rest', () => {
     for (const key of made) {
       expect(dump).not.toContain(key.slice(4));
       // The lookup item is addressed by the hash, and the key can be found by nothing else.
-      expect(items.filter((item) => item.pk === `APIKEY#${sha256(key)}`)).toHaveLength(1);
+      expect(items.filter((item) => item.pk === apiKeyKey(sha256(key)).pk)).toHaveLength(1);
     }
   });
 });
@@ -168,9 +165,9 @@ describe('logs', () => {
       });
       await send('GET', `/v1/nothing/${secret}`, { key: secret });
       await send('DELETE', '/v1/policy', { key: secret });
-      faults.fail({ operation: 'GetItem', keyPrefix: 'APIKEY#', error: 'InternalServerError' });
+      faults.fail({ operation: 'GetItem', keyPrefix: partitions.apiKey, error: 'InternalServerError' });
       expect((await send('GET', '/v1/policy', { key: secret })).status).toBe(503);
-      faults.fail({ operation: 'PutItem', keyPrefix: 'DEVICE#', error: 'ThrottlingException' });
+      faults.fail({ operation: 'PutItem', keyPrefix: partitions.device, error: 'ThrottlingException' });
       const failedWrite = await send('POST', '/v1/bans', {
         key: secret,
         game: 'g',
@@ -210,22 +207,15 @@ describe('tenants', () => {
     const game = 'game-shared';
     const ownerKey = keys[owner];
     const readerKey = keys[reader];
-    const create = async (scope: string, type = 'social') => {
-      const res = await api.request('POST', '/v1/bans', {
-        key: ownerKey,
-        game,
-        body: {
-          device_id: device,
-          ban_type: type,
-          scope,
-          reason_code: 'r',
-          details: { secret: `${owner}-${scope}` },
-          idempotency_key: `${device}-${scope}-${type}`,
-        },
+    const create = (scope: string, type = 'social') =>
+      createBan(api, ownerKey, game, {
+        device_id: device,
+        ban_type: type,
+        scope,
+        reason_code: 'r',
+        details: { secret: `${owner}-${scope}` },
+        idempotency_key: `${device}-${scope}-${type}`,
       });
-      expect(res.status).toBe(201);
-      return res.body.ban_id as number;
-    };
     const ownGame = await create('game');
     const ownPublisher = await create('publisher');
     const ownGlobal = await create('global');
@@ -259,11 +249,7 @@ describe('tenants', () => {
     }
     // Revoking another publisher's ban is the same 404 as a ban that does not exist.
     for (const banId of [ownGame, ownPublisher, ownGlobal, ownCheatGame]) {
-      const res = await api.request('POST', `/v1/device/${device}/bans/${banId}/revoke`, {
-        key: readerKey,
-        game,
-        body: { reason_code: 'hostile' },
-      });
+      const res = await revokeBan(api, readerKey, game, device, banId, { reason_code: 'hostile' });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }

@@ -2,10 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyKey } from '../../lib/storage/keys';
+import { apiKeyKey, devicePartition, policyKey } from '../../lib/storage/keys';
 import { startTestApi, type TestApi } from '../support/api';
-import { type FaultProxy, startFaultProxy, type WireFault } from '../support/faults';
-import { ban, expectUnavailable, listAll, storedBans, unique } from './helpers';
+import { expectUnavailable, type FaultProxy, startFaultProxy, type WireFault } from '../support/faults';
+import { socialBanBody as ban, listAll, postBan, storedBans, unique } from '../support/fixtures';
 
 /**
  * Storage faults on the wire: a proxy between the API and the store answers chosen requests with
@@ -55,7 +55,7 @@ const publisher = async () => {
     id,
     key: api_key,
     policyKey: policyKey(id).pk,
-    lookupKey: `APIKEY#${createHash('sha256').update(api_key).digest('hex')}`,
+    lookupKey: apiKeyKey(createHash('sha256').update(api_key).digest('hex')).pk,
   };
 };
 
@@ -92,13 +92,17 @@ describe.concurrent('the SDK retries configured in lib/storage/client.ts', () =>
     const { key } = await publisher();
     const device = unique('dev');
     const body = ban({ device_id: device, idempotency_key: unique('order') });
-    const rule = proxy.fail({ operation: 'PutItem', key: `DEVICE#${device}`, fault: 'ThrottlingException' });
-    expectUnavailable(await api.request('POST', '/v1/bans', { key, game: GAME, body }));
+    const rule = proxy.fail({
+      operation: 'PutItem',
+      key: devicePartition(device),
+      fault: 'ThrottlingException',
+    });
+    expectUnavailable(await postBan(api, key, GAME, body));
     expect(rule.faulted).toHaveLength(MAX_ATTEMPTS);
     rule.clear();
     expect((await listAll(api, key, GAME, device)).items).toEqual([]);
 
-    const retry = await api.request('POST', '/v1/bans', { key, game: GAME, body });
+    const retry = await postBan(api, key, GAME, body);
     expect(retry.status).toBe(200);
     expect((await storedBans(device)).map((i) => i.ban_id)).toEqual([retry.body.ban_id]);
   });

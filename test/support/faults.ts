@@ -5,6 +5,8 @@ import {
   ProvisionedThroughputExceededException,
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
+import { expect } from 'vitest';
+import type { ApiResponse } from './api';
 
 /**
  * Fault injection for the storage layer, two ways:
@@ -15,6 +17,7 @@ import {
  *   SDK itself would surface it once every attempt had failed: fast, exact, nothing written.
  *   `attempts: 'each'` raises it inside the retry loop instead, so the SDK's own retry strategy runs
  *   (and `landedAttempts` lets requests reach the store first: the write lands, the answer is lost).
+ *   `failThenRetry` runs the cycle most fault cases share: fail a call, see the 503, retry.
  * - `startFaultProxy(upstream)`: an HTTP proxy in front of a real store that answers chosen calls with
  *   DynamoDB's own error responses, resets the connection, or never answers, so the SDK's real
  *   deserialisation, retries and timeouts are exercised end to end.
@@ -222,6 +225,46 @@ export const injectFaults = (client: MiddlewareClient): FaultInjector => {
       client.middlewareStack.remove(attemptName);
     },
   };
+};
+
+/** The 503 a client must see when storage is throttled or down: envelope, Retry-After, no internals. */
+export const expectUnavailable = (res: ApiResponse) => {
+  expect(res.status).toBe(503);
+  expect(res.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+  expect(res.body).toEqual({
+    error: { code: 'service_unavailable', message: expect.any(String) },
+    request_id: res.headers.get('x-request-id'),
+  });
+  expect(res.text).not.toMatch(/throttl|provisioned|ECONNRESET|timed? ?out|InternalServerError|dynamo/i);
+};
+
+/** The rule's fault really fired, `times` times, on its operation and keys: a case whose call never happens must fail. */
+export const expectFired = (faults: FaultInjector, rule: FaultRule, times = 1) => {
+  expect(faults.injected).toEqual(
+    Array.from({ length: times }, () =>
+      expect.objectContaining({ operation: rule.operation, kind: kindOf(rule) }),
+    ),
+  );
+  expect(faults.injected.every((i) => i.key?.startsWith(rule.keyPrefix ?? ''))).toBe(true);
+};
+
+/**
+ * Fail, then retry: arms `rule`, sends once and expects the 503 (`expectUnavailable`), checks that
+ * the fault fired once, disarms it, runs `meanwhile` (what must hold between the failure and the
+ * retry), then sends again and gives the retry's answer for the caller to check.
+ */
+export const failThenRetry = async (
+  faults: FaultInjector,
+  rule: FaultRule,
+  send: () => Promise<ApiResponse>,
+  meanwhile?: () => unknown,
+): Promise<ApiResponse> => {
+  faults.fail(rule);
+  expectUnavailable(await send());
+  expectFired(faults, rule);
+  faults.clear();
+  await meanwhile?.();
+  return send();
 };
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
 import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/domain/api-keys';
 import { bearerToken, stageWildcard } from '../../lib/http/authorizer';
+import { apiKeyKey, keyIdKey, policyKey, publisherPartition } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
@@ -31,10 +32,7 @@ describe('authorizer', () => {
       },
       context: { publisherId: 'pub-a', keyId: 'key_1' },
     });
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({
-      pk: `APIKEY#${hashApiKey(key)}`,
-      sk: 'APIKEY',
-    });
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
   });
 
   it.each([
@@ -99,12 +97,12 @@ describe('createApiKey', () => {
     expect(made.api_key).toMatch(API_KEY_PATTERN);
     const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(puts.map((p) => p.Item?.pk)).toEqual([
-      'PUBLISHER#pub-a',
-      'PUBLISHER#pub-a',
-      `KEYID#${made.key_id}`,
-      `APIKEY#${hashApiKey(made.api_key)}`,
+      publisherPartition('pub-a'),
+      publisherPartition('pub-a'),
+      keyIdKey(made.key_id).pk,
+      apiKeyKey(hashApiKey(made.api_key)).pk,
     ]);
-    expect(puts[0]?.Item?.sk).toBe('POLICY');
+    expect(puts[0]?.Item?.sk).toBe(policyKey('pub-a').sk);
     expect(JSON.stringify(puts)).not.toContain(made.api_key);
   });
 });

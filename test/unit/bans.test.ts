@@ -11,12 +11,22 @@ import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { isActive } from '../../lib/domain/policy-rules';
+import {
+  banKey,
+  counterKey,
+  devicePartition,
+  idempotencyKey,
+  partitions,
+  policyKey,
+} from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
 const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' } as const;
+
+const idem = idempotencyKey('pub-a', 'game-1', 'k-1');
 
 const now = Date.UTC(2026, 10, 23, 12);
 beforeEach(() => {
@@ -30,9 +40,9 @@ afterEach(() => vi.restoreAllMocks());
 /** The id the create took: the counter item it added to, its count 42, and the frozen clock. */
 const takenId = () => {
   const pk = String(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.Key?.pk);
-  return banIdOf(now, Number(pk.slice('COUNTER#'.length)), 42);
+  return banIdOf(now, Number(pk.slice(partitions.counter.length)), 42);
 };
-const banSk = (id: number) => `BAN#${String(id).padStart(16, '0')}`;
+const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
   it('takes an id from the counter and puts the ban conditionally: 2 calls without a key', async () => {
@@ -50,14 +60,14 @@ describe('createBan', () => {
     expect(ddb.calls()).toHaveLength(2);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
-      Key: { pk: expect.stringMatching(/^COUNTER#\d\d$/), sk: 'BAN_ID' },
+      Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
       UpdateExpression: 'ADD #value :one',
       ReturnValues: 'UPDATED_NEW',
     });
     const put = ddb.commandCalls(PutCommand)[0]?.args[0].input;
     expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put?.Item).toMatchObject({
-      pk: 'DEVICE#dev-1',
+      pk: devicePartition('dev-1'),
       sk: banSk(takenId()),
       ban_id: takenId(),
       publisher_id: 'pub-a',
@@ -74,7 +84,7 @@ describe('createBan', () => {
     expect(ddb.calls()).toHaveLength(3);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
-      Item: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM' },
+      Item: idem,
       ConditionExpression: 'attribute_not_exists(pk)',
     });
     expect(claim?.Item?.ban).toMatchObject({ ban_id: takenId(), details_json: '{"match":7}' });
@@ -94,8 +104,8 @@ describe('createBan', () => {
       expires_at: null,
       revoked_at: null,
     };
-    ddb.on(PutCommand, { Item: { pk: 'IDEM#pub-a#game-1#k-1' } }).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM', ban: original } });
+    ddb.on(PutCommand, { Item: { pk: idem.pk } }).rejects(conditionFailed());
+    ddb.on(GetCommand).resolves({ Item: { ...idem, ban: original } });
 
     const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
 
@@ -109,18 +119,18 @@ describe('createBan', () => {
       status: 'idempotent_ok',
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
-      Key: { pk: 'IDEM#pub-a#game-1#k-1', sk: 'IDEM' },
+      Key: idem,
       ConsistentRead: true,
     });
     const rePut = ddb.commandCalls(PutCommand)[1]?.args[0].input;
     expect(rePut).toMatchObject({
-      Item: { pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000007' },
+      Item: banKey('dev-1', 7),
       ConditionExpression: 'attribute_not_exists(pk)',
     });
   });
 
   it('answers created when its own idempotency claim landed but the answer was lost and the retry failed the condition', async () => {
-    ddb.on(PutCommand, { Item: { pk: 'IDEM#pub-a#game-1#k-1' } }).rejects(conditionFailed());
+    ddb.on(PutCommand, { Item: { pk: idem.pk } }).rejects(conditionFailed());
     ddb.on(GetCommand).callsFake((input) => ({
       Item: { ...input.Key, ban: ddb.commandCalls(PutCommand)[0]?.args[0].input.Item?.ban },
     }));
@@ -132,7 +142,7 @@ describe('createBan', () => {
   });
 
   it('answers created when a racing repeat already put the ban item', async () => {
-    ddb.on(PutCommand, { Item: { pk: 'DEVICE#dev-1' } }).rejects(conditionFailed());
+    ddb.on(PutCommand, { Item: { pk: devicePartition('dev-1') } }).rejects(conditionFailed());
     await expect(createBan('pub-a', 'game-1', request)).resolves.toMatchObject({
       status: 'created',
       ban_id: takenId(),
@@ -148,8 +158,7 @@ describe('createBan', () => {
 });
 
 const stored = (banId: number, overrides: Record<string, unknown> = {}) => ({
-  pk: 'DEVICE#dev-1',
-  sk: `BAN#${String(banId).padStart(16, '0')}`,
+  ...banKey('dev-1', banId),
   ban_id: banId,
   device_id: 'dev-1',
   ban_type: 'social',
@@ -170,8 +179,8 @@ const policyOf = (publisherId: string) => ({
 
 describe('listSocialBans', () => {
   beforeEach(() => {
-    ddb.on(GetCommand, { Key: { pk: 'PUBLISHER#pub-a', sk: 'POLICY' } }).resolves(policyOf('pub-a'));
-    ddb.on(GetCommand, { Key: { pk: 'PUBLISHER#pub-b', sk: 'POLICY' } }).resolves(policyOf('pub-b'));
+    ddb.on(GetCommand, { Key: policyKey('pub-a') }).resolves(policyOf('pub-a'));
+    ddb.on(GetCommand, { Key: policyKey('pub-b') }).resolves(policyOf('pub-b'));
   });
 
   it('reads the device newest first with the visibility rule as a filter, one Query per storage page', async () => {
@@ -179,7 +188,7 @@ describe('listSocialBans', () => {
       .on(QueryCommand)
       .resolvesOnce({
         Items: [stored(9), stored(8)],
-        LastEvaluatedKey: { pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000008' },
+        LastEvaluatedKey: banKey('dev-1', 8),
       })
       .resolvesOnce({ Items: [stored(3)] });
 
@@ -194,16 +203,13 @@ describe('listSocialBans', () => {
       ScanIndexForward: false,
       ConsistentRead: true,
       ExpressionAttributeValues: {
-        ':pk': 'DEVICE#dev-1',
+        ':pk': devicePartition('dev-1'),
         ':type': 'social',
         ':publisher': 'pub-b',
         ':game': 'game-2',
       },
     });
-    expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual({
-      pk: 'DEVICE#dev-1',
-      sk: 'BAN#0000000000000008',
-    });
+    expect(ddb.commandCalls(QueryCommand)[1]?.args[0].input.ExclusiveStartKey).toEqual(banKey('dev-1', 8));
     expect(list.items.map((b) => b.ban_id)).toEqual([9, 8, 3]);
     // Another publisher's metadata is private; a global ban has no game.
     expect(list.items[0]).toMatchObject({ details_json: null, game_id: null, publisher_id: 'pub-a' });

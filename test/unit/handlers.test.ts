@@ -13,14 +13,14 @@ import { handler as health } from '../../functions/health';
 import { handler as listSocialBans } from '../../functions/list-social-bans';
 import { handler as putPolicy } from '../../functions/put-policy';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { policyKey } from '../../lib/storage/keys';
 import { invoke, proxyEvent } from '../support/events';
 
 /** The storage round trips of every operation: the floor DESIGN.md sets. */
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const policyItem = {
-  pk: 'PUBLISHER#pub-a',
-  sk: 'POLICY',
+  ...policyKey('pub-a'),
   publisher_id: 'pub-a',
   ...defaultPolicyFlags,
   updated_at: '2026-01-01T00:00:00.000Z',

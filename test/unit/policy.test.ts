@@ -2,6 +2,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultPolicyFlags, getPolicy, provisionPolicy, updatePolicy } from '../../lib/domain/policy';
+import { policyKey } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
@@ -18,7 +19,7 @@ describe('policy', () => {
       updated_at: 't',
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
-      Key: { pk: 'PUBLISHER#p', sk: 'POLICY' },
+      Key: policyKey('p'),
       ConsistentRead: true,
     });
   });
@@ -58,8 +59,7 @@ describe('policy', () => {
     const put = ddb.commandCalls(PutCommand)[0]?.args[0].input;
     expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put?.Item).toMatchObject({
-      pk: 'PUBLISHER#p',
-      sk: 'POLICY',
+      ...policyKey('p'),
       ...defaultPolicyFlags,
       enforce_social_global: false,
     });
