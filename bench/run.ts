@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { measureColdImports, measureSizes, synthesizeBundles } from './bundles';
+import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
   measureOverhead,
   measureRoundTrips,
@@ -40,6 +41,8 @@ step('in-process: round trips, handler overhead, scale');
 const env = await startInProcess();
 await seedListingDevice(env);
 const roundTrips = await measureRoundTrips(env);
+step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
+const hotItem = await measureHotItem(env);
 step(`handler overhead (${invocations} warm invocations per operation)`);
 const overhead = await measureOverhead(env, invocations);
 step(`scale (${SCALE_SIZES.join(', ')} visible bans)`);
@@ -93,6 +96,7 @@ const rows: Row[] = [
     target: '= floor',
     ok: r.calls === r.floor,
   })),
+  ...hotItemRows(hotItem),
   ...overhead.map((o) => ({
     part: '4 handler overhead',
     subject: o.operation,
@@ -138,7 +142,7 @@ console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, sizes, coldImports, roundTrips, overhead, throughput, scale, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, sizes, coldImports, roundTrips, hotItem, overhead, throughput, scale, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(
