@@ -318,6 +318,11 @@ export const createGateway = (options: GatewayOptions) => {
     return result;
   };
 
+  const resourceOf = (url: string | undefined) => {
+    const { pathname } = new URL(url ?? '/', 'http://localhost');
+    return compiled.find((c) => c.pattern.test(pathname))?.route.path ?? null;
+  };
+
   return (req: IncomingMessage, res: ServerResponse) => {
     const requestId = randomUUID();
     const startedAt = performance.now();
@@ -328,7 +333,9 @@ export const createGateway = (options: GatewayOptions) => {
         log(apiError.statusCode >= 500 ? 'error' : 'info', 'local gateway: refused', {
           request_id: requestId,
           method: req.method,
-          path: new URL(req.url ?? '/', 'http://localhost').pathname,
+          // The route's template, as the deployed access log's resourcePath: never the raw path,
+          // where a confused client may have put its key.
+          resource: resourceOf(req.url),
           status: apiError.statusCode,
           error_code: apiError.code,
           duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,

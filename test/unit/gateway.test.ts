@@ -149,7 +149,7 @@ describe('the local gateway log', () => {
           level: 'info',
           request_id: refused.headers.get('x-request-id'),
           method: 'GET',
-          path: '/v1/things/1',
+          resource: '/v1/things/{thing_id}',
           status: 401,
           error_code: 'unauthorized',
         }),
