@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ISSUES } from '../../lib/http/chain';
 import { partitions } from '../../lib/storage/keys';
-import { startTestApi, type TestApi } from '../support/api';
+import type { TestApi } from '../support/api';
+import { banBody as fixtureBan, startTwoPublishers } from '../support/fixtures';
 
 /**
  * Edge defects an outside fuzzer and hand-written probes found: each case is the request that
@@ -15,19 +16,12 @@ let keyA: string;
 let keyB: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  keyA = (await api.createKey('edge-a')).api_key;
-  keyB = (await api.createKey('edge-b')).api_key;
+  ({ api, keyA, keyB } = await startTwoPublishers('edge-a', 'edge-b'));
 });
 afterAll(() => api?.close());
 
-const banBody = (overrides: Record<string, unknown> = {}) => ({
-  device_id: 'edge-device',
-  ban_type: 'cheat',
-  scope: 'game',
-  reason_code: 'aimbot',
-  ...overrides,
-});
+const banBody = (overrides: Record<string, unknown> = {}) =>
+  fixtureBan({ device_id: 'edge-device', ...overrides });
 const storedBans = async () =>
   (await api.items()).filter((item) => String(item.pk).startsWith(partitions.device));
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
