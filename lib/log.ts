@@ -29,3 +29,10 @@ export const describeError = (error: unknown) =>
   error instanceof Error
     ? { error_name: error.name, error_message: error.message, stack: error.stack }
     : { error: String(error) };
+
+/**
+ * The line the authorizer writes when it cannot read keys (storage failing), not when it refuses
+ * one. The stack's alarm counts exactly this message (infra/stack/alarms.ts), so it lives here,
+ * in a module the stack can load without the runtime's storage client.
+ */
+export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer: storage unavailable';

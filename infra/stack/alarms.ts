@@ -4,13 +4,20 @@ import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
 
 /**
  * The alarms an operator needs to know the service is hurting: the API answering 5xx, a function
- * failing or being throttled, DynamoDB throttling. All notify one SNS topic (a stack output) that
- * operators subscribe to. Missing data is "not breaching": no traffic is not an outage.
+ * failing or being throttled, the authorizer unable to read keys, DynamoDB throttling. All notify
+ * one SNS topic (a stack output) that operators subscribe to. Missing data is "not breaching": no
+ * traffic is not an outage.
+ *
+ * Not the authorizer's Errors metric: a refused key is thrown as an error ("Unauthorized" is how a
+ * token authorizer says 401), so anyone sending `Bearer x` would page. Its real trouble, storage
+ * failing, is the log line lib/http/authorizer.ts writes for it, counted by a metric filter.
  */
 
 const PERIOD = Duration.minutes(5);
@@ -22,9 +29,13 @@ const API_5XX_THRESHOLD = 5;
 /** The operations our code sends, for DynamoDB's per-operation ThrottledRequests metric. */
 const TABLE_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.QUERY];
 
+export const AUTHORIZER_FAILURE_METRIC = { namespace: 'DeviceBans', name: 'AuthorizerStorageFailures' };
+
 export interface AlarmTargets {
   readonly api: RestApi;
+  /** The route functions: handlers answer their own errors, so any Errors is a crash or timeout. */
   readonly functions: ReadonlyMap<string, IFunction>;
+  readonly authorizer: { readonly function: IFunction; readonly logGroup: ILogGroup };
   readonly table: ITable;
   readonly topic: ITopic;
 }
@@ -39,7 +50,19 @@ const alarm = (scope: Construct, id: string, metric: IMetric, threshold: number,
     alarmDescription: description,
   });
 
-export const addAlarms = (scope: Construct, { api, functions, table, topic }: AlarmTargets): Alarm[] => {
+export const addAlarms = (
+  scope: Construct,
+  { api, functions, authorizer, table, topic }: AlarmTargets,
+): Alarm[] => {
+  const storageFailures = new MetricFilter(scope, 'AuthorizerStorageFailureFilter', {
+    logGroup: authorizer.logGroup,
+    filterPattern: FilterPattern.stringValue('$.message', '=', AUTHORIZER_FAILURE_MESSAGE),
+    metricNamespace: AUTHORIZER_FAILURE_METRIC.namespace,
+    metricName: AUTHORIZER_FAILURE_METRIC.name,
+    metricValue: '1',
+    // No line, no failure: the metric reads 0 rather than missing.
+    defaultValue: 0,
+  });
   const alarms = [
     alarm(
       scope,
@@ -47,6 +70,20 @@ export const addAlarms = (scope: Construct, { api, functions, table, topic }: Al
       api.metricServerError({ period: PERIOD, statistic: Stats.SUM }),
       API_5XX_THRESHOLD,
       'The API answered 5xx (internal errors, authorizer or DynamoDB unavailability)',
+    ),
+    alarm(
+      scope,
+      'AuthorizerStorageFailureAlarm',
+      storageFailures.metric({ period: PERIOD, statistic: Stats.SUM }),
+      1,
+      'The authorizer could not read API keys (DynamoDB unavailable): callers get 503',
+    ),
+    alarm(
+      scope,
+      'AuthorizerThrottlesAlarm',
+      authorizer.function.metricThrottles({ period: PERIOD, statistic: Stats.SUM }),
+      1,
+      'authorizer: invocations were throttled (concurrency limit): callers get 503',
     ),
     alarm(
       scope,

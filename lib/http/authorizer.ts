@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
-import { describeError, log } from '../log';
+import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
 
 /** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
 const BEARER = /^bearer ([^\s]+)$/i;
@@ -15,9 +15,6 @@ export const stageWildcard = (methodArn: string): string => {
   const [apiArn, stage] = methodArn.split('/');
   return `${apiArn}/${stage}/*`;
 };
-
-/** The log line the stack's alarm counts (infra/stack/alarms.ts): real trouble, not a refused key. */
-export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer: storage unavailable';
 
 /**
  * Resolves an Authorization header to an Allow policy with the publisher in the context.

@@ -2,7 +2,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/authorizer';
-import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/http/authorizer';
+import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
 
 /**
  * The stack alarms on the authorizer's failure line (infra/stack/alarms.ts), not on its Errors
