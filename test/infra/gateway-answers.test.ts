@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { ServiceStack } from '../../infra/stack/service-stack';
 import { readSettings, stackName } from '../../infra/stack/settings';
 import { gatewayAnswers } from '../../lib/http/gateway-answers';
 import { routes } from '../../lib/routes';
+import { templateApp } from '../support/cdk';
 
 /**
  * The gateway's own answers, local and deployed, are the same: each situation the local gateway
@@ -18,7 +18,7 @@ import { routes } from '../../lib/routes';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+const app = templateApp();
 const settings = readSettings(app);
 const resources = Object.values(
   Template.fromStack(new ServiceStack(app, stackName(settings.stage), { settings })).toJSON().Resources,
