@@ -35,6 +35,22 @@ export interface TableAccess {
   readonly partitions: readonly Partition[];
 }
 
+/**
+ * Each route's request-rate class. The deployed stage throttles every method to its class's limits
+ * (API-wide, all publishers together), so the expensive batch cannot be called as often as a read.
+ */
+export const throttleClasses = {
+  /** One or two reads (a GetItem and a Query): login and matchmaking checks, listings. */
+  read: { rateLimit: 200, burstLimit: 400 },
+  /** Two or three writes (id counter, ban, idempotency record) or one conditional update. */
+  write: { rateLimit: 100, burstLimit: 200 },
+  /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s. */
+  batch: { rateLimit: 20, burstLimit: 40 },
+  /** No key and no database: health checks and the API description. */
+  public: { rateLimit: 50, burstLimit: 100 },
+} as const;
+export type ThrottleClass = keyof typeof throttleClasses;
+
 /** What the shared middy chain validates before the handler runs. */
 export interface RequestSpec {
   /** Whether the X-Game-Id header is required. */
@@ -58,6 +74,8 @@ export interface Route {
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
+  /** Its rate limits in the deployed stage (throttleClasses). */
+  readonly throttle: ThrottleClass;
 }
 
 export const healthRoute = {
@@ -67,6 +85,7 @@ export const healthRoute = {
   handler: 'health',
   auth: false,
   request: {},
+  throttle: 'public',
 } as const satisfies Route;
 
 export const getPolicyRoute = {
@@ -77,6 +96,7 @@ export const getPolicyRoute = {
   auth: true,
   request: {},
   table: { actions: ['dynamodb:GetItem'], partitions: ['publisher'] },
+  throttle: 'read',
 } as const satisfies Route;
 
 export const updatePolicyRoute = {
@@ -88,6 +108,7 @@ export const updatePolicyRoute = {
   request: { body: policyPatchSchema },
   // One conditional UpdateItem returning ALL_NEW.
   table: { actions: ['dynamodb:UpdateItem'], partitions: ['publisher'] },
+  throttle: 'write',
 } as const satisfies Route;
 
 export const createBanRoute = {
@@ -102,6 +123,7 @@ export const createBanRoute = {
     actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
     partitions: ['counter', 'device', 'idempotency'],
   },
+  throttle: 'write',
 } as const satisfies Route;
 
 /** A listing reads the policy (for `enforced`) and the device's bans. */
@@ -118,6 +140,7 @@ export const listSocialBansRoute = {
   auth: true,
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
+  throttle: 'read',
 } as const satisfies Route;
 
 export const listCheatBansRoute = {
@@ -128,6 +151,7 @@ export const listCheatBansRoute = {
   auth: true,
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
+  throttle: 'read',
 } as const satisfies Route;
 
 export const listBansRoute = {
@@ -138,6 +162,7 @@ export const listBansRoute = {
   auth: true,
   request: { game: true, path: devicePathSchema, query: listAllBansQuerySchema },
   table: listingAccess,
+  throttle: 'read',
 } as const satisfies Route;
 
 export const revokeBanRoute = {
@@ -149,6 +174,7 @@ export const revokeBanRoute = {
   request: { game: true, path: banPathSchema, body: revokeBanRequestSchema },
   // A conditional UpdateItem, the ban read when it fails, and the policy read.
   table: { actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], partitions: ['device', 'publisher'] },
+  throttle: 'write',
 } as const satisfies Route;
 
 /** Enforcement reads the policy and each device's bans. */
@@ -162,6 +188,7 @@ export const getEnforcementRoute = {
   auth: true,
   request: { game: true, path: devicePathSchema },
   table: enforcementAccess,
+  throttle: 'read',
 } as const satisfies Route;
 
 export const getEnforcementBatchRoute = {
@@ -172,6 +199,7 @@ export const getEnforcementBatchRoute = {
   auth: true,
   request: { game: true, body: enforcementBatchRequestSchema },
   table: enforcementAccess,
+  throttle: 'batch',
 } as const satisfies Route;
 
 export const openApiRoute = {
@@ -181,6 +209,7 @@ export const openApiRoute = {
   handler: 'openapi',
   auth: false,
   request: {},
+  throttle: 'public',
 } as const satisfies Route;
 
 export const routes = [

@@ -1,22 +1,31 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
+  type IAccessLogDestination,
   IdentitySource,
   LambdaIntegration,
-  LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { authorizerFunction, routes, type TableAccess } from '../../lib/routes';
+import { authorizerFunction, routes, type TableAccess, throttleClasses } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { addGatewayResponses } from './gateway-responses';
@@ -46,7 +55,8 @@ export class ServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, IFunction>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
-    super(scope, id, props);
+    // The prod stack holds the bans publishers rely on: deleting it takes a deliberate extra step.
+    super(scope, id, { terminationProtection: props.settings.stage === 'prod', ...props });
     const { settings } = props;
 
     this.table = new Table(this, 'Table', {
@@ -59,7 +69,7 @@ export class ServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const functions = new Map<string, IFunction>();
+    const functions = new Map<string, NodejsFunction>();
     const makeFunction = ({
       id: fnId,
       handler,
@@ -80,6 +90,7 @@ export class ServiceStack extends Stack {
     };
 
     const authorizerFn = makeFunction(authorizerFunction);
+    functions.delete(authorizerFunction.id);
     const authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: authorizerFn,
       identitySource: IdentitySource.header('Authorization'),
@@ -91,6 +102,18 @@ export class ServiceStack extends Stack {
       retention: LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // The group's ARN without the ":*" that LogGroup.logGroupArn ends in: API Gateway stores the
+    // destination without it, so the template would otherwise drift from the deployed stage.
+    const accessLogDestination: IAccessLogDestination = {
+      bind: () => ({
+        destinationArn: this.formatArn({
+          service: 'logs',
+          resource: 'log-group',
+          resourceName: accessLogs.logGroupName,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      }),
+    };
     this.api = new RestApi(this, 'Api', {
       restApiName: `${this.stackName}-api`,
       description: `Device ban service (${settings.stage})`,
@@ -105,40 +128,74 @@ export class ServiceStack extends Stack {
         stageName: settings.stage,
         throttlingRateLimit: settings.throttleRateLimit,
         throttlingBurstLimit: settings.throttleBurstLimit,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogDestination,
         accessLogFormat: accessLogFormat(),
         // Errors only, and never request data: headers would put API keys in the log.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         tracingEnabled: false,
+        // Each method at its route's class (lib/routes.ts); the stage-wide limits above are the
+        // default for what no route names (the 405 fallbacks).
+        methodOptions: Object.fromEntries(
+          routes.flatMap((route) => {
+            const { rateLimit, burstLimit } = throttleClasses[route.throttle];
+            const limits = {
+              throttlingRateLimit: rateLimit,
+              throttlingBurstLimit: burstLimit,
+              // A method's settings replace the stage's: repeat the logging choice.
+              loggingLevel: MethodLoggingLevel.ERROR,
+              dataTraceEnabled: false,
+            };
+            const methods = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+            return methods.map((method) => [`${route.path}/${method}`, limits]);
+          }),
+        ),
       },
     });
+    // API Gateway would create this group itself, on the first error it logs, kept forever.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${settings.stage}`,
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
 
     for (const route of routes) {
       const fn = makeFunction(route);
-      const method = this.api.root
-        .resourceForPath(route.path)
-        .addMethod(
-          route.method,
-          new LambdaIntegration(fn, { allowTestInvoke: false }),
-          route.auth
-            ? { operationName: route.id }
-            : { operationName: route.id, authorizationType: AuthorizationType.NONE },
-        );
-      if (!route.auth) {
-        Validations.of(method).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: `${route.method} ${route.path} is public by contract (auth: false in lib/routes.ts, e.g. load balancer health checks)`,
-        });
+      const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
+      // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;
+      // API Gateway drops the body.
+      const methods = route.method === 'GET' ? (['GET', 'HEAD'] as const) : [route.method];
+      for (const httpMethod of methods) {
+        const operationName = httpMethod === 'HEAD' ? `${route.id}Head` : route.id;
+        const method = this.api.root
+          .resourceForPath(route.path)
+          .addMethod(
+            httpMethod,
+            integration,
+            route.auth ? { operationName } : { operationName, authorizationType: AuthorizationType.NONE },
+          );
+        if (!route.auth) {
+          Validations.of(method).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: `${httpMethod} ${route.path} is public by contract (auth: false in lib/routes.ts, e.g. load balancer health checks)`,
+          });
+        }
       }
     }
-    this.functions = functions;
     addMethodNotAllowed(this.api, routes);
 
     addGatewayResponses(this.api);
 
     const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
-    addAlarms(this, { api: this.api, functions, table: this.table, topic: alarmTopic });
+    addAlarms(this, {
+      api: this.api,
+      functions,
+      authorizer: { function: authorizerFn, logGroup: authorizerFn.logGroup },
+      table: this.table,
+      topic: alarmTopic,
+    });
+    this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 
     // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
     this.api.node.tryRemoveChild('Endpoint');

@@ -16,7 +16,7 @@ import { authorizerFunction, routes } from '../../lib/routes';
  * the integration suite).
  */
 
-/** Minified size budget per function: ~320 KB today; a jump means a dependency crept in. */
+/** Minified size budget per function: 28–245 KB today (docs/deploy.md); a jump means a dependency crept in. */
 const BUNDLE_BUDGET_BYTES = 400 * 1024;
 
 const handlers = [...routes.map((r) => r.handler), authorizerFunction.handler];

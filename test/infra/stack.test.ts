@@ -2,6 +2,7 @@ import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnMethod } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
@@ -10,7 +11,9 @@ import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/set
 import { AUTHORIZER_LEADING_KEYS, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
-import { authorizerFunction, routes } from '../../lib/routes';
+import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
+import { authorizerFunction, routes, throttleClasses } from '../../lib/routes';
+import { cdkJsonContext, templateApp } from '../support/cdk';
 
 /**
  * Fast checks of the synthesized template, bundling skipped (test/infra/bundles.test.ts does the
@@ -24,10 +27,7 @@ type Resource = {
 } & Record<string, any>;
 
 const build = (context: Record<string, unknown> = {}) => {
-  const app = new App({
-    context: { 'aws:cdk:bundling-stacks': [], ...context },
-    builtinCloudFormationValidation: false,
-  });
+  const app = templateApp(context);
   const settings = readSettings(app);
   const stack = new ServiceStack(app, stackName(settings.stage), { settings });
   const template = Template.fromStack(stack);
@@ -57,11 +57,11 @@ describe('functions', () => {
   });
 
   test.each(allFunctions)(
-    '$id: Node 22, arm64, 256 MB, 10 s, its own handler and log group',
+    '$id: Node 24, arm64, 256 MB, 10 s, its own handler and log group, JSON logs at INFO',
     ({ id, handler }) => {
       const fn = resources[fnLogicalId(id)] as Resource;
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: 256,
         Timeout: 10,
@@ -72,6 +72,11 @@ describe('functions', () => {
       expect(fn.Properties?.TracingConfig).toBeUndefined();
       const logGroup = fn.Properties?.LoggingConfig?.LogGroup?.Ref as string;
       expect(resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
+      expect(fn.Properties?.LoggingConfig).toMatchObject({
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'INFO',
+        SystemLogLevel: 'WARN',
+      });
     },
   );
 
@@ -112,16 +117,34 @@ describe('API', () => {
     other.template.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 60 });
   });
 
-  test('one method per route, wired to its own function', () => {
+  test('a change to the authorizer makes a new deployment, so it reaches the stage', () => {
+    const deploymentId = (built: ReturnType<typeof build>) =>
+      built.ofType('AWS::ApiGateway::Deployment')[0]?.[0];
+    const stageDeployment = (built: ReturnType<typeof build>) =>
+      built.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.DeploymentId;
+    const other = build({ authorizerCacheSeconds: 60 });
+    expect(deploymentId(other)).not.toBe(deploymentId({ ofType } as ReturnType<typeof build>));
+    expect(stageDeployment(other)).toEqual({ Ref: deploymentId(other) });
+  });
+
+  test('cdk.json sets every feature flag a new CDK app gets', () => {
+    expect(cdkJsonContext).toMatchObject(CURRENTLY_RECOMMENDED_FLAGS);
+  });
+
+  test('one method per route, wired to its own function, and HEAD beside every GET', () => {
     const paths = new Set(routes.map((r) => r.path));
+    const gets = routes.filter((r) => r.method === 'GET');
     // Plus one ANY fallback per path (405 method_not_allowed).
-    expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length + paths.size);
+    expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length + gets.length + paths.size);
     for (const route of routes) {
-      const method = methods.find((m) => m.resource.path === route.path && m.httpMethod === route.method);
-      expect(method, `${route.method} ${route.path}`).toBeDefined();
-      const props = resources[logicalId(method?.node.defaultChild as CfnMethod)]?.Properties;
-      expect(JSON.stringify(props?.Integration?.Uri)).toContain(fnLogicalId(route.id));
-      expect(props?.Integration?.Type).toBe('AWS_PROXY');
+      for (const httpMethod of route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]) {
+        const method = methods.find((m) => m.resource.path === route.path && m.httpMethod === httpMethod);
+        expect(method, `${httpMethod} ${route.path}`).toBeDefined();
+        const props = resources[logicalId(method?.node.defaultChild as CfnMethod)]?.Properties;
+        expect(JSON.stringify(props?.Integration?.Uri)).toContain(fnLogicalId(route.id));
+        expect(props?.Integration?.Type).toBe('AWS_PROXY');
+        expect(props?.AuthorizationType).toBe(route.auth ? 'CUSTOM' : 'NONE');
+      }
     }
   });
 
@@ -139,13 +162,13 @@ describe('API', () => {
     }
   });
 
-  test('stage: throttling from context, JSON access log, error-only execution log, no X-Ray', () => {
+  test('stage: default throttling from context, JSON access log, error-only execution log, no X-Ray', () => {
     const stage = ofType('AWS::ApiGateway::Stage');
     expect(stage).toHaveLength(1);
     const props = stage[0]?.[1].Properties ?? {};
     expect(props.StageName).toBe(DEFAULT_SETTINGS.stage);
     expect(props.TracingEnabled).toBe(false);
-    expect(props.MethodSettings).toEqual([
+    expect(props.MethodSettings).toContainEqual(
       expect.objectContaining({
         HttpMethod: '*',
         ResourcePath: '/*',
@@ -154,19 +177,67 @@ describe('API', () => {
         LoggingLevel: 'ERROR',
         DataTraceEnabled: false,
       }),
-    ]);
+    );
     const format = JSON.parse(props.AccessLogSetting.Format);
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
     expect(props.AccessLogSetting.Format).not.toMatch(/authorization|header/i);
     const other = build({ throttleRateLimit: 7, throttleBurstLimit: 9 });
     const otherStage = other.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties;
-    expect(otherStage?.MethodSettings[0]).toMatchObject({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
+    expect(otherStage?.MethodSettings).toContainEqual(
+      expect.objectContaining({ ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 }),
+    );
   });
 
-  test('log groups are kept 30 days', () => {
+  test("throttles each method at its route's class: the batch far below a single read", () => {
+    const settings = ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings as Record<
+      string,
+      any
+    >[];
+    const limitsOf = (path: string, method: string) =>
+      settings.find((s) => s.ResourcePath === `/${path.replaceAll('/', '~1')}` && s.HttpMethod === method);
+    for (const route of routes) {
+      const { rateLimit, burstLimit } = throttleClasses[route.throttle];
+      for (const method of route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]) {
+        expect(limitsOf(route.path, method), `${method} ${route.path}`).toMatchObject({
+          ThrottlingRateLimit: rateLimit,
+          ThrottlingBurstLimit: burstLimit,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        });
+      }
+    }
+    const batch = limitsOf('/v1/enforcement/batch', 'POST');
+    const read = limitsOf('/v1/device/{device_id}/enforcement', 'GET');
+    expect(batch?.ThrottlingRateLimit * 10).toBeLessThanOrEqual(read?.ThrottlingRateLimit);
+  });
+
+  test('log groups are kept 30 days, the execution log group included', () => {
     const groups = ofType('AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(allFunctions.length + 1);
+    // One per function, the access log, and the execution log API Gateway writes to.
+    expect(groups).toHaveLength(allFunctions.length + 2);
     for (const [, group] of groups) expect(group.Properties?.RetentionInDays).toBe(30);
+    const restApiId = { Ref: logicalId(stack.api.node.defaultChild) };
+    const execution = groups.find(([, g]) =>
+      JSON.stringify(g.Properties?.LogGroupName ?? '').includes('Execution'),
+    );
+    expect(execution?.[1].Properties?.LogGroupName).toEqual({
+      'Fn::Join': ['', ['API-Gateway-Execution-Logs_', restApiId, `/${DEFAULT_SETTINGS.stage}`]],
+    });
+    const [stageId, stage] = ofType('AWS::ApiGateway::Stage')[0] ?? [];
+    expect(stageId).toBeDefined();
+    expect(stage?.DependsOn).toContain(execution?.[0]);
+  });
+
+  test('the access log destination is the group ARN without the ":*" API Gateway drops', () => {
+    const stage = ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties;
+    const arn = JSON.stringify(stage?.AccessLogSetting.DestinationArn);
+    expect(arn).toContain(':log-group:');
+    expect(arn).not.toContain(':*');
+  });
+
+  test('termination protection on the prod stack only', () => {
+    expect(stack.terminationProtection).toBe(false);
+    expect(build({ stage: 'prod' }).stack.terminationProtection).toBe(true);
   });
 });
 
@@ -351,7 +422,7 @@ describe('alarms and outputs', () => {
     );
   });
 
-  test.each(allFunctions)('$id errors and throttles', ({ id }) => {
+  test.each(routes)('$id errors and throttles', ({ id }) => {
     for (const metric of ['Errors', 'Throttles']) {
       expect(alarms).toContainEqual(
         expect.objectContaining({
@@ -362,6 +433,32 @@ describe('alarms and outputs', () => {
         }),
       );
     }
+  });
+
+  test('the authorizer: its storage failure line and its throttles, not its Errors, which every refused key raises', () => {
+    const authorizerDimension = [
+      { Name: 'FunctionName', Value: { Ref: fnLogicalId(authorizerFunction.id) } },
+    ];
+    expect(alarms).not.toContainEqual(
+      expect.objectContaining({ MetricName: 'Errors', Dimensions: authorizerDimension }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: 'Throttles', Dimensions: authorizerDimension, Threshold: 1 }),
+    );
+    const [filter] = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties ?? {});
+    const authorizerLogs = resources[fnLogicalId(authorizerFunction.id)]?.Properties?.LoggingConfig.LogGroup;
+    expect(filter?.LogGroupName).toEqual(authorizerLogs);
+    expect(filter?.FilterPattern).toBe(`{ $.message = "${AUTHORIZER_FAILURE_MESSAGE}" }`);
+    const [transformation] = filter?.MetricTransformations ?? [];
+    expect(transformation).toMatchObject({ MetricValue: '1', DefaultValue: 0 });
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: transformation.MetricNamespace,
+        MetricName: transformation.MetricName,
+        Statistic: 'Sum',
+        Threshold: 1,
+      }),
+    );
   });
 
   test('DynamoDB throttled requests, over every operation the code sends', () => {
@@ -376,7 +473,8 @@ describe('alarms and outputs', () => {
   });
 
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
-    expect(alarms).toHaveLength(2 + 2 * allFunctions.length);
+    // API 5xx, table throttles, authorizer storage failures and throttles, two per route function.
+    expect(alarms).toHaveLength(4 + 2 * routes.length);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');

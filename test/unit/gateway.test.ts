@@ -12,6 +12,7 @@ const route: Route = {
   handler: 'thing',
   auth: true,
   request: {},
+  throttle: 'read',
 };
 const allow = (
   resource = 'arn:aws:execute-api:local:000000000000:local/local/*',
