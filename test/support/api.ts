@@ -41,6 +41,10 @@ export interface TestApi {
 }
 
 export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> => {
+  // test/node24/run.ts asks for the runtime's major: a run on any other Node must not pass for it.
+  const major = process.env.EXPECT_NODE_MAJOR;
+  if (major && process.versions.node.split('.')[0] !== major)
+    throw new Error(`expected Node ${major}, running ${process.version}`);
   const bundles = process.env.API_BUNDLES;
   const loadModule = bundles ? (await import('../../infra/local/bundles')).bundleLoader(bundles) : undefined;
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
