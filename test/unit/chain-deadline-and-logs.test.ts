@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEADLINE_MARGIN_MS, httpRoute } from '../../lib/http/chain';
 import { getPolicyRoute } from '../../lib/routes';
+import { captureLogs } from '../support/logs';
 
 /** What API Gateway hands a route behind the authorizer. */
 const event = (): APIGatewayProxyEvent =>
@@ -31,24 +32,9 @@ const context = (remainingMs: number): Context => {
   } as unknown as Context;
 };
 
-let lines: string[];
-beforeEach(() => {
-  lines = [];
-  vi.stubEnv('LOG_LEVEL', 'info');
-  const capture = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-});
+const logs = captureLogs();
 
-const requestLines = () =>
-  lines.map((line) => JSON.parse(line)).filter((entry) => entry.message === 'request');
+const requestLines = () => logs.entries().filter((entry) => entry.message === 'request');
 
 describe('the function deadline', () => {
   it('answers 503 with Retry-After before the Lambda deadline when the work does not finish', async () => {
@@ -90,7 +76,7 @@ describe('the access log', () => {
     });
     expect(typeof first?.cold_start).toBe('boolean');
     expect(second?.cold_start).toBe(false);
-    expect(lines.join('')).not.toMatch(/bsk_|authorization/i);
+    expect(logs.lines.join('')).not.toMatch(/bsk_|authorization/i);
   });
 
   it('honours the level Lambda sets, and LOG_LEVEL=silent', async () => {
@@ -102,6 +88,6 @@ describe('the access log', () => {
     vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', 'INFO');
     vi.stubEnv('LOG_LEVEL', 'silent');
     await handler(event(), context(10_000));
-    expect(lines).toEqual([]);
+    expect(logs.lines).toEqual([]);
   });
 });
