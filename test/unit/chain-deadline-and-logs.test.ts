@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEADLINE_MARGIN_MS, httpRoute } from '../../lib/http/chain';
 import { getPolicyRoute } from '../../lib/routes';
 import { captureLogs } from '../support/logs';
