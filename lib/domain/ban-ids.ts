@@ -17,7 +17,9 @@ import { counterKey } from '../storage/keys';
  *   different counts, and equal ids would need 64 more increments of that one item inside one
  *   millisecond of the clocks that stamped them (64,000 writes/s on one item, which DynamoDB
  *   refuses, or clocks 64 ms apart; Lambda's are synchronised to well under that).
- * - Increasing with time: newest first by id is newest first by creation, to the millisecond.
+ * - Increasing with time: newest first by id is newest first by creation, to the millisecond;
+ *   and within one process strictly in creation order, since an id that would not exceed the
+ *   last one this process gave (same millisecond, a lower shard) is stamped a millisecond later.
  * One UpdateItem, as before: the create's round trips do not change.
  */
 
@@ -27,6 +29,7 @@ const SHARD_BITS = 5;
 const COUNT_BITS = 6;
 
 let nextShard = Math.floor(Math.random() * BAN_ID_SHARDS);
+let lastId = 0;
 
 /** The id of `count` from `shard`, stamped at `now`. */
 export const banIdOf = (now: number, shard: number, count: number): number =>
@@ -47,5 +50,14 @@ export const nextBanId = async (): Promise<number> => {
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return banIdOf(Date.now(), shard, Number(Attributes?.value));
+  const count = Number(Attributes?.value);
+  // Never below the last id: the same stamp if that is enough (a higher shard), else the next one.
+  let id = banIdOf(Math.max(Date.now(), stampOf(lastId)), shard, count);
+  if (id <= lastId) id = banIdOf(stampOf(lastId) + 1, shard, count);
+  lastId = id;
+  return id;
 };
+
+/** The time an id is stamped with. */
+export const stampOf = (id: number): number =>
+  Math.floor(id / 2 ** (SHARD_BITS + COUNT_BITS)) + BAN_ID_EPOCH_MS;

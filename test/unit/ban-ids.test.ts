@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { BAN_ID_EPOCH_MS, BAN_ID_SHARDS, banIdOf, nextBanId } from '../../lib/domain/ban-ids';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { BAN_ID_EPOCH_MS, BAN_ID_SHARDS, banIdOf, nextBanId, stampOf } from '../../lib/domain/ban-ids';
 import { counterKey } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -47,5 +47,21 @@ describe('ban ids', () => {
       UpdateExpression: 'ADD #value :one',
       ReturnValues: 'UPDATED_NEW',
     });
+  });
+
+  it('increase in creation order within one process, even inside one millisecond as the shards wrap', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { value: 5 } });
+    const frozen = vi.spyOn(Date, 'now').mockReturnValue(Date.UTC(2026, 10, 23, 12));
+    try {
+      const ids: number[] = [];
+      // More creates than shards: the turn comes back to lower shards inside the same millisecond.
+      for (let i = 0; i < BAN_ID_SHARDS + 3; i += 1) ids.push(await nextBanId());
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(stampOf(ids[0] as number)).toBe(Date.UTC(2026, 10, 23, 12));
+      expect(stampOf(ids.at(-1) as number) - stampOf(ids[0] as number)).toBeLessThanOrEqual(2);
+    } finally {
+      frozen.mockRestore();
+    }
   });
 });

@@ -28,19 +28,20 @@ const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_c
 
 const idem = idempotencyKey('pub-a', 'game-1', 'k-1');
 
-const now = Date.UTC(2026, 10, 23, 12);
+// A clock that moves a second per reading, so each create's id is stamped with its own time.
+let clock = Date.UTC(2026, 10, 23, 12);
 beforeEach(() => {
   ddb.reset();
-  vi.spyOn(Date, 'now').mockReturnValue(now);
+  vi.spyOn(Date, 'now').mockImplementation(() => (clock += 1000));
   ddb.on(UpdateCommand).resolves({ Attributes: { value: 42 } });
   ddb.on(PutCommand).resolves({});
 });
 afterEach(() => vi.restoreAllMocks());
 
-/** The id the create took: the counter item it added to, its count 42, and the frozen clock. */
+/** The id the create took: the counter item it added to, its count 42, and the clock's last reading. */
 const takenId = () => {
   const pk = String(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.Key?.pk);
-  return banIdOf(now, Number(pk.slice(partitions.counter.length)), 42);
+  return banIdOf(clock, Number(pk.slice(partitions.counter.length)), 42);
 };
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
@@ -143,10 +144,8 @@ describe('createBan', () => {
 
   it('answers created when a racing repeat already put the ban item', async () => {
     ddb.on(PutCommand, { Item: { pk: devicePartition('dev-1') } }).rejects(conditionFailed());
-    await expect(createBan('pub-a', 'game-1', request)).resolves.toMatchObject({
-      status: 'created',
-      ban_id: takenId(),
-    });
+    const result = await createBan('pub-a', 'game-1', request);
+    expect(result).toMatchObject({ status: 'created', ban_id: takenId() });
   });
 
   it('lets a storage failure through untouched so the chain can answer 503', async () => {
