@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { publisherIdSchema } from '../lib/model/requests';
+import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
+import { isScope, type Scope, scopes } from '../lib/model/scopes';
 import { ensureTable, openStore, useStore } from './local/store';
 
 /**
@@ -11,12 +12,15 @@ import { ensureTable, openStore, useStore } from './local/store';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `Usage:
-  npm run keys -- create --publisher <publisher_id> [--name <text>] [--json]
+  npm run keys -- create --publisher <publisher_id> [--name <text>] [--scopes <s,...>] [--games <g,...>] [--json]
   npm run keys -- list --publisher <publisher_id> [--json]
   npm run keys -- revoke <key_id> [--json]
 
 Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or other table;
-otherwise the local store in DATA_DIR (default ./.data).`;
+otherwise the local store in DATA_DIR (default ./.data).
+
+Scopes: ${scopes.join(', ')}. Without --scopes a key holds every scope;
+without --games it may name any game.`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
@@ -31,6 +35,8 @@ const parse = () => {
       options: {
         publisher: { type: 'string' },
         name: { type: 'string' },
+        scopes: { type: 'string' },
+        games: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -63,13 +69,34 @@ switch (command) {
     if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
     const publisherId = publisher();
     const name = values.name ?? 'default';
-    if (name.length < 1 || name.length > 100) fail('--name must be 1-100 characters');
+    if (name.length < 1 || name.length > 64) fail('--name must be 1-64 characters');
+    const list = (flag: string, raw: string | undefined) => {
+      if (raw === undefined) return null;
+      const items = raw.split(',').map((item) => item.trim());
+      if (items.some((item) => item === '')) fail(`--${flag} must be a comma-separated list, none empty`);
+      return items;
+    };
+    const grantedScopes = list('scopes', values.scopes);
+    const unknown = grantedScopes?.find((scope) => !isScope(scope));
+    if (unknown !== undefined) fail(`--scopes: unknown scope ${unknown} (scopes: ${scopes.join(', ')})`);
+    const games = list('games', values.games);
+    const badGame = games?.find((game) => !gameIdSchema.safeParse(game).success);
+    if (badGame !== undefined) fail(`--games: ${badGame} is not a valid game id`);
     run = async () => {
-      const { createApiKey } = await import('../lib/domain/api-keys');
-      const key = await createApiKey(publisherId, name);
+      const { createApiKey, effectiveScopes } = await import('../lib/domain/api-keys');
+      const key = await createApiKey(publisherId, name, {
+        scopes: grantedScopes as Scope[] | null,
+        games,
+      });
       if (values.json) {
         console.log(
-          JSON.stringify({ publisher_id: key.publisher_id, key_id: key.key_id, api_key: key.api_key }),
+          JSON.stringify({
+            publisher_id: key.publisher_id,
+            key_id: key.key_id,
+            api_key: key.api_key,
+            scopes: effectiveScopes(key),
+            games: key.games,
+          }),
         );
       } else {
         console.log(`Created key ${key.key_id} ("${key.name}") for publisher ${key.publisher_id}.
@@ -83,7 +110,8 @@ The API key is shown only this once; keep it in a secret store:
   }
   case 'list': {
     if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
-    if (values.name !== undefined) fail('list takes no --name');
+    if (values.name !== undefined || values.scopes !== undefined || values.games !== undefined)
+      fail('list takes only --publisher');
     const publisherId = publisher();
     run = async () => {
       const { listApiKeys } = await import('../lib/domain/api-keys');
@@ -101,7 +129,8 @@ The API key is shown only this once; keep it in a secret store:
   }
   case 'revoke': {
     if (rest.length !== 1) fail('revoke takes exactly one <key_id>');
-    if (values.publisher !== undefined || values.name !== undefined) fail('revoke takes only a <key_id>');
+    if ([values.publisher, values.name, values.scopes, values.games].some((v) => v !== undefined))
+      fail('revoke takes only a <key_id>');
     const keyId = rest[0] as string;
     if (!/^key_[A-Za-z0-9_-]{12}$/.test(keyId)) fail(`not a key id: ${keyId}`);
     run = async () => {

@@ -9,6 +9,7 @@ import {
   policyPatchSchema,
   revokeBanRequestSchema,
 } from './model/requests';
+import type { Scope } from './model/scopes';
 import type { Partition } from './storage/keys';
 
 /**
@@ -71,6 +72,8 @@ export interface Route {
   readonly handler: string;
   /** Whether the route sits behind the token authorizer. */
   readonly auth: boolean;
+  /** The scope a key needs to call it (lib/model/scopes.ts); null exactly for the public routes. */
+  readonly scope: Scope | null;
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
@@ -84,6 +87,7 @@ export const healthRoute = {
   path: '/health',
   handler: 'health',
   auth: false,
+  scope: null,
   request: {},
   throttle: 'public',
 } as const satisfies Route;
@@ -94,6 +98,7 @@ export const getPolicyRoute = {
   path: '/v1/policy',
   handler: 'get-policy',
   auth: true,
+  scope: 'policy:read',
   request: {},
   table: { actions: ['dynamodb:GetItem'], partitions: ['publisher'] },
   throttle: 'read',
@@ -105,6 +110,7 @@ export const updatePolicyRoute = {
   path: '/v1/policy',
   handler: 'put-policy',
   auth: true,
+  scope: 'policy:write',
   request: { body: policyPatchSchema },
   // One conditional UpdateItem returning ALL_NEW.
   table: { actions: ['dynamodb:UpdateItem'], partitions: ['publisher'] },
@@ -117,6 +123,7 @@ export const createBanRoute = {
   path: '/v1/bans',
   handler: 'create-ban',
   auth: true,
+  scope: 'bans:write',
   request: { game: true, body: createBanRequestSchema },
   // The id counter (ADD), the conditional puts, and the idempotency record read.
   table: {
@@ -138,6 +145,7 @@ export const listSocialBansRoute = {
   path: '/v1/device/{device_id}/bans/social',
   handler: 'list-social-bans',
   auth: true,
+  scope: 'bans:read',
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
@@ -149,6 +157,7 @@ export const listCheatBansRoute = {
   path: '/v1/device/{device_id}/bans/cheat',
   handler: 'list-cheat-bans',
   auth: true,
+  scope: 'bans:read',
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
@@ -160,6 +169,7 @@ export const listBansRoute = {
   path: '/v1/device/{device_id}/bans',
   handler: 'list-bans',
   auth: true,
+  scope: 'bans:read',
   request: { game: true, path: devicePathSchema, query: listAllBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
@@ -171,6 +181,7 @@ export const revokeBanRoute = {
   path: '/v1/device/{device_id}/bans/{ban_id}/revoke',
   handler: 'revoke-ban',
   auth: true,
+  scope: 'bans:write',
   request: { game: true, path: banPathSchema, body: revokeBanRequestSchema },
   // A conditional UpdateItem, the ban read when it fails, and the policy read.
   table: { actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], partitions: ['device', 'publisher'] },
@@ -186,6 +197,7 @@ export const getEnforcementRoute = {
   path: '/v1/device/{device_id}/enforcement',
   handler: 'get-enforcement',
   auth: true,
+  scope: 'bans:read',
   request: { game: true, path: devicePathSchema },
   table: enforcementAccess,
   throttle: 'read',
@@ -197,6 +209,7 @@ export const getEnforcementBatchRoute = {
   path: '/v1/enforcement/batch',
   handler: 'enforcement-batch',
   auth: true,
+  scope: 'bans:read',
   request: { game: true, body: enforcementBatchRequestSchema },
   table: enforcementAccess,
   throttle: 'batch',
@@ -208,6 +221,7 @@ export const openApiRoute = {
   path: '/openapi.json',
   handler: 'openapi',
   auth: false,
+  scope: null,
   request: {},
   throttle: 'public',
 } as const satisfies Route;

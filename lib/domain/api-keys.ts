@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import {
   apiKeyKey,
@@ -28,35 +29,70 @@ export interface ApiKeyInfo {
   key_id: string;
   publisher_id: string;
   name: string;
+  /** What the key may do; null: every scope, including any added later (keys made without a list). */
+  scopes: Scope[] | null;
+  /** The games it may name in X-Game-Id; null: every game. */
+  games: string[] | null;
   created_at: string;
+  /** From then on the key is refused (401); null: never. */
+  expires_at: string | null;
   revoked_at: string | null;
+  /** The key's last 4 characters, to tell keys apart in a listing; null for keys made before. */
+  last4: string | null;
 }
 
 export interface NewApiKey extends ApiKeyInfo {
   api_key: string;
 }
 
-/** Any of a key's three items read back, checked; `revoked_at` is absent until revocation. */
+export interface KeyGrants {
+  scopes?: readonly Scope[] | null;
+  games?: readonly string[] | null;
+  expiresAt?: string | null;
+}
+
+const optional = <T>(value: unknown, check: (v: unknown) => v is T): T | null | false =>
+  value === undefined ? null : check(value) ? value : false;
+const scopeList = (v: unknown): v is Scope[] => Array.isArray(v) && v.every(isScope);
+const stringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isString = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * Any of a key's three items read back, checked. The optional attributes are absent rather than
+ * null: `revoked_at` until revocation (so revoking keeps the first time with if_not_exists), the
+ * grants on a key with every scope or game, and what keys made before them lack.
+ */
 const keyFromItem = (item: Record<string, unknown> | undefined): ApiKeyInfo => {
-  const { key_id, publisher_id, name, created_at, revoked_at } = item ?? {};
+  const { key_id, publisher_id, name, created_at } = item ?? {};
+  const scopes = optional(item?.scopes, scopeList);
+  const games = optional(item?.games, stringList);
+  const expires_at = optional(item?.expires_at, isString);
+  const revoked_at = optional(item?.revoked_at, isString);
+  const last4 = optional(item?.last4, isString);
   if (
-    typeof key_id !== 'string' ||
-    typeof publisher_id !== 'string' ||
-    typeof name !== 'string' ||
-    typeof created_at !== 'string' ||
-    (revoked_at !== undefined && typeof revoked_at !== 'string')
+    !isString(key_id) ||
+    !isString(publisher_id) ||
+    !isString(name) ||
+    !isString(created_at) ||
+    scopes === false ||
+    games === false ||
+    expires_at === false ||
+    revoked_at === false ||
+    last4 === false
   ) {
     throw new IntegrityError('stored API key item is malformed');
   }
-  return { key_id, publisher_id, name, created_at, revoked_at: revoked_at ?? null };
+  return { key_id, publisher_id, name, scopes, games, created_at, expires_at, revoked_at, last4 };
 };
 
-// revoked_at is absent until revocation, so revoking can keep the first time with if_not_exists.
-const keyToItem = (key: Record<string, string>, { revoked_at: _unset, ...info }: ApiKeyInfo, extra = {}) => ({
+const keyToItem = (key: Record<string, string>, info: ApiKeyInfo, extra = {}) => ({
   ...key,
-  ...info,
+  ...Object.fromEntries(Object.entries(info).filter(([, value]) => value !== null)),
   ...extra,
 });
+
+/** The scopes a key holds in effect. */
+export const effectiveScopes = (key: Pick<ApiKeyInfo, 'scopes'>): Scope[] => key.scopes ?? [...allScopes];
 
 const put = (Item: Record<string, unknown>) =>
   dynamo.send(
@@ -67,7 +103,11 @@ const put = (Item: Record<string, unknown>) =>
  * Makes a key for the publisher, writing the publisher's default policy first if it has none.
  * The lookup item is written last, so a key never works before its policy and listing exist.
  */
-export const createApiKey = async (publisherId: string, name = 'default'): Promise<NewApiKey> => {
+export const createApiKey = async (
+  publisherId: string,
+  name = 'default',
+  grants: KeyGrants = {},
+): Promise<NewApiKey> => {
   const now = new Date();
   await provisionPolicy(publisherId, now);
   const apiKey = `bsk_${randomBytes(32).toString('base64url')}`;
@@ -76,8 +116,12 @@ export const createApiKey = async (publisherId: string, name = 'default'): Promi
     key_id: `key_${randomBytes(9).toString('base64url')}`,
     publisher_id: publisherId,
     name,
+    scopes: grants.scopes ? [...new Set(grants.scopes)] : null,
+    games: grants.games ? [...new Set(grants.games)] : null,
     created_at: now.toISOString(),
+    expires_at: grants.expiresAt ?? null,
     revoked_at: null,
+    last4: apiKey.slice(-4),
   };
   await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash }));
   await put(keyToItem(keyIdKey(info.key_id), info, { key_hash: hash }));
@@ -132,15 +176,21 @@ export const revokeApiKey = async (keyId: string): Promise<ApiKeyInfo | undefine
 export interface Caller {
   publisherId: string;
   keyId: string;
+  /** null: every scope. */
+  scopes: Scope[] | null;
+  /** null: every game. */
+  games: string[] | null;
 }
 
-/** The publisher behind a key, or undefined for a malformed, unknown or revoked key. */
-export const authenticate = async (apiKey: string): Promise<Caller | undefined> => {
+/** The publisher behind a key, or undefined for a malformed, unknown, revoked or expired key. */
+export const authenticate = async (apiKey: string, now = new Date()): Promise<Caller | undefined> => {
   if (!API_KEY_PATTERN.test(apiKey)) return undefined;
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: apiKeyKey(hashApiKey(apiKey)), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   const key = keyFromItem(Item);
-  return key.revoked_at === null ? { publisherId: key.publisher_id, keyId: key.key_id } : undefined;
+  if (key.revoked_at !== null) return undefined;
+  if (key.expires_at !== null && key.expires_at <= now.toISOString()) return undefined;
+  return { publisherId: key.publisher_id, keyId: key.key_id, scopes: key.scopes, games: key.games };
 };

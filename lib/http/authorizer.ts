@@ -1,6 +1,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
 import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
+import { encodeGrant } from '../model/scopes';
 
 /** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
 const BEARER = /^bearer ([^\s]+)$/i;
@@ -41,6 +42,13 @@ export const authorize = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(methodArn) }],
     },
-    context: { publisherId: caller.publisherId, keyId: caller.keyId },
+    // The grants ride along, so the chain checks each route's scope and the game binding with no
+    // further read (and API Gateway caches them with the rest of the answer).
+    context: {
+      publisherId: caller.publisherId,
+      keyId: caller.keyId,
+      scopes: encodeGrant(caller.scopes),
+      games: encodeGrant(caller.games),
+    },
   };
 };

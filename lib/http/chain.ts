@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { describeError, log } from '../log';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
+import { scopes as allScopes, decodeGrant, isScope, type Scope } from '../model/scopes';
 import type { Route } from '../routes';
 import {
   ApiError,
@@ -42,8 +43,17 @@ export const DEADLINE_MARGIN_MS = 250;
 
 type Schema = z.ZodMiniType;
 
-/** What the chain needs of a route of lib/routes.ts: whether it is behind the authorizer, and what to validate. */
-export type RouteSpec = Pick<Route, 'auth' | 'request'>;
+/** What the chain needs of a route of lib/routes.ts: whether it is behind the authorizer, the scope it needs, and what to validate. */
+export type RouteSpec = Pick<Route, 'auth' | 'scope' | 'request'>;
+
+/** The key a request came with, as the authorizer resolved it. */
+export interface CallerKey {
+  keyId: string;
+  /** Every scope it holds (a key made without a list holds them all). */
+  scopes: readonly Scope[];
+  /** The games it is bound to; null: any game. */
+  games: readonly string[] | null;
+}
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
@@ -51,6 +61,7 @@ export type RouteInput<R extends RouteSpec> = {
   /** Where this API is served, as the caller reached it (scheme, host and stage prefix). */
   baseUrl: string;
   publisherId: R['auth'] extends false ? undefined : string;
+  caller: R['auth'] extends false ? undefined : CallerKey;
   gameId: R['request']['game'] extends true ? string : undefined;
   body: Out<R['request']['body']>;
   query: Out<R['request']['query']>;
@@ -242,19 +253,41 @@ const baseUrlOf = (event: Event): string => {
 /** Routes without a query schema take no query parameters at all. */
 const emptyObject = z.strictObject({});
 
-const validator = ({ auth, request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+/**
+ * The caller's key from the authorizer's context. Contexts cached from before keys had scopes
+ * carry none: those keys held every scope and game, and still do (an unscoped key keeps them all).
+ */
+const callerOf = (authorizer: Record<string, unknown> | null | undefined): CallerKey | undefined => {
+  const keyId = authorizer?.keyId;
+  const scopes = authorizer?.scopes === undefined ? null : decodeGrant(authorizer.scopes);
+  const games = authorizer?.games === undefined ? null : decodeGrant(authorizer.games);
+  if (typeof keyId !== 'string' || scopes === undefined || games === undefined) return undefined;
+  return { keyId, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games };
+};
+
+const forbidden = (message: string) => new ApiError('forbidden', message);
+
+const validator = ({
+  auth,
+  scope,
+  request: spec,
+}: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'validator',
   before: (request) => {
     const { event } = request;
     const internal = (request as ChainRequest).internal;
 
     let publisherId: string | undefined;
+    let caller: CallerKey | undefined;
     if (auth) {
       // Fail closed: a route that should be behind the authorizer but got no publisher is refused.
       const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
-      if (!parsed.success) throw unauthorized();
+      caller = callerOf(event.requestContext?.authorizer);
+      if (!parsed.success || !caller) throw unauthorized();
       publisherId = parsed.data;
       internal.publisherId = publisherId;
+      // Before anything about the request is looked at: a key that may not call this learns nothing more.
+      if (scope && !caller.scopes.includes(scope)) throw forbidden(`This key lacks the scope ${scope}`);
     }
 
     const issues: FieldIssue[] = [];
@@ -288,9 +321,12 @@ const validator = ({ auth, request: spec }: RouteSpec): MiddlewareObj<Event, API
     }
 
     if (issues.length > 0) throw invalidRequest(issues, messages);
+    if (gameId !== undefined && caller?.games && !caller.games.includes(gameId))
+      throw forbidden(`This key is not bound to game ${gameId}`);
     event.input = {
       baseUrl: baseUrlOf(event),
       publisherId,
+      caller,
       gameId,
       path,
       query: spec.query ? query : undefined,

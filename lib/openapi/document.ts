@@ -259,7 +259,8 @@ const errorWhen: Record<ErrorCode, string> = {
     'a field, header, path or query value fails validation, or the query has an unknown or repeated ' +
     'parameter; `details` names each field and its issue',
   unauthorized: '`Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked',
-  forbidden: 'the key is valid but not allowed to do this',
+  forbidden:
+    "the key is valid but lacks the operation's scope, or is bound to other games than `X-Game-Id`",
   not_found: 'the resource does not exist, or belongs to another publisher',
   method_not_allowed: 'the path exists but not with this method (answered by the gateway, with `Allow`)',
   payload_too_large: `the body is over ${MAX_BODY_BYTES / 1024} KiB`,
@@ -341,7 +342,9 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
   return {
     operationId: route.id,
     summary: doc.summary,
-    description: doc.description,
+    description: route.scope
+      ? `${doc.description}\n\nNeeds a key with the \`${route.scope}\` scope.`
+      : doc.description,
     tags: [doc.tag],
     ...(route.auth ? {} : { security: [] }),
     ...(params.length > 0 ? { parameters: params } : {}),
@@ -382,6 +385,8 @@ const tags: Record<Tag, string> = {
 const DESCRIPTION = `Game publishers record bans against devices (\`cheat\` or \`social\`, scoped to a \`game\`, the whole \`publisher\`, or \`global\`), list the bans of a device, keep a per-publisher policy of which scopes they enforce and which count toward reputation, and ask whether a device is restricted.
 
 **Authentication.** Every operation except \`GET /health\` and \`GET /openapi.json\` takes \`Authorization: Bearer <key>\` (scheme case-insensitive, one space). The publisher always comes from the key. The deployed API caches a key check for up to 300 s, so a revoked key may keep working that long.
+
+**Scopes.** A key holds scopes (\`bans:read\`, \`bans:write\`, \`policy:read\`, \`policy:write\`, \`keys:manage\`, \`audit:read\`) and may be bound to games; each operation names the scope it needs. A key without the scope, or naming a game outside its binding in \`X-Game-Id\`, gets \`403 forbidden\` saying what is missing. A key made without a scope list holds every scope and every game. An expired key is a 401.
 
 **Games.** The ban and enforcement operations also take \`X-Game-Id\`.
 

@@ -86,11 +86,13 @@ describe('npm run keys', () => {
     const lines = made.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const key = JSON.parse(lines[0] as string);
-    expect(Object.keys(key).sort()).toEqual(['api_key', 'key_id', 'publisher_id']);
+    expect(Object.keys(key).sort()).toEqual(['api_key', 'games', 'key_id', 'publisher_id', 'scopes']);
     expect(key).toMatchObject({
       publisher_id: 'acme',
       key_id: expect.stringMatching(/^key_/),
       api_key: expect.stringMatching(/^bsk_/),
+      scopes: ['bans:read', 'bans:write', 'policy:read', 'policy:write', 'keys:manage', 'audit:read'],
+      games: null,
     });
 
     // With the server running on the same folder, the tool goes through the server's store.
@@ -107,6 +109,17 @@ describe('npm run keys', () => {
     );
     expect((await call(url, '/v1/policy', second.api_key)).status).toBe(200);
 
+    const reader = JSON.parse(
+      (
+        await keys(
+          ['create', '--publisher', 'acme', '--scopes', 'bans:read', '--games', 'g1,g2', '--json'],
+          dataDir,
+        )
+      ).stdout,
+    );
+    expect(reader).toMatchObject({ scopes: ['bans:read'], games: ['g1', 'g2'] });
+    expect((await call(url, '/v1/policy', reader.api_key)).status).toBe(403);
+
     const revoked = await keys(['revoke', key.key_id], dataDir);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(key.key_id);
@@ -122,6 +135,7 @@ describe('npm run keys', () => {
     expect(listing).toEqual([
       expect.objectContaining({ key_id: key.key_id, name: 'default', revoked_at: expect.any(String) }),
       expect.objectContaining({ key_id: second.key_id, name: 'ci', revoked_at: null }),
+      expect.objectContaining({ key_id: reader.key_id, scopes: ['bans:read'], games: ['g1', 'g2'] }),
     ]);
     expect(listed.stdout).not.toContain('bsk_');
   });
@@ -131,6 +145,10 @@ describe('npm run keys', () => {
     [['create'], 2],
     [['create', '--publisher', 'Bad#Id'], 2],
     [['create', '--publisher', 'acme', '--bogus'], 2],
+    [['create', '--publisher', 'acme', '--scopes', 'bans:everything'], 2],
+    [['create', '--publisher', 'acme', '--scopes', 'bans:read,'], 2],
+    [['create', '--publisher', 'acme', '--games', 'bad#game'], 2],
+    [['list', '--publisher', 'acme', '--scopes', 'bans:read'], 2],
     [['list'], 2],
     [['revoke'], 2],
     [['revoke', 'not-a-key-id'], 2],

@@ -6,6 +6,7 @@ import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
+import { BUNDLE_TARGET, RUNTIME } from '../../infra/stack/service-function';
 import { BEARER_VALIDATION_REGEX, ServiceStack } from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, TABLE_ACTIONS } from '../../infra/stack/table-access';
@@ -79,6 +80,23 @@ describe('functions', () => {
       });
     },
   );
+
+  test("esbuild targets the runtime's Node major", () => {
+    expect(RUNTIME.name).toBe('nodejs24.x');
+    expect(BUNDLE_TARGET).toBe('node24');
+  });
+
+  test('the application log level is a context value, for every function', () => {
+    const debug = build({ logLevel: 'debug' });
+    for (const { id } of allFunctions) {
+      const fn = debug.stack.functions.get(id)?.node.defaultChild as CfnFunction;
+      expect(debug.resources[debug.logicalId(fn)]?.Properties?.LoggingConfig, id).toMatchObject({
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'DEBUG',
+        SystemLogLevel: 'WARN',
+      });
+    }
+  });
 
   test('only functions that touch storage are told the table name', () => {
     for (const { id, table } of allFunctions) {
@@ -230,9 +248,22 @@ describe('API', () => {
 
   test('the access log destination is the group ARN without the ":*" API Gateway drops', () => {
     const stage = ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties;
-    const arn = JSON.stringify(stage?.AccessLogSetting.DestinationArn);
-    expect(arn).toContain(':log-group:');
-    expect(arn).not.toContain(':*');
+    const accessLogs = ofType('AWS::Logs::LogGroup').find(([id]) => id.startsWith('AccessLogs'))?.[0];
+    expect(stage?.AccessLogSetting.DestinationArn).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':logs:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':log-group:',
+          { Ref: accessLogs },
+        ],
+      ],
+    });
   });
 
   test('termination protection on the prod stack only', () => {
@@ -518,6 +549,7 @@ describe('stages', () => {
     { authorizerCacheSeconds: 3601 },
     { throttleRateLimit: 0 },
     { throttleBurstLimit: 'lots' },
+    { logLevel: 'verbose' },
   ])('rejects bad context %o', (context) => {
     expect(() => build(context)).toThrow(/context/);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi } from '../../infra/local/server';
-import type { ApiKeyInfo, NewApiKey } from '../../lib/domain/api-keys';
+import type { ApiKeyInfo, KeyGrants, NewApiKey } from '../../lib/domain/api-keys';
 import { checkResponse } from './contract';
 
 /**
@@ -33,7 +33,7 @@ export interface RequestOptions {
 export interface TestApi {
   url: string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
-  createKey(publisherId: string, name?: string): Promise<NewApiKey>;
+  createKey(publisherId: string, name?: string, grants?: KeyGrants): Promise<NewApiKey>;
   revokeKey(keyId: string): Promise<ApiKeyInfo | undefined>;
   /** Every item in the table, to assert what was (not) stored. */
   items(): Promise<Record<string, unknown>[]>;
@@ -97,7 +97,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
   return {
     url: api.url,
     request,
-    createKey: (publisherId, name) => createApiKey(publisherId, name),
+    createKey: (publisherId, name, grants) => createApiKey(publisherId, name, grants),
     revokeKey: (keyId) => revokeApiKey(keyId),
     items,
     close: () => api.close(),

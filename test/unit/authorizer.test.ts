@@ -30,13 +30,49 @@ describe('authorizer', () => {
           },
         ],
       },
-      context: { publisherId: 'pub-a', keyId: 'key_1' },
+      context: { publisherId: 'pub-a', keyId: 'key_1', scopes: '*', games: '*' },
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
   });
 
+  it("passes a scoped key's scopes and games in the context, in the same one read", async () => {
+    ddb.on(GetCommand).resolves({
+      Item: {
+        publisher_id: 'pub-a',
+        key_id: 'key_2',
+        name: 'game server',
+        scopes: ['bans:read', 'bans:write'],
+        games: ['g1', 'g2'],
+        created_at: '2025-12-01T00:00:00.000Z',
+        expires_at: '2999-01-01T00:00:00.000Z',
+        last4: 'AAAA',
+      },
+    });
+    const result = await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn });
+    expect(result.context).toEqual({
+      publisherId: 'pub-a',
+      keyId: 'key_2',
+      scopes: 'bans:read bans:write',
+      games: 'g1 g2',
+    });
+    expect(ddb.calls()).toHaveLength(1);
+  });
+
   it.each([
     ['an unknown key', {}],
+    [
+      'an expired key',
+      {
+        Item: {
+          publisher_id: 'pub-a',
+          key_id: 'key_1',
+          name: 'ci',
+          created_at: '2025-12-01T00:00:00.000Z',
+          expires_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    ],
+
     [
       'a revoked key',
       {
@@ -69,6 +105,21 @@ describe('authorizer', () => {
       'Unauthorized',
     );
     expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('fails loudly, not as a refusal, on a key item naming a scope that does not exist', async () => {
+    ddb.on(GetCommand).resolves({
+      Item: {
+        publisher_id: 'pub-a',
+        key_id: 'key_1',
+        name: 'ci',
+        created_at: '2025-12-01T00:00:00.000Z',
+        scopes: ['bans:everything'],
+      },
+    });
+    await expect(handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow(
+      'stored API key item is malformed',
+    );
   });
 
   it('takes the scheme case-insensitively', () => {

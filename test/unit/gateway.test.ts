@@ -13,6 +13,7 @@ const route: Route = {
   handler: 'thing',
   auth: true,
   request: {},
+  scope: 'bans:read',
   throttle: 'read',
 };
 const allow = (

@@ -1,0 +1,29 @@
+/**
+ * What a key may do. Each authenticated route names the one scope it needs (lib/routes.ts); the
+ * shared chain refuses a key without it (403). A key made without a scope list (every key made
+ * before scopes existed, and the first `npm start` key) holds every scope, including any added
+ * later. A module with no dependencies: routes, the domain and the stack all read it.
+ */
+export const scopes = [
+  'bans:read',
+  'bans:write',
+  'policy:read',
+  'policy:write',
+  'keys:manage',
+  'audit:read',
+] as const;
+export type Scope = (typeof scopes)[number];
+
+export const isScope = (value: unknown): value is Scope => (scopes as readonly unknown[]).includes(value);
+
+/**
+ * How a key's grants travel in the authorizer's context, whose values must be strings: the list
+ * joined by spaces (no scope or game id holds one), or `*` for "every one".
+ */
+export const ALL = '*';
+export const encodeGrant = (values: readonly string[] | null): string => (values ? values.join(' ') : ALL);
+export const decodeGrant = (value: unknown): string[] | null | undefined => {
+  if (value === ALL) return null;
+  if (typeof value !== 'string') return undefined;
+  return value === '' ? [] : value.split(' ');
+};

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../lib/routes';
+import { banBody, startTwoPublishers, storedBans, type TestApi } from '../support/fixtures';
+
+/**
+ * Scoped keys: each route needs its scope, a key bound to games may name only those, an expired key
+ * is refused; what a key may not do it cannot do, and nothing is stored when it tries.
+ */
+
+let api: TestApi;
+let keyA: string;
+let keyB: string;
+
+beforeAll(async () => {
+  ({ api, keyA, keyB } = await startTwoPublishers('scope-a', 'scope-b'));
+});
+afterAll(() => api?.close());
+
+const scoped = async (publisher: string, grants: Parameters<TestApi['createKey']>[2]) =>
+  (await api.createKey(publisher, 'scoped', grants)).api_key;
+
+describe('the route table', () => {
+  it('names a scope for every authenticated route and none for the public ones', () => {
+    for (const route of routes) expect(route.scope === null, route.id).toBe(!route.auth);
+  });
+});
+
+describe('a key with bans:read only', () => {
+  let reader: string;
+  beforeAll(async () => {
+    reader = await scoped('scope-a', { scopes: ['bans:read'] });
+  });
+
+  it('lists and checks enforcement', async () => {
+    const list = await api.request('GET', '/v1/device/sc-dev/bans', { key: reader, game: 'g1' });
+    expect(list.status).toBe(200);
+    const enforcement = await api.request('GET', '/v1/device/sc-dev/enforcement', {
+      key: reader,
+      game: 'g1',
+    });
+    expect(enforcement.status).toBe(200);
+  });
+
+  it('is refused a create with 403 naming the missing scope, and nothing is stored', async () => {
+    const res = await api.request('POST', '/v1/bans', {
+      key: reader,
+      game: 'g1',
+      body: banBody({ device_id: 'sc-dev-ro' }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ code: 'forbidden', message: 'This key lacks the scope bans:write' });
+    expect(await storedBans('sc-dev-ro')).toEqual([]);
+  });
+
+  it('is refused the policy, read or write, and the policy is unchanged', async () => {
+    const before = await api.request('GET', '/v1/policy', { key: keyA });
+    const read = await api.request('GET', '/v1/policy', { key: reader });
+    expect(read.status).toBe(403);
+    expect(read.body.error.message).toBe('This key lacks the scope policy:read');
+    const write = await api.request('PUT', '/v1/policy', { key: reader, body: { enforce_game: false } });
+    expect(write.status).toBe(403);
+    expect((await api.request('GET', '/v1/policy', { key: keyA })).body).toEqual(before.body);
+  });
+
+  it('is refused before its request is validated: a bad body still gets the 403', async () => {
+    const res = await api.request('POST', '/v1/bans', { key: reader, game: 'g1', body: { nonsense: true } });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('a key bound to games', () => {
+  let bound: string;
+  beforeAll(async () => {
+    bound = await scoped('scope-a', { scopes: ['bans:read', 'bans:write'], games: ['g1', 'g2'] });
+  });
+
+  it('creates and lists in its games', async () => {
+    const res = await api.request('POST', '/v1/bans', {
+      key: bound,
+      game: 'g2',
+      body: banBody({ device_id: 'sc-bound' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.game_id).toBe('g2');
+    const list = await api.request('GET', '/v1/device/sc-bound/bans', { key: bound, game: 'g2' });
+    expect(list.body.items.map((b: { ban_id: number }) => b.ban_id)).toEqual([res.body.ban_id]);
+  });
+
+  it('is refused another game with 403 naming it, and nothing is stored', async () => {
+    const res = await api.request('POST', '/v1/bans', {
+      key: bound,
+      game: 'g3',
+      body: banBody({ device_id: 'sc-g3' }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ code: 'forbidden', message: 'This key is not bound to game g3' });
+    expect(await storedBans('sc-g3')).toEqual([]);
+    const list = await api.request('GET', '/v1/device/sc-bound/bans', { key: bound, game: 'g3' });
+    expect(list.status).toBe(403);
+    const batch = await api.request('POST', '/v1/enforcement/batch', {
+      key: bound,
+      game: 'g3',
+      body: { device_ids: ['sc-bound'] },
+    });
+    expect(batch.status).toBe(403);
+  });
+
+  it("gives no reach into another publisher's data: its bans stay invisible and unrevocable", async () => {
+    const other = await api.request('POST', '/v1/bans', {
+      key: keyB,
+      game: 'g1',
+      body: banBody({ device_id: 'sc-other' }),
+    });
+    expect(other.status).toBe(201);
+    const list = await api.request('GET', '/v1/device/sc-other/bans', { key: bound, game: 'g1' });
+    expect(list.body.items).toEqual([]);
+    const revoke = await api.request('POST', `/v1/device/sc-other/bans/${other.body.ban_id}/revoke`, {
+      key: bound,
+      game: 'g1',
+      body: { reason_code: 'x' },
+    });
+    expect(revoke.status).toBe(404);
+    const [stored] = await storedBans('sc-other');
+    expect(stored?.revoked_at).toBeNull();
+  });
+});
+
+describe('keys made without scopes', () => {
+  it('keep every scope and every game, as every key made before scopes existed', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/v1/policy', undefined],
+      ['GET', '/v1/device/sc-any/bans', undefined],
+      ['POST', '/v1/bans', banBody({ device_id: 'sc-any' })],
+    ] as const) {
+      const res = await api.request(method, path, { key: keyA, game: 'any-game', body });
+      expect(res.status, path).toBeLessThan(300);
+    }
+  });
+});
+
+describe('an expired key', () => {
+  it('is refused with 401, like an unknown one', async () => {
+    const soon = new Date(Date.now() + 1_000).toISOString();
+    const expiring = await scoped('scope-a', { expiresAt: soon });
+    expect((await api.request('GET', '/v1/policy', { key: expiring })).status).toBe(200);
+    await new Promise((done) => setTimeout(done, 1_100));
+    const res = await api.request('GET', '/v1/policy', { key: expiring });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthorized');
+  });
+});
