@@ -32,6 +32,14 @@ export const FUNCTION_MEMORY_MB = 256;
 /** Relative to the project root, where esbuild runs. */
 const CREDENTIALS_SHIM = 'infra/stack/lambda-credentials.ts';
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+/** Every function's runtime. */
+export const RUNTIME = Runtime.NODEJS_24_X;
+/** esbuild's target: the runtime's Node major (`nodejs24.x` → `node24`), so the two cannot drift. */
+export const BUNDLE_TARGET = (() => {
+  const major = /^nodejs(\d+)\.x$/.exec(RUNTIME.name)?.[1];
+  if (!major) throw new Error(`runtime ${RUNTIME.name} is not a Node.js runtime`);
+  return `node${major}`;
+})();
 
 export interface ServiceFunctionProps {
   /** Module under functions/ (the route table's `handler`). */
@@ -39,6 +47,8 @@ export interface ServiceFunctionProps {
   /** Source file, relative to the project root, when it is not `functions/<handler>.ts` (the benchmark's floor). */
   readonly entry?: string;
   readonly environment?: Record<string, string>;
+  /** The application log level Lambda filters JSON lines by (and tells lib/log.ts); default INFO. */
+  readonly logLevel?: ApplicationLogLevel;
 }
 
 /** The one place that holds every Lambda's defaults: runtime, bundling, limits and logging. */
@@ -55,7 +65,7 @@ export class ServiceFunction extends Construct {
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(PROJECT_ROOT, props.entry ?? handlerEntry(props.handler)),
       handler: 'handler',
-      runtime: Runtime.NODEJS_24_X,
+      runtime: RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
       timeout: FUNCTION_TIMEOUT,
@@ -66,14 +76,14 @@ export class ServiceFunction extends Construct {
       // JSON lines (lib/log.ts) kept as JSON, and filtered by level before they cost anything:
       // lib/log.ts reads AWS_LAMBDA_LOG_LEVEL, which Lambda sets from the application level.
       loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      applicationLogLevelV2: props.logLevel ?? ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
       environment: props.environment,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node24',
+        target: BUNDLE_TARGET,
         platform: 'node',
         // Module-first resolution lets esbuild tree-shake the SDK's ES builds.
         mainFields: ['module', 'main'],

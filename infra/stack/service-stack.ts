@@ -1,20 +1,12 @@
-import {
-  ArnFormat,
-  CfnOutput,
-  Duration,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   AuthorizationType,
   EndpointType,
-  type IAccessLogDestination,
   IdentitySource,
   LambdaIntegration,
+  LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
   TokenAuthorizer,
@@ -83,6 +75,7 @@ export class ServiceStack extends Stack {
         handler,
         // A function that never touches storage is not even told the table's name.
         environment: table ? { TABLE_NAME: this.table.tableName } : {},
+        logLevel: settings.logLevel,
       }).function;
       grantTableAccess(fn, this.table.tableArn, table);
       functions.set(fnId, fn);
@@ -102,18 +95,6 @@ export class ServiceStack extends Stack {
       retention: LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    // The group's ARN without the ":*" that LogGroup.logGroupArn ends in: API Gateway stores the
-    // destination without it, so the template would otherwise drift from the deployed stage.
-    const accessLogDestination: IAccessLogDestination = {
-      bind: () => ({
-        destinationArn: this.formatArn({
-          service: 'logs',
-          resource: 'log-group',
-          resourceName: accessLogs.logGroupName,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      }),
-    };
     this.api = new RestApi(this, 'Api', {
       restApiName: `${this.stackName}-api`,
       description: `Device ban service (${settings.stage})`,
@@ -128,7 +109,10 @@ export class ServiceStack extends Stack {
         stageName: settings.stage,
         throttlingRateLimit: settings.throttleRateLimit,
         throttlingBurstLimit: settings.throttleBurstLimit,
-        accessLogDestination,
+        // The group's ARN without the ":*" that LogGroup.logGroupArn ends in (cdk.json's
+        // logGroupDestinationArnWithoutWildcard): API Gateway stores the destination without it,
+        // so the template would otherwise drift from the deployed stage.
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: accessLogFormat(),
         // Errors only, and never request data: headers would put API keys in the log.
         loggingLevel: MethodLoggingLevel.ERROR,

@@ -1,3 +1,4 @@
+import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 
 /**
@@ -13,6 +14,11 @@ export interface Settings {
   readonly throttleRateLimit: number;
   /** Stage-wide burst, in requests. */
   readonly throttleBurstLimit: number;
+  /**
+   * Every function's application log level: Lambda drops JSON lines below it, and lib/log.ts reads
+   * it (AWS_LAMBDA_LOG_LEVEL) to skip writing them. `-c logLevel=debug` while investigating.
+   */
+  readonly logLevel: ApplicationLogLevel;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -20,6 +26,7 @@ export const DEFAULT_SETTINGS: Settings = {
   authorizerCacheSeconds: 300,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
+  logLevel: ApplicationLogLevel.INFO,
 };
 
 // Stage names end up in the stack name and the API's URL path: keep them short and plain.
@@ -34,6 +41,17 @@ const integer = (scope: Construct, name: keyof Settings, min: number, max: numbe
   return value;
 };
 
+const LOG_LEVELS: readonly string[] = Object.values(ApplicationLogLevel);
+
+const logLevel = (scope: Construct): ApplicationLogLevel => {
+  const raw: unknown = scope.node.tryGetContext('logLevel') ?? DEFAULT_SETTINGS.logLevel;
+  const value = String(raw).toUpperCase();
+  if (!LOG_LEVELS.includes(value)) {
+    throw new Error(`context logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${String(raw)}`);
+  }
+  return value as ApplicationLogLevel;
+};
+
 export const readSettings = (scope: Construct): Settings => {
   const stage = String(scope.node.tryGetContext('stage') ?? DEFAULT_SETTINGS.stage);
   if (!STAGE_PATTERN.test(stage)) {
@@ -45,6 +63,7 @@ export const readSettings = (scope: Construct): Settings => {
     authorizerCacheSeconds: integer(scope, 'authorizerCacheSeconds', 0, 3600),
     throttleRateLimit: integer(scope, 'throttleRateLimit', 1, 10_000),
     throttleBurstLimit: integer(scope, 'throttleBurstLimit', 1, 5_000),
+    logLevel: logLevel(scope),
   };
 };
 

