@@ -2,8 +2,10 @@ import type * as z from 'zod/mini';
 import {
   banPathSchema,
   createBanRequestSchema,
+  createKeyRequestSchema,
   devicePathSchema,
   enforcementBatchRequestSchema,
+  keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
   policyPatchSchema,
@@ -226,6 +228,48 @@ export const openApiRoute = {
   throttle: 'public',
 } as const satisfies Route;
 
+/** Key management for the caller's own publisher (`keys:manage`). */
+export const createKeyRoute = {
+  id: 'createKey',
+  method: 'POST',
+  path: '/v1/keys',
+  handler: 'create-key',
+  auth: true,
+  scope: 'keys:manage',
+  request: { body: createKeyRequestSchema },
+  // The policy (if missing), then the key's three items, each a conditional put.
+  table: { actions: ['dynamodb:PutItem'], partitions: ['publisher', 'keyId', 'apiKey'] },
+  throttle: 'write',
+} as const satisfies Route;
+
+export const listKeysRoute = {
+  id: 'listKeys',
+  method: 'GET',
+  path: '/v1/keys',
+  handler: 'list-keys',
+  auth: true,
+  scope: 'keys:manage',
+  request: {},
+  table: { actions: ['dynamodb:Query'], partitions: ['publisher'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+export const revokeKeyRoute = {
+  id: 'revokeKey',
+  method: 'POST',
+  path: '/v1/keys/{key_id}/revoke',
+  handler: 'revoke-key',
+  auth: true,
+  scope: 'keys:manage',
+  request: { path: keyPathSchema },
+  // The key id item (whose is it?), then the lookup, id and listing items.
+  table: {
+    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    partitions: ['keyId', 'apiKey', 'publisher'],
+  },
+  throttle: 'write',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -237,6 +281,9 @@ export const routes = [
   revokeBanRoute,
   getEnforcementRoute,
   getEnforcementBatchRoute,
+  createKeyRoute,
+  listKeysRoute,
+  revokeKeyRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 

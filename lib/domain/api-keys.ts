@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CreateKeyRequest } from '../model/requests';
+import type { ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
 import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import {
@@ -9,7 +11,7 @@ import {
   publisherKeyKey,
   publisherPartition,
 } from '../storage/keys';
-import { IntegrityError } from './errors';
+import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { provisionPolicy } from './policy';
 
 /**
@@ -149,11 +151,12 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
  * authorizer reads, so the key stops working even if the listing update then fails.
  * Revoking twice keeps the first `revoked_at`. Returns undefined for an unknown key id.
  */
-export const revokeApiKey = async (keyId: string): Promise<ApiKeyInfo | undefined> => {
+export const revokeApiKey = async (keyId: string, publisherId?: string): Promise<ApiKeyInfo | undefined> => {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keyIdKey(keyId), ConsistentRead: true }),
   );
-  if (!Item) return undefined;
+  // Through the API only the owner may: another publisher's key id is as unknown as a made-up one.
+  if (!Item || (publisherId !== undefined && Item.publisher_id !== publisherId)) return undefined;
   const hash = String(Item.key_hash);
   const revoke = async (Key: Record<string, string>) => {
     const { Attributes } = await dynamo.send(
@@ -193,4 +196,82 @@ export const authenticate = async (apiKey: string, now = new Date()): Promise<Ca
   if (key.revoked_at !== null) return undefined;
   if (key.expires_at !== null && key.expires_at <= now.toISOString()) return undefined;
   return { publisherId: key.publisher_id, keyId: key.key_id, scopes: key.scopes, games: key.games };
+};
+
+/* The key API (`/v1/keys`): what a key with `keys:manage` may do for its own publisher. */
+
+/** A key as the API shows it: its effective scopes, never its secret. */
+const keyView = (key: ApiKeyInfo): ApiKey => ({
+  key_id: key.key_id,
+  name: key.name,
+  scopes: effectiveScopes(key),
+  games: key.games,
+  created_at: key.created_at,
+  expires_at: key.expires_at,
+  revoked_at: key.revoked_at,
+  last4: key.last4,
+});
+
+/** What the calling key holds, as the authorizer resolved it. */
+export interface Grantor {
+  scopes: readonly Scope[];
+  /** null: any game. */
+  games: readonly string[] | null;
+}
+
+/**
+ * Makes a key for the caller's publisher. A key never grants what it does not hold: no scope it
+ * lacks, and, when it is bound to games, no game outside them (nor every game, by omitting them).
+ */
+export const issueApiKey = async (
+  publisherId: string,
+  grantor: Grantor,
+  request: CreateKeyRequest,
+  now = new Date(),
+): Promise<NewApiKeyResult> => {
+  const lacking = request.scopes.filter((scope) => !grantor.scopes.includes(scope));
+  if (lacking.length > 0)
+    throw new InvalidInputError(
+      'scopes',
+      'not_held',
+      `may not include ${lacking.join(', ')}: the calling key lacks it`,
+    );
+  if (grantor.games) {
+    if (!request.games)
+      throw new InvalidInputError('games', 'not_held', 'are required: the calling key is bound to games');
+    const outside = request.games.filter((game) => !grantor.games?.includes(game));
+    if (outside.length > 0)
+      throw new InvalidInputError(
+        'games',
+        'not_held',
+        `may not include ${outside.join(', ')}: the calling key is not bound to it`,
+      );
+  }
+  if (request.expires_at && request.expires_at <= now.toISOString())
+    throw new InvalidInputError('expires_at', 'in_past', 'must be later than now');
+  const key = await createApiKey(publisherId, request.name, {
+    scopes: request.scopes,
+    games: request.games ?? null,
+    expiresAt: request.expires_at ?? null,
+  });
+  return {
+    key_id: key.key_id,
+    api_key: key.api_key,
+    name: key.name,
+    scopes: effectiveScopes(key),
+    games: key.games,
+    created_at: key.created_at,
+    expires_at: key.expires_at,
+  };
+};
+
+export const listKeys = async (publisherId: string): Promise<ApiKeyList> => ({
+  items: (await listApiKeys(publisherId)).map(keyView),
+});
+
+/** Revokes one of the publisher's own keys; anyone else's is NotFound. Revoking twice keeps the first time. */
+export const revokeKey = async (publisherId: string, keyId: string): Promise<ApiKey> => {
+  const key = await revokeApiKey(keyId, publisherId);
+  if (!key) throw new NotFoundError('No such key');
+  return keyView(key);
 };

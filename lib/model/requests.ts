@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { type PolicyFlag, policyFlags } from './policy-flags';
+import { scopes } from './scopes';
 
 /**
  * Request schemas: what the handlers validate at runtime (ids, bodies, queries, paths, the game
@@ -265,3 +266,24 @@ export const enforcementBatchRequestSchema = /* @__PURE__ */ define(() =>
 
 /** The game header, validated like any other input. */
 export const gameHeaderSchema = /* @__PURE__ */ define(() => z.strictObject({ 'x-game-id': gameIdSchema }));
+
+/** At most as many games as a batch has devices: a key bound to more should not be bound. */
+export const KEY_MAX_GAMES = 100;
+
+/** What `POST /v1/keys` takes. Whether the caller may grant it is the domain's check. */
+export const createKeyRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    name: z
+      .string()
+      .check(z.minLength(1, 'must be 1-64 characters'), z.maxLength(64, 'must be 1-64 characters')),
+    scopes: z.array(z.enum(scopes)).check(z.minLength(1), z.maxLength(scopes.length)),
+    games: z.optional(z.array(gameIdSchema).check(z.minLength(1), z.maxLength(KEY_MAX_GAMES))),
+    expires_at: expiresAtSchema,
+  }),
+);
+export type CreateKeyRequest = z.output<typeof createKeyRequestSchema>;
+
+export const keyIdSchema = /* @__PURE__ */ define(() =>
+  pattern(/^key_[A-Za-z0-9_-]{12}$/, 'must be key_ and 12 characters of A-Z a-z 0-9 _ -'),
+);
+export const keyPathSchema = /* @__PURE__ */ define(() => z.strictObject({ key_id: keyIdSchema }));

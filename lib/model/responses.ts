@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
 import { banScopeSchema, banStatusFilters, banTypeSchema, policyFlagShape, policyFlags } from './requests';
+import { scopes } from './scopes';
 
 /**
  * Response schemas: what each route answers, for the OpenAPI generator (lib/openapi/) and,
@@ -133,3 +134,31 @@ export const openApiDocumentSchema = z.looseObject({
   info: z.looseObject({ title: z.string(), version: z.string() }),
   paths: z.record(z.string(), z.unknown()),
 });
+
+/** A key as listed: never its secret, only its last 4 characters (null for keys made before them). */
+export const apiKeySchema = z.strictObject({
+  key_id: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(scopes)),
+  games: z.nullable(z.array(z.string())),
+  created_at: timestampSchema,
+  expires_at: z.nullable(timestampSchema),
+  revoked_at: z.nullable(timestampSchema),
+  last4: z.nullable(z.string()),
+});
+export type ApiKey = z.output<typeof apiKeySchema>;
+
+export const apiKeyListSchema = z.strictObject({ items: z.array(apiKeySchema) });
+export type ApiKeyList = z.output<typeof apiKeyListSchema>;
+
+/** A new key: the secret `api_key`, shown this once. */
+export const newApiKeySchema = z.strictObject({
+  key_id: z.string(),
+  api_key: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(scopes)),
+  games: z.nullable(z.array(z.string())),
+  created_at: timestampSchema,
+  expires_at: z.nullable(timestampSchema),
+});
+export type NewApiKeyResult = z.output<typeof newApiKeySchema>;

@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
   createBanRequestSchema,
+  createKeyRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
   deviceIdSchema,
@@ -14,6 +15,8 @@ import {
   revokeBanRequestSchema,
 } from '../model/requests';
 import {
+  apiKeyListSchema,
+  apiKeySchema,
   banCreationResultSchema,
   banListSchema,
   enforcementBatchSchema,
@@ -22,6 +25,7 @@ import {
   fieldIssueSchema,
   healthSchema,
   listedBanSchema,
+  newApiKeySchema,
   openApiDocumentSchema,
   policySchema,
   reputationSchema,
@@ -48,6 +52,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [policyPatchSchema, 'PolicyPatch'],
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
+  [createKeyRequestSchema, 'CreateKeyRequest'],
 ]);
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
@@ -62,6 +67,9 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [fieldIssueSchema, 'FieldIssue'],
   [errorEnvelopeSchema, 'Error'],
   [openApiDocumentSchema, 'OpenApiDocument'],
+  [apiKeySchema, 'ApiKey'],
+  [apiKeyListSchema, 'ApiKeyList'],
+  [newApiKeySchema, 'NewApiKey'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -147,7 +155,7 @@ const override = (ctx: { zodSchema: $ZodType; jsonSchema: JsonSchema }) => {
     ctx.jsonSchema.default = def.defaultValue;
   }
   if (def.type === 'custom' || def.type === 'transform') {
-    throw new Error(`a ${def.type} schema needs a description in lib/http/openapi.ts (described)`);
+    throw new Error(`a ${def.type} schema needs a description in lib/openapi/document.ts (described)`);
   }
 };
 
@@ -169,7 +177,7 @@ const componentSchemas = (components: Map<z.ZodMiniType, string>, io: 'input' | 
 
 const nameOf = (components: Map<z.ZodMiniType, string>, schema: z.ZodMiniType, where: string) => {
   const name = components.get(schema);
-  if (!name) throw new Error(`${where}: give its schema a component name in lib/http/openapi.ts`);
+  if (!name) throw new Error(`${where}: give its schema a component name in lib/openapi/document.ts`);
   return name;
 };
 
@@ -180,6 +188,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     example: 'device-7f3a9c',
   },
   ban_id: { description: 'The ban, by the `ban_id` its creation returned. Digits only.', example: 1042 },
+  key_id: {
+    description: 'The key, by the public `key_id` its creation returned.',
+    example: 'key_7hTq2WmZp0Ld',
+  },
   status: { description: 'Which bans to list: `active`, `inactive` or `all`.', example: 'all' },
   limit: {
     description:
@@ -378,6 +390,7 @@ const tags: Record<Tag, string> = {
     "page, pass the response's `next_cursor` as `cursor` until it is null. `counts` cover every " +
     'matching ban on the device, whatever the page and the `status` filter (`active + inactive = total`).',
   Enforcement: 'The policy applied: is a device restricted in this game, why, and its reputation (0 to 100).',
+  Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
   Documentation: 'This description of the API.',
 };
 

@@ -3,6 +3,9 @@ import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gatewa
 import type { ErrorCode } from '../model/error-codes';
 import { defaultPolicyFlags } from '../model/policy-flags';
 import {
+  type ApiKey,
+  apiKeyListSchema,
+  apiKeySchema,
   type BanCreationResult,
   banCreationResultSchema,
   banListSchema,
@@ -12,6 +15,7 @@ import {
   type errorEnvelopeSchema,
   healthSchema,
   type ListedBan,
+  newApiKeySchema,
   openApiDocumentSchema,
   type Policy,
   policySchema,
@@ -29,7 +33,7 @@ import type { RouteId, routes } from '../routes';
  * without a request example does not compile (and the lint checks the generated document too).
  */
 
-export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Documentation';
+export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Keys' | 'Documentation';
 
 export interface ResponseDoc {
   readonly description: string;
@@ -121,6 +125,17 @@ const created: BanCreationResult = {
   publisher_id: 'acme',
   game_id: GAME,
   status: 'created',
+};
+
+const serverKey: ApiKey = {
+  key_id: 'key_7hTq2WmZp0Ld',
+  name: 'eu game servers',
+  scopes: ['bans:read', 'bans:write'],
+  games: [GAME],
+  created_at: '2026-03-02T10:20:00.000Z',
+  expires_at: '2027-06-30T00:00:00.000Z',
+  revoked_at: null,
+  last4: 'Xq-Y',
 };
 
 const counts = (active: number, expired: number) => ({ active, expired });
@@ -322,6 +337,72 @@ export const operations = {
           },
         ],
       }),
+    },
+  },
+
+  createKey: {
+    summary: 'Make a key for your publisher, with some of your own scopes and games',
+    tag: 'Keys',
+    description:
+      "Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only " +
+      'its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, ' +
+      'when the calling key is bound to games, a game outside them (or every game, by leaving out ' +
+      '`games`), is a 400 naming the field, and nothing is made. Without `games` the key may name any ' +
+      'game; without `expires_at` it does not expire.',
+    request: {
+      name: 'eu game servers',
+      scopes: ['bans:read', 'bans:write'],
+      games: [GAME],
+      expires_at: '2027-06-30T00:00:00Z',
+    },
+    responses: {
+      201: response(newApiKeySchema, 'The new key, with its secret.', {
+        key_id: serverKey.key_id,
+        api_key: 'bsk_0dGm4Qe7xW2sKp9LrVb1Ny8HcTu3Jf6ZaEo5Ii_Xq-Y',
+        name: serverKey.name,
+        scopes: serverKey.scopes,
+        games: serverKey.games,
+        created_at: serverKey.created_at,
+        expires_at: serverKey.expires_at,
+      }),
+    },
+  },
+
+  listKeys: {
+    summary: "List your publisher's keys, without their secrets",
+    tag: 'Keys',
+    description:
+      "Every key of the caller's publisher, oldest first, revoked ones included, each with its last 4 " +
+      'characters to tell it apart (null for keys made before they were kept); never a secret.',
+    responses: {
+      200: response(apiKeyListSchema, "The publisher's keys.", {
+        items: [
+          {
+            key_id: 'key_Qm3vX8pLr2Tz',
+            name: 'operations',
+            scopes: ['bans:read', 'bans:write', 'policy:read', 'policy:write', 'keys:manage', 'audit:read'],
+            games: null,
+            created_at: '2026-01-05T09:00:00.000Z',
+            expires_at: null,
+            revoked_at: null,
+            last4: 'k9Qa',
+          },
+          serverKey,
+        ],
+      }),
+    },
+  },
+
+  revokeKey: {
+    summary: "Revoke one of your publisher's keys",
+    tag: 'Keys',
+    description:
+      'Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, ' +
+      "300 s by default). Another publisher's key id is a 404, as an unknown one. Revoking again " +
+      'answers the key with its first `revoked_at`.',
+    notFound: true,
+    responses: {
+      200: response(apiKeySchema, 'The revoked key.', { ...serverKey, revoked_at: NOW }),
     },
   },
 

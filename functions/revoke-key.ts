@@ -1,0 +1,7 @@
+import { revokeKey } from '../lib/domain/api-keys';
+import { httpRoute } from '../lib/http/chain';
+import { revokeKeyRoute } from '../lib/routes';
+
+export const handler = httpRoute(revokeKeyRoute, async ({ publisherId, path }) => ({
+  body: await revokeKey(publisherId, path.key_id),
+}));
