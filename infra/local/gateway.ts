@@ -14,7 +14,6 @@ import {
   gatewayAnswers,
   gatewayError,
   methodNotAllowed,
-  statusOf,
 } from '../../lib/http/gateway-answers';
 import { describeError, log } from '../../lib/log';
 import type { Route } from '../../lib/routes';
@@ -95,23 +94,22 @@ export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) 
   const requestId = randomUUID();
   const answer =
     error.code === 'HPE_HEADER_OVERFLOW' ? gatewayAnswers.headersTooLarge : gatewayAnswers.badRequest;
-  const status = statusOf(answer);
-  const body = JSON.stringify({
-    error: { code: answer.code, message: answer.message },
-    request_id: requestId,
-  });
+  // The same envelope and headers as every other answer, written by hand: no response object exists yet.
+  const { statusCode, headers, body } = errorResponse(gatewayError(answer), requestId);
   log('info', 'local gateway: refused', {
     request_id: requestId,
-    status,
+    status: statusCode,
     error_code: answer.code,
     parser_error: error.code,
   });
-  socket.end(
-    `HTTP/1.1 ${status} Bad Request\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
-      `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+  const head = Object.entries({
+    ...headers,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${statusCode} Bad Request\r\n${head}\r\n${body}`);
 };
 
 const readBody = (req: IncomingMessage) =>
@@ -216,8 +214,7 @@ export const createGateway = (options: GatewayOptions) => {
     const hit = byPath.find((m) => m.c.route.method === routeMethod);
     if (!hit) {
       const path = byPath[0]?.c.route.path ?? url.pathname;
-      const answer = methodNotAllowed(method, path, allowedMethods(byPath.map((m) => m.c.route.method)));
-      throw new ApiError(answer.code, answer.message, { headers: answer.headers });
+      throw gatewayError(methodNotAllowed(method, path, allowedMethods(byPath.map((m) => m.c.route.method))));
     }
     const { route, params } = hit.c;
 

@@ -4,9 +4,10 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
+import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
-import { scopes as allScopes, decodeGrant, isScope, type Scope } from '../model/scopes';
+import { scopes as allScopes, decodeGrant, isScope } from '../model/scopes';
 import type { Route } from '../routes';
 import {
   ApiError,
@@ -15,8 +16,8 @@ import {
   jsonResponse,
   serviceUnavailable,
   toApiError,
-  unauthorized,
 } from './errors';
+import { gatewayAnswers, gatewayError } from './gateway-answers';
 import { impreciseNumbers } from './json-numbers';
 
 /**
@@ -46,13 +47,9 @@ type Schema = z.ZodMiniType;
 /** What the chain needs of a route of lib/routes.ts: whether it is behind the authorizer, the scope it needs, and what to validate. */
 export type RouteSpec = Pick<Route, 'auth' | 'scope' | 'request'>;
 
-/** The key a request came with, as the authorizer resolved it. */
-export interface CallerKey {
+/** The key a request came with, as the authorizer resolved it: its id and what it holds. */
+export interface CallerKey extends Grantor {
   keyId: string;
-  /** Every scope it holds (a key made without a list holds them all). */
-  scopes: readonly Scope[];
-  /** The games it is bound to; null: any game. */
-  games: readonly string[] | null;
 }
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
@@ -283,7 +280,7 @@ const validator = ({
       // Fail closed: a route that should be behind the authorizer but got no publisher is refused.
       const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
       caller = callerOf(event.requestContext?.authorizer);
-      if (!parsed.success || !caller) throw unauthorized();
+      if (!parsed.success || !caller) throw gatewayError(gatewayAnswers.unauthorized);
       publisherId = parsed.data;
       internal.publisherId = publisherId;
       // Before anything about the request is looked at: a key that may not call this learns nothing more.

@@ -39,14 +39,14 @@ export class ApiError extends Error {
 /** Seconds a client should wait before retrying a 503 or 429. */
 export const RETRY_AFTER_SECONDS = '1';
 
+/** The words of every 503, from a handler or from the gateway (lib/http/gateway-answers.ts). */
+export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly';
+
 export const serviceUnavailable = (cause?: unknown) =>
-  new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly', {
+  new ApiError('service_unavailable', SERVICE_UNAVAILABLE_MESSAGE, {
     headers: { 'Retry-After': RETRY_AFTER_SECONDS },
     cause,
   });
-
-export const unauthorized = (message = 'A valid API key is required') =>
-  new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 export const internalError = (cause?: unknown) =>
   new ApiError('internal_error', 'An internal error occurred', { cause });

@@ -1,4 +1,10 @@
-import { ApiError, type ErrorCode, errorStatus, RETRY_AFTER_SECONDS } from './errors';
+import {
+  ApiError,
+  type ErrorCode,
+  errorStatus,
+  RETRY_AFTER_SECONDS,
+  SERVICE_UNAVAILABLE_MESSAGE,
+} from './errors';
 
 /**
  * What the gateway answers by itself, before or instead of a function: the one table read by the
@@ -38,7 +44,7 @@ export const gatewayAnswers = {
   /** The authorizer could not decide (its storage failed), timed out or could not be invoked. */
   authorizerUnavailable: {
     code: 'service_unavailable',
-    message: 'The service is temporarily unavailable; retry shortly',
+    message: SERVICE_UNAVAILABLE_MESSAGE,
     headers: retryShortly,
   },
   /** The function did not answer: timed out, throttled, crashed. A retry may succeed. */
