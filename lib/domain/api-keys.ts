@@ -214,8 +214,9 @@ const keyView = (key: ApiKeyInfo): ApiKey => ({
 
 /** What the calling key holds, as the authorizer resolved it. */
 export interface Grantor {
+  /** Every scope it holds (a key made without a list holds them all). */
   scopes: readonly Scope[];
-  /** null: any game. */
+  /** The games it is bound to; null: any game. */
   games: readonly string[] | null;
 }
 
@@ -254,15 +255,9 @@ export const issueApiKey = async (
     games: request.games ?? null,
     expiresAt: request.expires_at ?? null,
   });
-  return {
-    key_id: key.key_id,
-    api_key: key.api_key,
-    name: key.name,
-    scopes: effectiveScopes(key),
-    games: key.games,
-    created_at: key.created_at,
-    expires_at: key.expires_at,
-  };
+  // The listing's view of the key, with the secret instead of what a new key cannot have yet.
+  const { revoked_at: _revoked, last4: _last4, ...view } = keyView(key);
+  return { ...view, api_key: key.api_key };
 };
 
 export const listKeys = async (publisherId: string): Promise<ApiKeyList> => ({
