@@ -17,6 +17,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { allowedMethods } from '../../lib/http/gateway-answers';
 import { authorizerFunction, routes, type TableAccess, throttleClasses } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
@@ -130,8 +131,7 @@ export class ServiceStack extends Stack {
               loggingLevel: MethodLoggingLevel.ERROR,
               dataTraceEnabled: false,
             };
-            const methods = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
-            return methods.map((method) => [`${route.path}/${method}`, limits]);
+            return allowedMethods([route.method]).map((method) => [`${route.path}/${method}`, limits]);
           }),
         ),
       },
@@ -149,8 +149,7 @@ export class ServiceStack extends Stack {
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
       // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;
       // API Gateway drops the body.
-      const methods = route.method === 'GET' ? (['GET', 'HEAD'] as const) : [route.method];
-      for (const httpMethod of methods) {
+      for (const httpMethod of allowedMethods([route.method])) {
         const operationName = httpMethod === 'HEAD' ? `${route.id}Head` : route.id;
         const method = this.api.root
           .resourceForPath(route.path)

@@ -155,7 +155,7 @@ describe('API', () => {
     // Plus one ANY fallback per path (405 method_not_allowed).
     expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length + gets.length + paths.size);
     for (const route of routes) {
-      for (const httpMethod of route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]) {
+      for (const httpMethod of allowedMethods([route.method])) {
         const method = methods.find((m) => m.resource.path === route.path && m.httpMethod === httpMethod);
         expect(method, `${httpMethod} ${route.path}`).toBeDefined();
         const props = resources[logicalId(method?.node.defaultChild as CfnMethod)]?.Properties;
@@ -215,7 +215,7 @@ describe('API', () => {
       settings.find((s) => s.ResourcePath === `/${path.replaceAll('/', '~1')}` && s.HttpMethod === method);
     for (const route of routes) {
       const { rateLimit, burstLimit } = throttleClasses[route.throttle];
-      for (const method of route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]) {
+      for (const method of allowedMethods([route.method])) {
         expect(limitsOf(route.path, method), `${method} ${route.path}`).toMatchObject({
           ThrottlingRateLimit: rateLimit,
           ThrottlingBurstLimit: burstLimit,
