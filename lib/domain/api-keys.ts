@@ -179,6 +179,8 @@ export const revokeApiKey = async (keyId: string, publisherId?: string): Promise
 export interface Caller {
   publisherId: string;
   keyId: string;
+  /** The key's name, for the audit trail's actor. */
+  name: string;
   /** null: every scope. */
   scopes: Scope[] | null;
   /** null: every game. */
@@ -195,7 +197,13 @@ export const authenticate = async (apiKey: string, now = new Date()): Promise<Ca
   const key = keyFromItem(Item);
   if (key.revoked_at !== null) return undefined;
   if (key.expires_at !== null && key.expires_at <= now.toISOString()) return undefined;
-  return { publisherId: key.publisher_id, keyId: key.key_id, scopes: key.scopes, games: key.games };
+  return {
+    publisherId: key.publisher_id,
+    keyId: key.key_id,
+    name: key.name,
+    scopes: key.scopes,
+    games: key.games,
+  };
 };
 
 /* The key API (`/v1/keys`): what a key with `keys:manage` may do for its own publisher. */

@@ -47,6 +47,7 @@ export const authorize = async (
     context: {
       publisherId: caller.publisherId,
       keyId: caller.keyId,
+      keyName: caller.name,
       scopes: encodeGrant(caller.scopes),
       games: encodeGrant(caller.games),
     },

@@ -50,6 +50,8 @@ export type RouteSpec = Pick<Route, 'auth' | 'scope' | 'request'>;
 /** The key a request came with, as the authorizer resolved it: its id and what it holds. */
 export interface CallerKey extends Grantor {
   keyId: string;
+  /** The key's name (the audit trail's actor); '' in contexts cached from before names rode along. */
+  name: string;
 }
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
@@ -259,7 +261,8 @@ const callerOf = (authorizer: Record<string, unknown> | null | undefined): Calle
   const scopes = authorizer?.scopes === undefined ? null : decodeGrant(authorizer.scopes);
   const games = authorizer?.games === undefined ? null : decodeGrant(authorizer.games);
   if (typeof keyId !== 'string' || scopes === undefined || games === undefined) return undefined;
-  return { keyId, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games };
+  const name = typeof authorizer?.keyName === 'string' ? authorizer.keyName : '';
+  return { keyId, name, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games };
 };
 
 const forbidden = (message: string) => new ApiError('forbidden', message);

@@ -30,7 +30,7 @@ describe('authorizer', () => {
           },
         ],
       },
-      context: { publisherId: 'pub-a', keyId: 'key_1', scopes: '*', games: '*' },
+      context: { publisherId: 'pub-a', keyId: 'key_1', keyName: 'ci', scopes: '*', games: '*' },
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
   });
@@ -52,6 +52,7 @@ describe('authorizer', () => {
     expect(result.context).toEqual({
       publisherId: 'pub-a',
       keyId: 'key_2',
+      keyName: 'game server',
       scopes: 'bans:read bans:write',
       games: 'g1 g2',
     });
