@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import {
+  auditQuerySchema,
   banPathSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
@@ -26,7 +27,12 @@ import type { Partition } from './storage/keys';
  */
 
 /** The DynamoDB actions a function may be granted. */
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem';
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
 
 /**
  * What a function does to the table, exactly: the actions its lib/ code sends and the partitions
@@ -58,6 +64,8 @@ export type ThrottleClass = keyof typeof throttleClasses;
 export interface RequestSpec {
   /** Whether the X-Game-Id header is required. */
   readonly game?: boolean;
+  /** The route acts on every game of the publisher: a key bound to games is refused (403). */
+  readonly everyGame?: boolean;
   readonly body?: z.ZodMiniType;
   readonly query?: z.ZodMiniType;
   /** The path parameters. */
@@ -114,8 +122,8 @@ export const updatePolicyRoute = {
   auth: true,
   scope: 'policy:write',
   request: { body: policyPatchSchema },
-  // One conditional UpdateItem returning ALL_NEW.
-  table: { actions: ['dynamodb:UpdateItem'], partitions: ['publisher'] },
+  // One conditional UpdateItem returning ALL_OLD, then its event (and the previous one's, if missing).
+  table: { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['publisher', 'audit'] },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -127,10 +135,11 @@ export const createBanRoute = {
   auth: true,
   scope: 'bans:write',
   request: { game: true, body: createBanRequestSchema },
-  // The id counter (ADD), the conditional puts, and the idempotency record read.
+  // The id counter (ADD), the conditional puts, the idempotency record read, the event, and the
+  // deletes that withdraw a ban (made without a key) whose event could not be written.
   table: {
-    actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
-    partitions: ['counter', 'device', 'idempotency'],
+    actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
+    partitions: ['counter', 'device', 'idempotency', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -185,8 +194,11 @@ export const revokeBanRoute = {
   auth: true,
   scope: 'bans:write',
   request: { game: true, path: banPathSchema, body: revokeBanRequestSchema },
-  // A conditional UpdateItem, the ban read when it fails, and the policy read.
-  table: { actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'], partitions: ['device', 'publisher'] },
+  // A conditional UpdateItem, the ban read when it fails, its event, and the policy read.
+  table: {
+    actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+    partitions: ['device', 'publisher', 'audit'],
+  },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -237,8 +249,12 @@ export const createKeyRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { body: createKeyRequestSchema },
-  // The policy (if missing), then the key's three items, each a conditional put.
-  table: { actions: ['dynamodb:PutItem'], partitions: ['publisher', 'keyId', 'apiKey'] },
+  // The policy (if missing), the key's three items and its event, each a conditional put; the
+  // deletes that withdraw them if the event cannot be written.
+  table: {
+    actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    partitions: ['publisher', 'keyId', 'apiKey', 'audit'],
+  },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -262,10 +278,41 @@ export const revokeKeyRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { path: keyPathSchema },
-  // The key id item (whose is it?), then the lookup, id and listing items.
+  // The key id item (whose is it?), then the lookup, id and listing items, then the event.
   table: {
-    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-    partitions: ['keyId', 'apiKey', 'publisher'],
+    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    partitions: ['keyId', 'apiKey', 'publisher', 'audit'],
+  },
+  throttle: 'write',
+} as const satisfies Route;
+
+/** The caller's audit trail (`audit:read`), newest first. */
+export const listAuditRoute = {
+  id: 'listAudit',
+  method: 'GET',
+  path: '/v1/audit',
+  handler: 'list-audit',
+  auth: true,
+  scope: 'audit:read',
+  request: { query: auditQuerySchema },
+  table: { actions: ['dynamodb:Query'], partitions: ['audit'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+/** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
+export const eraseDeviceRoute = {
+  id: 'eraseDevice',
+  method: 'POST',
+  path: '/v1/device/{device_id}/erase',
+  handler: 'erase-device',
+  auth: true,
+  scope: 'bans:write',
+  request: { path: devicePathSchema, everyGame: true },
+  // The device Query, the erasure marker (put, read back by the Query, deleted when done), the
+  // ban and record deletes, and the event.
+  table: {
+    actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    partitions: ['device', 'idempotency', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -284,6 +331,8 @@ export const routes = [
   createKeyRoute,
   listKeysRoute,
   revokeKeyRoute,
+  listAuditRoute,
+  eraseDeviceRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 

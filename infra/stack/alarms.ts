@@ -27,7 +27,13 @@ const LAMBDA_ERROR_THRESHOLD = 1;
 const API_5XX_THRESHOLD = 5;
 
 /** The operations our code sends, for DynamoDB's per-operation ThrottledRequests metric. */
-const TABLE_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.QUERY];
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.QUERY,
+];
 
 export const AUTHORIZER_FAILURE_METRIC = { namespace: 'DeviceBans', name: 'AuthorizerStorageFailures' };
 

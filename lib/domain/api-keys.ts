@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreateKeyRequest } from '../model/requests';
-import type { ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
+import type { Actor, ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
 import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import {
@@ -11,6 +11,7 @@ import {
   publisherKeyKey,
   publisherPartition,
 } from '../storage/keys';
+import { eventKeyOf, OPERATOR, recordEvent, undoUnrecorded } from './audit';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { provisionPolicy } from './policy';
 
@@ -20,6 +21,7 @@ import { provisionPolicy } from './policy';
  *   lookup (authorizer)   `APIKEY#<sha256 hex>` / `APIKEY`
  *   publisher's listing   `PUBLISHER#<publisher_id>` / `KEY#<key_id>`
  *   key id → publisher    `KEYID#<key_id>` / `KEYID`   (so `revoke <key_id>` needs nothing else)
+ * and their events in the audit trail (./audit.ts): `key.created`, `key.revoked`.
  */
 
 /** `bsk_` + 32 random bytes in base64url: recognisable to secret scanners, 256 bits of entropy. */
@@ -103,12 +105,15 @@ const put = (Item: Record<string, unknown>) =>
 
 /**
  * Makes a key for the publisher, writing the publisher's default policy first if it has none.
- * The lookup item is written last, so a key never works before its policy and listing exist.
+ * The lookup item is written after the others, so a key never works before its policy and listing
+ * exist; then `key.created` is recorded. A failure on the way withdraws what was written (no
+ * retry could finish it: the secret was never shown), so a refused request leaves no key.
  */
 export const createApiKey = async (
   publisherId: string,
   name = 'default',
   grants: KeyGrants = {},
+  actor: Actor = OPERATOR,
 ): Promise<NewApiKey> => {
   const now = new Date();
   await provisionPolicy(publisherId, now);
@@ -125,9 +130,32 @@ export const createApiKey = async (
     revoked_at: null,
     last4: apiKey.slice(-4),
   };
-  await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash }));
-  await put(keyToItem(keyIdKey(info.key_id), info, { key_hash: hash }));
-  await put(keyToItem(apiKeyKey(hash), info));
+  try {
+    await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash }));
+    await put(keyToItem(keyIdKey(info.key_id), info, { key_hash: hash }));
+    await put(keyToItem(apiKeyKey(hash), info));
+    await recordEvent(publisherId, info.key_id, info.created_at, actor, {
+      type: 'key.created',
+      key: {
+        key_id: info.key_id,
+        name: info.name,
+        scopes: effectiveScopes(info),
+        games: info.games,
+        expires_at: info.expires_at,
+      },
+    });
+  } catch (error) {
+    await undoUnrecorded(
+      [
+        apiKeyKey(hash),
+        eventKeyOf(publisherId, 'key.created', info.key_id, info.created_at),
+        keyIdKey(info.key_id),
+        publisherKeyKey(publisherId, info.key_id),
+      ],
+      `key ${info.key_id}`,
+    );
+    throw error;
+  }
   return { ...info, api_key: apiKey };
 };
 
@@ -148,10 +176,16 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
 
 /**
  * Revokes a key by its public id. The lookup item is revoked first: that is the one the
- * authorizer reads, so the key stops working even if the listing update then fails.
- * Revoking twice keeps the first `revoked_at`. Returns undefined for an unknown key id.
+ * authorizer reads, so the key stops working even if the listing update then fails. Then
+ * `key.revoked` is recorded, from the listing item, which keeps the first time and revoker:
+ * revoking again records it if the first attempt could not, and never twice. Returns undefined
+ * for an unknown key id.
  */
-export const revokeApiKey = async (keyId: string, publisherId?: string): Promise<ApiKeyInfo | undefined> => {
+export const revokeApiKey = async (
+  keyId: string,
+  publisherId?: string,
+  actor: Actor = OPERATOR,
+): Promise<ApiKeyInfo | undefined> => {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: keyIdKey(keyId), ConsistentRead: true }),
   );
@@ -163,17 +197,26 @@ export const revokeApiKey = async (keyId: string, publisherId?: string): Promise
       new UpdateCommand({
         TableName: tableName,
         Key,
-        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        UpdateExpression:
+          'SET revoked_at = if_not_exists(revoked_at, :now), revoked_by = if_not_exists(revoked_by, :actor)',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':actor': actor },
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return keyFromItem(Attributes);
+    return { key: keyFromItem(Attributes), revokedBy: Attributes?.revoked_by as Actor | undefined };
   };
   await revoke(apiKeyKey(hash));
   await revoke(keyIdKey(keyId));
-  return revoke(publisherKeyKey(String(Item.publisher_id), keyId));
+  const { key, revokedBy } = await revoke(publisherKeyKey(String(Item.publisher_id), keyId));
+  // Keys revoked before the audit began name no revoker, and get no event now.
+  if (revokedBy && key.revoked_at) {
+    await recordEvent(key.publisher_id, key.key_id, key.revoked_at, revokedBy, {
+      type: 'key.revoked',
+      key: { key_id: key.key_id, name: key.name },
+    });
+  }
+  return key;
 };
 
 export interface Caller {
@@ -236,6 +279,7 @@ export const issueApiKey = async (
   publisherId: string,
   grantor: Grantor,
   request: CreateKeyRequest,
+  actor: Actor,
   now = new Date(),
 ): Promise<NewApiKeyResult> => {
   const lacking = request.scopes.filter((scope) => !grantor.scopes.includes(scope));
@@ -258,11 +302,12 @@ export const issueApiKey = async (
   }
   if (request.expires_at && request.expires_at <= now.toISOString())
     throw new InvalidInputError('expires_at', 'in_past', 'must be later than now');
-  const key = await createApiKey(publisherId, request.name, {
-    scopes: request.scopes,
-    games: request.games ?? null,
-    expiresAt: request.expires_at ?? null,
-  });
+  const key = await createApiKey(
+    publisherId,
+    request.name,
+    { scopes: request.scopes, games: request.games ?? null, expiresAt: request.expires_at ?? null },
+    actor,
+  );
   // The listing's view of the key, with the secret instead of what a new key cannot have yet.
   const { revoked_at: _revoked, last4: _last4, ...view } = keyView(key);
   return { ...view, api_key: key.api_key };
@@ -273,8 +318,8 @@ export const listKeys = async (publisherId: string): Promise<ApiKeyList> => ({
 });
 
 /** Revokes one of the publisher's own keys; anyone else's is NotFound. Revoking twice keeps the first time. */
-export const revokeKey = async (publisherId: string, keyId: string): Promise<ApiKey> => {
-  const key = await revokeApiKey(keyId, publisherId);
+export const revokeKey = async (publisherId: string, keyId: string, actor: Actor): Promise<ApiKey> => {
+  const key = await revokeApiKey(keyId, publisherId, actor);
   if (!key) throw new NotFoundError('No such key');
   return keyView(key);
 };

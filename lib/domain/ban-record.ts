@@ -9,6 +9,8 @@ import { IntegrityError } from './errors';
  */
 
 const timestamp = () => z.string();
+/** Who made or revoked it (the audit trail's actor); absent on bans from before the audit. */
+const actor = () => z.object({ key_id: z.nullable(z.string()), name: z.string() });
 
 /**
  * A ban as stored, without its keys: the one definition of `Ban`. Every read goes through it, so
@@ -32,6 +34,10 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     revoked_at: z.nullable(timestamp()),
     /** Why the owner revoked it; absent until then. */
     revoke_reason_code: z.optional(z.string()),
+    created_by: z.optional(actor()),
+    revoked_by: z.optional(actor()),
+    /** The idempotency key it was made with, so erasure can find the record holding its copy. */
+    idempotency_key: z.optional(z.string()),
   }))();
 
 export type Ban = z.output<typeof banRecordSchema>;

@@ -1,15 +1,33 @@
 import {
+  DeleteCommand,
   GetCommand,
   PutCommand,
   paginateQuery,
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency';
 import type { BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
-import type { BanCreationResult, BanList, ListedBan, Policy, RevokedBan } from '../model/responses';
+import type {
+  Actor,
+  BanCreationResult,
+  BanList,
+  Erasure,
+  ListedBan,
+  Policy,
+  RevokedBan,
+} from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { BAN_PREFIX, banKey, devicePartition, idempotencyKey } from '../storage/keys';
+import {
+  BAN_PREFIX,
+  banKey,
+  devicePartition,
+  ERASURE_PREFIX,
+  erasureKey,
+  idempotencyKey,
+} from '../storage/keys';
+import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
@@ -21,6 +39,7 @@ import { isActive, isEnforced } from './policy-rules';
  *   ban                `DEVICE#<device_id>` / `BAN#<ban_id, 16 digits>`   (newest first by sk)
  *   ban id counters    `COUNTER#<shard>` / `BAN_ID`                      (see ./ban-ids.ts)
  *   idempotency record `IDEM#<publisher>#<game>#<key>` / `IDEM`            (holds the whole ban)
+ * and their events in the audit trail (./audit.ts): `ban.created`, `ban.revoked`.
  */
 
 /** Puts the ban item unless it is there already (a retry or a racing repeat put it first). */
@@ -80,6 +99,46 @@ const claimIdempotencyKey = async (
   return original.ban_id === ban.ban_id ? undefined : original;
 };
 
+/** What the audit says about a ban: what and where, never its details. */
+const banSubject = (ban: Ban) => ({
+  device_id: ban.device_id,
+  ban_id: ban.ban_id,
+  ban_type: ban.ban_type,
+  scope: ban.scope,
+  game_id: ban.game_id,
+  reason_code: ban.reason_code,
+});
+
+/** Records `ban.created` (bans from before the audit, which name no creator, have none). */
+const recordCreated = async (ban: Ban): Promise<void> => {
+  if (!ban.created_by) return;
+  await recordEvent(ban.publisher_id, String(ban.ban_id), ban.created_at, ban.created_by, {
+    type: 'ban.created',
+    ...banSubject(ban),
+    expires_at: ban.expires_at,
+  });
+};
+
+/**
+ * Records `ban.created` for a ban no retry can reach (made without an idempotency key): if the
+ * event cannot be written, the ban is withdrawn so that the 503 means it was not made.
+ */
+const recordCreatedOrUndo = async (ban: Ban): Promise<void> => {
+  try {
+    await recordCreated(ban);
+  } catch (error) {
+    await undoUnrecorded(
+      [
+        // The event first: its put may have landed with its answer lost.
+        eventKeyOf(ban.publisher_id, 'ban.created', String(ban.ban_id), ban.created_at),
+        banKey(ban.device_id, ban.ban_id),
+      ],
+      `ban ${ban.ban_id} on ${ban.device_id}`,
+    );
+    throw error;
+  }
+};
+
 const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreationResult => ({
   ban_id: ban.ban_id,
   device_id: ban.device_id,
@@ -94,14 +153,17 @@ const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreat
  * Records a ban. Single-item conditional writes only (no transactions):
  *   1. take the next ban id;
  *   2. with an idempotency key, claim it with a record holding the whole ban; if it was claimed
- *      before, make sure that ban's item exists and answer it as `idempotent_ok`;
- *   3. put the ban item.
- * A crash between 2 and 3 leaves a record whose retry completes the ban.
+ *      before, make sure that ban's item and its event exist and answer it as `idempotent_ok`;
+ *   3. put the ban item;
+ *   4. record `ban.created` in the audit trail.
+ * A crash after 2 leaves a record whose retry completes the ban and its event. Without an
+ * idempotency key no retry can, so a failure at 4 withdraws the ban.
  */
 export const createBan = async (
   publisherId: string,
   gameId: string,
   request: CreateBanRequest,
+  actor: Actor,
 ): Promise<BanCreationResult> => {
   if (request.expires_at && request.expires_at <= new Date().toISOString()) {
     // A repeat of a key answers its original ban, even once that ban has expired (a client that
@@ -112,6 +174,7 @@ export const createBan = async (
         : await recordedBan(publisherId, gameId, request.idempotency_key);
     if (!original) throw new InvalidInputError('expires_at', 'in_past', 'must be in the future');
     await putBanItem(original);
+    await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
   const ban: Ban = {
@@ -126,16 +189,18 @@ export const createBan = async (
     created_at: new Date().toISOString(),
     expires_at: request.expires_at ?? null,
     revoked_at: null,
+    created_by: actor,
+    ...(request.idempotency_key === undefined ? {} : { idempotency_key: request.idempotency_key }),
   };
-  if (request.idempotency_key !== undefined) {
-    const original = await claimIdempotencyKey(publisherId, gameId, request.idempotency_key, ban);
-    if (original) {
-      await putBanItem(original);
-      return creationResult(original, 'idempotent_ok');
-    }
+  if (request.idempotency_key === undefined) {
+    await putBanItem(ban);
+    await recordCreatedOrUndo(ban);
+    return creationResult(ban, 'created');
   }
-  await putBanItem(ban);
-  return creationResult(ban, 'created');
+  const original = await claimIdempotencyKey(publisherId, gameId, request.idempotency_key, ban);
+  await putBanItem(original ?? ban);
+  await recordCreated(original ?? ban);
+  return creationResult(original ?? ban, original ? 'idempotent_ok' : 'created');
 };
 
 /**
@@ -260,11 +325,22 @@ export const listAllBans = (
 
 const banNotFound = () => new NotFoundError('No such ban on this device');
 
+/** Records `ban.revoked` for a ban revoked since the audit began (it names its revoker). */
+const recordRevoked = async (ban: Ban): Promise<void> => {
+  if (!ban.revoked_by || ban.revoked_at === null) return;
+  await recordEvent(ban.publisher_id, String(ban.ban_id), ban.revoked_at, ban.revoked_by, {
+    type: 'ban.revoked',
+    ...banSubject(ban),
+    revoke_reason_code: ban.revoke_reason_code ?? '',
+  });
+};
+
 /**
  * Revokes a ban. Only its owner may, and only through a game that can see it (a game ban through
  * its own game, as listings show it): anyone else gets the same 404 as for a ban that does not
- * exist, so ban ids reveal nothing. One conditional UpdateItem (plus the policy read for
- * `enforced`); revoking again returns the ban as it is, first revocation time and reason kept.
+ * exist, so ban ids reveal nothing. One conditional UpdateItem, then its `ban.revoked` event
+ * (beside the policy read for `enforced`); revoking again returns the ban as it is, first
+ * revocation time, reason and revoker kept, and records the event if the first attempt could not.
  */
 export const revokeBan = async (
   publisherId: string,
@@ -272,6 +348,7 @@ export const revokeBan = async (
   deviceId: string,
   banId: number,
   reasonCode: string,
+  actor: Actor,
 ): Promise<RevokedBan> => {
   const Key = banKey(deviceId, banId);
   const revoke = async (): Promise<Ban> => {
@@ -280,13 +357,14 @@ export const revokeBan = async (
         new UpdateCommand({
           TableName: tableName,
           Key,
-          UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason',
+          UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason, revoked_by = :actor',
           ConditionExpression:
             'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null AND (#scope <> :gameScope OR game_id = :game)',
           ExpressionAttributeNames: { '#scope': 'scope' },
           ExpressionAttributeValues: {
             ':now': new Date().toISOString(),
             ':reason': reasonCode,
+            ':actor': actor,
             ':publisher': publisherId,
             ':null': null,
             ':gameScope': 'game',
@@ -306,6 +384,90 @@ export const revokeBan = async (
     }
     return ban;
   };
-  const [ban, policy] = await Promise.all([revoke(), getPolicy(publisherId)]);
+  const revokeAndRecord = async () => {
+    const ban = await revoke();
+    await recordRevoked(ban);
+    return ban;
+  };
+  const [ban, policy] = await Promise.all([revokeAndRecord(), getPolicy(publisherId)]);
   return toListedBan(ban, policy, new Date().toISOString());
+};
+
+/** Deletes in flight at once during an erasure. */
+const ERASE_CONCURRENCY = 10;
+
+/**
+ * Erases what the publisher holds on a device: every ban it owns there, whatever its scope or
+ * game, and each idempotency record holding a copy of one. Other publishers' bans stay. The audit
+ * keeps one `device.erased` event with the count, never what the bans were.
+ *
+ * Retry-safe without transactions: before deleting anything it writes an erasure marker in the
+ * device's partition (the ban ids it is erasing, when it began, who asked); the Query that finds
+ * the bans finds an unfinished marker too, so a retry after a fault half-way erases the rest and
+ * reports the whole count once. A record is deleted before its ban, so no record outlives the
+ * ban through which it is found. An erasure that finds nothing writes nothing (and no event).
+ */
+export const eraseDevice = async (publisherId: string, deviceId: string, actor: Actor): Promise<Erasure> => {
+  const bans: Ban[] = [];
+  let marker: Record<string, unknown> | undefined;
+  const pages = paginateQuery(
+    { client: dynamo },
+    {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: '(begins_with(sk, :ban) AND publisher_id = :publisher) OR sk = :marker',
+      ExpressionAttributeValues: {
+        ':pk': devicePartition(deviceId),
+        ':ban': BAN_PREFIX,
+        ':publisher': publisherId,
+        ':marker': erasureKey(deviceId, publisherId).sk,
+      },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      if (String(item.sk).startsWith(ERASURE_PREFIX)) marker = item;
+      else bans.push(banFromItem(item));
+    }
+  }
+  const erased = new Set<number>(Array.isArray(marker?.ban_ids) ? (marker.ban_ids as number[]) : []);
+  const known = erased.size;
+  for (const ban of bans) erased.add(ban.ban_id);
+  if (erased.size === 0) return { device_id: deviceId, erased_bans: 0 };
+
+  const startedAt = typeof marker?.started_at === 'string' ? marker.started_at : new Date().toISOString();
+  const by = (marker?.actor as Actor | undefined) ?? actor;
+  if (!marker || erased.size > known) {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...erasureKey(deviceId, publisherId),
+          publisher_id: publisherId,
+          started_at: startedAt,
+          actor: by,
+          ban_ids: [...erased],
+        },
+      }),
+    );
+  }
+  await mapWithConcurrency(bans, ERASE_CONCURRENCY, async (ban) => {
+    if (ban.idempotency_key !== undefined) {
+      await dynamo.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: idempotencyKey(publisherId, ban.game_id, ban.idempotency_key),
+        }),
+      );
+    }
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: banKey(deviceId, ban.ban_id) }));
+  });
+  await recordEvent(publisherId, `${deviceId}\n${startedAt}`, startedAt, by, {
+    type: 'device.erased',
+    device_id: deviceId,
+    erased_bans: erased.size,
+  });
+  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: erasureKey(deviceId, publisherId) }));
+  return { device_id: deviceId, erased_bans: erased.size };
 };

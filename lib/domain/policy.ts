@@ -1,15 +1,17 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
 import type { PolicyPatch } from '../model/requests';
-import type { Policy } from '../model/responses';
+import type { Actor, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { policyKey } from '../storage/keys';
+import { recordEvent } from './audit';
 import { IntegrityError } from './errors';
 
 /**
  * The per-publisher policy: one item, `PUBLISHER#<publisher_id>` / `POLICY`, written with its
- * defaults when the publisher's first API key is made, and changed flag by flag afterwards.
+ * defaults when the publisher's first API key is made, and changed flag by flag afterwards, each
+ * change recorded in the audit trail as `policy.updated`.
  */
 
 export { defaultPolicyFlags } from '../model/policy-flags';
@@ -44,18 +46,67 @@ export const getPolicy = async (publisherId: string): Promise<Policy> => {
   return policyFromItem(Item);
 };
 
-/** Changes only the flags given, in one conditional UpdateItem, so concurrent partial updates all land. */
-export const updatePolicy = async (publisherId: string, patch: PolicyPatch): Promise<Policy> => {
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
-  const sets = ['#updated_at = :now'];
+const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag, boolean> | undefined => {
+  const flags = {} as Record<PolicyFlag, boolean>;
   for (const flag of policyFlags) {
+    const value = item[`${prefix}${flag}`];
+    if (typeof value !== 'boolean') return undefined;
+    flags[flag] = value;
+  }
+  return flags;
+};
+
+/**
+ * The `policy.updated` event of the change an item (as it was before this update) last recorded
+ * on itself, if it records one: every update keeps its version, actor and the flags before it on
+ * the item, so the next update can record that change's event if its own request could not.
+ */
+const lastChange = (publisherId: string, old: Record<string, unknown>) => {
+  const before = flagsOf(old, 'before_');
+  const after = flagsOf(old);
+  const { version, changed_by, updated_at } = old;
+  if (!before || !after || typeof version !== 'number' || typeof updated_at !== 'string') return undefined;
+  const actor = changed_by as { key_id: string | null; name: string } | undefined;
+  if (typeof actor?.name !== 'string') return undefined;
+  return () =>
+    recordEvent(publisherId, String(version), updated_at, actor, { type: 'policy.updated', before, after });
+};
+
+/**
+ * Changes only the flags given, in one conditional UpdateItem, so concurrent partial updates all
+ * land, then records `policy.updated` with the flags before and after. The update returns the
+ * item as it was (each update sees exactly the state it changed, however many race), and writes
+ * onto the item its version, actor and the flags before it: so the event of a change whose
+ * request failed after the update is recorded by the next update, and never twice.
+ */
+export const updatePolicy = async (
+  publisherId: string,
+  patch: PolicyPatch,
+  actor: Actor,
+): Promise<Policy> => {
+  const now = new Date().toISOString();
+  const names: Record<string, string> = {
+    '#updated_at': 'updated_at',
+    '#version': 'version',
+    '#changed_by': 'changed_by',
+  };
+  const values: Record<string, unknown> = { ':now': now, ':zero': 0, ':one': 1, ':actor': actor };
+  const sets = [
+    '#updated_at = :now',
+    '#version = if_not_exists(#version, :zero) + :one',
+    '#changed_by = :actor',
+  ];
+  for (const flag of policyFlags) {
+    names[`#${flag}`] = flag;
+    names[`#before_${flag}`] = `before_${flag}`;
+    // Operands read the item as it was before this update, so this keeps the old value.
+    sets.push(`#before_${flag} = #${flag}`);
     const value = patch[flag];
     if (value === undefined) continue;
-    names[`#${flag}`] = flag;
     values[`:${flag}`] = value;
     sets.push(`#${flag} = :${flag}`);
   }
+  let old: Record<string, unknown>;
   try {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
@@ -65,15 +116,32 @@ export const updatePolicy = async (publisherId: string, patch: PolicyPatch): Pro
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
+        ReturnValues: 'ALL_OLD',
       }),
     );
-    return policyFromItem(Attributes);
+    old = Attributes ?? {};
   } catch (error) {
     if (isConditionFailure(error)) throw missingPolicy(publisherId);
     throw error;
   }
+  const before = policyFromItem(old);
+  const updated: Policy = { ...before, ...definedFlags(patch), updated_at: now };
+  const version = (typeof old.version === 'number' ? old.version : 0) + 1;
+  const { publisher_id: _b, updated_at: _bt, ...beforeFlags } = before;
+  const { publisher_id: _a, updated_at: _at, ...afterFlags } = updated;
+  await Promise.all([
+    lastChange(publisherId, old)?.(),
+    recordEvent(publisherId, String(version), now, actor, {
+      type: 'policy.updated',
+      before: beforeFlags,
+      after: afterFlags,
+    }),
+  ]);
+  return updated;
 };
+
+const definedFlags = (patch: PolicyPatch) =>
+  Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 
 /** Writes the default policy unless the publisher already has one. Returns whether it wrote. */
 export const provisionPolicy = async (publisherId: string, now = new Date()): Promise<boolean> => {

@@ -7,6 +7,7 @@ import type { $ZodIssue } from 'zod/v4/core';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
+import type { Actor } from '../model/responses';
 import { scopes as allScopes, decodeGrant, isScope } from '../model/scopes';
 import type { Route } from '../routes';
 import {
@@ -61,6 +62,8 @@ export type RouteInput<R extends RouteSpec> = {
   baseUrl: string;
   publisherId: R['auth'] extends false ? undefined : string;
   caller: R['auth'] extends false ? undefined : CallerKey;
+  /** The caller's key as the audit trail names it. */
+  actor: R['auth'] extends false ? undefined : Actor;
   gameId: R['request']['game'] extends true ? string : undefined;
   body: Out<R['request']['body']>;
   query: Out<R['request']['query']>;
@@ -288,6 +291,8 @@ const validator = ({
       internal.publisherId = publisherId;
       // Before anything about the request is looked at: a key that may not call this learns nothing more.
       if (scope && !caller.scopes.includes(scope)) throw forbidden(`This key lacks the scope ${scope}`);
+      if (spec.everyGame && caller.games)
+        throw forbidden('This key is bound to games, and this operation covers every game');
     }
 
     const issues: FieldIssue[] = [];
@@ -327,6 +332,7 @@ const validator = ({
       baseUrl: baseUrlOf(event),
       publisherId,
       caller,
+      actor: caller && { key_id: caller.keyId, name: caller.name },
       gameId,
       path,
       query: spec.query ? query : undefined,

@@ -287,3 +287,25 @@ export const keyIdSchema = /* @__PURE__ */ define(() =>
   pattern(/^key_[A-Za-z0-9_-]{12}$/, 'must be key_ and 12 characters of A-Z a-z 0-9 _ -'),
 );
 export const keyPathSchema = /* @__PURE__ */ define(() => z.strictObject({ key_id: keyIdSchema }));
+
+/** What the audit trail records (lib/domain/audit.ts): one event per change that took effect. */
+export const auditEventTypes = [
+  'ban.created',
+  'ban.revoked',
+  'policy.updated',
+  'key.created',
+  'key.revoked',
+  'device.erased',
+] as const;
+export type AuditEventType = (typeof auditEventTypes)[number];
+
+/** `GET /v1/audit`: newest first; the cursor is opaque (the domain decodes and checks it). */
+export const auditQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 200), 50),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,400}$/, 'must be a next_cursor this API returned')),
+    type: z.optional(z.enum(auditEventTypes)),
+    device_id: z.optional(deviceIdSchema),
+  }),
+);
+export type AuditQuery = z.output<typeof auditQuerySchema>;

@@ -162,3 +162,82 @@ export const newApiKeySchema = z.strictObject({
   expires_at: z.nullable(timestampSchema),
 });
 export type NewApiKeyResult = z.output<typeof newApiKeySchema>;
+
+/** Who did it: the key (its id and its name then), or the operator's keys tool (key_id null). */
+export const actorSchema = z.strictObject({ key_id: z.nullable(z.string()), name: z.string() });
+export type Actor = z.output<typeof actorSchema>;
+
+const eventBase = {
+  /** Derived from what happened: the same however often it is recorded. */
+  event_id: z.string(),
+  occurred_at: timestamp,
+  actor: actorSchema,
+};
+
+/** The ban an event is about, as its owner sees it (no details: the audit keeps what, not why). */
+const banSubject = {
+  device_id: z.string(),
+  ban_id: banId,
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  /** The game it was created from, whatever its scope. */
+  game_id: z.string(),
+  reason_code: z.string(),
+};
+
+const policyFlagsSchema = z.strictObject(policyFlagShape);
+
+export const auditEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('ban.created'),
+    ...eventBase,
+    ...banSubject,
+    expires_at: z.nullable(timestamp),
+  }),
+  z.strictObject({
+    type: z.literal('ban.revoked'),
+    ...eventBase,
+    ...banSubject,
+    revoke_reason_code: z.string(),
+  }),
+  z.strictObject({
+    type: z.literal('policy.updated'),
+    ...eventBase,
+    before: policyFlagsSchema,
+    after: policyFlagsSchema,
+  }),
+  z.strictObject({
+    type: z.literal('key.created'),
+    ...eventBase,
+    key: z.strictObject({
+      key_id: z.string(),
+      name: z.string(),
+      scopes: z.array(z.enum(scopes)),
+      games: z.nullable(z.array(z.string())),
+      expires_at: z.nullable(timestamp),
+    }),
+  }),
+  z.strictObject({
+    type: z.literal('key.revoked'),
+    ...eventBase,
+    key: z.strictObject({ key_id: z.string(), name: z.string() }),
+  }),
+  z.strictObject({
+    type: z.literal('device.erased'),
+    ...eventBase,
+    device_id: z.string(),
+    /** How many of the publisher's bans the erasure removed: the count, never what they were. */
+    erased_bans: count,
+  }),
+]);
+export type AuditEvent = z.output<typeof auditEventSchema>;
+
+export const auditListSchema = z.strictObject({
+  items: z.array(auditEventSchema),
+  /** Where the next page starts; null when there is none. */
+  next_cursor: z.nullable(z.string()),
+});
+export type AuditList = z.output<typeof auditListSchema>;
+
+export const erasureSchema = z.strictObject({ device_id: z.string(), erased_bans: count });
+export type Erasure = z.output<typeof erasureSchema>;

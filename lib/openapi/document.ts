@@ -15,12 +15,16 @@ import {
   revokeBanRequestSchema,
 } from '../model/requests';
 import {
+  actorSchema,
   apiKeyListSchema,
   apiKeySchema,
+  auditEventSchema,
+  auditListSchema,
   banCreationResultSchema,
   banListSchema,
   enforcementBatchSchema,
   enforcementSchema,
+  erasureSchema,
   errorEnvelopeSchema,
   fieldIssueSchema,
   healthSchema,
@@ -70,6 +74,10 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [apiKeySchema, 'ApiKey'],
   [apiKeyListSchema, 'ApiKeyList'],
   [newApiKeySchema, 'NewApiKey'],
+  [actorSchema, 'Actor'],
+  [auditEventSchema, 'AuditEvent'],
+  [auditListSchema, 'AuditList'],
+  [erasureSchema, 'Erasure'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -181,8 +189,18 @@ const nameOf = (components: Map<z.ZodMiniType, string>, schema: z.ZodMiniType, w
   return name;
 };
 
-/** Parameters mean the same on every route that takes them. */
+/**
+ * Parameters mean the same on every route that takes them, unless an entry `<operationId>.<name>`
+ * says what one means on that route.
+ */
 const parameterDocs: Record<string, { description: string; example: unknown }> = {
+  'listAudit.limit': { description: 'Most events to return. Digits only.', example: 50 },
+  'listAudit.cursor': {
+    description: "The previous page's `next_cursor` (opaque): the events older than that page.",
+    example: 'MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMQ',
+  },
+  'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
+  'listAudit.device_id': { description: 'Only events about this device.', example: 'device-7f3a9c' },
   device_id: {
     description: 'The device (as sent when the ban was made; percent-encode it).',
     example: 'device-7f3a9c',
@@ -211,12 +229,13 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
 };
 
 const parameter = (
+  id: string,
   name: string,
   location: 'path' | 'query' | 'header',
   schema: z.ZodMiniType,
   required: boolean,
 ) => {
-  const docs = parameterDocs[name];
+  const docs = parameterDocs[`${id}.${name}`] ?? parameterDocs[name];
   if (!docs)
     throw new Error(`parameter ${name} needs a description in lib/openapi/document.ts (parameterDocs)`);
   return {
@@ -238,14 +257,14 @@ const parameters = (id: string, op: RequestSpec) => {
   const params = [];
   if (op.path) {
     for (const [name, schema] of Object.entries(shapeOf(op.path, `${id} path`))) {
-      params.push(parameter(name, 'path', schema, true));
+      params.push(parameter(id, name, 'path', schema, true));
     }
   }
-  if (op.game) params.push(parameter('X-Game-Id', 'header', gameHeaderSchema.shape['x-game-id'], true));
+  if (op.game) params.push(parameter(id, 'X-Game-Id', 'header', gameHeaderSchema.shape['x-game-id'], true));
   if (op.query) {
     const required = new Set((toJsonSchema(op.query, 'input').required as string[] | undefined) ?? []);
     for (const [name, schema] of Object.entries(shapeOf(op.query, `${id} query`))) {
-      params.push(parameter(name, 'query', schema, required.has(name)));
+      params.push(parameter(id, name, 'query', schema, required.has(name)));
     }
   }
   return params;
@@ -390,6 +409,9 @@ const tags: Record<Tag, string> = {
     "page, pass the response's `next_cursor` as `cursor` until it is null. `counts` cover every " +
     'matching ban on the device, whatever the page and the `status` filter (`active + inactive = total`).',
   Enforcement: 'The policy applied: is a device restricted in this game, why, and its reputation (0 to 100).',
+  Audit:
+    "What your publisher's keys changed, newest first: one event per change that took effect (a " +
+    'repeated request adds none), with the key that made it. Never a secret, never ban details.',
   Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
   Documentation: 'This description of the API.',
 };

@@ -6,12 +6,14 @@ import {
   type ApiKey,
   apiKeyListSchema,
   apiKeySchema,
+  auditListSchema,
   type BanCreationResult,
   banCreationResultSchema,
   banListSchema,
   type Enforcement,
   enforcementBatchSchema,
   enforcementSchema,
+  erasureSchema,
   type errorEnvelopeSchema,
   healthSchema,
   type ListedBan,
@@ -33,7 +35,7 @@ import type { RouteId, routes } from '../routes';
  * without a request example does not compile (and the lint checks the generated document too).
  */
 
-export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Keys' | 'Documentation';
+export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Keys' | 'Audit' | 'Documentation';
 
 export interface ResponseDoc {
   readonly description: string;
@@ -403,6 +405,62 @@ export const operations = {
     notFound: true,
     responses: {
       200: response(apiKeySchema, 'The revoked key.', { ...serverKey, revoked_at: NOW }),
+    },
+  },
+
+  listAudit: {
+    summary: "Read your publisher's audit trail",
+    tag: 'Audit',
+    description:
+      "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
+      '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
+      'bans). Each names its `actor`: the key that made the change (its id and name then), or the ' +
+      "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
+      'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
+      '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
+      'page may hold fewer than `limit` items and still have a `next_cursor`.',
+    responses: {
+      200: response(auditListSchema, 'A page of events.', {
+        items: [
+          {
+            type: 'ban.revoked',
+            event_id: 'evt_Qm3vX8pLr2Tz4KwB9sC1aEo5',
+            occurred_at: NOW,
+            actor: { key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
+            device_id: DEVICE,
+            ban_id: socialBan.ban_id,
+            ban_type: socialBan.ban_type,
+            scope: socialBan.scope,
+            game_id: GAME,
+            reason_code: socialBan.reason_code,
+            revoke_reason_code: 'appeal.accepted',
+          },
+          {
+            type: 'policy.updated',
+            event_id: 'evt_7hTq2WmZp0LdVb1Ny8HcTu3J',
+            occurred_at: UPDATED_AT,
+            actor: { key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
+            before: { ...defaultPolicyFlags, enforce_global: false },
+            after: defaultPolicyFlags,
+          },
+        ],
+        next_cursor: 'MjAyNi0wMy0wMlQxMDoxNTowMC4wMDBaI2V2dF83aFRxMldtWnAwTGRWYjFOeThIY1R1M0o',
+      }),
+    },
+  },
+
+  eraseDevice: {
+    summary: "Erase your publisher's bans on a device",
+    tag: 'Bans',
+    description:
+      "Deletes every ban the caller's publisher owns on the device, whatever its scope or game, and the " +
+      "idempotency records holding copies of them; other publishers' bans stay. The audit keeps one " +
+      '`device.erased` event with the count. Safe to retry: a retry after a failure finishes the erasure ' +
+      'and answers the whole count; once done, erasing again answers 0 and records nothing. A key bound ' +
+      'to games is refused (403): erasure covers every game. A later request that repeats an erased ' +
+      "ban's idempotency key makes a new ban.",
+    responses: {
+      200: response(erasureSchema, 'What was erased.', { device_id: DEVICE, erased_bans: 3 }),
     },
   },
 

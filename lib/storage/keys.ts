@@ -15,6 +15,7 @@ export const partitions = {
   counter: 'COUNTER#',
   device: 'DEVICE#',
   idempotency: 'IDEM#',
+  audit: 'AUDIT#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -54,8 +55,32 @@ export const banKey = (deviceId: string, banId: number) => ({
   sk: `${BAN_PREFIX}${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
 });
 
+export const ERASURE_PREFIX = 'ERASURE#';
+
+/**
+ * A publisher's erasure of a device while it runs (lib/domain/bans.ts): in the device's own
+ * partition, so the Query that finds the bans to erase finds an unfinished erasure too.
+ */
+export const erasureKey = (deviceId: string, publisherId: string) => ({
+  pk: devicePartition(deviceId),
+  sk: `${ERASURE_PREFIX}${publisherId}`,
+});
+
 /** The idempotency key's scope is (publisher, game, key): the record holds the whole ban. */
 export const idempotencyKey = (publisherId: string, gameId: string, key: string) => ({
   pk: `${partitions.idempotency}${publisherId}#${gameId}#${key}`,
   sk: 'IDEM',
+});
+
+export const auditPartition = (publisherId: string) => `${partitions.audit}${publisherId}`;
+export const AUDIT_EVENT_PREFIX = 'EVENT#';
+
+/**
+ * One audit event of a publisher. The sort key starts with the time it happened, so the partition
+ * reads newest first; the event id after it (derived from what happened, lib/domain/audit.ts)
+ * makes it unique and the same on every retry that records it again.
+ */
+export const auditEventKey = (publisherId: string, occurredAt: string, eventId: string) => ({
+  pk: auditPartition(publisherId),
+  sk: `${AUDIT_EVENT_PREFIX}${occurredAt}#${eventId}`,
 });

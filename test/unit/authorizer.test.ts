@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
 import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/domain/api-keys';
 import { bearerToken, stageWildcard } from '../../lib/http/authorizer';
-import { apiKeyKey, keyIdKey, policyKey, publisherPartition } from '../../lib/storage/keys';
+import { apiKeyKey, auditPartition, keyIdKey, policyKey, publisherPartition } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
@@ -142,7 +142,7 @@ describe('authorizer', () => {
 });
 
 describe('createApiKey', () => {
-  it('stores only the hash, writes the policy first and the lookup item last', async () => {
+  it('stores only the hash, writes the policy first, the lookup item after the others, then its event', async () => {
     ddb.on(PutCommand).resolves({});
     const made = await createApiKey('pub-a', 'ci');
 
@@ -153,7 +153,13 @@ describe('createApiKey', () => {
       publisherPartition('pub-a'),
       keyIdKey(made.key_id).pk,
       apiKeyKey(hashApiKey(made.api_key)).pk,
+      auditPartition('pub-a'),
     ]);
+    expect(puts[4]?.Item?.event).toMatchObject({
+      type: 'key.created',
+      actor: { key_id: null, name: 'operator' },
+      key: { key_id: made.key_id, name: 'ci' },
+    });
     expect(puts[0]?.Item?.sk).toBe(policyKey('pub-a').sk);
     expect(JSON.stringify(puts)).not.toContain(made.api_key);
   });

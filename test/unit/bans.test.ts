@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -11,7 +12,9 @@ import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { isActive } from '../../lib/domain/policy-rules';
+import type { Actor } from '../../lib/model/responses';
 import {
+  auditPartition,
   banKey,
   counterKey,
   devicePartition,
@@ -24,6 +27,7 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
+const actor: Actor = { key_id: 'key_abcdefghijkl', name: 'game server' };
 const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' } as const;
 
 const idem = idempotencyKey('pub-a', 'game-1', 'k-1');
@@ -46,8 +50,8 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter and puts the ban conditionally: 2 calls without a key', async () => {
-    const result = await createBan('pub-a', 'game-1', request);
+  it('takes an id from the counter, puts the ban conditionally, then its event: 3 calls without a key', async () => {
+    const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
       ban_id: takenId(),
@@ -58,7 +62,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(2);
+    expect(ddb.calls()).toHaveLength(3);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -75,21 +79,49 @@ describe('createBan', () => {
       game_id: 'game-1',
       expires_at: null,
       revoked_at: null,
+      created_by: actor,
     });
     expect(put?.Item).not.toHaveProperty('details_json');
+    const event = ddb.commandCalls(PutCommand)[1]?.args[0].input;
+    expect(event?.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(event?.Item).toMatchObject({
+      pk: auditPartition('pub-a'),
+      sk: expect.stringMatching(/^EVENT#\d{4}-.*Z#evt_[A-Za-z0-9_-]{24}$/),
+      type: 'ban.created',
+      device_id: 'dev-1',
+      event: { type: 'ban.created', ban_id: takenId(), actor, reason_code: 'aimbot' },
+    });
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban: 3 calls with a new key', async () => {
-    await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } });
+  it('withdraws a ban made without a key when its event cannot be written, and lets the failure through', async () => {
+    const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+    ddb.on(PutCommand, { Item: { pk: auditPartition('pub-a') } }).rejects(throttled);
+    ddb.on(DeleteCommand).resolves({});
 
-    expect(ddb.calls()).toHaveLength(3);
+    await expect(createBan('pub-a', 'game-1', request, actor)).rejects.toBe(throttled);
+
+    const deleted = ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key);
+    expect(deleted).toEqual([
+      { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
+      banKey('dev-1', takenId()),
+    ]);
+  });
+
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 4 calls with a new key', async () => {
+    await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
+
+    expect(ddb.calls()).toHaveLength(4);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,
       ConditionExpression: 'attribute_not_exists(pk)',
     });
     expect(claim?.Item?.ban).toMatchObject({ ban_id: takenId(), details_json: '{"match":7}' });
-    expect(ban?.Item).toMatchObject({ sk: banSk(takenId()), details_json: '{"match":7}' });
+    expect(ban?.Item).toMatchObject({
+      sk: banSk(takenId()),
+      details_json: '{"match":7}',
+      idempotency_key: 'k-1',
+    });
   });
 
   it('returns idempotent_ok with the original ban when the key repeats, and re-puts its item if missing', async () => {
@@ -108,7 +140,7 @@ describe('createBan', () => {
     ddb.on(PutCommand, { Item: { pk: idem.pk } }).rejects(conditionFailed());
     ddb.on(GetCommand).resolves({ Item: { ...idem, ban: original } });
 
-    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
+    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' }, actor);
 
     expect(result).toEqual({
       ban_id: 7,
@@ -136,7 +168,7 @@ describe('createBan', () => {
       Item: { ...input.Key, ban: ddb.commandCalls(PutCommand)[0]?.args[0].input.Item?.ban },
     }));
 
-    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' });
+    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' }, actor);
 
     expect(result).toMatchObject({ ban_id: takenId(), status: 'created' });
     expect(ddb.commandCalls(PutCommand)[1]?.args[0].input.Item).toMatchObject({ sk: banSk(takenId()) });
@@ -144,13 +176,13 @@ describe('createBan', () => {
 
   it('answers created when a racing repeat already put the ban item', async () => {
     ddb.on(PutCommand, { Item: { pk: devicePartition('dev-1') } }).rejects(conditionFailed());
-    const result = await createBan('pub-a', 'game-1', request);
+    const result = await createBan('pub-a', 'game-1', request, actor);
     expect(result).toMatchObject({ status: 'created', ban_id: takenId() });
   });
 
   it('lets a storage failure through untouched so the chain can answer 503', async () => {
     ddb.on(PutCommand).rejects(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
-    await expect(createBan('pub-a', 'game-1', request)).rejects.toMatchObject({
+    await expect(createBan('pub-a', 'game-1', request, actor)).rejects.toMatchObject({
       name: 'ThrottlingException',
     });
   });

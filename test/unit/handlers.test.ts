@@ -50,25 +50,25 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(1);
   });
 
-  it('put policy makes 1 call', async () => {
+  it('put policy makes 2 calls: the update, then its audit event', async () => {
     const res = await invoke(
       putPolicy,
       proxyEvent({ method: 'PUT', resource: '/v1/policy', body: { enforce_game: false } }),
     );
     expect(res.statusCode).toBe(200);
-    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.calls()).toHaveLength(2);
   });
 
-  it('create without a key makes 2 calls and answers 201', async () => {
+  it('create without a key makes 3 calls (counter, ban, event) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(2);
+    expect(ddb.calls()).toHaveLength(3);
   });
 
-  it('create with a new key makes 3 calls', async () => {
+  it('create with a new key makes 4 calls (counter, record, ban, event)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -79,7 +79,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(3);
+    expect(ddb.calls()).toHaveLength(4);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   apiKeyKey,
+  auditEventKey,
   banKey,
   counterKey,
   idempotencyKey,
@@ -39,6 +40,7 @@ describe('item keys', () => {
       counter: counterKey(0).pk,
       device: banKey('dev-1', 1).pk,
       idempotency: idempotencyKey('acme', 'g1', 'k').pk,
+      audit: auditEventKey('acme', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);

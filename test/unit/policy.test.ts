@@ -8,6 +8,8 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
   Object.assign(new Error('conditional'), { name: 'ConditionalCheckFailedException' });
 
+const actor = { key_id: 'key_abcdefghijkl', name: 'ops' };
+
 beforeEach(() => ddb.reset());
 
 describe('policy', () => {
@@ -24,32 +26,66 @@ describe('policy', () => {
     });
   });
 
-  it('sets only the flags sent, plus updated_at, in one conditional UpdateItem', async () => {
+  it('sets the flags sent, then records the change with the flags before and after', async () => {
     ddb.on(UpdateCommand).resolves({
-      Attributes: { publisher_id: 'p', ...defaultPolicyFlags, enforce_global: false, updated_at: 't2' },
+      Attributes: { publisher_id: 'p', ...defaultPolicyFlags, updated_at: 't1' },
     });
-    const policy = await updatePolicy('p', { enforce_global: false, rep_include_game: true });
+    ddb.on(PutCommand).resolves({});
+    const policy = await updatePolicy('p', { enforce_global: false, rep_include_game: true }, actor);
 
-    expect(policy.enforce_global).toBe(false);
-    expect(ddb.calls()).toHaveLength(1);
+    expect(policy).toMatchObject({ enforce_global: false, rep_include_game: true });
     const input = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
-    expect(input?.UpdateExpression).toBe(
-      'SET #updated_at = :now, #enforce_global = :enforce_global, #rep_include_game = :rep_include_game',
-    );
+    expect(input?.UpdateExpression).toContain('#enforce_global = :enforce_global');
+    expect(input?.UpdateExpression).toContain('#before_enforce_global = #enforce_global');
+    expect(input?.UpdateExpression).toContain('#version = if_not_exists(#version, :zero) + :one');
+    expect(input?.UpdateExpression).not.toContain('#enforce_game = :enforce_game');
     expect(input?.ConditionExpression).toBe('attribute_exists(pk)');
-    expect(input?.ReturnValues).toBe('ALL_NEW');
-    expect(input?.ExpressionAttributeValues).toMatchObject({
-      ':enforce_global': false,
-      ':rep_include_game': true,
+    expect(input?.ReturnValues).toBe('ALL_OLD');
+    // The item before had no recorded change (it predates the audit): one event, for this one.
+    const events = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(events[0]?.Item?.event).toMatchObject({
+      type: 'policy.updated',
+      actor,
+      before: defaultPolicyFlags,
+      after: { ...defaultPolicyFlags, enforce_global: false, rep_include_game: true },
     });
   });
 
-  it('changes only updated_at for an empty patch', async () => {
-    ddb
-      .on(UpdateCommand)
-      .resolves({ Attributes: { publisher_id: 'p', ...defaultPolicyFlags, updated_at: 't3' } });
-    await updatePolicy('p', {});
-    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.UpdateExpression).toBe('SET #updated_at = :now');
+  it("records the previous change's event too, when the item says one was made (a retry finds it there)", async () => {
+    const previous = { key_id: 'key_previousone', name: 'other' };
+    ddb.on(UpdateCommand).resolves({
+      Attributes: {
+        publisher_id: 'p',
+        ...defaultPolicyFlags,
+        enforce_global: false,
+        ...Object.fromEntries(Object.entries(defaultPolicyFlags).map(([f, v]) => [`before_${f}`, v])),
+        version: 4,
+        changed_by: previous,
+        updated_at: '2026-01-01T00:00:00.000Z',
+      },
+    });
+    ddb.on(PutCommand).resolves({});
+    await updatePolicy('p', { enforce_global: true }, actor);
+
+    const events = ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item?.event);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          actor: previous,
+          occurred_at: '2026-01-01T00:00:00.000Z',
+          before: defaultPolicyFlags,
+          after: { ...defaultPolicyFlags, enforce_global: false },
+        }),
+        expect.objectContaining({
+          actor,
+          before: { ...defaultPolicyFlags, enforce_global: false },
+          after: defaultPolicyFlags,
+        }),
+      ]),
+    );
+    expect(events).toHaveLength(2);
   });
 
   it('writes the defaults only when the publisher has no policy yet', async () => {

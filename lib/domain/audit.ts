@@ -1,0 +1,171 @@
+import { createHash } from 'node:crypto';
+import { DeleteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { describeError, log } from '../log';
+import { type AuditEventType, type AuditQuery, auditEventTypes } from '../model/requests';
+import type { Actor, AuditEvent, AuditList } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { isConditionFailure } from '../storage/failures';
+import { AUDIT_EVENT_PREFIX, auditEventKey, auditPartition } from '../storage/keys';
+import { IntegrityError, InvalidInputError } from './errors';
+
+/**
+ * The audit trail: what each publisher's keys changed, newest first. Item (lib/storage/keys.ts):
+ *   event   `AUDIT#<publisher_id>` / `EVENT#<occurred_at>#<event_id>`   (`type`, `device_id`, `event`)
+ *
+ * The rule every writer follows, with single-item writes only (no store we run has transactions
+ * everywhere): the change first, its event after it, each event keyed by what happened, never by
+ * when it was recorded. So an event never claims a change that did not take effect, and a change
+ * whose event was not recorded (a fault in between, answered 503) gets it from the retry or from
+ * the next write to the same thing, which records the same key again (a conditional put: once).
+ * A change that no retry can reach (a ban made without an idempotency key) is undone instead when
+ * its event cannot be written (`undoUnrecorded`). See docs/data-model.md, "The audit trail".
+ */
+
+/** What an event is about: the event without the parts every event has. */
+type Subject<E = AuditEvent> = E extends AuditEvent ? Omit<E, 'event_id' | 'occurred_at' | 'actor'> : never;
+
+/** The actor of what the operator's keys tool does (it holds no API key). */
+export const OPERATOR: Actor = { key_id: null, name: 'operator' };
+
+/**
+ * The event id: a hash of the publisher, the type and the subject (a ban id, a key id, a policy
+ * version, an erasure), so that recording the same change twice names the same item.
+ */
+const eventIdOf = (publisherId: string, type: AuditEventType, subjectId: string) =>
+  `evt_${createHash('sha256').update(`${publisherId}\n${type}\n${subjectId}`).digest('base64url').slice(0, 24)}`;
+
+/** The key of the event recording `type` of `subjectId` (for undoing one that may have landed). */
+export const eventKeyOf = (
+  publisherId: string,
+  type: AuditEventType,
+  subjectId: string,
+  occurredAt: string,
+) => auditEventKey(publisherId, occurredAt, eventIdOf(publisherId, type, subjectId));
+
+/**
+ * Records that a change took effect, unless that very change is recorded already. Call it after
+ * the change is stored, never before: an event must not outlive a change that failed.
+ */
+export const recordEvent = async (
+  publisherId: string,
+  subjectId: string,
+  occurredAt: string,
+  actor: Actor,
+  subject: Subject,
+): Promise<void> => {
+  const eventId = eventIdOf(publisherId, subject.type, subjectId);
+  const event = { event_id: eventId, occurred_at: occurredAt, actor, ...subject };
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...auditEventKey(publisherId, occurredAt, eventId),
+          type: subject.type,
+          ...('device_id' in subject ? { device_id: subject.device_id } : {}),
+          event,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    // Recorded before: by this request (its answer was lost and the SDK's retry found it) or by
+    // an earlier attempt of the same change.
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Undoes the writes of a change whose event could not be recorded and that no retry will reach,
+ * so that the failed request leaves neither the change nor an event: items are deleted in the
+ * order given (whatever made the change effective first). If the store refuses that too, the
+ * change stays without its event: logged, for an operator, since nothing else will notice.
+ */
+export const undoUnrecorded = async (
+  keys: readonly Record<string, string>[],
+  what: string,
+): Promise<void> => {
+  try {
+    for (const Key of keys) await dynamo.send(new DeleteCommand({ TableName: tableName, Key }));
+  } catch (error) {
+    log('error', 'a change without its audit event could not be undone', { what, ...describeError(error) });
+  }
+};
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(evt_[A-Za-z0-9_-]{24})$/;
+
+const cursorOf = (sk: string) => Buffer.from(sk.slice(AUDIT_EVENT_PREFIX.length)).toString('base64url');
+
+const cursorKey = (publisherId: string, cursor: string) => {
+  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match?.[1] || !match[2])
+    throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
+  return auditEventKey(publisherId, match[1], match[2]);
+};
+
+const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
+  const event = item.event as Record<string, unknown> | undefined;
+  if (
+    typeof event?.event_id !== 'string' ||
+    !(auditEventTypes as readonly unknown[]).includes(event.type) ||
+    typeof event.occurred_at !== 'string'
+  ) {
+    throw new IntegrityError('stored audit event is malformed');
+  }
+  return event as AuditEvent;
+};
+
+/** Events read per request at most when filters skip most of them; the cursor resumes from there. */
+const READ_BUDGET = 1000;
+
+/**
+ * One page of the publisher's events, newest first, of one type and/or about one device if asked.
+ * One Query per page of storage; with a filter that matches few events, the answer may stop
+ * short of `limit` after reading READ_BUDGET events, with a cursor to go on from.
+ */
+export const listAuditEvents = async (publisherId: string, query: AuditQuery): Promise<AuditList> => {
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {
+    ':pk': auditPartition(publisherId),
+    ':event': AUDIT_EVENT_PREFIX,
+  };
+  if (query.type) {
+    filters.push('#type = :type');
+    names['#type'] = 'type';
+    values[':type'] = query.type;
+  }
+  if (query.device_id) {
+    filters.push('device_id = :device');
+    values[':device'] = query.device_id;
+  }
+  const input: QueryCommandInput = {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+    ExpressionAttributeValues: values,
+    ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ScanIndexForward: false,
+    ConsistentRead: true,
+    // One more than asked tells whether there is a next page, when nothing is filtered out.
+    Limit: filters.length > 0 ? 200 : query.limit + 1,
+  };
+  const found: Array<{ sk: string; event: AuditEvent }> = [];
+  let start: Record<string, unknown> | undefined =
+    query.cursor === undefined ? undefined : cursorKey(publisherId, query.cursor);
+  let read = 0;
+  for (;;) {
+    const page = await dynamo.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) found.push({ sk: String(item.sk), event: eventFromItem(item) });
+    read += page.ScannedCount ?? 0;
+    if (found.length > query.limit) {
+      const items = found.slice(0, query.limit);
+      return { items: items.map((e) => e.event), next_cursor: cursorOf(items.at(-1)?.sk ?? '') };
+    }
+    if (!page.LastEvaluatedKey) return { items: found.map((e) => e.event), next_cursor: null };
+    start = page.LastEvaluatedKey;
+    if (read >= READ_BUDGET) {
+      return { items: found.map((e) => e.event), next_cursor: cursorOf(String(page.LastEvaluatedKey.sk)) };
+    }
+  }
+};
