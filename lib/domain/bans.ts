@@ -19,14 +19,7 @@ import type {
 } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import {
-  BAN_PREFIX,
-  banKey,
-  devicePartition,
-  ERASURE_PREFIX,
-  erasureKey,
-  idempotencyKey,
-} from '../storage/keys';
+import { BAN_PREFIX, banKey, devicePartition, erasureKey, idempotencyKey } from '../storage/keys';
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
@@ -415,20 +408,17 @@ export const eraseDevice = async (publisherId: string, deviceId: string, actor: 
     {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
-      FilterExpression: '(begins_with(sk, :ban) AND publisher_id = :publisher) OR sk = :marker',
-      ExpressionAttributeValues: {
-        ':pk': devicePartition(deviceId),
-        ':ban': BAN_PREFIX,
-        ':publisher': publisherId,
-        ':marker': erasureKey(deviceId, publisherId).sk,
-      },
+      // The publisher's bans and its own erasure marker: both carry its publisher_id.
+      FilterExpression: 'publisher_id = :publisher',
+      ExpressionAttributeValues: { ':pk': devicePartition(deviceId), ':publisher': publisherId },
       ConsistentRead: true,
     },
   );
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      if (String(item.sk).startsWith(ERASURE_PREFIX)) marker = item;
-      else bans.push(banFromItem(item));
+      const sk = String(item.sk);
+      if (sk === erasureKey(deviceId, publisherId).sk) marker = item;
+      else if (sk.startsWith(BAN_PREFIX)) bans.push(banFromItem(item));
     }
   }
   const erased = new Set<number>(Array.isArray(marker?.ban_ids) ? (marker.ban_ids as number[]) : []);

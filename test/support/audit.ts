@@ -1,0 +1,44 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { auditPartition } from '../../lib/storage/keys';
+import type { TestApi } from './api';
+
+/** The audit events stored for a publisher, newest first, read from the table (not the API). */
+export const storedEvents = async (publisherId: string): Promise<Array<Record<string, any>>> => {
+  const { dynamo, tableName } = await import('../../lib/storage/client');
+  const events: Array<Record<string, any>> = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': auditPartition(publisherId) },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) events.push(item.event as Record<string, any>);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return events;
+};
+
+/** Every event `key` can read through `GET /v1/audit` with `query`, following the cursor to the end. */
+export const auditPages = async (api: TestApi, key: string, query = '', limit = 200) => {
+  const events: Array<Record<string, any>> = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const params = new URLSearchParams(query);
+    params.set('limit', String(limit));
+    if (cursor) params.set('cursor', cursor);
+    const res = await api.request('GET', `/v1/audit?${params}`, { key });
+    expect(res.status).toBe(200);
+    events.push(...res.body.items);
+    cursor = res.body.next_cursor;
+    pages += 1;
+  } while (cursor);
+  return { events, pages };
+};
