@@ -113,11 +113,13 @@ const recordCreated = async (ban: Ban): Promise<void> => {
 };
 
 /**
- * Records `ban.created` for a ban no retry can reach (made without an idempotency key): if the
- * event cannot be written, the ban is withdrawn so that the 503 means it was not made.
+ * Puts a ban no retry can reach (made without an idempotency key) and records `ban.created`: if
+ * either fails, the ban is withdrawn (its put may have landed with its answer lost), so that the
+ * 503 means it was not made.
  */
-const recordCreatedOrUndo = async (ban: Ban): Promise<void> => {
+const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
   try {
+    await putBanItem(ban);
     await recordCreated(ban);
   } catch (error) {
     await undoUnrecorded(
@@ -186,8 +188,7 @@ export const createBan = async (
     ...(request.idempotency_key === undefined ? {} : { idempotency_key: request.idempotency_key }),
   };
   if (request.idempotency_key === undefined) {
-    await putBanItem(ban);
-    await recordCreatedOrUndo(ban);
+    await putAndRecordOrUndo(ban);
     return creationResult(ban, 'created');
   }
   const original = await claimIdempotencyKey(publisherId, gameId, request.idempotency_key, ban);
@@ -401,6 +402,25 @@ const ERASE_CONCURRENCY = 10;
  * ban through which it is found. An erasure that finds nothing writes nothing (and no event).
  */
 export const eraseDevice = async (publisherId: string, deviceId: string, actor: Actor): Promise<Erasure> => {
+  for (let round = 1; ; round += 1) {
+    try {
+      return await eraseOnce(publisherId, deviceId, actor);
+    } catch (error) {
+      // Another erasure of the same device put or removed the marker first: start again from
+      // what it left, so that concurrent erasures are one erasure with one event.
+      if (!isConditionFailure(error)) throw error;
+      if (round === ERASE_ROUNDS)
+        throw Object.assign(new Error('erasure kept racing another'), {
+          name: 'TransactionConflictException',
+        });
+    }
+  }
+};
+
+/** Rounds an erasure may lose to concurrent ones before it answers 503 (a retry then finishes). */
+const ERASE_ROUNDS = 5;
+
+const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): Promise<Erasure> => {
   const bans: Ban[] = [];
   let marker: Record<string, unknown> | undefined;
   const pages = paginateQuery(
@@ -439,6 +459,13 @@ export const eraseDevice = async (publisherId: string, deviceId: string, actor: 
           actor: by,
           ban_ids: [...erased],
         },
+        // A new marker only where there is none; a grown one only over the one this read.
+        ...(marker
+          ? {
+              ConditionExpression: 'started_at = :started',
+              ExpressionAttributeValues: { ':started': startedAt },
+            }
+          : { ConditionExpression: 'attribute_not_exists(pk)' }),
       }),
     );
   }

@@ -456,9 +456,10 @@ export const operations = {
       "Deletes every ban the caller's publisher owns on the device, whatever its scope or game, and the " +
       "idempotency records holding copies of them; other publishers' bans stay. The audit keeps one " +
       '`device.erased` event with the count. Safe to retry: a retry after a failure finishes the erasure ' +
-      'and answers the whole count; once done, erasing again answers 0 and records nothing. A key bound ' +
-      'to games is refused (403): erasure covers every game. A later request that repeats an erased ' +
-      "ban's idempotency key makes a new ban.",
+      'and answers the whole count (0 if the failed attempt had in fact finished: the audit has the ' +
+      'count); concurrent erasures of one device are one erasure, with one event. Once done, erasing ' +
+      'again answers 0 and records nothing. A key bound to games is refused (403): erasure covers ' +
+      "every game. A later request that repeats an erased ban's idempotency key makes a new ban.",
     responses: {
       200: response(erasureSchema, 'What was erased.', { device_id: DEVICE, erased_bans: 3 }),
     },

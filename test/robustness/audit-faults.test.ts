@@ -1,0 +1,323 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  erasureKey,
+  PUBLISHER_KEY_PREFIX,
+  partitions,
+  policyKey,
+  publisherPartition,
+} from '../../lib/storage/keys';
+import type { ApiResponse } from '../support/api';
+import { storedEvents } from '../support/audit';
+import { type FaultInjector, type FaultRule, injectFaults, type Operation } from '../support/faults';
+import {
+  banBody,
+  createBan,
+  postBan,
+  revokeBan,
+  startWithPublishers,
+  storedBans,
+  storedRecord,
+  type TestApi,
+  unique,
+} from '../support/fixtures';
+
+/**
+ * The audit property under faults: every change that took effect has exactly one event, a request
+ * that failed leaves no event claiming a change that did not happen, and its retry completes both.
+ *
+ * For each writing operation, a clean run lists its storage calls; then, for every one of them, a
+ * new case fails that call (two ways: before it reaches the store, and after it landed with its
+ * answer lost, for writes), checks the state the 503 left, retries the same request and checks that
+ * the change and its one event are both there. In-process, on the embedded store and on DynamoDB
+ * Local (test/ddb-local/run.ts).
+ */
+
+const OWNER = 'audit-fault';
+const OTHER = 'audit-fault-other';
+const GAME = 'g-af';
+let api: TestApi;
+let faults: FaultInjector;
+let key: string;
+let otherKey: string;
+const totals = { cases: 0, injected: 0, events: 0 };
+
+beforeAll(async () => {
+  const started = await startWithPublishers([OWNER, OTHER]);
+  api = started.api;
+  otherKey = started.keys[OTHER];
+  const made = await api.request('POST', '/v1/keys', {
+    key: started.keys[OWNER],
+    body: { name: 'moderation', scopes: ['bans:read', 'bans:write', 'policy:write', 'keys:manage'] },
+  });
+  key = made.body.api_key;
+  const { dynamo } = await import('../../lib/storage/client');
+  faults = injectFaults(dynamo);
+});
+afterAll(async () => {
+  faults?.remove();
+  await api?.close();
+  console.info(
+    `audit under faults: ${totals.cases} cases, ${totals.injected} faults injected, ${totals.events} events in the trail`,
+  );
+});
+
+const storage = () => import('../../lib/storage/client');
+const eventsOf = async (type: string, about: (e: Record<string, any>) => boolean) =>
+  (await storedEvents(OWNER)).filter((e) => e.type === type && about(e));
+const ownerBans = async (device: string) =>
+  (await storedBans(device)).filter(
+    (item) => item.publisher_id === OWNER && String(item.sk).startsWith('BAN#'),
+  );
+const storedKeys = async () => {
+  const { dynamo, tableName } = await storage();
+  const { Items } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
+      ExpressionAttributeValues: { ':pk': publisherPartition(OWNER), ':key': PUBLISHER_KEY_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
+  return Items ?? [];
+};
+
+interface WriteCase<C> {
+  setup(): Promise<C>;
+  send(ctx: C): Promise<ApiResponse>;
+  /** What must hold after the failed request: no event for a change that is not there. */
+  afterFailure(ctx: C): Promise<void>;
+  /** What must hold after the retry: the change, and exactly one event for it. */
+  afterRetry(ctx: C, res: ApiResponse): Promise<void>;
+}
+
+const writeCase = <C>(c: WriteCase<C>) => c;
+
+let flip = false;
+
+const operations = {
+  'creating a ban with an idempotency key': writeCase({
+    setup: async () => ({ body: banBody({ device_id: unique('af'), idempotency_key: unique('k') }) }),
+    send: ({ body }) => postBan(api, key, GAME, body),
+    afterFailure: async ({ body }) => {
+      const bans = (await ownerBans(String(body.device_id))).map((b) => b.ban_id);
+      for (const event of await eventsOf('ban.created', (e) => e.device_id === body.device_id))
+        expect(bans).toContain(event.ban_id);
+    },
+    afterRetry: async ({ body }, res) => {
+      expect([200, 201]).toContain(res.status);
+      const bans = await ownerBans(String(body.device_id));
+      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id);
+      expect(bans.map((b) => b.ban_id)).toEqual([res.body.ban_id]);
+      expect(events.map((e) => e.ban_id)).toEqual([res.body.ban_id]);
+    },
+  }),
+
+  'creating a ban without an idempotency key': writeCase({
+    setup: async () => ({ body: banBody({ device_id: unique('af') }) }),
+    send: ({ body }) => postBan(api, key, GAME, body),
+    afterFailure: async ({ body }) => {
+      // No retry can reach this ban: a 503 means it was not made, and nothing claims it was.
+      expect(await ownerBans(String(body.device_id))).toEqual([]);
+      expect(await eventsOf('ban.created', (e) => e.device_id === body.device_id)).toEqual([]);
+    },
+    afterRetry: async ({ body }, res) => {
+      expect(res.status).toBe(201);
+      expect((await ownerBans(String(body.device_id))).map((b) => b.ban_id)).toEqual([res.body.ban_id]);
+      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id);
+      expect(events.map((e) => e.ban_id)).toEqual([res.body.ban_id]);
+    },
+  }),
+
+  'revoking a ban': writeCase({
+    setup: async () => {
+      const device = unique('af');
+      return { device, banId: await createBan(api, key, GAME, banBody({ device_id: device })) };
+    },
+    send: ({ device, banId }) => revokeBan(api, key, GAME, device, banId, { reason_code: 'appeal' }),
+    afterFailure: async ({ device, banId }) => {
+      const [ban] = await ownerBans(device);
+      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
+      if (events.length > 0) expect(ban?.revoked_at).toBe(events[0]?.occurred_at);
+      expect(events.length).toBeLessThanOrEqual(1);
+    },
+    afterRetry: async ({ device, banId }, res) => {
+      expect(res.status).toBe(200);
+      const [ban] = await ownerBans(device);
+      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
+      expect(events).toHaveLength(1);
+      expect(events[0]?.occurred_at).toBe(ban?.revoked_at);
+    },
+  }),
+
+  'updating the policy': writeCase({
+    setup: async () => {
+      flip = !flip;
+      return { body: { enforce_game: flip } };
+    },
+    send: ({ body }) => api.request('PUT', '/v1/policy', { key, body }),
+    afterFailure: async () => {
+      // Every recorded change is one that happened: the events chain, each starting where the last
+      // ended; the stored policy may be one change ahead (its event comes with the next update).
+      const events = (await eventsOf('policy.updated', () => true)).reverse();
+      for (let i = 1; i < events.length; i += 1) expect(events[i]?.before).toEqual(events[i - 1]?.after);
+    },
+    afterRetry: async (_ctx, res) => {
+      expect(res.status).toBe(200);
+      const events = (await eventsOf('policy.updated', () => true)).reverse();
+      for (let i = 1; i < events.length; i += 1) expect(events[i]?.before).toEqual(events[i - 1]?.after);
+      const { dynamo, tableName } = await storage();
+      const { Item } = await dynamo.send(
+        new GetCommand({ TableName: tableName, Key: policyKey(OWNER), ConsistentRead: true }),
+      );
+      // One event per change that took effect: as many as the policy's version counts.
+      expect(events).toHaveLength(Item?.version);
+      const { publisher_id: _p, updated_at: _u, ...flags } = res.body;
+      expect(events.at(-1)?.after).toEqual(flags);
+    },
+  }),
+
+  'making a key': writeCase({
+    setup: async () => ({ name: unique('key') }),
+    send: ({ name }) => api.request('POST', '/v1/keys', { key, body: { name, scopes: ['bans:read'] } }),
+    afterFailure: async ({ name }) => {
+      // The secret was never shown, so no retry can finish this key: it is withdrawn whole.
+      expect((await storedKeys()).filter((k) => k.name === name)).toEqual([]);
+      expect(await eventsOf('key.created', (e) => e.key.name === name)).toEqual([]);
+    },
+    afterRetry: async ({ name }, res) => {
+      expect(res.status).toBe(201);
+      expect((await storedKeys()).filter((k) => k.name === name).map((k) => k.key_id)).toEqual([
+        res.body.key_id,
+      ]);
+      const events = await eventsOf('key.created', (e) => e.key.name === name);
+      expect(events.map((e) => e.key.key_id)).toEqual([res.body.key_id]);
+    },
+  }),
+
+  'revoking a key': writeCase({
+    setup: async () => {
+      const made = await api.request('POST', '/v1/keys', {
+        key,
+        body: { name: unique('doomed'), scopes: ['bans:read'] },
+      });
+      return { keyId: made.body.key_id as string };
+    },
+    send: ({ keyId }) => api.request('POST', `/v1/keys/${keyId}/revoke`, { key }),
+    afterFailure: async ({ keyId }) => {
+      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId);
+      const stored = (await storedKeys()).find((k) => k.key_id === keyId);
+      if (events.length > 0) expect(stored?.revoked_at).toBe(events[0]?.occurred_at);
+      expect(events.length).toBeLessThanOrEqual(1);
+    },
+    afterRetry: async ({ keyId }, res) => {
+      expect(res.status).toBe(200);
+      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId);
+      expect(events).toHaveLength(1);
+      expect(events[0]?.occurred_at).toBe(res.body.revoked_at);
+    },
+  }),
+
+  'erasing a device': writeCase({
+    setup: async () => {
+      const device = unique('af-erase');
+      const idem = [unique('k'), unique('k')];
+      await createBan(api, key, GAME, banBody({ device_id: device, idempotency_key: idem[0] }));
+      await createBan(
+        api,
+        key,
+        'g-af-2',
+        banBody({ device_id: device, scope: 'publisher', idempotency_key: idem[1] }),
+      );
+      await createBan(api, key, GAME, banBody({ device_id: device, scope: 'global' }));
+      const theirs = await createBan(api, otherKey, GAME, banBody({ device_id: device, scope: 'global' }));
+      return { device, idem, theirs, finished: false };
+    },
+    send: ({ device }) => api.request('POST', `/v1/device/${device}/erase`, { key }),
+    afterFailure: async (ctx) => {
+      const events = await eventsOf('device.erased', (e) => e.device_id === ctx.device);
+      expect(events.length).toBeLessThanOrEqual(1);
+      if (events.length > 0) expect(await ownerBans(ctx.device)).toEqual([]);
+      // Only the marker's delete was lost: the erasure had finished, and its event says so.
+      ctx.finished =
+        events.length > 0 &&
+        !(await storedBans(ctx.device)).some((i) => i.sk === erasureKey(ctx.device, OWNER).sk);
+    },
+    afterRetry: async ({ device, idem, theirs, finished }, res) => {
+      expect(res.status).toBe(200);
+      // The whole count, however much the failed attempt had done, unless it had done it all.
+      expect(res.body).toEqual({ device_id: device, erased_bans: finished ? 0 : 3 });
+      expect((await storedBans(device)).map((b) => b.ban_id)).toEqual([theirs]);
+      expect(await storedRecord(OWNER, GAME, idem[0] as string)).toBeUndefined();
+      expect(await storedRecord(OWNER, 'g-af-2', idem[1] as string)).toBeUndefined();
+      const events = await eventsOf('device.erased', (e) => e.device_id === device);
+      expect(events.map((e) => e.erased_bans)).toEqual([3]);
+      expect((await storedBans(device)).some((item) => item.sk === erasureKey(device, OWNER).sk)).toBe(false);
+    },
+  }),
+} as const;
+
+/** The partition kind of a key, by its prefix (lib/storage/keys.ts). */
+const prefixOf = (key: string | undefined) =>
+  Object.values(partitions).find((prefix) => key?.startsWith(prefix)) ?? '';
+
+const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+
+/** One fault rule per storage call of a clean run (the n-th call of its operation on its kind of partition). */
+const rulesFor = async (op: WriteCase<any>) => {
+  const ctx = await op.setup();
+  faults.reset();
+  const res = await op.send(ctx);
+  expect(res.status).toBeLessThan(300);
+  const seen = new Map<string, number>();
+  const rules: Array<{ name: string; rule: FaultRule }> = [];
+  for (const call of faults.calls) {
+    const keyPrefix = prefixOf(call.key);
+    const id = `${call.operation} ${keyPrefix}`;
+    const nth = (seen.get(id) ?? 0) + 1;
+    seen.set(id, nth);
+    const operation = call.operation as Operation;
+    rules.push({
+      name: `${id}#${nth} before it reaches the store`,
+      rule: { operation, keyPrefix, nth, error: 'InternalServerError' },
+    });
+    if (WRITES.includes(call.operation))
+      rules.push({
+        name: `${id}#${nth} after it landed, its answer lost`,
+        rule: { operation, keyPrefix, nth, error: 'timeout', attempts: 'each', landedAttempts: 1 },
+      });
+  }
+  faults.reset();
+  return rules;
+};
+
+describe.each(Object.entries(operations))('%s', (_name, op: WriteCase<any>) => {
+  it('keeps exactly one event per change with a fault at each of its storage calls, then the retry', async () => {
+    const rules = await rulesFor(op);
+    expect(rules.length).toBeGreaterThan(2);
+    for (const { name, rule } of rules) {
+      const ctx = await op.setup();
+      faults.reset();
+      faults.fail(rule);
+      const failed = await op.send(ctx);
+      try {
+        if (faults.injected.length === 0) {
+          // A conditional put whose condition failed in the clean run (the event was recorded
+          // already, the policy existed): nothing lands, so there is no answer to lose.
+          expect(rule.landedAttempts).toBe(1);
+          await op.afterRetry(ctx, failed);
+          continue;
+        }
+        expect(failed.status).toBe(503);
+        await op.afterFailure(ctx);
+        totals.injected += faults.injected.length;
+        faults.reset();
+        await op.afterRetry(ctx, await op.send(ctx));
+        totals.cases += 1;
+      } catch (error) {
+        throw new Error(`${name}: ${(error as Error).message}`);
+      }
+    }
+    totals.events = (await storedEvents(OWNER)).length;
+  });
+});
