@@ -49,7 +49,10 @@ export const operations: BenchOperation[] = [
   {
     name: 'put policy',
     route: 'updatePolicy',
-    floor: 1,
+    // The update, then its event: 2 calls on the bench's fresh publisher. From the second update
+    // on, a third runs beside the event (re-recording the previous change's, a conditional put that
+    // finds it there): still two round trips in sequence.
+    floor: 2,
     event: (publisherId) =>
       proxyEvent({ method: 'PUT', resource: '/v1/policy', publisherId, body: { rep_include_game: true } }),
     http: { method: 'PUT', path: '/v1/policy', body: () => ({ rep_include_game: true }) },
@@ -57,7 +60,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban',
     route: 'createBan',
-    floor: 2,
+    // The id counter, the ban, its audit event.
+    floor: 3,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -65,7 +69,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban, new key',
     route: 'createBan',
-    floor: 3,
+    // The id counter, the idempotency record, the ban, its audit event.
+    floor: 4,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',
@@ -75,6 +80,15 @@ export const operations: BenchOperation[] = [
         body: { ...banBody(), idempotency_key: randomUUID() },
       }),
     http: { method: 'POST', path: '/v1/bans', body: () => ({ ...banBody(), idempotency_key: randomUUID() }) },
+  },
+  {
+    name: 'read the audit trail',
+    route: 'listAudit',
+    // One Query page of the publisher's events.
+    floor: 1,
+    event: (publisherId) =>
+      proxyEvent({ resource: '/v1/audit', publisherId, query: { limit: '50' } }),
+    http: { method: 'GET', path: '/v1/audit?limit=50' },
   },
   {
     name: 'list social bans',
