@@ -196,7 +196,16 @@ const send = (req: CurlRequest) =>
     outgoing.end(req.body);
   });
 
-const TIME_FIELDS = new Set(['created_at', 'updated_at', 'revoked_at', 'evaluated_at', 'policy_updated_at']);
+const TIME_FIELDS = new Set([
+  'created_at',
+  'updated_at',
+  'revoked_at',
+  'evaluated_at',
+  'policy_updated_at',
+  'occurred_at',
+]);
+/** Random or derived ids: any value with the same prefix (`key_`, `evt_`). */
+const OPAQUE_FIELDS = new Set(['key_id', 'event_id']);
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -213,6 +222,12 @@ const differences = (
 ): string[] => {
   if (TIME_FIELDS.has(field) && typeof shown === 'string') {
     return typeof got === 'string' && ISO_TIME.test(got) ? [] : [`${at}: a time, got ${JSON.stringify(got)}`];
+  }
+  if (OPAQUE_FIELDS.has(field) && typeof shown === 'string') {
+    const prefix = shown.slice(0, shown.indexOf('_') + 1);
+    return typeof got === 'string' && got.startsWith(prefix) && got.length === shown.length
+      ? []
+      : [`${at}: an id like ${shown}, got ${JSON.stringify(got)}`];
   }
   if (field === 'request_id' && typeof shown === 'string') {
     return typeof got === 'string' && got.length > 0
