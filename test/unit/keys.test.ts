@@ -4,6 +4,7 @@ import {
   auditEventKey,
   banKey,
   counterKey,
+  erasureKey,
   idempotencyKey,
   keyIdKey,
   leadingKeyPattern,
@@ -25,6 +26,11 @@ describe('item keys', () => {
     expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
     expect(idempotencyKey('acme', 'g1', 'k:1')).toEqual({ pk: 'IDEM#acme#g1#k:1', sk: 'IDEM' });
+    expect(auditEventKey('acme', '2026-11-23T08:00:00.000Z', 'evt_x')).toEqual({
+      pk: 'AUDIT#acme',
+      sk: 'EVENT#2026-11-23T08:00:00.000Z#evt_x',
+    });
+    expect(erasureKey('dev-1', 'acme')).toEqual({ pk: 'DEVICE#dev-1', sk: 'ERASURE#acme' });
   });
 
   it('order ban sort keys numerically', () => {
