@@ -44,20 +44,34 @@ export interface TableAccess {
   readonly partitions: readonly Partition[];
 }
 
+/** Requests per second (steady state) and burst (requests at once), as API Gateway takes them. */
+export interface RateLimits {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 /**
- * Each route's request-rate class. The deployed stage throttles every method to its class's limits
- * (API-wide, all publishers together), so the expensive batch cannot be called as often as a read.
+ * Each route's request-rate class, with two limits per method of the class:
+ * - `rateLimit` / `burstLimit`: the deployed stage's, for all publishers together (method
+ *   throttling), so the expensive batch cannot be called as often as a read;
+ * - `publisher`: each publisher's own share (the usage plan's per-method throttle, counted per
+ *   publisher, whichever of its keys calls), so one noisy publisher cannot spend another's
+ *   capacity. Null exactly for the public class: no key, no publisher to count.
+ *
+ * A publisher's share is a quarter of the class's stage limit: one publisher at its limit leaves
+ * three quarters of the method to the others, and it takes four saturating publishers at once to
+ * fill it. A publisher's limits never exceed its class's stage limits (test/infra/stack.test.ts).
  */
 export const throttleClasses = {
   /** One or two reads (a GetItem and a Query): login and matchmaking checks, listings. */
-  read: { rateLimit: 200, burstLimit: 400 },
+  read: { rateLimit: 200, burstLimit: 400, publisher: { rateLimit: 50, burstLimit: 100 } },
   /** Two or three writes (id counter, ban, idempotency record) or one conditional update. */
-  write: { rateLimit: 100, burstLimit: 200 },
-  /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s. */
-  batch: { rateLimit: 20, burstLimit: 40 },
+  write: { rateLimit: 100, burstLimit: 200, publisher: { rateLimit: 25, burstLimit: 50 } },
+  /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s (500 per publisher). */
+  batch: { rateLimit: 20, burstLimit: 40, publisher: { rateLimit: 5, burstLimit: 10 } },
   /** No key and no database: health checks and the API description. */
-  public: { rateLimit: 50, burstLimit: 100 },
-} as const;
+  public: { rateLimit: 50, burstLimit: 100, publisher: null },
+} as const satisfies Record<string, RateLimits & { readonly publisher: RateLimits | null }>;
 export type ThrottleClass = keyof typeof throttleClasses;
 
 /** What the shared middy chain validates before the handler runs. */
@@ -87,7 +101,7 @@ export interface Route {
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
-  /** Its rate limits in the deployed stage (throttleClasses). */
+  /** Its rate limits in the deployed stage, overall and per publisher (throttleClasses). */
   readonly throttle: ThrottleClass;
 }
 

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
+import { publisherQuotaKey } from '../domain/quotas';
 import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
 import { encodeGrant } from '../model/scopes';
 
@@ -18,7 +19,8 @@ export const stageWildcard = (methodArn: string): string => {
 };
 
 /**
- * Resolves an Authorization header to an Allow policy with the publisher in the context.
+ * Resolves an Authorization header to an Allow policy with the publisher in the context, and the
+ * publisher's quota key as the usage identifier (so the usage plan counts publishers, not keys).
  * Throws `Unauthorized` (API Gateway's 401) for anything else, which is a refusal, not a fault:
  * it is not logged as an error. A storage failure is logged and propagates, which the gateway
  * answers as an authorizer failure (503).
@@ -42,6 +44,8 @@ export const authorize = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(methodArn) }],
     },
+    // The API key the usage plan counts this request against: one per publisher, whichever key.
+    usageIdentifierKey: publisherQuotaKey(caller.publisherId),
     // The grants ride along, so the chain checks each route's scope and the game binding with no
     // further read (and API Gateway caches them with the rest of the answer).
     context: {

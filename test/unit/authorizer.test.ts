@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
 import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/domain/api-keys';
+import { publisherQuotaKey } from '../../lib/domain/quotas';
 import { bearerToken, stageWildcard } from '../../lib/http/authorizer';
 import { apiKeyKey, auditPartition, keyIdKey, policyKey, publisherPartition } from '../../lib/storage/keys';
 
@@ -13,7 +14,7 @@ const key = `bsk_${'A'.repeat(43)}`;
 beforeEach(() => ddb.reset());
 
 describe('authorizer', () => {
-  it('allows every method of the stage for a known key, with the publisher in the context', async () => {
+  it('allows every method of the stage for a known key, with the publisher in the context and its quota key', async () => {
     ddb.on(GetCommand).resolves({
       Item: { publisher_id: 'pub-a', key_id: 'key_1', name: 'ci', created_at: '2025-12-01T00:00:00.000Z' },
     });
@@ -30,6 +31,7 @@ describe('authorizer', () => {
           },
         ],
       },
+      usageIdentifierKey: publisherQuotaKey('pub-a'),
       context: { publisherId: 'pub-a', keyId: 'key_1', keyName: 'ci', scopes: '*', games: '*' },
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
@@ -121,6 +123,23 @@ describe('authorizer', () => {
     await expect(handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn })).rejects.toThrow(
       'stored API key item is malformed',
     );
+  });
+
+  it("counts every key of a publisher under the publisher's one quota key, and no other publisher's", async () => {
+    const item = (publisherId: string, keyId: string) => ({
+      Item: { publisher_id: publisherId, key_id: keyId, name: 'k', created_at: '2025-12-01T00:00:00.000Z' },
+    });
+    const usageKeyOf = async (publisherId: string, keyId: string) => {
+      ddb.reset();
+      ddb.on(GetCommand).resolves(item(publisherId, keyId));
+      return (await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn }))
+        .usageIdentifierKey;
+    };
+    const first = await usageKeyOf('pub-a', 'key_1');
+    expect(await usageKeyOf('pub-a', 'key_2')).toBe(first);
+    expect(await usageKeyOf('pub-b', 'key_3')).not.toBe(first);
+    // An API Gateway API key value: 20-128 alphanumeric characters.
+    expect(first).toMatch(/^[A-Za-z0-9]{20,128}$/);
   });
 
   it('takes the scheme case-insensitively', () => {
