@@ -15,7 +15,11 @@ export const GATEWAY_RESPONSES: readonly (readonly [ResponseType, GatewayAnswer]
   // is simply a route that does not exist. (A known path's missing method meets the 405 mocks.)
   [ResponseType.MISSING_AUTHENTICATION_TOKEN, gatewayAnswers.noRoute],
   [ResponseType.RESOURCE_NOT_FOUND, gatewayAnswers.noRoute],
+  // The stage's method limits and the usage plan's per-publisher ones alike.
   [ResponseType.THROTTLED, gatewayAnswers.throttled],
+  // Authorized methods require an API key, which the authorizer names (the publisher's quota
+  // key): one that is no key of the usage plan is refused here (403), never served unlimited.
+  [ResponseType.INVALID_API_KEY, gatewayAnswers.noQuotaKey],
   [ResponseType.QUOTA_EXCEEDED, gatewayAnswers.quotaExceeded],
   [ResponseType.WAF_FILTERED, gatewayAnswers.blocked],
   // The authorizer threw something other than "Unauthorized" (DynamoDB unavailable after its

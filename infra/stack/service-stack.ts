@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
@@ -9,7 +10,9 @@ import {
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
+  type ThrottlingPerMethod,
   TokenAuthorizer,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -18,7 +21,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { allowedMethods } from '../../lib/http/gateway-answers';
-import { authorizerFunction, routes, type TableAccess, throttleClasses } from '../../lib/routes';
+import { authorizerFunction, type Route, routes, type TableAccess, throttleClasses } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { addGatewayResponses } from './gateway-responses';
@@ -44,6 +47,8 @@ export interface ServiceStackProps extends StackProps {
  */
 export class ServiceStack extends Stack {
   readonly api: RestApi;
+  /** The one usage plan: each publisher's API key on it gets the per-publisher limits. */
+  readonly usagePlan: UsagePlan;
   readonly table: Table;
   readonly functions: ReadonlyMap<string, IFunction>;
 
@@ -106,6 +111,9 @@ export class ServiceStack extends Stack {
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       defaultMethodOptions: { authorizer },
+      // The authorizer names the usage plan API key of each request (the publisher's quota key,
+      // lib/domain/quotas.ts): clients send no x-api-key, and every key of a publisher counts once.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       deployOptions: {
         stageName: settings.stage,
         throttlingRateLimit: settings.throttleRateLimit,
@@ -144,6 +152,7 @@ export class ServiceStack extends Stack {
     });
     this.api.deploymentStage.node.addDependency(executionLogs);
 
+    const publisherThrottles: ThrottlingPerMethod[] = [];
     for (const route of routes) {
       const fn = makeFunction(route);
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
@@ -156,9 +165,12 @@ export class ServiceStack extends Stack {
           .addMethod(
             httpMethod,
             integration,
-            route.auth ? { operationName } : { operationName, authorizationType: AuthorizationType.NONE },
+            route.auth
+              ? { operationName, apiKeyRequired: true }
+              : { operationName, authorizationType: AuthorizationType.NONE },
           );
-        if (!route.auth) {
+        if (route.auth) publisherThrottles.push({ method, throttle: publisherLimits(route) });
+        else {
           Validations.of(method).acknowledge({
             id: 'AwsSolutions-APIG4',
             reason: `${httpMethod} ${route.path} is public by contract (auth: false in lib/routes.ts, e.g. load balancer health checks)`,
@@ -167,6 +179,14 @@ export class ServiceStack extends Stack {
       }
     }
     addMethodNotAllowed(this.api, routes);
+
+    // Usage plan throttles apply per API key and per method: with one API key per publisher on
+    // this plan (made by npm run keys), each publisher gets its own bucket on every method, at its
+    // route's class's per-publisher limits. No period quota.
+    this.usagePlan = this.api.addUsagePlan('UsagePlan', {
+      description: `Per-publisher rate limits of ${this.stackName}, one API key per publisher (npm run keys)`,
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage, throttle: publisherThrottles }],
+    });
 
     addGatewayResponses(this.api);
 
@@ -187,6 +207,10 @@ export class ServiceStack extends Stack {
       value: this.table.tableName,
       description: 'DynamoDB table (TABLE_NAME for npm run keys)',
     });
+    new CfnOutput(this, 'UsagePlanId', {
+      value: this.usagePlan.usagePlanId,
+      description: 'Usage plan of the per-publisher limits (USAGE_PLAN_ID for npm run keys)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: alarmTopic.topicArn,
       description: 'SNS topic of every alarm; subscribe to be notified',
@@ -195,6 +219,14 @@ export class ServiceStack extends Stack {
     acknowledgeNagFindings(this);
   }
 }
+
+/** A route's per-publisher limits; every route behind the authorizer has them. */
+const publisherLimits = (route: Route) => {
+  const limits = throttleClasses[route.throttle].publisher;
+  if (!limits)
+    throw new Error(`${route.id} is authorized but its class ${route.throttle} has no publisher limits`);
+  return limits;
+};
 
 /** One JSON object per request. No headers: the Authorization header must never reach a log. */
 const accessLogFormat = () =>

@@ -33,14 +33,25 @@ export const gatewayAnswers = {
   blocked: { code: 'forbidden', message: 'The request was blocked by a firewall rule' },
   /** No route of the table has this path. */
   noRoute: { code: 'not_found', message: 'No route matches the request' },
-  /** The stage's or the route's rate limit. */
+  /**
+   * A rate limit: the route's for all publishers together, or the caller's publisher's own (the
+   * usage plan's). Deployed, `Retry-After` is this static 1 s (a gateway response cannot compute
+   * it); the local gateway says when its bucket has a token again (throttledFor), which is also
+   * 1 s for any rate of at least one request per second, as every deployed limit is.
+   */
   throttled: { code: 'rate_limited', message: 'Too many requests; retry shortly', headers: retryShortly },
-  /** A usage plan's quota (none is attached today). */
+  /** A usage plan's period quota (the plan sets none today: per-publisher rate limits only). */
   quotaExceeded: {
     code: 'rate_limited',
     message: 'The request quota for this period is used up',
     headers: retryShortly,
   },
+  /**
+   * The authorizer named a publisher whose quota key (lib/domain/quotas.ts) is no API key of the
+   * stage's usage plan: a publisher made without the keys tool, or whose API Gateway key was
+   * disabled or detached.
+   */
+  noQuotaKey: { code: 'forbidden', message: 'This publisher has no usage plan on this API' },
   /** The authorizer could not decide (its storage failed), timed out or could not be invoked. */
   authorizerUnavailable: {
     code: 'service_unavailable',
@@ -83,6 +94,12 @@ export const methodNotAllowed = (method: string, path: string, allowed: readonly
   code: 'method_not_allowed' as const,
   message: `${method} is not allowed on ${path}; use ${allowed.join(', ')}`,
   headers: { Allow: allowed.join(', ') },
+});
+
+/** 429 for the local gateway's per-publisher limit: retry after `seconds` (whole, at least 1). */
+export const throttledFor = (seconds: number): GatewayAnswer => ({
+  ...gatewayAnswers.throttled,
+  headers: { ...gatewayAnswers.throttled.headers, 'Retry-After': String(Math.max(1, Math.ceil(seconds))) },
 });
 
 export const statusOf = (answer: GatewayAnswer) => errorStatus[answer.code];

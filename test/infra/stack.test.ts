@@ -272,6 +272,77 @@ describe('API', () => {
   });
 });
 
+describe('per-publisher limits', () => {
+  const methods = stack.api.methods.filter((m) => m.httpMethod !== 'OPTIONS');
+  const propsOf = (path: string, httpMethod: string) => {
+    const method = methods.find((m) => m.resource.path === path && m.httpMethod === httpMethod);
+    return resources[logicalId(method?.node.defaultChild as CfnMethod)]?.Properties;
+  };
+  const plans = ofType('AWS::ApiGateway::UsagePlan');
+
+  test('the authorizer names the API key (key source AUTHORIZER); clients send none', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  test('every authorized method, HEAD included, requires an API key; public ones and the 405 fallbacks do not', () => {
+    for (const route of routes) {
+      for (const httpMethod of allowedMethods([route.method])) {
+        const props = propsOf(route.path, httpMethod);
+        expect(props?.ApiKeyRequired ?? false, `${httpMethod} ${route.path}`).toBe(route.auth);
+      }
+    }
+    for (const path of new Set(routes.map((r) => r.path)))
+      expect(propsOf(path, 'ANY')?.ApiKeyRequired).toBeFalsy();
+  });
+
+  test("one usage plan, on the API's stage, throttling every authorized method at its class's per-publisher limits", () => {
+    expect(plans).toHaveLength(1);
+    const plan = plans[0]?.[1].Properties ?? {};
+    const [stageId] = ofType('AWS::ApiGateway::Stage')[0] ?? [];
+    expect(plan.ApiStages).toHaveLength(1);
+    const [apiStage] = plan.ApiStages;
+    expect(apiStage.ApiId).toEqual({ Ref: logicalId(stack.api.node.defaultChild) });
+    expect(apiStage.Stage).toEqual({ Ref: stageId });
+    const expected = Object.fromEntries(
+      routes
+        .filter((route) => route.auth)
+        .flatMap((route) =>
+          allowedMethods([route.method]).map((method) => [
+            `${route.path}/${method}`,
+            {
+              RateLimit: throttleClasses[route.throttle].publisher?.rateLimit,
+              BurstLimit: throttleClasses[route.throttle].publisher?.burstLimit,
+            },
+          ]),
+        ),
+    );
+    expect(apiStage.Throttle).toEqual(expected);
+    // Limits per method and per publisher only: no plan-wide throttle, no period quota.
+    expect(plan.Throttle).toBeUndefined();
+    expect(plan.Quota).toBeUndefined();
+  });
+
+  test("a publisher's limits never exceed its class's stage limits; every authorized route's class has them", () => {
+    for (const [name, limits] of Object.entries(throttleClasses)) {
+      if (name === 'public') {
+        expect(limits.publisher).toBeNull();
+        continue;
+      }
+      expect(limits.publisher, name).not.toBeNull();
+      expect(limits.publisher?.rateLimit, name).toBeLessThanOrEqual(limits.rateLimit);
+      expect(limits.publisher?.burstLimit, name).toBeLessThanOrEqual(limits.burstLimit);
+      expect(limits.publisher?.burstLimit, name).toBeGreaterThanOrEqual(limits.publisher?.rateLimit ?? 0);
+    }
+    for (const route of routes.filter((r) => r.auth))
+      expect(throttleClasses[route.throttle].publisher, route.id).not.toBeNull();
+  });
+
+  test('no API key is in the template: npm run keys makes one per publisher on the plan', () => {
+    expect(ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
+    expect(ofType('AWS::ApiGateway::UsagePlanKey')).toEqual([]);
+  });
+});
+
 describe('method not allowed', () => {
   test('every path answers other methods 405 in the envelope with Allow, from a mock, without a key', () => {
     for (const path of new Set(routes.map((r) => r.path))) {
@@ -305,6 +376,8 @@ describe('gateway responses', () => {
     ['ACCESS_DENIED', '403', 'forbidden'],
     ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found'],
     ['THROTTLED', '429', 'rate_limited'],
+    // A publisher whose quota key is no API key of the usage plan.
+    ['INVALID_API_KEY', '403', 'forbidden'],
     ['AUTHORIZER_FAILURE', '503', 'service_unavailable'],
     ['AUTHORIZER_CONFIGURATION_ERROR', '503', 'service_unavailable'],
     ['REQUEST_TOO_LARGE', '413', 'payload_too_large'],
@@ -516,10 +589,11 @@ describe('alarms and outputs', () => {
     );
   });
 
-  test('outputs: the API URL, the table name and the alarm topic', () => {
+  test('outputs: the API URL, the table name, the usage plan and the alarm topic', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName', 'UsagePlanId']);
     expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
+    expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack.usagePlan.node.defaultChild) });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
   });
 });
