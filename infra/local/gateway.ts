@@ -14,15 +14,18 @@ import {
   gatewayAnswers,
   gatewayError,
   methodNotAllowed,
+  throttledFor,
 } from '../../lib/http/gateway-answers';
 import { describeError, log } from '../../lib/log';
-import type { Route } from '../../lib/routes';
+import type { RateLimits, Route } from '../../lib/routes';
+import { DEFAULT_LOCAL_LIMITS, tokenBuckets } from './rate-limits';
 
 /**
  * A local stand-in for the deployed API Gateway REST API: it matches the route table, runs the
- * token authorizer, hands the handlers REST (v1) proxy events, and answers what the gateway
- * itself answers (unknown route, wrong method, missing key, authorizer failure) with the same
- * table of answers as the deployed gateway responses (lib/http/gateway-answers.ts).
+ * token authorizer, counts each publisher's requests as the usage plan does, hands the handlers
+ * REST (v1) proxy events, and answers what the gateway itself answers (unknown route, wrong
+ * method, missing key, authorizer failure, rate limit) with the same table of answers as the
+ * deployed gateway responses (lib/http/gateway-answers.ts).
  */
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -38,6 +41,11 @@ export interface GatewayOptions {
   authorizerCacheSeconds: number;
   /** The Lambda timeout the handlers are given, as deployed. */
   timeoutMs?: number;
+  /**
+   * Each publisher's limits on each method (DEFAULT_LOCAL_LIMITS when absent): one token bucket
+   * per usage identifier the authorizer returns and method, as the deployed usage plan counts.
+   */
+  publisherLimits?: RateLimits;
 }
 
 /** API Gateway's own payload limit; our handlers enforce the API's much smaller one. */
@@ -188,6 +196,7 @@ export const createGateway = (options: GatewayOptions) => {
   const compiled = options.routes.map(compile);
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const buckets = tokenBuckets(options.publisherLimits ?? DEFAULT_LOCAL_LIMITS);
 
   const authorize = async (token: string, methodArn: string): Promise<APIGatewayAuthorizerResult> => {
     const cached = cache.get(token);
@@ -248,6 +257,13 @@ export const createGateway = (options: GatewayOptions) => {
         throw gatewayError(gatewayAnswers.authorizerUnavailable, error);
       }
       if (!allows(result, methodArn)) throw gatewayError(gatewayAnswers.forbidden);
+      // As deployed (key source AUTHORIZER, API key required): the authorizer names the usage
+      // plan key, which every key of a publisher shares; without one the method is refused.
+      const usageKey = result.usageIdentifierKey;
+      if (!usageKey) throw gatewayError(gatewayAnswers.noQuotaKey);
+      // Per method, HEAD apart from GET, as the usage plan's per-method throttles count.
+      const wait = buckets.take(`${usageKey} ${method} ${route.path}`);
+      if (wait > 0) throw gatewayError(throttledFor(wait));
       authorizerContext = { ...result.context, principalId: result.principalId };
     }
 

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authorizerFunction, handlerEntry, routes } from '../../lib/routes';
+import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
+import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
 
 /**
@@ -14,6 +15,11 @@ export interface LocalApiOptions {
   host?: string;
   env?: NodeJS.ProcessEnv;
   authorizerCacheSeconds?: number;
+  /**
+   * Each publisher's limits per method; by default from `RATE_LIMIT_RPS` and `RATE_LIMIT_BURST`
+   * in `env`, else generous ones (infra/local/rate-limits.ts).
+   */
+  publisherLimits?: RateLimits;
   /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
   loadModule?: (handler: string) => Promise<{ handler: unknown }>;
 }
@@ -30,6 +36,8 @@ const sourceModule = (handler: string) =>
 
 export const startLocalApi = async (options: LocalApiOptions = {}): Promise<LocalApi> => {
   const env = options.env ?? process.env;
+  // Read before the store opens: a bad setting fails the start with nothing to clean up.
+  const publisherLimits = options.publisherLimits ?? rateLimitsFrom(env);
   const store = await openStore({ env, publish: true });
   try {
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
@@ -45,6 +53,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         handlers,
         authorizer,
         authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
+        publisherLimits,
       }),
     );
     server.keepAliveTimeout = 5_000;

@@ -85,6 +85,7 @@ const allow = (): APIGatewayAuthorizerResult => ({
     Version: '2012-10-17',
     Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:*' }],
   },
+  usageIdentifierKey: 'quota-key-of-pub-a',
   context: { publisherId: 'pub-a', keyId: 'k-1' },
 });
 const deny = (): APIGatewayAuthorizerResult => ({
@@ -99,6 +100,7 @@ const deny = (): APIGatewayAuthorizerResult => ({
 const authorizer: AuthorizerHandler = async ({ authorizationToken }) => {
   if (authorizationToken === 'Bearer good') return allow();
   if (authorizationToken === 'Bearer denied') return deny();
+  if (authorizationToken === 'Bearer no-plan') return { ...allow(), usageIdentifierKey: undefined };
   if (authorizationToken === 'Bearer store-down') throw new Error('storage unavailable');
   throw new Error('Unauthorized');
 };
@@ -106,23 +108,34 @@ const crashing: ProxyHandler = async () => {
   throw new Error('the function crashed');
 };
 
-let server: Server;
-let base: string;
+const servers: Server[] = [];
+const bases = { generous: '', oneRequestPerSecond: '' };
 beforeAll(async () => {
-  server = createServer(
-    createGateway({
-      routes,
-      handlers: new Map(routes.map((r) => [r.id, crashing])),
-      authorizer,
-      authorizerCacheSeconds: 0,
-    }),
+  const listen = async (gateway: ReturnType<typeof createGateway>) => {
+    const server = createServer(gateway);
+    servers.push(server);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const options = {
+    routes,
+    handlers: new Map(routes.map((r) => [r.id, crashing])),
+    authorizer,
+    authorizerCacheSeconds: 0,
+  };
+  bases.generous = await listen(createGateway(options));
+  bases.oneRequestPerSecond = await listen(
+    createGateway({ ...options, publisherLimits: { rateLimit: 1, burstLimit: 1 } }),
   );
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((done) => server.close(() => done())));
+afterAll(() => Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done())))));
 
-const local = async (method: string, path: string, headers: Record<string, string> = {}) => {
+const local = async (
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  base = bases.generous,
+) => {
   const res = await fetch(`${base}${path}`, { method, headers });
   return {
     status: res.status,
@@ -149,9 +162,26 @@ describe('the gateway answers, local and deployed', () => {
       { Authorization: 'Bearer store-down' },
     ],
     ['a function that fails', 'DEFAULT_5XX', 'GET', '/v1/policy', { Authorization: 'Bearer good' }],
+    [
+      'a publisher that has no usage plan key',
+      'INVALID_API_KEY',
+      'GET',
+      '/v1/policy',
+      { Authorization: 'Bearer no-plan' },
+    ],
   ])('are the same for %s (%s)', async (_, type, method, path, headers) => {
     const got = await local(method, path, headers);
     const deployed = deployedGatewayResponse(type, { 'context.requestId': got.body.request_id });
+    expect(got.status).toBe(deployed.status);
+    expect(got.body).toEqual(deployed.body);
+    expect(sameHeaders(deployed, got.headers)).toEqual(deployed.headers);
+  });
+
+  it('are the same for a publisher over its limit (THROTTLED), Retry-After included at 1 request/s', async () => {
+    const headers = { Authorization: 'Bearer good' };
+    await local('GET', '/v1/keys', headers, bases.oneRequestPerSecond);
+    const got = await local('GET', '/v1/keys', headers, bases.oneRequestPerSecond);
+    const deployed = deployedGatewayResponse('THROTTLED', { 'context.requestId': got.body.request_id });
     expect(got.status).toBe(deployed.status);
     expect(got.body).toEqual(deployed.body);
     expect(sameHeaders(deployed, got.headers)).toEqual(deployed.headers);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuthorizerHandler, createGateway, type ProxyHandler } from '../../infra/local/gateway';
-import type { Route } from '../../lib/routes';
+import type { RateLimits, Route } from '../../lib/routes';
 import { captureLogs } from '../support/logs';
 
 const route: Route = {
@@ -24,26 +24,38 @@ const allow = (
     Version: '2012-10-17',
     Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }],
   },
+  usageIdentifierKey: 'quota-key-of-pub-a',
   context: { publisherId: 'pub-a' },
 });
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
 
-const serve = async (authorizer: AuthorizerHandler, handler: ProxyHandler, authorizerCacheSeconds = 0) => {
+const serve = async (
+  authorizer: AuthorizerHandler,
+  handler: ProxyHandler,
+  authorizerCacheSeconds = 0,
+  publisherLimits?: RateLimits,
+) => {
   server = createServer(
     createGateway({
       routes: [route],
       handlers: new Map([['thing', handler]]),
       authorizer,
       authorizerCacheSeconds,
+      publisherLimits,
     }),
   );
   await new Promise<void>((done) => server?.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
-  return async (path: string, headers: Record<string, string> = { Authorization: 'Bearer k' }) => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  return async (
+    path: string,
+    headers: Record<string, string> = { Authorization: 'Bearer k' },
+    method = 'GET',
+  ) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any };
   };
 };
 
@@ -129,6 +141,72 @@ describe('the local gateway', () => {
     await cached('/v1/things/2');
     await cached('/v1/things/3', { Authorization: 'Bearer other' });
     expect(calls).toBe(2);
+  });
+});
+
+describe("the local gateway: each publisher's limits", () => {
+  /** Two Bearer keys of pub-a and one of pub-b; anything else is refused. */
+  const publishers: AuthorizerHandler = async ({ authorizationToken }) => {
+    const publisher = { 'Bearer a1': 'pub-a', 'Bearer a2': 'pub-a', 'Bearer b1': 'pub-b' }[
+      authorizationToken
+    ];
+    if (!publisher) throw new Error('Unauthorized');
+    return { ...allow(), principalId: publisher, usageIdentifierKey: `quota-key-of-${publisher}` };
+  };
+  const as = (key: string) => ({ Authorization: `Bearer ${key}` });
+  let handled = 0;
+  const counted: ProxyHandler = async (event) => {
+    handled += 1;
+    return echo(event, {} as never);
+  };
+
+  it("answers 429 rate_limited with Retry-After past a publisher's burst, every key of the publisher counting against one bucket", async () => {
+    handled = 0;
+    const call = await serve(publishers, counted, 0, { rateLimit: 1, burstLimit: 2 });
+    expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
+    expect((await call('/v1/things/1', as('a2'))).status).toBe(200);
+    const refused = await call('/v1/things/1', as('a1'));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toEqual({
+      error: { code: 'rate_limited', message: 'Too many requests; retry shortly' },
+      request_id: refused.headers.get('x-request-id'),
+    });
+    expect((await call('/v1/things/1', as('a2'))).status).toBe(429);
+    // The other publisher has its own bucket; the refused requests never reached the function.
+    expect((await call('/v1/things/1', as('b1'))).status).toBe(200);
+    expect(handled).toBe(3);
+  });
+
+  it('says in whole seconds, at least 1, when the bucket has a token again', async () => {
+    const call = await serve(publishers, echo, 0, { rateLimit: 0.25, burstLimit: 1 });
+    expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
+    const refused = await call('/v1/things/1', as('a1'));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('4');
+  });
+
+  it("counts only requests the authorizer lets through: refused keys spend no publisher's tokens", async () => {
+    const call = await serve(publishers, echo, 0, { rateLimit: 1, burstLimit: 1 });
+    for (let i = 0; i < 3; i++) expect((await call('/v1/things/1', as('nobody'))).status).toBe(401);
+    expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
+  });
+
+  it('gives HEAD a bucket of its own beside GET, as the usage plan throttles each method', async () => {
+    const call = await serve(publishers, echo, 0, { rateLimit: 1, burstLimit: 1 });
+    expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
+    expect((await call('/v1/things/1', as('a1'), 'HEAD')).status).toBe(200);
+    expect((await call('/v1/things/1', as('a1'))).status).toBe(429);
+  });
+
+  it('refuses 403 when the authorizer names no usage plan key, as the deployed gateway does', async () => {
+    const call = await serve(async () => ({ ...allow(), usageIdentifierKey: undefined }), echo);
+    const res = await call('/v1/things/1');
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({
+      code: 'forbidden',
+      message: 'This publisher has no usage plan on this API',
+    });
   });
 });
 
