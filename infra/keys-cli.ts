@@ -1,12 +1,17 @@
 import { parseArgs } from 'node:util';
 import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
 import { isScope, type Scope, scopes } from '../lib/model/scopes';
-import { ensureTable, openStore, useStore } from './local/store';
+import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
+import type { QuotaKey } from './quota-keys';
 
 /**
  * `npm run keys -- …`: operators make, list and revoke API keys. Against the local store by
  * default (whether or not `npm start` is running), or any table with TABLE_NAME (plus
  * DYNAMODB_ENDPOINT, or AWS credentials for a deployed table).
+ *
+ * Against a deployed table, `create` first puts the publisher on the stage's usage plan
+ * (USAGE_PLAN_ID, infra/quota-keys.ts): API Gateway refuses a publisher that is not on it, so
+ * this tool is the only way to make a publisher. Locally there is no plan to join.
  */
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -15,9 +20,15 @@ const USAGE = `Usage:
   npm run keys -- create --publisher <publisher_id> [--name <text>] [--scopes <s,...>] [--games <g,...>] [--json]
   npm run keys -- list --publisher <publisher_id> [--json]
   npm run keys -- revoke <key_id> [--json]
+  npm run keys -- quota --publisher <publisher_id> [--json]
 
 Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or other table;
 otherwise the local store in DATA_DIR (default ./.data).
+
+A deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) also needs USAGE_PLAN_ID, the stack's
+UsagePlanId output: create puts the publisher on that usage plan first (its per-publisher rate
+limits; API Gateway refuses publishers that are not on it). quota does only that, for a
+publisher made before the plan existed.
 
 Scopes: ${scopes.join(', ')}. Without --scopes a key holds every scope;
 without --games it may name any game.`;
@@ -53,6 +64,40 @@ if (values.help) {
 }
 const [command, ...rest] = positionals;
 
+/** A deployed stage's table: publishers must be on its usage plan. */
+const deployed = namesAwsTable(process.env);
+const usagePlanId = process.env.USAGE_PLAN_ID || undefined;
+const needUsagePlan = () => {
+  if (deployed && usagePlanId === undefined)
+    fail(
+      `${command} on a deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) needs USAGE_PLAN_ID, the stack's UsagePlanId output`,
+    );
+};
+
+/** Puts the publisher on the deployed stage's usage plan, made or found (never called locally). */
+const joinUsagePlan = async (publisherId: string): Promise<QuotaKey> => {
+  const [{ APIGatewayClient }, { ensureQuotaKey }] = await Promise.all([
+    import('@aws-sdk/client-api-gateway'),
+    import('./quota-keys'),
+  ]);
+  const client = new APIGatewayClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+  try {
+    const key = await ensureQuotaKey(client, usagePlanId as string, publisherId);
+    if (!key.enabled)
+      console.error(
+        `warning: API key ${key.apiKeyId} of publisher ${publisherId} is disabled: API Gateway refuses its requests (403) until it is enabled again.`,
+      );
+    return key;
+  } finally {
+    client.destroy();
+  }
+};
+
+const describeQuotaKey = (publisherId: string, key: QuotaKey) =>
+  `Publisher ${publisherId} is counted on usage plan ${usagePlanId} as API Gateway API key ${key.apiKeyId}${
+    key.created ? ' (made now)' : key.attached ? ' (attached now)' : ''
+  }.`;
+
 const publisher = () => {
   if (values.publisher === undefined) return fail(`${command} needs --publisher <publisher_id>`);
   const parsed = publisherIdSchema.safeParse(values.publisher);
@@ -82,7 +127,14 @@ switch (command) {
     const games = list('games', values.games);
     const badGame = games?.find((game) => !gameIdSchema.safeParse(game).success);
     if (badGame !== undefined) fail(`--games: ${badGame} is not a valid game id`);
+    needUsagePlan();
     run = async () => {
+      // The plan first: a key whose publisher API Gateway would refuse is never handed out.
+      if (deployed) {
+        const line = describeQuotaKey(publisherId, await joinUsagePlan(publisherId));
+        if (values.json) console.error(line);
+        else console.log(line);
+      }
       const { createApiKey, effectiveScopes } = await import('../lib/domain/api-keys');
       const key = await createApiKey(publisherId, name, {
         scopes: grantedScopes as Scope[] | null,
@@ -145,6 +197,35 @@ The API key is shown only this once; keep it in a secret store:
         console.log(`Revoked ${key.key_id} of publisher ${key.publisher_id} at ${key.revoked_at}.
 A deployed API may accept it for up to the authorizer cache time (300 s by default).`);
       }
+      return 0;
+    };
+    break;
+  }
+  case 'quota': {
+    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
+    if (values.name !== undefined || values.scopes !== undefined || values.games !== undefined)
+      fail('quota takes only --publisher');
+    const publisherId = publisher();
+    needUsagePlan();
+    run = async () => {
+      if (!deployed) {
+        console.log(
+          'Nothing to do: only a deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) has a usage plan; the local gateway counts every publisher.',
+        );
+        return 0;
+      }
+      const key = await joinUsagePlan(publisherId);
+      if (values.json) {
+        console.log(
+          JSON.stringify({
+            publisher_id: publisherId,
+            api_key_id: key.apiKeyId,
+            created: key.created,
+            attached: key.attached,
+            enabled: key.enabled,
+          }),
+        );
+      } else console.log(describeQuotaKey(publisherId, key));
       return 0;
     };
     break;

@@ -65,6 +65,9 @@ const listen = (server: ReturnType<typeof dynalite>) =>
     server.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
   });
 
+/** Whether `env` names a table in AWS itself (TABLE_NAME without DYNAMODB_ENDPOINT): a deployed stage's. */
+export const namesAwsTable = (env: NodeJS.ProcessEnv) => Boolean(env.TABLE_NAME) && !env.DYNAMODB_ENDPOINT;
+
 export const openStore = async ({
   env = process.env,
   publish = false,

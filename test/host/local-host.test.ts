@@ -153,11 +153,41 @@ describe('npm run keys', () => {
     [['revoke'], 2],
     [['revoke', 'not-a-key-id'], 2],
     [['explode'], 2],
+    [['quota'], 2],
+    [['quota', '--publisher', 'acme', '--name', 'ci'], 2],
     [['revoke', 'key_AAAAAAAAAAAA'], 1],
   ])('answers %j with usage or an error and exit code %i', async (args, code) => {
     const run = await keys(args, tempDir());
     expect(run.code).toBe(code);
     expect(run.stdout).toBe('');
     expect(run.stderr.length).toBeGreaterThan(0);
+  });
+
+  it.each([['create'], ['quota']])(
+    '%s against a deployed table needs USAGE_PLAN_ID, and says so before any AWS call',
+    async (command) => {
+      const run = await runTs(
+        'infra/keys-cli.ts',
+        [command, '--publisher', 'acme'],
+        childEnv({
+          TABLE_NAME: 'DeviceBans-dev-Table',
+          USAGE_PLAN_ID: '',
+          AWS_REGION: 'eu-west-1',
+          // Any call would fail to connect and exit 1, not 2.
+          AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+          AWS_ACCESS_KEY_ID: 'none',
+          AWS_SECRET_ACCESS_KEY: 'none',
+        }),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('USAGE_PLAN_ID');
+    },
+  );
+
+  it('quota has nothing to do locally: the local gateway counts every publisher', async () => {
+    const run = await keys(['quota', '--publisher', 'acme'], tempDir());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Nothing to do');
   });
 });
