@@ -86,8 +86,7 @@ export const operations: BenchOperation[] = [
     route: 'listAudit',
     // One Query page of the publisher's events.
     floor: 1,
-    event: (publisherId) =>
-      proxyEvent({ resource: '/v1/audit', publisherId, query: { limit: '50' } }),
+    event: (publisherId) => proxyEvent({ resource: '/v1/audit', publisherId, query: { limit: '50' } }),
     http: { method: 'GET', path: '/v1/audit?limit=50' },
   },
   {
