@@ -21,6 +21,7 @@ const USAGE = `Usage:
   npm run keys -- list --publisher <publisher_id> [--json]
   npm run keys -- revoke <key_id> [--json]
   npm run keys -- quota --publisher <publisher_id> [--json]
+  npm run keys -- quota --all [--json]
 
 Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or other table;
 otherwise the local store in DATA_DIR (default ./.data).
@@ -28,7 +29,8 @@ otherwise the local store in DATA_DIR (default ./.data).
 A deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) also needs USAGE_PLAN_ID, the stack's
 UsagePlanId output: create puts the publisher on that usage plan first (its per-publisher rate
 limits; API Gateway refuses publishers that are not on it). quota does only that, for a
-publisher made before the plan existed.
+publisher made before the plan existed; quota --all does it for every publisher of the table
+(right after the first deploy of the plan on a stage that already has publishers).
 
 Scopes: ${scopes.join(', ')}. Without --scopes a key holds every scope;
 without --games it may name any game.`;
@@ -49,6 +51,7 @@ const parse = () => {
         scopes: { type: 'string' },
         games: { type: 'string' },
         json: { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -204,8 +207,9 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
   case 'quota': {
     if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
     if (values.name !== undefined || values.scopes !== undefined || values.games !== undefined)
-      fail('quota takes only --publisher');
-    const publisherId = publisher();
+      fail('quota takes only --publisher or --all');
+    if (values.all && values.publisher !== undefined) fail('quota takes --publisher or --all, not both');
+    const publisherId = values.all ? undefined : publisher();
     needUsagePlan();
     run = async () => {
       if (!deployed) {
@@ -214,18 +218,21 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
         );
         return 0;
       }
-      const key = await joinUsagePlan(publisherId);
-      if (values.json) {
-        console.log(
-          JSON.stringify({
-            publisher_id: publisherId,
-            api_key_id: key.apiKeyId,
-            created: key.created,
-            attached: key.attached,
-            enabled: key.enabled,
-          }),
-        );
-      } else console.log(describeQuotaKey(publisherId, key));
+      const { listPublishers } = await import('../lib/domain/policy');
+      for (const id of publisherId === undefined ? await listPublishers() : [publisherId]) {
+        const key = await joinUsagePlan(id);
+        if (values.json) {
+          console.log(
+            JSON.stringify({
+              publisher_id: id,
+              api_key_id: key.apiKeyId,
+              created: key.created,
+              attached: key.attached,
+              enabled: key.enabled,
+            }),
+          );
+        } else console.log(describeQuotaKey(id, key));
+      }
       return 0;
     };
     break;

@@ -1,10 +1,10 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
 import type { PolicyPatch } from '../model/requests';
 import type { Actor, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { policyKey } from '../storage/keys';
+import { partitions, policyKey } from '../storage/keys';
 import { recordEvent } from './audit';
 import { IntegrityError } from './errors';
 
@@ -162,4 +162,25 @@ export const provisionPolicy = async (publisherId: string, now = new Date()): Pr
     if (isConditionFailure(error)) return false;
     throw error;
   }
+};
+
+/**
+ * Every publisher, by its policy item (written before its first key): for operators only (the keys
+ * tool's `quota --all`), since it scans the whole table.
+ */
+export const listPublishers = async (): Promise<string[]> => {
+  const publishers: string[] = [];
+  const pages = paginateScan(
+    { client: dynamo },
+    {
+      TableName: tableName,
+      FilterExpression: 'begins_with(pk, :publisher) AND sk = :policy',
+      ExpressionAttributeValues: { ':publisher': partitions.publisher, ':policy': policyKey('').sk },
+      ProjectionExpression: 'publisher_id',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages)
+    for (const item of page.Items ?? []) publishers.push(String(item.publisher_id));
+  return publishers.sort();
 };

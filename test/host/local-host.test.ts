@@ -155,6 +155,7 @@ describe('npm run keys', () => {
     [['explode'], 2],
     [['quota'], 2],
     [['quota', '--publisher', 'acme', '--name', 'ci'], 2],
+    [['quota', '--all', '--publisher', 'acme'], 2],
     [['revoke', 'key_AAAAAAAAAAAA'], 1],
   ])('answers %j with usage or an error and exit code %i', async (args, code) => {
     const run = await keys(args, tempDir());

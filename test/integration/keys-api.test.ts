@@ -177,3 +177,12 @@ describe('tenant isolation, every ordered pair of publishers', () => {
     },
   );
 });
+
+describe("listPublishers (the keys tool's quota --all)", () => {
+  it('finds every publisher that has a key, once, whatever its number of keys', async () => {
+    const { listPublishers } = await import('../../lib/domain/policy');
+    await make(admin['keys-a'], { name: 'second', scopes: ['bans:read'] });
+    const found = await listPublishers();
+    for (const publisher of PUBLISHERS) expect(found.filter((p) => p === publisher)).toEqual([publisher]);
+  });
+});
