@@ -290,12 +290,14 @@ const errorWhen: Record<ErrorCode, string> = {
     'a field, header, path or query value fails validation, or the query has an unknown or repeated ' +
     'parameter; `details` names each field and its issue',
   unauthorized: '`Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked',
-  forbidden: "the key is valid but lacks the operation's scope, or is bound to other games than `X-Game-Id`",
+  forbidden:
+    "the key is valid but lacks the operation's scope, or is bound to other games than `X-Game-Id` " +
+    '(or, for an erasure, to games at all), or its publisher is not on the usage plan',
   not_found: 'the resource does not exist, or belongs to another publisher',
   method_not_allowed: 'the path exists but not with this method (answered by the gateway, with `Allow`)',
   payload_too_large: `the body is over ${MAX_BODY_BYTES / 1024} KiB`,
   unsupported_media_type: 'a body is sent without a JSON `Content-Type`',
-  rate_limited: 'the gateway throttled the request',
+  rate_limited: "the gateway throttled the request: the route's limit, or the caller's publisher's own",
   internal_error: 'a bug: the message says nothing internal, the log has the details',
   service_unavailable:
     'DynamoDB was throttled or unavailable after the SDK retries (also while checking the key)',
