@@ -35,14 +35,12 @@ export type TableAction =
   | 'dynamodb:DeleteItem';
 
 /**
- * What a function does to the table, exactly: the actions its lib/ code sends and the partitions
- * (lib/storage/keys.ts) it touches. The stack grants this and nothing more, with a
- * dynamodb:LeadingKeys condition on the partitions.
+ * What a function does to the table, exactly: each action its lib/ code sends, with the partitions
+ * (lib/storage/keys.ts) it sends it to. The stack grants this and nothing more, each action under a
+ * dynamodb:LeadingKeys condition on its own partitions: a function that writes audit events but
+ * deletes only bans cannot delete an audit event.
  */
-export interface TableAccess {
-  readonly actions: readonly TableAction[];
-  readonly partitions: readonly Partition[];
-}
+export type TableAccess = { readonly [A in TableAction]?: readonly Partition[] };
 
 /** Requests per second (steady state) and burst (requests at once), as API Gateway takes them. */
 export interface RateLimits {
@@ -124,7 +122,7 @@ export const getPolicyRoute = {
   auth: true,
   scope: 'policy:read',
   request: {},
-  table: { actions: ['dynamodb:GetItem'], partitions: ['publisher'] },
+  table: { 'dynamodb:GetItem': ['publisher'] },
   throttle: 'read',
 } as const satisfies Route;
 
@@ -137,7 +135,7 @@ export const updatePolicyRoute = {
   scope: 'policy:write',
   request: { body: policyPatchSchema },
   // One conditional UpdateItem returning ALL_OLD, then its event (and the previous one's, if missing).
-  table: { actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], partitions: ['publisher', 'audit'] },
+  table: { 'dynamodb:UpdateItem': ['publisher'], 'dynamodb:PutItem': ['audit'] },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -152,16 +150,18 @@ export const createBanRoute = {
   // The id counter (ADD), the conditional puts, the idempotency record read, the event, and the
   // deletes that withdraw a ban (made without a key) whose event could not be written.
   table: {
-    actions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
-    partitions: ['counter', 'device', 'idempotency', 'audit'],
+    'dynamodb:UpdateItem': ['counter'],
+    'dynamodb:PutItem': ['device', 'idempotency', 'audit'],
+    'dynamodb:GetItem': ['idempotency'],
+    'dynamodb:DeleteItem': ['device', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
 
 /** A listing reads the policy (for `enforced`) and the device's bans. */
 const listingAccess = {
-  actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-  partitions: ['publisher', 'device'],
+  'dynamodb:GetItem': ['publisher'],
+  'dynamodb:Query': ['device'],
 } as const satisfies TableAccess;
 
 export const listSocialBansRoute = {
@@ -210,8 +210,9 @@ export const revokeBanRoute = {
   request: { game: true, path: banPathSchema, body: revokeBanRequestSchema },
   // A conditional UpdateItem, the ban read when it fails, its event, and the policy read.
   table: {
-    actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
-    partitions: ['device', 'publisher', 'audit'],
+    'dynamodb:UpdateItem': ['device'],
+    'dynamodb:GetItem': ['device', 'publisher'],
+    'dynamodb:PutItem': ['audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -266,8 +267,8 @@ export const createKeyRoute = {
   // The policy (if missing), the key's three items and its event, each a conditional put; the
   // deletes that withdraw them if the event cannot be written.
   table: {
-    actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
-    partitions: ['publisher', 'keyId', 'apiKey', 'audit'],
+    'dynamodb:PutItem': ['publisher', 'keyId', 'apiKey', 'audit'],
+    'dynamodb:DeleteItem': ['publisher', 'keyId', 'apiKey', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -280,7 +281,7 @@ export const listKeysRoute = {
   auth: true,
   scope: 'keys:manage',
   request: {},
-  table: { actions: ['dynamodb:Query'], partitions: ['publisher'] },
+  table: { 'dynamodb:Query': ['publisher'] },
   throttle: 'read',
 } as const satisfies Route;
 
@@ -294,8 +295,9 @@ export const revokeKeyRoute = {
   request: { path: keyPathSchema },
   // The key id item (whose is it?), then the lookup, id and listing items, then the event.
   table: {
-    actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-    partitions: ['keyId', 'apiKey', 'publisher', 'audit'],
+    'dynamodb:GetItem': ['keyId'],
+    'dynamodb:UpdateItem': ['keyId', 'apiKey', 'publisher'],
+    'dynamodb:PutItem': ['audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -309,7 +311,7 @@ export const listAuditRoute = {
   auth: true,
   scope: 'audit:read',
   request: { query: auditQuerySchema },
-  table: { actions: ['dynamodb:Query'], partitions: ['audit'] },
+  table: { 'dynamodb:Query': ['audit'] },
   throttle: 'read',
 } as const satisfies Route;
 
@@ -324,9 +326,11 @@ export const eraseDeviceRoute = {
   request: { path: devicePathSchema, everyGame: true },
   // The device Query, the erasure marker (put, read back by the Query, deleted when done), the
   // ban and record deletes, and the event.
+  // It never deletes an audit event.
   table: {
-    actions: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-    partitions: ['device', 'idempotency', 'audit'],
+    'dynamodb:Query': ['device'],
+    'dynamodb:PutItem': ['device', 'audit'],
+    'dynamodb:DeleteItem': ['device', 'idempotency'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -356,7 +360,7 @@ export type RouteId = (typeof routes)[number]['id'];
 export const authorizerFunction = {
   id: 'authorizer',
   handler: 'authorizer',
-  table: { actions: ['dynamodb:GetItem'], partitions: ['apiKey'] },
+  table: { 'dynamodb:GetItem': ['apiKey'] },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
 /** Source file of a handler module, relative to the project root. */

@@ -1,36 +1,51 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { authorizerFunction, routes, type TableAccess, type TableAction } from '../../lib/routes';
-import { leadingKeyPattern } from '../../lib/storage/keys';
+import { leadingKeyPattern, type Partition } from '../../lib/storage/keys';
 
 /**
  * Least privilege on the table: each function gets exactly the DynamoDB actions its row of the
- * route table declares, as one explicit statement on the table's ARN (no index, no wildcard
- * action), limited by a dynamodb:LeadingKeys condition to the partitions it touches. A writer
- * can therefore not put an item of another kind (create-ban cannot mint an `APIKEY#` item).
+ * route table declares, on the table's ARN (no index, no wildcard action), each action limited by
+ * a dynamodb:LeadingKeys condition to the partitions it sends that action to. A writer can
+ * therefore not put an item of another kind (create-ban cannot mint an `APIKEY#` item), and only
+ * the functions that must withdraw an unrecorded change may delete an audit event.
  */
 
 export type FunctionHandler = (typeof routes)[number]['handler'] | (typeof authorizerFunction)['handler'];
 
+/** The actions a function's access names, in a fixed order. */
+export const actionsOf = (access: TableAccess | undefined): TableAction[] =>
+  (Object.keys(access ?? {}) as TableAction[]).filter((action) => (access?.[action]?.length ?? 0) > 0).sort();
+
 /** Every function's table actions, by handler, as the route table declares them (none: []). */
 export const TABLE_ACTIONS: Readonly<Record<FunctionHandler, readonly TableAction[]>> = Object.fromEntries(
-  [...routes, authorizerFunction].map((fn) => [fn.handler, 'table' in fn ? fn.table.actions : []]),
+  [...routes, authorizerFunction].map((fn) => [fn.handler, actionsOf('table' in fn ? fn.table : undefined)]),
 ) as unknown as Record<FunctionHandler, readonly TableAction[]>;
 
-/** The LeadingKeys patterns of one function's partitions (lib/storage/keys.ts). */
-export const leadingKeysOf = (access: TableAccess): string[] => access.partitions.map(leadingKeyPattern);
+/** The LeadingKeys patterns of some partitions (lib/storage/keys.ts). */
+export const leadingKeysOf = (partitions: readonly Partition[]): string[] =>
+  [...new Set(partitions)].sort().map(leadingKeyPattern);
 
 /** The authorizer reads key lookup items only: a leaked authorizer role reads no bans or policies. */
-export const AUTHORIZER_LEADING_KEYS = leadingKeysOf(authorizerFunction.table);
+export const AUTHORIZER_LEADING_KEYS = leadingKeysOf(authorizerFunction.table['dynamodb:GetItem']);
 
+/**
+ * One statement per set of partitions: the actions sent to exactly those partitions, on the
+ * table's ARN, under a LeadingKeys condition on them.
+ */
 export const grantTableAccess = (fn: IFunction, tableArn: string, access: TableAccess | undefined) => {
-  if (!access || access.actions.length === 0) return;
-  if (access.partitions.length === 0) throw new Error('a table grant needs the partitions it may touch');
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: [...access.actions],
-      resources: [tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeysOf(access) } },
-    }),
-  );
+  const bySet = new Map<string, TableAction[]>();
+  for (const action of actionsOf(access)) {
+    const keys = leadingKeysOf(access?.[action] ?? []).join(' ');
+    bySet.set(keys, [...(bySet.get(keys) ?? []), action]);
+  }
+  for (const [keys, actions] of bySet) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions,
+        resources: [tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys.split(' ') } },
+      }),
+    );
+  }
 };

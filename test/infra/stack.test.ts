@@ -9,11 +9,18 @@ import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
 import { BUNDLE_TARGET, RUNTIME } from '../../infra/stack/service-function';
 import { BEARER_VALIDATION_REGEX, ServiceStack } from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
-import { AUTHORIZER_LEADING_KEYS, TABLE_ACTIONS } from '../../infra/stack/table-access';
+import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
 import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
-import { authorizerFunction, routes, throttleClasses } from '../../lib/routes';
+import {
+  authorizerFunction,
+  routes,
+  type TableAccess,
+  type TableAction,
+  throttleClasses,
+} from '../../lib/routes';
+import { leadingKeyPattern } from '../../lib/storage/keys';
 import { cdkJsonContext, templateApp } from '../support/cdk';
 
 /**
@@ -451,6 +458,33 @@ describe('table access: least privilege', () => {
       }
     },
   );
+
+  test.each(allFunctions)('$id sends each action only to the partitions it declares', ({ id, table }) => {
+    for (const s of statementsOf(id)) {
+      const keys = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      for (const action of [s.Action].flat() as TableAction[]) {
+        expect(keys, `${id} ${action}`).toEqual(
+          leadingKeysOf((table as TableAccess | undefined)?.[action] ?? []),
+        );
+      }
+    }
+  });
+
+  test('only the functions that withdraw an unrecorded change may delete an audit event', () => {
+    const deleters = allFunctions
+      .filter(({ id }) =>
+        statementsOf(id).some(
+          (s) =>
+            [s.Action].flat().includes('dynamodb:DeleteItem') &&
+            s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].includes(
+              leadingKeyPattern('audit'),
+            ),
+        ),
+      )
+      .map(({ id }) => id)
+      .sort();
+    expect(deleters).toEqual(['createBan', 'createKey']);
+  });
 
   test('read-only routes cannot write; health cannot touch the table', () => {
     for (const route of routes) {
