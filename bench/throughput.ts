@@ -11,7 +11,7 @@ import {
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { connectionConfig } from '../lib/storage/connection';
-import { banKey, policyKey as keyOfPolicy } from '../lib/storage/keys';
+import { auditEventKey, auditPartition, banKey, policyKey as keyOfPolicy } from '../lib/storage/keys';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
@@ -105,18 +105,51 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    await putEvent(`raw-ban-${banId}`);
   };
+  /** An audit event put, conditional as the domain's (lib/domain/audit.ts). */
+  const putEvent = (eventId: string) =>
+    client.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: {
+          ...auditEventKey('dev-publisher', new Date().toISOString(), eventId),
+          type: 'ban.created',
+          event: { event_id: eventId },
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  const repeatEvent = async () => {
+    // The domain re-records the previous policy change's event each update: a failed condition.
+    await putEvent('raw-policy-previous').catch(() => undefined);
+  };
+  let version = 0;
   return {
     'get policy': getPolicy,
-    'put policy': () =>
-      client.send(
+    'put policy': async () => {
+      await client.send(
         new UpdateCommand({
           TableName: TABLE,
           Key: policyKey,
-          UpdateExpression: 'SET rep_include_game = :t, updated_at = :now',
+          UpdateExpression:
+            'SET before_rep_include_game = rep_include_game, rep_include_game = :t, updated_at = :now, version = if_not_exists(version, :zero) + :one',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':t': true, ':now': new Date().toISOString() },
-          ReturnValues: 'ALL_NEW',
+          ExpressionAttributeValues: { ':t': true, ':now': new Date().toISOString(), ':zero': 0, ':one': 1 },
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      await Promise.all([repeatEvent(), putEvent(`raw-policy-${++version}`)]);
+    },
+    'read the audit trail': () =>
+      client.send(
+        new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+          ExpressionAttributeValues: { ':pk': auditPartition('dev-publisher'), ':event': 'EVENT#' },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: 51,
         }),
       ),
     'create ban': putBan,
