@@ -60,6 +60,9 @@ const stopChild = async (child: ChildProcess) => {
 };
 
 /** The storage calls each operation makes, sent straight to the store. */
+/** Whose trail the raw side writes and reads: as many events as the API's, by the same runs. */
+const RAW_PUBLISHER = 'raw-publisher';
+
 const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, () => Promise<unknown>>> => {
   // Imported late: the storage client (which lib/bans loads) insists on TABLE_NAME at import.
   process.env.TABLE_NAME ||= TABLE;
@@ -107,13 +110,16 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
     );
     await putEvent(`raw-ban-${banId}`);
   };
-  /** An audit event put, conditional as the domain's (lib/domain/audit.ts). */
+  /**
+   * An audit event put, conditional as the domain's (lib/domain/audit.ts), in a partition of its
+   * own: the API reads dev-publisher's trail, and must not meet these bare items there.
+   */
   const putEvent = (eventId: string) =>
     client.send(
       new PutCommand({
         TableName: TABLE,
         Item: {
-          ...auditEventKey('dev-publisher', new Date().toISOString(), eventId),
+          ...auditEventKey(RAW_PUBLISHER, new Date().toISOString(), eventId),
           type: 'ban.created',
           event: { event_id: eventId },
         },
@@ -146,7 +152,7 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
         new QueryCommand({
           TableName: TABLE,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
-          ExpressionAttributeValues: { ':pk': auditPartition('dev-publisher'), ':event': 'EVENT#' },
+          ExpressionAttributeValues: { ':pk': auditPartition(RAW_PUBLISHER), ':event': 'EVENT#' },
           ScanIndexForward: false,
           ConsistentRead: true,
           Limit: 51,
