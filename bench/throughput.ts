@@ -114,18 +114,35 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
    * An audit event put, conditional as the domain's (lib/domain/audit.ts), in a partition of its
    * own: the API reads dev-publisher's trail, and must not meet these bare items there.
    */
-  const putEvent = (eventId: string) =>
-    client.send(
+  const putEvent = (eventId: string) => {
+    const occurredAt = new Date().toISOString();
+    const deviceId = `bench-device-${eventId}`;
+    return client.send(
       new PutCommand({
         TableName: TABLE,
         Item: {
-          ...auditEventKey(RAW_PUBLISHER, new Date().toISOString(), eventId),
+          ...auditEventKey(RAW_PUBLISHER, occurredAt, eventId),
           type: 'ban.created',
-          event: { event_id: eventId },
+          device_id: deviceId,
+          // The size and shape of the events the API stores and reads back.
+          event: {
+            event_id: eventId,
+            occurred_at: occurredAt,
+            actor: { key_id: 'key_0123456789ab', name: 'local development' },
+            type: 'ban.created',
+            device_id: deviceId,
+            ban_id: 57_764_096_754_433,
+            ban_type: 'cheat',
+            scope: 'global',
+            game_id: BENCH_GAME,
+            reason_code: 'bench',
+            expires_at: null,
+          },
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  };
   const repeatEvent = async () => {
     // The domain re-records the previous policy change's event each update: a failed condition.
     await putEvent('raw-policy-previous').catch(() => undefined);
