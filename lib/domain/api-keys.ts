@@ -228,6 +228,8 @@ export interface Caller {
   scopes: Scope[] | null;
   /** null: every game. */
   games: string[] | null;
+  /** When the key stops working; null: never. */
+  expiresAt: string | null;
 }
 
 /** The publisher behind a key, or undefined for a malformed, unknown, revoked or expired key. */
@@ -246,6 +248,7 @@ export const authenticate = async (apiKey: string, now = new Date()): Promise<Ca
     name: key.name,
     scopes: key.scopes,
     games: key.games,
+    expiresAt: key.expires_at,
   };
 };
 
@@ -269,11 +272,14 @@ export interface Grantor {
   scopes: readonly Scope[];
   /** The games it is bound to; null: any game. */
   games: readonly string[] | null;
+  /** When it expires; null: never (or not known, in an authorizer answer cached from before). */
+  expiresAt: string | null;
 }
 
 /**
  * Makes a key for the caller's publisher. A key never grants what it does not hold: no scope it
- * lacks, and, when it is bound to games, no game outside them (nor every game, by omitting them).
+ * lacks, when it is bound to games no game outside them (nor every game, by omitting them), and
+ * when it expires no key that outlives it (nor one that never expires).
  */
 export const issueApiKey = async (
   publisherId: string,
@@ -298,6 +304,20 @@ export const issueApiKey = async (
         'games',
         'not_held',
         `may not include ${outside.join(', ')}: the calling key is not bound to it`,
+      );
+  }
+  if (grantor.expiresAt) {
+    if (!request.expires_at)
+      throw new InvalidInputError(
+        'expires_at',
+        'not_held',
+        `is required: the calling key expires at ${grantor.expiresAt}`,
+      );
+    if (request.expires_at > grantor.expiresAt)
+      throw new InvalidInputError(
+        'expires_at',
+        'not_held',
+        `must be no later than ${grantor.expiresAt}, when the calling key expires`,
       );
   }
   if (request.expires_at && request.expires_at <= now.toISOString())

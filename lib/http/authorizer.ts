@@ -52,6 +52,8 @@ export const authorize = async (
       publisherId: caller.publisherId,
       keyId: caller.keyId,
       keyName: caller.name,
+      // '' for a key that never expires (context values are strings).
+      expiresAt: caller.expiresAt ?? '',
       scopes: encodeGrant(caller.scopes),
       games: encodeGrant(caller.games),
     },

@@ -265,7 +265,9 @@ const callerOf = (authorizer: Record<string, unknown> | null | undefined): Calle
   const games = authorizer?.games === undefined ? null : decodeGrant(authorizer.games);
   if (typeof keyId !== 'string' || scopes === undefined || games === undefined) return undefined;
   const name = typeof authorizer?.keyName === 'string' ? authorizer.keyName : '';
-  return { keyId, name, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games };
+  const expiresAt =
+    typeof authorizer?.expiresAt === 'string' && authorizer.expiresAt !== '' ? authorizer.expiresAt : null;
+  return { keyId, name, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games, expiresAt };
 };
 
 const forbidden = (message: string) => new ApiError('forbidden', message);

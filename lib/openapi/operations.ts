@@ -349,7 +349,8 @@ export const operations = {
       "Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only " +
       'its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, ' +
       'when the calling key is bound to games, a game outside them (or every game, by leaving out ' +
-      '`games`), is a 400 naming the field, and nothing is made. Without `games` the key may name any ' +
+      '`games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and ' +
+      'nothing is made. Without `games` the key may name any ' +
       'game; without `expires_at` it does not expire.',
     request: {
       name: 'eu game servers',

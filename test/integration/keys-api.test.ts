@@ -63,6 +63,33 @@ describe('POST /v1/keys', () => {
     expect((await keyItems()).length).toBe(before);
   });
 
+  it('never makes a key that outlives an expiring calling key: 400 on expires_at, nothing made', async () => {
+    const temporary = (
+      await make(admin['keys-a'], {
+        name: 'temporary manager',
+        scopes: ['keys:manage', 'bans:read'],
+        expires_at: '2098-01-01T00:00:00Z',
+      })
+    ).body.api_key as string;
+    const before = (await keyItems()).length;
+    for (const body of [
+      { name: 'forever', scopes: ['bans:read'] },
+      { name: 'later', scopes: ['bans:read'], expires_at: '2099-01-01T00:00:00Z' },
+    ]) {
+      const res = await make(temporary, body);
+      expect(res.status, body.name).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: 'expires_at', issue: 'not_held' }]);
+    }
+    expect((await keyItems()).length).toBe(before);
+    const within = await make(temporary, {
+      name: 'within',
+      scopes: ['bans:read'],
+      expires_at: '2097-06-01T00:00:00Z',
+    });
+    expect(within.status).toBe(201);
+    expect(within.body.expires_at).toBe('2097-06-01T00:00:00.000Z');
+  });
+
   it('never grants a scope or a game the calling key does not hold: 400 naming it, nothing made', async () => {
     const manager = (
       await make(admin['keys-a'], {

@@ -32,7 +32,14 @@ describe('authorizer', () => {
         ],
       },
       usageIdentifierKey: publisherQuotaKey('pub-a'),
-      context: { publisherId: 'pub-a', keyId: 'key_1', keyName: 'ci', scopes: '*', games: '*' },
+      context: {
+        publisherId: 'pub-a',
+        keyId: 'key_1',
+        keyName: 'ci',
+        expiresAt: '',
+        scopes: '*',
+        games: '*',
+      },
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
   });
@@ -55,6 +62,7 @@ describe('authorizer', () => {
       publisherId: 'pub-a',
       keyId: 'key_2',
       keyName: 'game server',
+      expiresAt: '2999-01-01T00:00:00.000Z',
       scopes: 'bans:read bans:write',
       games: 'g1 g2',
     });
