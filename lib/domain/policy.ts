@@ -16,13 +16,23 @@ import { IntegrityError } from './errors';
 
 export { defaultPolicyFlags } from '../model/policy-flags';
 
-/** The policy item read back, checked: every flag a boolean, the id and time strings. */
-const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
+/** The eight flags an item holds (under `prefix`), or undefined unless every one is a boolean. */
+const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag, boolean> | undefined => {
   const flags = {} as Record<PolicyFlag, boolean>;
   for (const flag of policyFlags) {
-    const value = item?.[flag];
-    if (typeof value !== 'boolean') throw new IntegrityError(`policy item has no boolean ${flag}`);
+    const value = item[`${prefix}${flag}`];
+    if (typeof value !== 'boolean') return undefined;
     flags[flag] = value;
+  }
+  return flags;
+};
+
+/** The policy item read back, checked: every flag a boolean, the id and time strings. */
+const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
+  const flags = flagsOf(item ?? {});
+  if (!flags) {
+    const missing = policyFlags.find((flag) => typeof item?.[flag] !== 'boolean');
+    throw new IntegrityError(`policy item has no boolean ${missing}`);
   }
   const { publisher_id, updated_at } = item ?? {};
   if (typeof publisher_id !== 'string' || typeof updated_at !== 'string') {
@@ -46,30 +56,24 @@ export const getPolicy = async (publisherId: string): Promise<Policy> => {
   return policyFromItem(Item);
 };
 
-const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag, boolean> | undefined => {
-  const flags = {} as Record<PolicyFlag, boolean>;
-  for (const flag of policyFlags) {
-    const value = item[`${prefix}${flag}`];
-    if (typeof value !== 'boolean') return undefined;
-    flags[flag] = value;
-  }
-  return flags;
-};
-
 /**
- * The `policy.updated` event of the change an item (as it was before this update) last recorded
- * on itself, if it records one: every update keeps its version, actor and the flags before it on
- * the item, so the next update can record that change's event if its own request could not.
+ * Records the `policy.updated` event of the change an item (as it was before this update) last
+ * recorded on itself, if it records one: every update keeps its version, actor and the flags
+ * before it on the item, so the next update can record that change's event if its own request
+ * could not (a conditional put: normally it finds the event there).
  */
-const lastChange = (publisherId: string, old: Record<string, unknown>) => {
+const recordLastChange = async (publisherId: string, old: Record<string, unknown>): Promise<void> => {
   const before = flagsOf(old, 'before_');
   const after = flagsOf(old);
   const { version, changed_by, updated_at } = old;
-  if (!before || !after || typeof version !== 'number' || typeof updated_at !== 'string') return undefined;
-  const actor = changed_by as { key_id: string | null; name: string } | undefined;
-  if (typeof actor?.name !== 'string') return undefined;
-  return () =>
-    recordEvent(publisherId, String(version), updated_at, actor, { type: 'policy.updated', before, after });
+  const actor = changed_by as Actor | undefined;
+  if (!before || !after || typeof version !== 'number' || typeof updated_at !== 'string') return;
+  if (typeof actor?.name !== 'string') return;
+  await recordEvent(publisherId, String(version), updated_at, actor, {
+    type: 'policy.updated',
+    before,
+    after,
+  });
 };
 
 /**
@@ -91,6 +95,7 @@ export const updatePolicy = async (
     '#changed_by': 'changed_by',
   };
   const values: Record<string, unknown> = { ':now': now, ':zero': 0, ':one': 1, ':actor': actor };
+  const patched: Partial<Record<PolicyFlag, boolean>> = {};
   const sets = [
     '#updated_at = :now',
     '#version = if_not_exists(#version, :zero) + :one',
@@ -105,6 +110,7 @@ export const updatePolicy = async (
     if (value === undefined) continue;
     values[`:${flag}`] = value;
     sets.push(`#${flag} = :${flag}`);
+    patched[flag] = value;
   }
   let old: Record<string, unknown>;
   try {
@@ -124,24 +130,15 @@ export const updatePolicy = async (
     if (isConditionFailure(error)) throw missingPolicy(publisherId);
     throw error;
   }
-  const before = policyFromItem(old);
-  const updated: Policy = { ...before, ...definedFlags(patch), updated_at: now };
+  const { publisher_id, updated_at: _before, ...before } = policyFromItem(old);
+  const after = { ...before, ...patched };
   const version = (typeof old.version === 'number' ? old.version : 0) + 1;
-  const { publisher_id: _b, updated_at: _bt, ...beforeFlags } = before;
-  const { publisher_id: _a, updated_at: _at, ...afterFlags } = updated;
   await Promise.all([
-    lastChange(publisherId, old)?.(),
-    recordEvent(publisherId, String(version), now, actor, {
-      type: 'policy.updated',
-      before: beforeFlags,
-      after: afterFlags,
-    }),
+    recordLastChange(publisherId, old),
+    recordEvent(publisherId, String(version), now, actor, { type: 'policy.updated', before, after }),
   ]);
-  return updated;
+  return { publisher_id, ...after, updated_at: now };
 };
-
-const definedFlags = (patch: PolicyPatch) =>
-  Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
 
 /** Writes the default policy unless the publisher already has one. Returns whether it wrote. */
 export const provisionPolicy = async (publisherId: string, now = new Date()): Promise<boolean> => {
