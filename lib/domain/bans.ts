@@ -421,6 +421,7 @@ export const eraseDevice = async (publisherId: string, deviceId: string, actor: 
 const ERASE_ROUNDS = 5;
 
 const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): Promise<Erasure> => {
+  const markerKey = erasureKey(deviceId, publisherId);
   const bans: Ban[] = [];
   let marker: Record<string, unknown> | undefined;
   const pages = paginateQuery(
@@ -437,7 +438,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
       const sk = String(item.sk);
-      if (sk === erasureKey(deviceId, publisherId).sk) marker = item;
+      if (sk === markerKey.sk) marker = item;
       else if (sk.startsWith(BAN_PREFIX)) bans.push(banFromItem(item));
     }
   }
@@ -453,7 +454,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
       new PutCommand({
         TableName: tableName,
         Item: {
-          ...erasureKey(deviceId, publisherId),
+          ...markerKey,
           publisher_id: publisherId,
           started_at: startedAt,
           actor: by,
@@ -485,6 +486,6 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     device_id: deviceId,
     erased_bans: erased.size,
   });
-  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: erasureKey(deviceId, publisherId) }));
+  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: markerKey }));
   return { device_id: deviceId, erased_bans: erased.size };
 };
