@@ -4,13 +4,17 @@ import {
   banPathSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
+  createWebhookRequestSchema,
+  deliveriesQuerySchema,
   devicePathSchema,
   enforcementBatchRequestSchema,
+  eventsQuerySchema,
   keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
   policyPatchSchema,
   revokeBanRequestSchema,
+  webhookPathSchema,
 } from './model/requests';
 import type { Scope } from './model/scopes';
 import type { Partition } from './storage/keys';
@@ -335,6 +339,69 @@ export const eraseDeviceRoute = {
   throttle: 'write',
 } as const satisfies Route;
 
+/** The change feed (`bans:read`, per game like the ban listings): three Queries and the policy. */
+export const listEventsRoute = {
+  id: 'listEvents',
+  method: 'GET',
+  path: '/v1/events',
+  handler: 'list-events',
+  auth: true,
+  scope: 'bans:read',
+  request: { game: true, query: eventsQuerySchema },
+  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+/** Webhooks are managed like keys (`keys:manage`): they carry the publisher's events out. */
+export const createWebhookRoute = {
+  id: 'createWebhook',
+  method: 'POST',
+  path: '/v1/webhooks',
+  handler: 'create-webhook',
+  auth: true,
+  scope: 'keys:manage',
+  request: { body: createWebhookRequestSchema },
+  // The publisher's webhooks (which slots are taken), then a conditional put into a free one.
+  table: { 'dynamodb:Query': ['webhook'], 'dynamodb:PutItem': ['webhook'] },
+  throttle: 'write',
+} as const satisfies Route;
+
+export const listWebhooksRoute = {
+  id: 'listWebhooks',
+  method: 'GET',
+  path: '/v1/webhooks',
+  handler: 'list-webhooks',
+  auth: true,
+  scope: 'keys:manage',
+  request: {},
+  table: { 'dynamodb:Query': ['webhook'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+export const deleteWebhookRoute = {
+  id: 'deleteWebhook',
+  method: 'DELETE',
+  path: '/v1/webhooks/{webhook_id}',
+  handler: 'delete-webhook',
+  auth: true,
+  scope: 'keys:manage',
+  request: { path: webhookPathSchema },
+  table: { 'dynamodb:Query': ['webhook'], 'dynamodb:DeleteItem': ['webhook'] },
+  throttle: 'write',
+} as const satisfies Route;
+
+export const listWebhookDeliveriesRoute = {
+  id: 'listWebhookDeliveries',
+  method: 'GET',
+  path: '/v1/webhooks/{webhook_id}/deliveries',
+  handler: 'list-webhook-deliveries',
+  auth: true,
+  scope: 'keys:manage',
+  request: { path: webhookPathSchema, query: deliveriesQuerySchema },
+  table: { 'dynamodb:Query': ['webhook', 'delivery'] },
+  throttle: 'read',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -351,6 +418,11 @@ export const routes = [
   revokeKeyRoute,
   listAuditRoute,
   eraseDeviceRoute,
+  listEventsRoute,
+  createWebhookRoute,
+  listWebhooksRoute,
+  deleteWebhookRoute,
+  listWebhookDeliveriesRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 
@@ -362,6 +434,34 @@ export const authorizerFunction = {
   handler: 'authorizer',
   table: { 'dynamodb:GetItem': ['apiKey'] },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
+
+/**
+ * The dispatcher: the table's stream (ban and policy items, lib/domain/change-events.ts) in, the
+ * feed and the deliveries out, each delivery handed to the queue. A function of its own, not a route.
+ */
+export const eventsDispatcherFunction = {
+  id: 'eventsDispatcher',
+  handler: 'events-dispatcher',
+  table: {
+    'dynamodb:Query': ['feed', 'webhook'],
+    'dynamodb:GetItem': ['feed', 'publisher', 'delivery'],
+    'dynamodb:PutItem': ['feed', 'delivery'],
+    'dynamodb:UpdateItem': ['feed'],
+  },
+} as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
+
+/** The sender: one queue message, one attempt of one delivery (and the message for the next). */
+export const webhookSenderFunction = {
+  id: 'webhookSender',
+  handler: 'webhook-sender',
+  table: {
+    'dynamodb:GetItem': ['delivery', 'webhook'],
+    'dynamodb:UpdateItem': ['delivery'],
+  },
+} as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
+
+/** The queue the dispatcher and the sender hand deliveries on through (SQS; its URL in this variable). */
+export const DELIVERY_QUEUE_ENV = 'DELIVERY_QUEUE_URL';
 
 /** Source file of a handler module, relative to the project root. */
 export const handlerEntry = (handler: string) => `functions/${handler}.ts`;

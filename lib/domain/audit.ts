@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describeError, log } from '../log';
-import { type AuditEventType, type AuditQuery, auditEventTypes } from '../model/requests';
+import { type AuditEventType, type AuditQuery, auditEventTypes, type FeedEventType } from '../model/requests';
 import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
@@ -31,7 +31,7 @@ export const OPERATOR: Actor = { key_id: null, name: 'operator' };
  * The event id: a hash of the publisher, the type and the subject (a ban id, a key id, a policy
  * version, an erasure), so that recording the same change twice names the same item.
  */
-const eventIdOf = (publisherId: string, type: AuditEventType, subjectId: string) =>
+export const eventIdOf = (publisherId: string, type: AuditEventType | FeedEventType, subjectId: string) =>
   `evt_${createHash('sha256').update(`${publisherId}\n${type}\n${subjectId}`).digest('base64url').slice(0, 24)}`;
 
 /** The key of the event recording `type` of `subjectId` (for undoing one that may have landed). */

@@ -28,7 +28,7 @@ const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag,
 };
 
 /** The policy item read back, checked: every flag a boolean, the id and time strings. */
-const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
+export const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
   const flags = flagsOf(item ?? {});
   if (!flags) {
     const missing = policyFlags.find((flag) => typeof item?.[flag] !== 'boolean');

@@ -76,12 +76,13 @@ export const jsonResponse = (
 ): HttpResponse => ({
   statusCode,
   headers: {
-    'Content-Type': JSON_CONTENT_TYPE,
+    // 204 No Content has no body, so no body type either.
+    ...(statusCode === 204 ? {} : { 'Content-Type': JSON_CONTENT_TYPE }),
     'Cache-Control': 'no-store',
     'X-Request-Id': requestId,
     ...headers,
   },
-  body: JSON.stringify(body),
+  body: statusCode === 204 ? '' : JSON.stringify(body),
 });
 
 export const errorResponse = (error: ApiError, requestId: string): HttpResponse =>

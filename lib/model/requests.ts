@@ -309,3 +309,49 @@ export const auditQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type AuditQuery = z.output<typeof auditQuerySchema>;
+
+/** What the change feed and webhooks carry (lib/domain/change-events.ts). */
+export const feedEventTypes = ['ban.created', 'ban.revoked', 'ban.erased', 'policy.updated'] as const;
+export type FeedEventType = (typeof feedEventTypes)[number];
+
+/** `GET /v1/events`: oldest first from the cursor (opaque; the domain decodes and checks it). */
+export const eventsQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 500), 100),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type EventsQuery = z.output<typeof eventsQuerySchema>;
+
+/** Webhooks a publisher may have at once. */
+export const WEBHOOK_MAX_PER_PUBLISHER = 10;
+
+/** What `POST /v1/webhooks` takes. Whether the URL may be called is the domain's check. */
+export const createWebhookRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    url: z
+      .string()
+      .check(z.minLength(1, 'must be 1-2048 characters'), z.maxLength(2048, 'must be 1-2048 characters')),
+    events: z.optional(
+      z.array(z.enum(feedEventTypes)).check(z.minLength(1), z.maxLength(feedEventTypes.length)),
+    ),
+    games: z.optional(z.array(gameIdSchema).check(z.minLength(1), z.maxLength(KEY_MAX_GAMES))),
+  }),
+);
+export type CreateWebhookRequest = z.output<typeof createWebhookRequestSchema>;
+
+export const webhookIdSchema = /* @__PURE__ */ define(() =>
+  pattern(/^wh_[A-Za-z0-9_-]{16}$/, 'must be wh_ and 16 characters of A-Z a-z 0-9 _ -'),
+);
+export const webhookPathSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ webhook_id: webhookIdSchema }),
+);
+
+/** `GET /v1/webhooks/{webhook_id}/deliveries`: newest first. */
+export const deliveriesQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 200), 50),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type DeliveriesQuery = z.output<typeof deliveriesQuerySchema>;

@@ -1,6 +1,13 @@
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
-import { banScopeSchema, banStatusFilters, banTypeSchema, policyFlagShape, policyFlags } from './requests';
+import {
+  banScopeSchema,
+  banStatusFilters,
+  banTypeSchema,
+  feedEventTypes,
+  policyFlagShape,
+  policyFlags,
+} from './requests';
 import { scopes } from './scopes';
 
 /**
@@ -241,3 +248,80 @@ export type AuditList = z.output<typeof auditListSchema>;
 
 export const erasureSchema = z.strictObject({ device_id: z.string(), erased_bans: count });
 export type Erasure = z.output<typeof erasureSchema>;
+
+/** One change as the feed and webhooks carry it: the ban as listed to the reader, or its policy. */
+const banFeedEvent = <T extends 'ban.created' | 'ban.revoked' | 'ban.erased'>(type: T) =>
+  z.strictObject({
+    event_id: z.string(),
+    type: z.literal(type),
+    occurred_at: timestamp,
+    device_id: z.string(),
+    /** As a listing shows it to the reader; an erased ban's details are gone (null). */
+    ban: listedBanSchema,
+  });
+
+export const feedEventSchema = z.discriminatedUnion('type', [
+  banFeedEvent('ban.created'),
+  banFeedEvent('ban.revoked'),
+  banFeedEvent('ban.erased'),
+  z.strictObject({
+    event_id: z.string(),
+    type: z.literal('policy.updated'),
+    occurred_at: timestamp,
+    device_id: z.null(),
+    /** The policy as it is after this change. */
+    policy: policySchema,
+  }),
+]);
+export type FeedEvent = z.output<typeof feedEventSchema>;
+
+export const feedPageSchema = z.strictObject({
+  items: z.array(feedEventSchema),
+  /** Where to read on from: always present; a page with no items means "caught up". */
+  next_cursor: z.string(),
+});
+export type FeedPage = z.output<typeof feedPageSchema>;
+
+/** A webhook as listed: never its secret. */
+export const webhookSchema = z.strictObject({
+  webhook_id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(feedEventTypes)),
+  /** The games whose game bans it receives; null: every game. */
+  games: z.nullable(z.array(z.string())),
+  created_at: timestamp,
+});
+export type Webhook = z.output<typeof webhookSchema>;
+
+export const webhookListSchema = z.strictObject({ items: z.array(webhookSchema) });
+export type WebhookList = z.output<typeof webhookListSchema>;
+
+/** A new webhook: its signing `secret`, shown this once. */
+export const newWebhookSchema = z.extend(webhookSchema, { secret: z.string() });
+export type NewWebhook = z.output<typeof newWebhookSchema>;
+
+export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+
+/** One event's delivery to one webhook. */
+export const deliverySchema = z.strictObject({
+  event_id: z.string(),
+  type: z.enum(feedEventTypes),
+  occurred_at: timestamp,
+  /** pending: being tried (again at next_attempt_at); failed: retried for the whole window and given up. */
+  status: z.enum(deliveryStatuses),
+  attempts: count,
+  last_attempt_at: z.nullable(timestamp),
+  /** The HTTP status of the last attempt; null when it got none (refused, timed out, not yet tried). */
+  last_status: z.nullable(z.int()),
+  last_error: z.nullable(z.string()),
+  next_attempt_at: z.nullable(timestamp),
+  delivered_at: z.nullable(timestamp),
+});
+export type Delivery = z.output<typeof deliverySchema>;
+
+export const deliveryListSchema = z.strictObject({
+  items: z.array(deliverySchema),
+  /** Where the next page starts; null when there is none. */
+  next_cursor: z.nullable(z.string()),
+});
+export type DeliveryList = z.output<typeof deliveryListSchema>;

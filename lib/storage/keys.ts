@@ -16,6 +16,11 @@ export const partitions = {
   device: 'DEVICE#',
   idempotency: 'IDEM#',
   audit: 'AUDIT#',
+  feed: 'FEED#',
+  webhook: 'WEBHOOKS#',
+  delivery: 'DELIVERY#',
+  /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
+  changeLog: 'CHANGELOG#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -84,3 +89,56 @@ export const auditEventKey = (publisherId: string, occurredAt: string, eventId: 
   pk: auditPartition(publisherId),
   sk: `${AUDIT_EVENT_PREFIX}${occurredAt}#${eventId}`,
 });
+
+/**
+ * The change feed (lib/domain/feed.ts), in three kinds of partition, so that a reader reads
+ * exactly what it may see and nothing is copied per reader: a publisher's own events (its policy,
+ * its publisher bans), its game bans per game, and every publisher's global bans. Ids cannot
+ * contain '#', so no two of these partitions can be the same.
+ */
+export const publisherFeedPartition = (publisherId: string) => `${partitions.feed}PUB#${publisherId}`;
+export const gameFeedPartition = (publisherId: string, gameId: string) =>
+  `${partitions.feed}GAME#${publisherId}#${gameId}`;
+export const GLOBAL_FEED_PARTITION = `${partitions.feed}GLOBAL`;
+export const FEED_ENTRY_PREFIX = 'SEQ#';
+/** Positions are zero-padded so the sort key orders them numerically. */
+export const FEED_SEQ_DIGITS = 16;
+export const feedEntryKey = (partition: string, seq: number) => ({
+  pk: partition,
+  sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
+});
+/** Which position an event took in a feed partition: written before it is appended, so a retry finds it. */
+export const feedMarkerKey = (partition: string, eventId: string) => ({
+  pk: partition,
+  sk: `EVENT#${eventId}`,
+});
+
+/**
+ * Every webhook, in one partition (the dispatcher reads them all for a global ban) and in ten
+ * slots per publisher: a webhook takes a free slot with a conditional put, so eleven cannot exist
+ * even when created at once.
+ */
+export const WEBHOOK_PARTITION = `${partitions.webhook}ALL`;
+export const webhookPrefix = (publisherId: string) => `${publisherId}#`;
+export const webhookKey = (publisherId: string, slot: number) => ({
+  pk: WEBHOOK_PARTITION,
+  sk: `${webhookPrefix(publisherId)}${slot}`,
+});
+
+/** One webhook's deliveries, oldest event first by sort key (read newest first). */
+export const deliveryPartition = (publisherId: string, webhookId: string) =>
+  `${partitions.delivery}${publisherId}#${webhookId}`;
+export const deliveryKey = (publisherId: string, webhookId: string, occurredAt: string, eventId: string) => ({
+  pk: deliveryPartition(publisherId, webhookId),
+  sk: `${occurredAt}#${eventId}`,
+});
+
+/** The local change log: the changes captured in front of the local store, in the order they were made. */
+export const CHANGE_LOG_PARTITION = `${partitions.changeLog}LOCAL`;
+export const CHANGE_ENTRY_PREFIX = 'ENTRY#';
+export const changeEntryKey = (seq: number) => ({
+  pk: CHANGE_LOG_PARTITION,
+  sk: `${CHANGE_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
+});
+/** How far the local dispatcher has handed the log on (the stream's checkpoint, on AWS Lambda's side). */
+export const changeCheckpointKey = () => ({ pk: CHANGE_LOG_PARTITION, sk: 'CHECKPOINT' });

@@ -1,0 +1,8 @@
+import { createWebhook } from '../lib/domain/webhooks';
+import { httpRoute } from '../lib/http/chain';
+import { createWebhookRoute } from '../lib/routes';
+
+export const handler = httpRoute(createWebhookRoute, async ({ publisherId, body }) => ({
+  statusCode: 201,
+  body: await createWebhook(publisherId, body),
+}));

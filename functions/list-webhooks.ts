@@ -1,0 +1,7 @@
+import { listWebhooks } from '../lib/domain/webhooks';
+import { httpRoute } from '../lib/http/chain';
+import { listWebhooksRoute } from '../lib/routes';
+
+export const handler = httpRoute(listWebhooksRoute, async ({ publisherId }) => ({
+  body: await listWebhooks(publisherId),
+}));

@@ -1,0 +1,54 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { DeliveryRef } from '../domain/deliveries';
+
+/**
+ * The deliveries queue on AWS (SQS): each message names one delivery and when it is due. SQS
+ * delays a message by 15 minutes at most, so a later retry is handed on again until it is due
+ * (functions/webhook-sender.ts). Module-scope client, reused across invocations.
+ */
+const queueUrl = process.env.DELIVERY_QUEUE_URL ?? '';
+const sqs = new SQSClient({ maxAttempts: 3 });
+
+/** The longest delay SQS takes on one message. */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+export interface DeliveryMessage {
+  ref: DeliveryRef;
+  /** When the attempt is due, in ms since the epoch. */
+  due_at: number;
+}
+
+export const parseDeliveryMessage = (body: string): DeliveryMessage => {
+  const message = JSON.parse(body) as DeliveryMessage;
+  const { ref, due_at } = message ?? {};
+  if (
+    typeof ref?.publisher_id !== 'string' ||
+    typeof ref.webhook_id !== 'string' ||
+    typeof ref.sk !== 'string' ||
+    typeof due_at !== 'number'
+  ) {
+    throw new Error('malformed delivery message');
+  }
+  return message;
+};
+
+/** Queues attempts of these deliveries at `dueAt` (now by default), ten messages a request. */
+export const queueDeliveries = async (refs: readonly DeliveryRef[], dueAt = Date.now()): Promise<void> => {
+  if (!queueUrl) throw new Error('DELIVERY_QUEUE_URL is not set');
+  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
+  for (let start = 0; start < refs.length; start += 10) {
+    const chunk = refs.slice(start, start + 10);
+    const { Failed } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: chunk.map((ref, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify({ ref, due_at: dueAt } satisfies DeliveryMessage),
+          DelaySeconds: delay,
+        })),
+      }),
+    );
+    // The caller fails and its input is handed on again: recording deliveries is repeatable.
+    if (Failed && Failed.length > 0) throw new Error(`SQS refused ${Failed.length} delivery messages`);
+  }
+};
