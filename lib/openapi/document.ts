@@ -6,6 +6,7 @@ import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
   createBanRequestSchema,
   createKeyRequestSchema,
+  createWebhookRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
   deviceIdSchema,
@@ -22,18 +23,25 @@ import {
   auditListSchema,
   banCreationResultSchema,
   banListSchema,
+  deliveryListSchema,
+  deliverySchema,
   enforcementBatchSchema,
   enforcementSchema,
   erasureSchema,
   errorEnvelopeSchema,
+  feedEventSchema,
+  feedPageSchema,
   fieldIssueSchema,
   healthSchema,
   listedBanSchema,
   newApiKeySchema,
+  newWebhookSchema,
   openApiDocumentSchema,
   policySchema,
   reputationSchema,
   revokedBanSchema,
+  webhookListSchema,
+  webhookSchema,
 } from '../model/responses';
 import { type RequestSpec, type Route, routes } from '../routes';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
@@ -57,6 +65,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
   [createKeyRequestSchema, 'CreateKeyRequest'],
+  [createWebhookRequestSchema, 'CreateWebhookRequest'],
 ]);
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
@@ -78,6 +87,13 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [auditEventSchema, 'AuditEvent'],
   [auditListSchema, 'AuditList'],
   [erasureSchema, 'Erasure'],
+  [feedEventSchema, 'FeedEvent'],
+  [feedPageSchema, 'FeedPage'],
+  [webhookSchema, 'Webhook'],
+  [webhookListSchema, 'WebhookList'],
+  [newWebhookSchema, 'NewWebhook'],
+  [deliverySchema, 'Delivery'],
+  [deliveryListSchema, 'DeliveryList'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -201,6 +217,22 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   },
   'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
   'listAudit.device_id': { description: 'Only events about this device.', example: 'device-7f3a9c' },
+  'listEvents.limit': { description: 'Most events to return. Digits only.', example: 100 },
+  'listEvents.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned " +
+      'for): the events after that page. Absent: from the beginning of the feed.',
+    example: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+  },
+  'listWebhookDeliveries.limit': { description: 'Most deliveries to return. Digits only.', example: 50 },
+  'listWebhookDeliveries.cursor': {
+    description: "The previous page's `next_cursor` (opaque): the deliveries older than that page.",
+    example: 'MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE',
+  },
+  webhook_id: {
+    description: 'The webhook, by the `webhook_id` its creation returned.',
+    example: 'wh_q2KpV5gziZvdbeOf',
+  },
   device_id: {
     description: 'The device (as sent when the ban was made; percent-encode it).',
     example: 'device-7f3a9c',
@@ -356,6 +388,11 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
   const op = route.request;
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc.responses)) {
+    // No schema: no body (204), so no `content` either.
+    if (response.schema === undefined) {
+      responses[status] = { description: response.description, headers: requestIdHeader };
+      continue;
+    }
     responses[status] = {
       description: response.description,
       headers: requestIdHeader,
@@ -411,6 +448,21 @@ const tags: Record<Tag, string> = {
     "page, pass the response's `next_cursor` as `cursor` until it is null. `counts` cover every " +
     'matching ban on the device, whatever the page and the `status` filter (`active + inactive = total`).',
   Enforcement: 'The policy applied: is a device restricted in this game, why, and its reputation (0 to 100).',
+  Events:
+    'The change feed: every change the caller can see for `X-Game-Id` (the bans a listing would show, ' +
+    'and its own policy), oldest first, each exactly once from any cursor. The same items are what ' +
+    'webhooks receive.',
+  Webhooks:
+    "Where your publisher's events are POSTed as they happen: each change feed item as the JSON body, " +
+    'with the Standard Webhooks headers `webhook-id` (the event id, the same on every retry: ' +
+    'deduplicate by it), `webhook-timestamp` (seconds since the epoch) and `webhook-signature` ' +
+    '(`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the ' +
+    "bytes after `whsec_` of the webhook's secret, base64-decoded; any Standard Webhooks library " +
+    'verifies it). A webhook receives the events it asks for: its own changes (`game` bans only of ' +
+    "its `games`, when set) and every publisher's `global` bans. Any answer but a 2xx within 10 s " +
+    'is retried with exponential backoff and jitter for at least 24 hours, then the delivery is ' +
+    '`failed`. Redirects are not followed, and a URL whose name resolves to a private, loopback or ' +
+    'link-local address is refused.',
   Audit:
     "What your publisher's keys changed, newest first: one event per change that took effect (a " +
     'repeated request adds none), with the key that made it. Never a secret, never ban details.',
@@ -424,7 +476,7 @@ const DESCRIPTION = `Game publishers record bans against devices (\`cheat\` or \
 
 **Scopes.** A key holds scopes (\`bans:read\`, \`bans:write\`, \`policy:read\`, \`policy:write\`, \`keys:manage\`, \`audit:read\`) and may be bound to games; each operation names the scope it needs. A key without the scope, or naming a game outside its binding in \`X-Game-Id\`, gets \`403 forbidden\` saying what is missing. A key made without a scope list holds every scope and every game. An expired key is a 401.
 
-**Games.** The ban and enforcement operations also take \`X-Game-Id\`.
+**Games.** The ban, enforcement and change feed operations also take \`X-Game-Id\`.
 
 **Bodies** are JSON (\`Content-Type: application/json\`), at most ${MAX_BODY_BYTES / 1024} KiB, and strict: an unknown field is a 400. Every response carries \`X-Request-Id\`.
 

@@ -10,18 +10,25 @@ import {
   type BanCreationResult,
   banCreationResultSchema,
   banListSchema,
+  type Delivery,
+  deliveryListSchema,
   type Enforcement,
   enforcementBatchSchema,
   enforcementSchema,
   erasureSchema,
   type errorEnvelopeSchema,
+  type FeedEvent,
+  feedPageSchema,
   healthSchema,
   type ListedBan,
   newApiKeySchema,
+  newWebhookSchema,
   openApiDocumentSchema,
   type Policy,
   policySchema,
   revokedBanSchema,
+  type Webhook,
+  webhookListSchema,
 } from '../model/responses';
 import type { RouteId, routes } from '../routes';
 
@@ -35,17 +42,28 @@ import type { RouteId, routes } from '../routes';
  * without a request example does not compile (and the lint checks the generated document too).
  */
 
-export type Tag = 'Health' | 'Policy' | 'Bans' | 'Enforcement' | 'Keys' | 'Audit' | 'Documentation';
+export type Tag =
+  | 'Health'
+  | 'Policy'
+  | 'Bans'
+  | 'Enforcement'
+  | 'Events'
+  | 'Webhooks'
+  | 'Keys'
+  | 'Audit'
+  | 'Documentation';
 
-export interface ResponseDoc {
-  readonly description: string;
-  readonly schema: z.ZodMiniType;
-  readonly example: unknown;
-}
+/** A success response: a JSON body (its schema and an example), or none at all (204). */
+export type ResponseDoc =
+  | { readonly description: string; readonly schema: z.ZodMiniType; readonly example: unknown }
+  | { readonly description: string; readonly schema?: never; readonly example?: never };
 
 /** A success response, its example checked against its schema. */
 const response = <S extends z.ZodMiniType>(schema: S, description: string, example: z.output<S>) =>
   ({ schema, description, example }) satisfies ResponseDoc;
+
+/** A success response without a body (204 No Content). */
+const noContent = (description: string) => ({ description }) satisfies ResponseDoc;
 
 type RouteById<Id extends RouteId> = Extract<(typeof routes)[number], { id: Id }>;
 type BodyOf<Id extends RouteId> = RouteById<Id>['request'] extends { body: infer B extends z.ZodMiniType }
@@ -163,6 +181,109 @@ const enforcement: Enforcement = {
   },
   policy_updated_at: UPDATED_AT,
 };
+
+/** The feed as `acme` reads it for space-raiders: each kind of event, oldest first. */
+const feedEvents: FeedEvent[] = [
+  {
+    event_id: 'evt_FE35Da4ok9up1y4sNDIo5PnI',
+    type: 'ban.created',
+    occurred_at: socialBan.created_at,
+    device_id: DEVICE,
+    ban: socialBan,
+  },
+  {
+    event_id: 'evt_7hTq2WmZp0LdVb1Ny8HcTu3J',
+    type: 'policy.updated',
+    occurred_at: UPDATED_AT,
+    device_id: null,
+    policy,
+  },
+  {
+    event_id: 'evt_tXgEVcbDTOrnOAzR4uwIKIHG',
+    type: 'ban.created',
+    occurred_at: cheatBan.created_at,
+    device_id: DEVICE,
+    ban: cheatBan,
+  },
+  {
+    event_id: 'evt_IH4B7RF7Zo2piHubKPJsyz91',
+    type: 'ban.revoked',
+    occurred_at: '2026-03-04T09:12:40.227Z',
+    device_id: 'device-2b81e0',
+    ban: {
+      ban_id: 1065,
+      ban_type: 'cheat',
+      scope: 'publisher',
+      publisher_id: 'acme',
+      game_id: null,
+      reason_code: 'speedhack',
+      details_json: { match_id: 'm-20260303-12' },
+      created_at: '2026-03-03T19:30:02.511Z',
+      expires_at: null,
+      revoked_at: '2026-03-04T09:12:40.227Z',
+      revoke_reason_code: 'false_positive',
+      enforced: false,
+    },
+  },
+  {
+    event_id: 'evt_iyUo5tNyYfSxs9WaetqOfZz6',
+    type: 'ban.erased',
+    occurred_at: NOW,
+    device_id: 'device-91cc04',
+    // What was erased is gone: no details, and enforced nowhere.
+    ban: {
+      ban_id: 1019,
+      ban_type: 'social',
+      scope: 'publisher',
+      publisher_id: 'acme',
+      game_id: null,
+      reason_code: 'chat.harassment',
+      details_json: null,
+      created_at: '2026-02-20T16:41:09.804Z',
+      expires_at: null,
+      revoked_at: null,
+      revoke_reason_code: null,
+      enforced: false,
+    },
+  },
+];
+
+const WEBHOOK_URL = 'https://hooks.acme.example/device-bans';
+
+const moderationWebhook: Webhook = {
+  webhook_id: 'wh_q2KpV5gziZvdbeOf',
+  url: WEBHOOK_URL,
+  events: ['ban.created', 'ban.revoked', 'ban.erased'],
+  games: [GAME],
+  created_at: '2026-03-02T11:00:00.000Z',
+};
+
+const deliveries: Delivery[] = [
+  {
+    event_id: 'evt_iyUo5tNyYfSxs9WaetqOfZz6',
+    type: 'ban.erased',
+    occurred_at: NOW,
+    status: 'pending',
+    attempts: 2,
+    last_attempt_at: '2026-03-04T18:21:05.880Z',
+    last_status: 503,
+    last_error: 'http status 503',
+    next_attempt_at: '2026-03-04T18:21:52.310Z',
+    delivered_at: null,
+  },
+  {
+    event_id: 'evt_IH4B7RF7Zo2piHubKPJsyz91',
+    type: 'ban.revoked',
+    occurred_at: '2026-03-04T09:12:40.227Z',
+    status: 'delivered',
+    attempts: 1,
+    last_attempt_at: '2026-03-04T09:12:41.064Z',
+    last_status: 200,
+    last_error: null,
+    next_attempt_at: null,
+    delivered_at: '2026-03-04T09:12:41.302Z',
+  },
+];
 
 export const operations = {
   health: {
@@ -463,6 +584,102 @@ export const operations = {
       "every game. A later request that repeats an erased ban's idempotency key makes a new ban.",
     responses: {
       200: response(erasureSchema, 'What was erased.', { device_id: DEVICE, erased_bans: 3 }),
+    },
+  },
+
+  listEvents: {
+    summary: 'Read the change feed: what changed that you can see, oldest first',
+    tag: 'Events',
+    description:
+      'The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and ' +
+      '`ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this ' +
+      "game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on " +
+      "another publisher's; an erased ban has `details_json` null and `enforced` false), and " +
+      '`policy.updated` (with `device_id` null and your policy as it is after the change). Start ' +
+      'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
+      'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
+      'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
+      "another's is a 400.",
+    responses: {
+      200: response(feedPageSchema, 'A page of events, oldest first, and where to read on from.', {
+        items: feedEvents,
+        next_cursor: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+      }),
+    },
+  },
+
+  createWebhook: {
+    summary: 'Register a webhook: an https URL your events are POSTed to',
+    tag: 'Webhooks',
+    description:
+      "Registers a URL that receives the caller's events (the change feed's items, see the Webhooks " +
+      'tag), and answers its signing `secret` (`whsec_…`), shown this once. The URL must be `https` ' +
+      '(and not a private, loopback or link-local address): otherwise a 400 with `url` issue ' +
+      '`not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and ' +
+      '`http://localhost` for development. `events` defaults to all four; `games` limits the `game` ' +
+      'bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th ' +
+      'is a 400 with `url` issue `limit_reached`.',
+    request: {
+      url: WEBHOOK_URL,
+      events: ['ban.created', 'ban.revoked', 'ban.erased'],
+      games: [GAME],
+    },
+    responses: {
+      201: response(newWebhookSchema, 'The new webhook, with its signing secret.', {
+        ...moderationWebhook,
+        secret: 'whsec_q8nMgRWh+5g9FhaS9TFaO6/g2J55m+QhLHzC3yIrmWc=',
+      }),
+    },
+  },
+
+  listWebhooks: {
+    summary: "List your publisher's webhooks, without their secrets",
+    tag: 'Webhooks',
+    description: "Every webhook of the caller's publisher, oldest first; never a secret.",
+    responses: {
+      200: response(webhookListSchema, "The publisher's webhooks.", {
+        items: [
+          moderationWebhook,
+          {
+            webhook_id: 'wh_sIhJzNXpmo3pZtJR',
+            url: 'https://ops.acme.example/hooks/policy',
+            events: ['policy.updated'],
+            games: null,
+            created_at: '2026-03-03T14:27:19.046Z',
+          },
+        ],
+      }),
+    },
+  },
+
+  deleteWebhook: {
+    summary: "Delete one of your publisher's webhooks",
+    tag: 'Webhooks',
+    description:
+      'Deletes the webhook at once: nothing more is sent to it, including retries of deliveries still ' +
+      "pending. Another publisher's webhook id is a 404, as an unknown one (or one already deleted).",
+    notFound: true,
+    responses: {
+      204: noContent('The webhook is deleted. No body.'),
+    },
+  },
+
+  listWebhookDeliveries: {
+    summary: "List a webhook's deliveries and how each went",
+    tag: 'Webhooks',
+    description:
+      'One delivery per event sent to the webhook, newest event first: `pending` (being tried; ' +
+      '`next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at ' +
+      'least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the ' +
+      'last attempt went. Page with `next_cursor` until it is null. ' +
+      "Another publisher's webhook id is a 404, as an unknown one.",
+    notFound: true,
+    responses: {
+      200: response(deliveryListSchema, 'A page of deliveries, newest first.', {
+        items: deliveries,
+        // A page of two (limit=2): the next page starts below the second.
+        next_cursor: 'MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE',
+      }),
     },
   },
 

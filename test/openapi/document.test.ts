@@ -46,6 +46,7 @@ describe('docs/openapi.json', () => {
       'getEnforcementBatch',
       'listBans',
       'listCheatBans',
+      'listEvents',
       'listSocialBans',
       'revokeBan',
     ]);

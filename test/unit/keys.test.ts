@@ -3,14 +3,25 @@ import {
   apiKeyKey,
   auditEventKey,
   banKey,
+  CHANGE_LOG_PARTITION,
+  changeCheckpointKey,
+  changeEntryKey,
   counterKey,
+  deliveryKey,
   erasureKey,
+  feedEntryKey,
+  feedMarkerKey,
+  GLOBAL_FEED_PARTITION,
+  gameFeedPartition,
   idempotencyKey,
   keyIdKey,
   leadingKeyPattern,
   partitions,
   policyKey,
+  publisherFeedPartition,
   publisherKeyKey,
+  WEBHOOK_PARTITION,
+  webhookKey,
 } from '../../lib/storage/keys';
 
 /**
@@ -31,6 +42,22 @@ describe('item keys', () => {
       sk: 'EVENT#2026-11-23T08:00:00.000Z#evt_x',
     });
     expect(erasureKey('dev-1', 'acme')).toEqual({ pk: 'DEVICE#dev-1', sk: 'ERASURE#acme' });
+    expect(feedEntryKey(publisherFeedPartition('acme'), 7)).toEqual({
+      pk: 'FEED#PUB#acme',
+      sk: 'SEQ#0000000000000007',
+    });
+    expect(feedEntryKey(gameFeedPartition('acme', 'g1'), 12)).toEqual({
+      pk: 'FEED#GAME#acme#g1',
+      sk: 'SEQ#0000000000000012',
+    });
+    expect(feedMarkerKey(GLOBAL_FEED_PARTITION, 'evt_x')).toEqual({ pk: 'FEED#GLOBAL', sk: 'EVENT#evt_x' });
+    expect(webhookKey('acme', 3)).toEqual({ pk: 'WEBHOOKS#ALL', sk: 'acme#3' });
+    expect(deliveryKey('acme', 'wh_1', '2026-11-23T08:00:00.000Z', 'evt_x')).toEqual({
+      pk: 'DELIVERY#acme#wh_1',
+      sk: '2026-11-23T08:00:00.000Z#evt_x',
+    });
+    expect(changeEntryKey(5)).toEqual({ pk: 'CHANGELOG#LOCAL', sk: 'ENTRY#0000000000000005' });
+    expect(changeCheckpointKey()).toEqual({ pk: 'CHANGELOG#LOCAL', sk: 'CHECKPOINT' });
   });
 
   it('order ban sort keys numerically', () => {
@@ -47,6 +74,10 @@ describe('item keys', () => {
       device: banKey('dev-1', 1).pk,
       idempotency: idempotencyKey('acme', 'g1', 'k').pk,
       audit: auditEventKey('acme', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
+      feed: feedEntryKey(gameFeedPartition('acme', 'g1'), 1).pk,
+      webhook: WEBHOOK_PARTITION,
+      delivery: deliveryKey('acme', 'wh_1', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
+      changeLog: CHANGE_LOG_PARTITION,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
