@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
+import { type ChangeRecorder, startChangeRecorder } from './change-log';
+import { type LocalEvents, startLocalEvents } from './events';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
@@ -28,6 +30,8 @@ export interface LocalApi {
   url: string;
   store: Store;
   tableCreated: boolean;
+  /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
+  events: LocalEvents | undefined;
   close(): Promise<void>;
 }
 
@@ -39,9 +43,26 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   // Read before the store opens: a bad setting fails the start with nothing to clean up.
   const publisherLimits = options.publisherLimits ?? rateLimitsFrom(env);
   const store = await openStore({ env, publish: true });
+  let recorder: ChangeRecorder | undefined;
+  let events: LocalEvents | undefined;
   try {
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
-    useStore(store);
+    // Over a local store, writes pass the change log's recorder (the local stream); the API and
+    // the dispatcher reach the store through it.
+    if (store.endpoint)
+      recorder = await startChangeRecorder({ endpoint: store.endpoint, tableName: store.tableName });
+    useStore(recorder ? { ...store, endpoint: recorder.endpoint } : store);
+    // Development mode for webhooks: loopback http:// receivers are allowed, and the retry
+    // schedule follows WEBHOOK_RETRY_BASE_MS (lib/domain/deliveries.ts).
+    process.env.WEBHOOK_ALLOW_LOOPBACK = env.WEBHOOK_ALLOW_LOOPBACK ?? '1';
+    if (env.WEBHOOK_RETRY_BASE_MS) process.env.WEBHOOK_RETRY_BASE_MS = env.WEBHOOK_RETRY_BASE_MS;
+    if (recorder && store.endpoint) {
+      events = await startLocalEvents({
+        recorder,
+        storeEndpoint: store.endpoint,
+        tableName: store.tableName,
+      });
+    }
     const load = options.loadModule ?? sourceModule;
     const handlers = new Map<string, ProxyHandler>();
     for (const route of routes) handlers.set(route.id, (await load(route.handler)).handler as ProxyHandler);
@@ -67,16 +88,22 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       url: `http://${address}:${port}`,
       store,
       tableCreated,
-      // Stop accepting, let requests in flight finish, then close the store (which flushes it).
+      events,
+      // Stop accepting, let requests in flight finish, stop dispatching, then close the store
+      // (which flushes it). What was not dispatched yet is in the change log for the next start.
       close: async () => {
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();
         });
+        await events?.close();
+        await recorder?.close();
         await store.close();
       },
     };
   } catch (error) {
+    await events?.close();
+    await recorder?.close();
     await store.close();
     throw error;
   }

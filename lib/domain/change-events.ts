@@ -2,9 +2,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Policy } from '../model/responses';
-import { BAN_PREFIX, partitions } from '../storage/keys';
+import { BAN_PREFIX } from '../storage/keys';
 import { eventIdOf } from './audit';
 import { type Ban, banFromItem } from './ban-record';
+import { isChangeSource } from './change-sources';
 import { policyFromItem } from './policy';
 
 /**
@@ -22,15 +23,6 @@ import { policyFromItem } from './policy';
  * Event ids are those of the audit trail for the same change (lib/domain/audit.ts), so one change
  * has one id everywhere, and the same one whenever its record is handed on again.
  */
-
-/** The items whose changes are events: the stack's stream filter and the local capture use this. */
-export const changeSources = [
-  { pkPrefix: partitions.device, skPrefix: BAN_PREFIX },
-  { pkPrefix: partitions.publisher, skPrefix: 'POLICY' },
-] as const;
-
-export const isChangeSource = (pk: string, sk: string) =>
-  changeSources.some((source) => pk.startsWith(source.pkPrefix) && sk.startsWith(source.skPrefix));
 
 interface EventBase {
   event_id: string;

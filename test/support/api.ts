@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi } from '../../infra/local/server';
 import type { ApiKeyInfo, KeyGrants, NewApiKey } from '../../lib/domain/api-keys';
+import { partitions } from '../../lib/storage/keys';
 import { checkResponse } from './contract';
 
 /**
@@ -35,10 +36,19 @@ export interface TestApi {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   createKey(publisherId: string, name?: string, grants?: KeyGrants): Promise<NewApiKey>;
   revokeKey(keyId: string): Promise<ApiKeyInfo | undefined>;
-  /** Every item in the table, to assert what was (not) stored. */
-  items(): Promise<Record<string, unknown>[]>;
+  /**
+   * Every item in the table, to assert what was (not) stored: what requests store, without what
+   * the dispatcher derives from it in the background (feed, deliveries, the change log), unless
+   * `derived` is asked for.
+   */
+  items(options?: { derived?: boolean }): Promise<Record<string, unknown>[]>;
+  /** Waits until every change made so far has been dispatched (feed appended, deliveries queued). */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The partitions the dispatcher writes in the background (lib/storage/keys.ts). */
+const DERIVED = [partitions.feed, partitions.delivery, partitions.changeLog];
 
 export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> => {
   // test/node24/run.ts asks for the runtime's major: a run on any other Node must not pass for it.
@@ -81,7 +91,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
 
-  const items = async () => {
+  const items = async ({ derived = false } = {}) => {
     const all: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
@@ -91,7 +101,9 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
       all.push(...(page.Items ?? []));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    return all;
+    return derived
+      ? all
+      : all.filter((item) => !DERIVED.some((prefix) => String(item.pk).startsWith(prefix)));
   };
 
   return {
@@ -100,6 +112,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
     createKey: (publisherId, name, grants) => createApiKey(publisherId, name, grants),
     revokeKey: (keyId) => revokeApiKey(keyId),
     items,
+    settle: async () => api.events?.drain(),
     close: () => api.close(),
   };
 };

@@ -1,0 +1,171 @@
+import {
+  type AttributeValue,
+  DeleteItemCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { ChangeRecord } from '../../lib/domain/change-events';
+import type { DeliveryRef } from '../../lib/domain/deliveries';
+import { describeError, log } from '../../lib/log';
+import { connectionConfig } from '../../lib/storage/connection';
+import {
+  CHANGE_ENTRY_PREFIX,
+  CHANGE_LOG_PARTITION,
+  changeCheckpointKey,
+  changeEntryKey,
+} from '../../lib/storage/keys';
+import type { ChangeRecorder } from './change-log';
+
+/**
+ * The local half of events: the same dispatcher the stream drives on AWS (lib/domain/dispatch.ts),
+ * run over the local change log (./change-log.ts), and timers in place of the SQS queue, each
+ * attempt the same as the sender function's (lib/domain/deliveries.ts).
+ *
+ * Nothing is lost when the process dies: the log keeps each record until the dispatcher has
+ * handed it on (a checkpoint, then the record is deleted), and each delivery's state is in the
+ * table, so a restart reads on from the checkpoint and schedules every pending delivery again.
+ */
+
+export interface LocalEvents {
+  /** Resolves when every record logged so far has been dispatched (tests, and closing). */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const BATCH = 100;
+/** How often the log is read when nothing signals a record (another process's writes). */
+const POLL_MS = 1_000;
+/** The wait before trying again when the store failed. */
+const RETRY_MS = 1_000;
+
+export const startLocalEvents = async (options: {
+  recorder: ChangeRecorder;
+  storeEndpoint: string;
+  tableName: string;
+}): Promise<LocalEvents> => {
+  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
+  const { dispatchChanges } = await import('../../lib/domain/dispatch');
+  const { attemptDelivery, pendingDeliveries } = await import('../../lib/domain/deliveries');
+  const { tableName } = options;
+  const client = new DynamoDBClient({ ...connectionConfig(options.storeEndpoint), maxAttempts: 3 });
+  let closed = false;
+
+  // The queue: one timer per pending delivery, an attempt when it fires.
+  const timers = new Map<string, NodeJS.Timeout>();
+  const attempts = new Set<Promise<void>>();
+  const schedule = (ref: DeliveryRef, dueAt: number) => {
+    const id = `${ref.publisher_id}\n${ref.webhook_id}\n${ref.sk}`;
+    if (closed || timers.has(id)) return;
+    const timer = setTimeout(
+      () => {
+        timers.delete(id);
+        const attempt = attemptDelivery(ref)
+          .then((outcome) => {
+            if (!outcome.settled) schedule(ref, outcome.retryAt);
+          })
+          .catch((error) => {
+            log('warn', 'webhook delivery attempt failed; trying again', describeError(error));
+            schedule(ref, Date.now() + RETRY_MS);
+          })
+          .finally(() => attempts.delete(attempt));
+        attempts.add(attempt);
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
+    timers.set(id, timer);
+  };
+  const enqueue = async (refs: readonly DeliveryRef[]) => {
+    for (const ref of refs) schedule(ref, Date.now());
+  };
+
+  // The dispatcher: reads the log from the checkpoint, one batch at a time, in order.
+  const checkpoint = changeCheckpointKey();
+  const dispatchOnce = async (): Promise<number> => {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
+        ExpressionAttributeValues: {
+          ':pk': { S: CHANGE_LOG_PARTITION },
+          ':entry': { S: CHANGE_ENTRY_PREFIX },
+        },
+        Limit: BATCH,
+        ConsistentRead: true,
+      }),
+    );
+    if (Items.length === 0) return 0;
+    const records = Items.map((item) => JSON.parse(item.change?.S ?? '{}') as ChangeRecord);
+    await dispatchChanges(records, enqueue);
+    const last = Items.at(-1)?.sk?.S ?? '';
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: checkpoint.pk },
+          sk: { S: checkpoint.sk },
+          seq: { N: String(Number(last.slice(CHANGE_ENTRY_PREFIX.length))) },
+        },
+      }),
+    );
+    // Handed on: the log keeps only what is still to dispatch.
+    for (const item of Items) {
+      await client.send(
+        new DeleteItemCommand({
+          TableName: tableName,
+          Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue },
+        }),
+      );
+    }
+    return Items.length;
+  };
+
+  let running: Promise<void> | undefined;
+  let again = false;
+  const pump = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          while (!closed && (await dispatchOnce()) === BATCH) {}
+        } catch (error) {
+          log('warn', 'dispatching the change log failed; trying again', describeError(error));
+          await new Promise((done) => setTimeout(done, RETRY_MS));
+          again = !closed;
+        }
+      } while (again && !closed);
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  options.recorder.onRecord(() => void pump());
+  const poller = setInterval(() => void pump(), POLL_MS);
+  // What a previous run left: records not yet dispatched, deliveries not yet settled.
+  for (const pending of await pendingDeliveries()) schedule(pending, pending.dueAt);
+  void pump();
+
+  return {
+    drain: async () => {
+      await pump();
+      while (running) await running;
+    },
+    close: async () => {
+      closed = true;
+      clearInterval(poller);
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await running;
+      await Promise.allSettled([...attempts]);
+      client.destroy();
+    },
+  };
+};
+
+/** The record key of position `seq` (for tests that look into the log). */
+export const changeEntry = changeEntryKey;

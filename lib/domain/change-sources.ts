@@ -1,0 +1,14 @@
+import { BAN_PREFIX, partitions } from '../storage/keys';
+
+/**
+ * The items whose changes are events (lib/domain/change-events.ts): ban items and policy items.
+ * The stack's stream filter and the local change log's recorder both use this list, so it imports
+ * nothing that reaches the table.
+ */
+export const changeSources = [
+  { pkPrefix: partitions.device, skPrefix: BAN_PREFIX },
+  { pkPrefix: partitions.publisher, skPrefix: 'POLICY' },
+] as const;
+
+export const isChangeSource = (pk: string, sk: string) =>
+  changeSources.some((source) => pk.startsWith(source.pkPrefix) && sk.startsWith(source.skPrefix));
