@@ -4,6 +4,7 @@ import type { Delivery, DeliveryList, Policy } from '../model/responses';
 import { postWebhook } from '../outbound/webhook-request';
 import { webhookHeaders } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';
+import type { DeliveryRef } from '../storage/delivery-queue';
 import { isConditionFailure } from '../storage/failures';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
 import type { ChangeEvent } from './change-events';
@@ -22,12 +23,7 @@ import { allowsLoopback, allWebhooks, publisherWebhooks, receiversOf, type Store
  * module decides what an attempt does, and when the next one is due.
  */
 
-/** What a queue message names: the delivery to attempt. */
-export interface DeliveryRef {
-  publisher_id: string;
-  webhook_id: string;
-  sk: string;
-}
+export type { DeliveryRef } from '../storage/delivery-queue';
 
 /** The delay before the first retry, doubled each time up to 120 bases, ±50% jitter. */
 export const DEFAULT_RETRY_BASE_MS = 30_000;

@@ -1,5 +1,4 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryRef } from '../domain/deliveries';
 
 /**
  * The deliveries queue on AWS (SQS): each message names one delivery and when it is due. SQS
@@ -8,6 +7,13 @@ import type { DeliveryRef } from '../domain/deliveries';
  */
 const queueUrl = process.env.DELIVERY_QUEUE_URL ?? '';
 const sqs = new SQSClient({ maxAttempts: 3 });
+
+/** What a queue message names: one delivery (lib/domain/deliveries.ts) to attempt. */
+export interface DeliveryRef {
+  publisher_id: string;
+  webhook_id: string;
+  sk: string;
+}
 
 /** The longest delay SQS takes on one message. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
