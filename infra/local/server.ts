@@ -22,6 +22,11 @@ export interface LocalApiOptions {
    * in `env`, else generous ones (infra/local/rate-limits.ts).
    */
   publisherLimits?: RateLimits;
+  /**
+   * Whether to record changes and dispatch events (default true). Off only for tests that drive
+   * the dispatcher themselves (test/robustness/dispatch-faults.test.ts).
+   */
+  events?: boolean;
   /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
   loadModule?: (handler: string) => Promise<{ handler: unknown }>;
 }
@@ -49,7 +54,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
     // Over a local store, writes pass the change log's recorder (the local stream); the API and
     // the dispatcher reach the store through it.
-    if (store.endpoint)
+    if (store.endpoint && options.events !== false)
       recorder = await startChangeRecorder({ endpoint: store.endpoint, tableName: store.tableName });
     useStore(recorder ? { ...store, endpoint: recorder.endpoint } : store);
     // Development mode for webhooks: loopback http:// receivers are allowed, and the retry

@@ -23,14 +23,14 @@ import { getPolicy } from './policy';
  * The change feed: every event a (publisher, game) may see, oldest first, each exactly once from
  * any cursor. Items (lib/storage/keys.ts), in three partitions per reader:
  *   entry    `FEED#PUB#<publisher>` | `FEED#GAME#<publisher>#<game>` | `FEED#GLOBAL` / `SEQ#<position>`
- *   marker   same partition / `EVENT#<event_id>`   (`after`, then `seq`: where the event went)
+ *   marker   same partition / `EVENT#<event_id>`   (`seq`: the position the event has, or claims)
  *
- * Positions are gapless and only ever grow, without transactions or clocks: an appender puts
- * the entry at (the last position it read) + 1 on condition that the position is free, and reads
- * again when it is not. So position n + 1 is taken only after n is, and a reader that has seen up
- * to n (consistent reads) can never have an entry appear behind it. The marker, put before the
- * entry, makes appending the same event again (a retried change record) find it instead of
- * appending a copy.
+ * Positions are gapless and only ever grow, without transactions or clocks: a position is
+ * claimed as (the last position read) + 1 and an entry is put there only if it is free, so
+ * position n + 1 is taken only after n is, and a reader that has read up to n (consistent reads)
+ * can never have an entry appear behind it. Each event's marker holds the one position it may be
+ * put at (appendToPartition), so an event appended again (a retried change record, a concurrent
+ * dispatcher) lands once.
  */
 
 const LAST_SEQ = 10 ** FEED_SEQ_DIGITS - 1;
@@ -80,99 +80,94 @@ const entriesAfter = (partition: string, after: number, limit?: number) => ({
   ...(limit === undefined ? {} : { Limit: limit }),
 });
 
-/** Where an earlier attempt that died after its marker appended the event, if it did. */
-const findAppended = async (
-  partition: string,
-  after: number,
-  eventId: string,
-): Promise<number | undefined> => {
-  const pages = paginateQuery(
-    { client: dynamo },
-    {
-      ...entriesAfter(partition, after),
-      FilterExpression: 'event_id = :id',
-      ExpressionAttributeValues: {
-        ...entriesAfter(partition, after).ExpressionAttributeValues,
-        ':id': eventId,
-      },
-    },
+/** The position an event's marker names, if any (consistent read). */
+const claimedSeq = async (partition: string, eventId: string): Promise<number | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: feedMarkerKey(partition, eventId), ConsistentRead: true }),
   );
-  for await (const page of pages) {
-    const found = page.Items?.[0];
-    if (found) return seqOf(found.sk);
-  }
-  return undefined;
+  return typeof Item?.seq === 'number' ? Item.seq : undefined;
 };
 
-const setMarker = (partition: string, eventId: string, seq: number) =>
-  dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: feedMarkerKey(partition, eventId),
-      UpdateExpression: 'SET seq = :seq',
-      ExpressionAttributeValues: { ':seq': seq },
-    }),
+/**
+ * Names `seq` as the event's position: the first claim (`from` undefined) only where there is
+ * none, a later one only over the claim `from` it replaces. False when another appender's claim
+ * came first.
+ */
+const claim = async (partition: string, eventId: string, seq: number, from?: number): Promise<boolean> => {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: feedMarkerKey(partition, eventId),
+        UpdateExpression: 'SET seq = :seq, event_id = :id',
+        ConditionExpression: from === undefined ? 'attribute_not_exists(seq)' : 'seq = :from',
+        ExpressionAttributeValues: {
+          ':seq': seq,
+          ':id': eventId,
+          ...(from === undefined ? {} : { ':from': from }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+/** Puts the event at `seq` if the position is free; true when the event is there now (put by anyone). */
+const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<boolean> => {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...feedEntryKey(partition, seq),
+          event_id: event.event_id,
+          appended_at: new Date().toISOString(),
+          event,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: feedEntryKey(partition, seq), ConsistentRead: true }),
   );
+  return Item?.event_id === event.event_id;
+};
 
 /**
- * Appends events to one partition in the order given, each once however often it is appended.
- * Returns how many it appended (0 for those it found there).
+ * Appends events to one partition in the order given, each exactly once however often, and
+ * however many appenders at once, append it. An event's marker claims its position before the
+ * entry is put there, and only the claimed position is ever written: an appender that finds a
+ * claim (a retry after a crash, or a concurrent appender) puts the same entry at that position
+ * if it is free, and when another event took it first, moves the claim on (compare-and-set) to
+ * the end of the feed. So the event is at one position at most, and once put, stays the claim.
+ * Two round trips per event when nothing races: the claim and the put.
  */
-const appendToPartition = async (partition: string, events: readonly ChangeEvent[]): Promise<number> => {
-  let next: number | undefined;
-  let appended = 0;
+const appendToPartition = async (partition: string, events: readonly ChangeEvent[]): Promise<void> => {
+  let last: number | undefined;
   for (const event of events) {
-    const markerKey = feedMarkerKey(partition, event.event_id);
-    next ??= (await lastSeq(partition)) + 1;
-    let marker: Record<string, unknown> | undefined;
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...markerKey, event_id: event.event_id, after: next - 1 },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      marker = (
-        await dynamo.send(new GetCommand({ TableName: tableName, Key: markerKey, ConsistentRead: true }))
-      ).Item;
-    }
-    if (marker) {
-      if (typeof marker.seq === 'number') continue;
-      const found = await findAppended(partition, Number(marker.after ?? 0), event.event_id);
-      if (found !== undefined) {
-        await setMarker(partition, event.event_id, found);
-        continue;
-      }
-    }
+    let seq: number | undefined;
+    last ??= await lastSeq(partition);
+    if (await claim(partition, event.event_id, last + 1)) seq = last + 1;
+    else seq = await claimedSeq(partition, event.event_id);
     for (;;) {
-      next ??= (await lastSeq(partition)) + 1;
-      try {
-        await dynamo.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...feedEntryKey(partition, next),
-              event_id: event.event_id,
-              appended_at: new Date().toISOString(),
-              event,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        break;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        next = undefined; // another appender took it: read where the feed ends now
-      }
+      if (seq === undefined) throw new IntegrityError('feed marker lost its position');
+      if (await putAt(partition, seq, event)) break;
+      // Another event took the claimed position first: claim the end of the feed instead.
+      last = await lastSeq(partition);
+      const next = last + 1;
+      seq = (await claim(partition, event.event_id, next, seq))
+        ? next
+        : await claimedSeq(partition, event.event_id);
     }
-    await setMarker(partition, event.event_id, next);
-    next += 1;
-    appended += 1;
+    last = Math.max(last ?? 0, seq);
   }
-  return appended;
 };
 
 /**
@@ -192,28 +187,27 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
         TableName: tableName,
         Key: feedEntryKey(partition, marker.seq),
         UpdateExpression: 'REMOVE #event.#ban.#details',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'event_id = :id',
         ExpressionAttributeNames: { '#event': 'event', '#ban': 'ban', '#details': 'details_json' },
+        ExpressionAttributeValues: { ':id': eventId },
       }),
     );
   }
 };
 
 /** Appends the events of a batch of changes to the feed, in their order. Safe to repeat. */
-export const appendToFeed = async (events: readonly ChangeEvent[]): Promise<number> => {
+export const appendToFeed = async (events: readonly ChangeEvent[]): Promise<void> => {
   const byPartition = new Map<string, ChangeEvent[]>();
   for (const event of events) {
     const partition = feedPartitionOf(event);
     byPartition.set(partition, [...(byPartition.get(partition) ?? []), event]);
   }
-  let appended = 0;
   await Promise.all(
     [...byPartition].map(async ([partition, list]) => {
-      appended += await appendToPartition(partition, list);
+      await appendToPartition(partition, list);
       for (const event of list) await redactErased(partition, event);
     }),
   );
-  return appended;
 };
 
 /** How an event reads to a publisher: its ban as a listing shows it, under the reader's policy now. */

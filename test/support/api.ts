@@ -50,7 +50,9 @@ export interface TestApi {
 /** The partitions the dispatcher writes in the background (lib/storage/keys.ts). */
 const DERIVED = [partitions.feed, partitions.delivery, partitions.changeLog];
 
-export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> => {
+export const startTestApi = async (
+  options: { env?: NodeJS.ProcessEnv; events?: boolean } = {},
+): Promise<TestApi> => {
   // test/node24/run.ts asks for the runtime's major: a run on any other Node must not pass for it.
   const major = process.env.EXPECT_NODE_MAJOR;
   if (major && process.versions.node.split('.')[0] !== major)
@@ -65,6 +67,7 @@ export const startTestApi = async (options: { env?: NodeJS.ProcessEnv } = {}): P
     port: 0,
     env: { ...process.env, ...storeEnv, ...options.env },
     loadModule,
+    ...(options.events === undefined ? {} : { events: options.events }),
   });
   // The storage client reads its settings at import, so these come after the store is chosen.
   const { createApiKey, revokeApiKey } = await import('../../lib/domain/api-keys');

@@ -1,0 +1,256 @@
+import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeRecord } from '../../lib/domain/change-events';
+import type { DeliveryRef } from '../../lib/domain/deliveries';
+import { banKey, deliveryPartition, partitions, policyKey } from '../../lib/storage/keys';
+import type { TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
+import { type FaultInjector, injectFaults, type Operation } from '../support/faults';
+
+/**
+ * The dispatcher under faults: a batch of change records (a ban made in a game, a global ban,
+ * a revoke, a policy update, an erasure) is dispatched with a fault at each of its storage calls
+ * in turn, before the call reaches the store or after it landed with its answer lost; then the
+ * batch is dispatched again, as the stream (or the local log) hands it on again. Each time the
+ * feed must hold every event exactly once at gapless positions, and every webhook exactly one
+ * delivery per event. Concurrent dispatchers of overlapping batches must do the same.
+ *
+ * The API runs with its own dispatcher off, so this test alone drives the dispatcher.
+ */
+
+let api: TestApi;
+let faults: FaultInjector;
+let lib: {
+  dispatchChanges: typeof import('../../lib/domain/dispatch').dispatchChanges;
+  readFeed: typeof import('../../lib/domain/feed').readFeed;
+  dynamo: typeof import('../../lib/storage/client').dynamo;
+  tableName: string;
+};
+const totals = { cases: 0, injected: 0 };
+
+beforeAll(async () => {
+  api = await startTestApi({ events: false });
+  const [{ dispatchChanges }, { readFeed }, { dynamo, tableName }] = await Promise.all([
+    import('../../lib/domain/dispatch'),
+    import('../../lib/domain/feed'),
+    import('../../lib/storage/client'),
+  ]);
+  lib = { dispatchChanges, readFeed, dynamo, tableName };
+  faults = injectFaults(dynamo);
+});
+afterAll(async () => {
+  faults?.remove();
+  await api?.close();
+  console.info(`dispatch under faults: ${totals.cases} cases, ${totals.injected} faults injected`);
+});
+
+let n = 0;
+
+/** Two publishers with a webhook each, and the records of five changes of the first one's. */
+const scenario = async () => {
+  n += 1;
+  const a = `dispatch-a-${n}`;
+  const b = `dispatch-b-${n}`;
+  const keyA = (await api.createKey(a)).api_key;
+  const keyB = (await api.createKey(b)).api_key;
+  const hooks: string[] = [];
+  for (const key of [keyA, keyB]) {
+    const res = await api.request('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/hook' } });
+    expect(res.status).toBe(201);
+    hooks.push(res.body.webhook_id);
+  }
+  const device = `dispatch-device-${n}`;
+  const ban = async (scope: string) =>
+    (
+      await api.request('POST', '/v1/bans', {
+        key: keyA,
+        game: 'g1',
+        body: { device_id: device, ban_type: 'cheat', scope, reason_code: 'aimbot', details: { n } },
+      })
+    ).body.ban_id as number;
+  const gameBan = await ban('game');
+  const globalBan = await ban('global');
+  const item = async (key: Record<string, string>) =>
+    (await lib.dynamo.send(new GetCommand({ TableName: lib.tableName, Key: key, ConsistentRead: true })))
+      .Item as Record<string, unknown>;
+  const isBan = (id: number) => banKey(device, id);
+  const isPolicy = policyKey(a);
+  const image = (i: Record<string, unknown>) => marshall(i, { removeUndefinedValues: true });
+  const [gameItem, globalItem, policyBefore] = await Promise.all([
+    item(isBan(gameBan)),
+    item(isBan(globalBan)),
+    item(isPolicy),
+  ]);
+  await api.request('POST', `/v1/device/${device}/bans/${gameBan}/revoke`, {
+    key: keyA,
+    game: 'g1',
+    body: { reason_code: 'appeal' },
+  });
+  await api.request('PUT', '/v1/policy', { key: keyA, body: { enforce_global: false } });
+  const [revokedItem, policyAfter] = await Promise.all([item(isBan(gameBan)), item(isPolicy)]);
+  const keysOf = (i: Record<string, unknown>) => marshall({ pk: i.pk, sk: i.sk });
+  const at = Date.now() / 1000;
+  const records: ChangeRecord[] = [
+    { eventName: 'INSERT', dynamodb: { Keys: keysOf(gameItem), NewImage: image(gameItem) } },
+    { eventName: 'INSERT', dynamodb: { Keys: keysOf(globalItem), NewImage: image(globalItem) } },
+    {
+      eventName: 'MODIFY',
+      dynamodb: { Keys: keysOf(gameItem), OldImage: image(gameItem), NewImage: image(revokedItem) },
+    },
+    {
+      eventName: 'MODIFY',
+      dynamodb: { Keys: keysOf(policyBefore), OldImage: image(policyBefore), NewImage: image(policyAfter) },
+    },
+    {
+      eventName: 'REMOVE',
+      dynamodb: { Keys: keysOf(gameItem), OldImage: image(revokedItem), ApproximateCreationDateTime: at },
+    },
+  ] as ChangeRecord[];
+  return { a, b, hookA: hooks[0] as string, hookB: hooks[1] as string, device, records, gameBan, globalBan };
+};
+
+type Scenario = Awaited<ReturnType<typeof scenario>>;
+
+/** A call's partition with the scenario's publishers named by role, so one run's calls name the next run's. */
+const roles = (s: Scenario): Array<[string, string]> => [
+  [s.hookA, '<hookA>'],
+  [s.hookB, '<hookB>'],
+  [s.a, '<A>'],
+  [s.b, '<B>'],
+];
+const roleOf = (s: Scenario, key: string | undefined) =>
+  roles(s).reduce((text, [id, role]) => text.split(id).join(role), key ?? '');
+const keyOf = (s: Scenario, role: string) =>
+  roles(s).reduce((text, [id, name]) => text.split(name).join(id), role);
+
+const partitionItems = async (pk: string) => {
+  const items: Record<string, unknown>[] = [];
+  const pages = paginateQuery(
+    { client: lib.dynamo },
+    {
+      TableName: lib.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+};
+
+/** What must hold after the batch was dispatched, however many times, with whatever faults before. */
+const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
+  const feedA = await lib.readFeed(s.a, 'g1', { limit: 500 });
+  const mine = feedA.items.filter((e) => e.device_id === s.device || e.type === 'policy.updated');
+  expect(mine.map((e) => e.type).sort()).toEqual(
+    ['ban.created', 'ban.created', 'ban.erased', 'ban.revoked', 'policy.updated'].sort(),
+  );
+  expect(new Set(mine.map((e) => e.event_id)).size).toBe(5);
+  // The erased ban's details are gone from every event of it.
+  for (const event of mine) {
+    if (event.device_id !== null && event.ban.ban_id === s.gameBan) expect(event.ban.details_json).toBeNull();
+  }
+  const feedB = await lib.readFeed(s.b, 'g1', { limit: 500 });
+  expect(feedB.items.filter((e) => e.device_id === s.device).map((e) => e.type)).toEqual(['ban.created']);
+  // Gapless positions 1..n in each of the first publisher's partitions.
+  for (const pk of [
+    `${partitions.feed}PUB#${s.a}`,
+    `${partitions.feed}GAME#${s.a}#g1`,
+    `${partitions.feed}GLOBAL`,
+  ]) {
+    const seqs = (await partitionItems(pk))
+      .filter((item) => String(item.sk).startsWith('SEQ#'))
+      .map((item) => Number(String(item.sk).slice(4)))
+      .sort((x, y) => x - y);
+    expect(seqs, pk).toEqual(seqs.map((_seq, index) => index + 1));
+    const ids = (await partitionItems(pk))
+      .filter((item) => String(item.sk).startsWith('SEQ#'))
+      .map((i) => i.event_id);
+    expect(new Set(ids).size, pk).toBe(ids.length);
+  }
+  // One delivery per event and webhook, every one handed to the queue at least once.
+  const toA = await partitionItems(deliveryPartition(s.a, s.hookA));
+  const toB = await partitionItems(deliveryPartition(s.b, s.hookB));
+  expect(toA).toHaveLength(5);
+  expect(toB.map((d) => d.type)).toEqual(['ban.created']);
+  // (A's global ban also goes to earlier scenarios' webhooks: only this one's are compared.)
+  const ours = [...queued].filter(
+    (ref) =>
+      ref.startsWith(`${partitions.delivery}${s.a}#`) || ref.startsWith(`${partitions.delivery}${s.b}#`),
+  );
+  expect(ours.sort()).toEqual([...toA, ...toB].map((d) => `${d.pk}|${d.sk}`).sort());
+};
+
+const dispatch = (records: ChangeRecord[], queued: Set<string>) =>
+  lib.dispatchChanges(records, async (refs: readonly DeliveryRef[]) => {
+    for (const ref of refs)
+      queued.add(`${partitions.delivery}${ref.publisher_id}#${ref.webhook_id}|${ref.sk}`);
+  });
+
+const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+
+describe('dispatching a batch of changes', () => {
+  it('leaves every event once in the feed and one delivery per webhook, with a fault at each storage call, then the retry', async () => {
+    const clean = await scenario();
+    faults.reset();
+    await dispatch(clean.records, new Set());
+    const calls = faults.calls.map((call) => ({ operation: call.operation, role: roleOf(clean, call.key) }));
+    faults.reset();
+    const seen = new Map<string, number>();
+    const rules = calls.flatMap(({ operation, role }) => {
+      const id = `${operation} ${role}`;
+      const nth = (seen.get(id) ?? 0) + 1;
+      seen.set(id, nth);
+      return [
+        { name: `${id} #${nth} before it reaches the store`, operation, role, nth, landed: false },
+        ...(WRITES.includes(operation)
+          ? [{ name: `${id} #${nth} after it landed, its answer lost`, operation, role, nth, landed: true }]
+          : []),
+      ];
+    });
+    expect(rules.length).toBeGreaterThan(20);
+    for (const rule of rules) {
+      const s = await scenario();
+      const queued = new Set<string>();
+      faults.reset();
+      faults.fail({
+        operation: rule.operation as Operation,
+        keyPrefix: keyOf(s, rule.role),
+        nth: rule.nth,
+        ...(rule.landed
+          ? { error: 'timeout', attempts: 'each', landedAttempts: 1 }
+          : { error: 'InternalServerError' }),
+      } as Parameters<FaultInjector['fail']>[0]);
+      try {
+        // A landed write whose answer was lost may be saved by the SDK's own retry (a conditional
+        // write then finds its own item); any other fault fails the batch.
+        const first = await dispatch(s.records, queued).then(
+          () => 'ok',
+          () => 'failed',
+        );
+        if (!rule.landed) expect(first, rule.name).toBe('failed');
+        totals.injected += faults.injected.length;
+        faults.clear();
+        await dispatch(s.records, queued);
+        await expectDispatchedOnce(s, queued);
+        totals.cases += 1;
+      } catch (error) {
+        throw new Error(`${rule.name}: ${(error as Error).message}`);
+      }
+    }
+  }, 240_000);
+
+  it('appends each event once when dispatchers of overlapping batches run at once', async () => {
+    const s = await scenario();
+    faults.reset();
+    const queued = new Set<string>();
+    // Three dispatchers, two of them with the whole batch, one with a reordered half.
+    await Promise.all([
+      dispatch(s.records, queued),
+      dispatch(s.records, queued),
+      dispatch([s.records[1], s.records[0]] as ChangeRecord[], queued),
+    ]);
+    await expectDispatchedOnce(s, queued);
+  });
+});
