@@ -49,6 +49,8 @@ export interface ServiceFunctionProps {
   readonly environment?: Record<string, string>;
   /** The application log level Lambda filters JSON lines by (and tells lib/log.ts); default INFO. */
   readonly logLevel?: ApplicationLogLevel;
+  /** FUNCTION_TIMEOUT unless set: only functions no API request waits for (stream, queue) set it. */
+  readonly timeout?: Duration;
 }
 
 /** The one place that holds every Lambda's defaults: runtime, bundling, limits and logging. */
@@ -68,7 +70,7 @@ export class ServiceFunction extends Construct {
       runtime: RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: props.timeout ?? FUNCTION_TIMEOUT,
       // No X-Ray: every request is already traceable by its X-Request-Id in the access log and in
       // the handlers' JSON logs, and each handler makes at most a few DynamoDB calls.
       tracing: Tracing.DISABLED,

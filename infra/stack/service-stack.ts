@@ -14,7 +14,7 @@ import {
   TokenAuthorizer,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -24,6 +24,7 @@ import { allowedMethods } from '../../lib/http/gateway-answers';
 import { authorizerFunction, type Route, routes, type TableAccess, throttleClasses } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
+import { Events } from './events';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
@@ -42,8 +43,8 @@ export interface ServiceStackProps extends StackProps {
 
 /**
  * The whole service for one stage: the table, one Lambda per route of lib/routes.ts plus the
- * token authorizer, the REST API, and the alarms. Every physical name is left to CloudFormation
- * so that stages (and re-creations) never collide.
+ * token authorizer, the REST API, events and webhooks (events.ts), and the alarms. Every physical
+ * name is left to CloudFormation so that stages (and re-creations) never collide.
  */
 export class ServiceStack extends Stack {
   readonly api: RestApi;
@@ -51,6 +52,7 @@ export class ServiceStack extends Stack {
   readonly usagePlan: UsagePlan;
   readonly table: Table;
   readonly functions: ReadonlyMap<string, IFunction>;
+  readonly events: Events;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     // The prod stack holds the bans publishers rely on: deleting it takes a deliberate extra step.
@@ -65,23 +67,30 @@ export class ServiceStack extends Stack {
       // Bans and keys outlive any stack: deleting the table takes two deliberate steps (README).
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      // The outbox of events and webhooks (events.ts): both images, since a revocation is a change
+      // of an existing ban item.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
 
     const functions = new Map<string, NodejsFunction>();
-    const makeFunction = ({
-      id: fnId,
-      handler,
-      table,
-    }: {
-      id: string;
-      handler: FunctionHandler;
-      table?: TableAccess;
-    }) => {
+    const makeFunction = (
+      {
+        id: fnId,
+        handler,
+        table,
+      }: {
+        id: string;
+        handler: FunctionHandler;
+        table?: TableAccess;
+      },
+      options: { timeout?: Duration } = {},
+    ) => {
       const fn = new ServiceFunction(this, fnId, {
         handler,
         // A function that never touches storage is not even told the table's name.
         environment: table ? { TABLE_NAME: this.table.tableName } : {},
         logLevel: settings.logLevel,
+        timeout: options.timeout,
       }).function;
       grantTableAccess(fn, this.table.tableArn, table);
       functions.set(fnId, fn);
@@ -190,6 +199,8 @@ export class ServiceStack extends Stack {
 
     addGatewayResponses(this.api);
 
+    this.events = new Events(this, 'Events', { table: this.table, makeFunction });
+
     const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
     addAlarms(this, {
       api: this.api,
@@ -197,6 +208,7 @@ export class ServiceStack extends Stack {
       authorizer: { function: authorizerFn, logGroup: authorizerFn.logGroup },
       table: this.table,
       topic: alarmTopic,
+      events: this.events,
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 

@@ -1,6 +1,13 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { authorizerFunction, routes, type TableAccess, type TableAction } from '../../lib/routes';
+import {
+  authorizerFunction,
+  eventsDispatcherFunction,
+  routes,
+  type TableAccess,
+  type TableAction,
+  webhookSenderFunction,
+} from '../../lib/routes';
 import { leadingKeyPattern, type Partition } from '../../lib/storage/keys';
 
 /**
@@ -11,7 +18,20 @@ import { leadingKeyPattern, type Partition } from '../../lib/storage/keys';
  * the functions that must withdraw an unrecorded change may delete an audit event.
  */
 
-export type FunctionHandler = (typeof routes)[number]['handler'] | (typeof authorizerFunction)['handler'];
+/**
+ * The functions that are not routes, as lib/routes.ts declares them: the stack makes each (and
+ * test/infra/stack.test.ts checks that every module under functions/ is a route's or one of these).
+ */
+export const nonRouteFunctions = [
+  authorizerFunction,
+  eventsDispatcherFunction,
+  webhookSenderFunction,
+] as const;
+
+/** Every function the stack makes, by its row: one per route, and the functions that are not routes. */
+export const stackFunctions = [...routes, ...nonRouteFunctions] as const;
+
+export type FunctionHandler = (typeof stackFunctions)[number]['handler'];
 
 /** The actions a function's access names, in a fixed order. */
 export const actionsOf = (access: TableAccess | undefined): TableAction[] =>
@@ -19,7 +39,7 @@ export const actionsOf = (access: TableAccess | undefined): TableAction[] =>
 
 /** Every function's table actions, by handler, as the route table declares them (none: []). */
 export const TABLE_ACTIONS: Readonly<Record<FunctionHandler, readonly TableAction[]>> = Object.fromEntries(
-  [...routes, authorizerFunction].map((fn) => [fn.handler, actionsOf('table' in fn ? fn.table : undefined)]),
+  stackFunctions.map((fn) => [fn.handler, actionsOf('table' in fn ? fn.table : undefined)]),
 ) as unknown as Record<FunctionHandler, readonly TableAction[]>;
 
 /** The LeadingKeys patterns of some partitions (lib/storage/keys.ts). */

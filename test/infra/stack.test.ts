@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnMethod } from 'aws-cdk-lib/aws-apigateway';
@@ -5,21 +6,36 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
+import { ITERATOR_AGE_THRESHOLD_MS } from '../../infra/stack/alarms';
+import {
+  DELIVERY_MAX_RECEIVES,
+  DELIVERY_VISIBILITY_TIMEOUT,
+  DISPATCHER_TIMEOUT,
+  SENDER_TIMEOUT,
+  STREAM_RETRY_ATTEMPTS,
+} from '../../infra/stack/events';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
-import { BUNDLE_TARGET, RUNTIME } from '../../infra/stack/service-function';
+import { DEAD_LETTER_RETENTION } from '../../infra/stack/queues';
+import { BUNDLE_TARGET, FUNCTION_TIMEOUT, PROJECT_ROOT, RUNTIME } from '../../infra/stack/service-function';
 import { BEARER_VALIDATION_REGEX, ServiceStack } from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
+import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
 import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
 import {
   authorizerFunction,
+  DELIVERY_QUEUE_ENV,
+  eventsDispatcherFunction,
+  handlerEntry,
   routes,
   type TableAccess,
   type TableAction,
   throttleClasses,
+  webhookSenderFunction,
 } from '../../lib/routes';
+import * as keys from '../../lib/storage/keys';
 import { leadingKeyPattern } from '../../lib/storage/keys';
 import { cdkJsonContext, templateApp } from '../support/cdk';
 
@@ -53,29 +69,71 @@ const fnLogicalId = (id: string) => {
   return logicalId(fn.node.defaultChild as CfnFunction);
 };
 
-const allFunctions = [
+/** Every statement of a function's role's policies. */
+const roleStatementsOf = (id: string) => {
+  const roleRef = resources[fnLogicalId(id)]?.Properties?.Role?.['Fn::GetAtt']?.[0];
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => p.Properties?.Roles?.some((r: { Ref?: string }) => r.Ref === roleRef))
+    .flatMap(([, p]) => p.Properties?.PolicyDocument.Statement as Record<string, any>[]);
+};
+
+/** What Lambda needs to poll a table's stream (DynamoEventSource grants it). */
+const STREAM_READ_ACTIONS = [
+  'dynamodb:DescribeStream',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+  'dynamodb:ListStreams',
+];
+
+const queueArn = (queue: { node: { defaultChild?: unknown } }) => ({
+  'Fn::GetAtt': [logicalId(queue.node.defaultChild), 'Arn'],
+});
+
+/** The functions an API request waits for: each route's, and the authorizer. */
+const apiFunctions = [
   ...routes.map((r) => ({ id: r.id, handler: r.handler, table: 'table' in r ? r.table : undefined })),
   authorizerFunction,
 ];
+/** The functions of events and webhooks: the table stream's, and the deliveries queue's. */
+const eventFunctions = [eventsDispatcherFunction, webhookSenderFunction];
+const allFunctions = [...apiFunctions, ...eventFunctions];
+
+/** 10 s behind the API (under its 29 s); the stream's and the queue's functions have their own. */
+const timeoutOf = (id: string) =>
+  id === eventsDispatcherFunction.id ? 60 : id === webhookSenderFunction.id ? 30 : 10;
 
 describe('functions', () => {
-  test('one per route plus the authorizer', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 1);
+  test('one per route plus the authorizer, the events dispatcher and the webhook sender', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 3);
     expect([...stack.functions.keys()].sort()).toEqual(allFunctions.map((f) => f.id).sort());
   });
 
+  test('every handler module under functions/ is deployed: a route, the authorizer or an events function', () => {
+    const modules = readdirSync(`${PROJECT_ROOT}functions`)
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => `functions/${file}`)
+      .sort();
+    expect(modules).toEqual(allFunctions.map((f) => handlerEntry(f.handler)).sort());
+  });
+
+  test('the timeouts: 10 s for the API, 60 s for the dispatcher, 30 s for the sender', () => {
+    expect(FUNCTION_TIMEOUT.toSeconds()).toBe(10);
+    expect(DISPATCHER_TIMEOUT.toSeconds()).toBe(60);
+    expect(SENDER_TIMEOUT.toSeconds()).toBe(30);
+  });
+
   test.each(allFunctions)(
-    '$id: Node 24, arm64, 256 MB, 10 s, its own handler and log group, JSON logs at INFO',
+    '$id: Node 24, arm64, 256 MB, its timeout, its own handler and log group, JSON logs at INFO',
     ({ id, handler }) => {
       const fn = resources[fnLogicalId(id)] as Resource;
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: 256,
-        Timeout: 10,
+        Timeout: timeoutOf(id),
         Handler: 'index.handler',
       });
-      expect(fn.Properties?.Timeout).toBeLessThan(29);
+      if (apiFunctions.some((f) => f.id === id)) expect(fn.Properties?.Timeout).toBeLessThan(29);
       expect(fn.Metadata?.[HANDLER_METADATA_KEY]).toBe(handler);
       expect(fn.Properties?.TracingConfig).toBeUndefined();
       const logGroup = fn.Properties?.LoggingConfig?.LogGroup?.Ref as string;
@@ -110,6 +168,15 @@ describe('functions', () => {
       const env = resources[fnLogicalId(id)]?.Properties?.Environment?.Variables ?? {};
       if (!table) expect(env.TABLE_NAME).toBeUndefined();
       else expect(env.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
+    }
+  });
+
+  test('only the dispatcher and the sender are told the deliveries queue', () => {
+    const queueUrl = { Ref: logicalId(stack.events.deliveries.node.defaultChild) };
+    for (const { id } of allFunctions) {
+      const env = resources[fnLogicalId(id)]?.Properties?.Environment?.Variables ?? {};
+      if (eventFunctions.some((f) => f.id === id)) expect(env[DELIVERY_QUEUE_ENV], id).toEqual(queueUrl);
+      else expect(env[DELIVERY_QUEUE_ENV], id).toBeUndefined();
     }
   });
 });
@@ -437,13 +504,13 @@ describe('gateway responses', () => {
 describe('table access: least privilege', () => {
   const tableArn = { 'Fn::GetAtt': [logicalId(stack.table.node.defaultChild), 'Arn'] };
 
-  const statementsOf = (id: string) => {
-    const roleRef = resources[fnLogicalId(id)]?.Properties?.Role?.['Fn::GetAtt']?.[0];
-    return ofType('AWS::IAM::Policy')
-      .filter(([, p]) => p.Properties?.Roles?.some((r: { Ref?: string }) => r.Ref === roleRef))
-      .flatMap(([, p]) => p.Properties?.PolicyDocument.Statement as Record<string, any>[])
-      .filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:')));
-  };
+  /** The function's DynamoDB statements on the table (its stream reads are tested below). */
+  const statementsOf = (id: string) =>
+    roleStatementsOf(id).filter(
+      (s) =>
+        [s.Action].flat().some((a: string) => a.startsWith('dynamodb:')) &&
+        ![s.Action].flat().every((a: string) => STREAM_READ_ACTIONS.includes(a)),
+    );
 
   test.each(allFunctions)(
     '$id gets exactly the actions its code sends, on the table only',
@@ -496,6 +563,42 @@ describe('table access: least privilege', () => {
     }
   });
 
+  test('the events dispatcher deletes nothing: no DeleteItem, no queue message', () => {
+    const actions = roleStatementsOf(eventsDispatcherFunction.id).flatMap((s) => [s.Action].flat());
+    expect(actions.filter((a: string) => /delete|batchwrite|\*/i.test(a))).toEqual([]);
+  });
+
+  test('the webhook sender cannot touch device (ban) or audit items', () => {
+    const statements = statementsOf(webhookSenderFunction.id);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      const leadingKeys: string[] = s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
+      expect(leadingKeys).not.toContain(leadingKeyPattern('device'));
+      expect(leadingKeys).not.toContain(leadingKeyPattern('audit'));
+      for (const pattern of leadingKeys) {
+        expect(`${keys.partitions.device}d1`).not.toMatch(new RegExp(`^${pattern.replace('*', '.*')}$`));
+        expect(`${keys.partitions.audit}p1`).not.toMatch(new RegExp(`^${pattern.replace('*', '.*')}$`));
+      }
+    }
+  });
+
+  test("only the dispatcher reads the table's stream, and only that stream", () => {
+    const streamArn = { 'Fn::GetAtt': [logicalId(stack.table.node.defaultChild), 'StreamArn'] };
+    const streamStatements = (id: string) =>
+      roleStatementsOf(id).filter((s) => [s.Action].flat().some((a) => STREAM_READ_ACTIONS.includes(a)));
+    expect(streamStatements(eventsDispatcherFunction.id)).toEqual([
+      // Takes no resource ARN (acknowledged for cdk-nag in infra/stack/events.ts).
+      { Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+        Resource: streamArn,
+      },
+    ]);
+    for (const { id } of allFunctions.filter((f) => f.id !== eventsDispatcherFunction.id))
+      expect(streamStatements(id), id).toEqual([]);
+  });
+
   test('the authorizer reads API key items only', () => {
     const [statement, ...rest] = statementsOf(authorizerFunction.id);
     expect(rest).toEqual([]);
@@ -520,6 +623,165 @@ describe('table access: least privilege', () => {
   });
 });
 
+describe('events and webhooks', () => {
+  const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties ?? {});
+  const mappingOf = (id: string) => {
+    const found = mappings.filter((m) => m.FunctionName?.Ref === fnLogicalId(id));
+    expect(found, id).toHaveLength(1);
+    return found[0] as Record<string, any>;
+  };
+  const { deliveries, deliveryDeadLetters, streamFailures } = stack.events;
+
+  test('two event source mappings: the dispatcher on the stream, the sender on the deliveries queue', () => {
+    expect(mappings).toHaveLength(2);
+    expect(mappingOf(eventsDispatcherFunction.id).EventSourceArn).toEqual({
+      'Fn::GetAtt': [logicalId(stack.table.node.defaultChild), 'StreamArn'],
+    });
+    expect(mappingOf(webhookSenderFunction.id).EventSourceArn).toEqual(queueArn(deliveries));
+  });
+
+  test('the dispatcher reads from the trim horizon, 100 records at once, one batch per shard at a time', () => {
+    const mapping = mappingOf(eventsDispatcherFunction.id);
+    expect(mapping).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 0,
+      ParallelizationFactor: 1,
+    });
+    // It throws for the whole batch: no partial batch responses.
+    expect(mapping.FunctionResponseTypes).toBeUndefined();
+  });
+
+  test('a failing batch is halved and retried ten times, then its shard range goes to the stream-failure queue', () => {
+    expect(STREAM_RETRY_ATTEMPTS).toBe(10);
+    expect(mappingOf(eventsDispatcherFunction.id)).toMatchObject({
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: queueArn(streamFailures) } },
+    });
+  });
+
+  test('the stream filter is lib/domain/change-sources.ts: pk prefix AND sk prefix, one filter per source', () => {
+    const patterns = (mappingOf(eventsDispatcherFunction.id).FilterCriteria?.Filters ?? []).map(
+      (f: { Pattern: string }) => JSON.parse(f.Pattern),
+    );
+    expect(patterns).toEqual(
+      changeSources.map(({ pkPrefix, skPrefix }) => ({
+        dynamodb: { Keys: { pk: { S: [{ prefix: pkPrefix }] }, sk: { S: [{ prefix: skPrefix }] } } },
+      })),
+    );
+    // The filter passes exactly what the local change log records (isChangeSource), item by item.
+    const passes = ({ pk, sk }: { pk: string; sk: string }) =>
+      patterns.some(
+        (p: any) =>
+          pk.startsWith(p.dynamodb.Keys.pk.S[0].prefix) && sk.startsWith(p.dynamodb.Keys.sk.S[0].prefix),
+      );
+    const feed = keys.publisherFeedPartition('p1');
+    const items = {
+      ban: keys.banKey('d1', 7),
+      policy: keys.policyKey('p1'),
+      erasure: keys.erasureKey('d1', 'p1'),
+      publisherKey: keys.publisherKeyKey('p1', 'key_1'),
+      apiKey: keys.apiKeyKey('0'.repeat(64)),
+      keyId: keys.keyIdKey('key_1'),
+      counter: keys.counterKey(0),
+      idempotency: keys.idempotencyKey('p1', 'g1', 'k1'),
+      audit: keys.auditEventKey('p1', '2024-01-01T00:00:00.000Z', 'evt_1'),
+      feedEntry: keys.feedEntryKey(feed, 1),
+      feedMarker: keys.feedMarkerKey(feed, 'evt_1'),
+      webhook: keys.webhookKey('p1', 0),
+      delivery: keys.deliveryKey('p1', 'wh_1', '2024-01-01T00:00:00.000Z', 'evt_1'),
+      changeEntry: keys.changeEntryKey(1),
+    };
+    for (const [name, key] of Object.entries(items))
+      expect(passes(key), name).toBe(isChangeSource(key.pk, key.sk));
+    expect(
+      Object.entries(items)
+        .filter(([, key]) => passes(key))
+        .map(([name]) => name),
+    ).toEqual(['ban', 'policy']);
+  });
+
+  test('the sender takes the deliveries queue ten messages at once and reports the ones it failed on', () => {
+    expect(mappingOf(webhookSenderFunction.id)).toMatchObject({
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 0,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  test("the deliveries queue: visible again after six times the sender's timeout; dead letters after five receives", () => {
+    expect(DELIVERY_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThanOrEqual(6 * SENDER_TIMEOUT.toSeconds());
+    expect(DELIVERY_MAX_RECEIVES).toBe(5);
+    expect(resources[logicalId(deliveries.node.defaultChild)]?.Properties).toMatchObject({
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: queueArn(deliveryDeadLetters), maxReceiveCount: 5 },
+    });
+  });
+
+  test('both failure queues keep their messages 14 days and have no queue behind them', () => {
+    expect(DEAD_LETTER_RETENTION.toDays()).toBe(14);
+    for (const queue of [deliveryDeadLetters, streamFailures]) {
+      const props = resources[logicalId(queue.node.defaultChild)]?.Properties;
+      expect(props?.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      expect(props?.RedrivePolicy).toBeUndefined();
+    }
+  });
+
+  test('three queues, each encrypted (SQS-managed) and refusing every request not made over TLS', () => {
+    const queues = ofType('AWS::SQS::Queue');
+    expect(queues.map(([id]) => id).sort()).toEqual(
+      [deliveries, deliveryDeadLetters, streamFailures].map((q) => logicalId(q.node.defaultChild)).sort(),
+    );
+    const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties ?? {});
+    for (const [id, queue] of queues) {
+      expect(queue.Properties?.SqsManagedSseEnabled, id).toBe(true);
+      const policy = policies.find((p) => p.Queues?.some((q: { Ref?: string }) => q.Ref === id));
+      expect(policy?.PolicyDocument.Statement, id).toContainEqual({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'sqs:*',
+        Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      });
+    }
+  });
+
+  /** The queues a function may do `action` on, by logical id. */
+  const sqsResourcesOf = (id: string, action: string) =>
+    roleStatementsOf(id)
+      .filter((s) => s.Effect === 'Allow' && [s.Action].flat().includes(action))
+      .flatMap((s) => [s.Resource].flat())
+      .map((r: { 'Fn::GetAtt'?: [string, string] } | string) =>
+        typeof r === 'string' ? r : r['Fn::GetAtt']?.[0],
+      )
+      .sort();
+
+  test('both send to the deliveries queue only; the dispatcher also to its on-failure destination, which Lambda sends with its role', () => {
+    const deliveriesId = logicalId(deliveries.node.defaultChild);
+    expect(sqsResourcesOf(webhookSenderFunction.id, 'sqs:SendMessage')).toEqual([deliveriesId]);
+    expect(sqsResourcesOf(eventsDispatcherFunction.id, 'sqs:SendMessage')).toEqual(
+      [deliveriesId, logicalId(streamFailures.node.defaultChild)].sort(),
+    );
+    for (const { id } of apiFunctions) {
+      const sqs = roleStatementsOf(id)
+        .flatMap((s) => [s.Action].flat())
+        .filter((a: string) => a.startsWith('sqs:'));
+      expect(sqs, id).toEqual([]);
+    }
+  });
+
+  test('only the sender consumes the deliveries queue; nothing consumes the failure queues', () => {
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+      for (const { id } of allFunctions) {
+        expect(sqsResourcesOf(id, action), `${id} ${action}`).toEqual(
+          id === webhookSenderFunction.id ? [logicalId(deliveries.node.defaultChild)] : [],
+        );
+      }
+    }
+  });
+});
+
 describe('table', () => {
   test('on demand, point-in-time recovery, deletion protection, retained', () => {
     const tables = ofType('AWS::DynamoDB::Table');
@@ -538,9 +800,22 @@ describe('table', () => {
     });
   });
 
+  test('streams every change with both images (the outbox of events and webhooks)', () => {
+    const [, table] = ofType('AWS::DynamoDB::Table')[0] as [string, Resource];
+    expect(table.Properties?.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
   test('no hard-coded physical names anywhere', () => {
     // References to generated names (a permission's FunctionName, say) are fine; literals are not.
-    const nameProps = ['TableName', 'FunctionName', 'RoleName', 'LogGroupName', 'TopicName', 'AlarmName'];
+    const nameProps = [
+      'TableName',
+      'FunctionName',
+      'RoleName',
+      'LogGroupName',
+      'TopicName',
+      'AlarmName',
+      'QueueName',
+    ];
     for (const [id, resource] of Object.entries(resources)) {
       for (const prop of nameProps)
         expect(typeof resource.Properties?.[prop], `${id}.${prop}`).not.toBe('string');
@@ -560,7 +835,7 @@ describe('alarms and outputs', () => {
     );
   });
 
-  test.each(routes)('$id errors and throttles', ({ id }) => {
+  test.each([...routes, ...eventFunctions])('$id errors and throttles', ({ id }) => {
     for (const metric of ['Errors', 'Throttles']) {
       expect(alarms).toContainEqual(
         expect.objectContaining({
@@ -599,6 +874,38 @@ describe('alarms and outputs', () => {
     );
   });
 
+  test('events: the dispatcher over 60 s behind the stream', () => {
+    expect(ITERATOR_AGE_THRESHOLD_MS).toBe(60_000);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Statistic: 'Maximum',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(eventsDispatcherFunction.id) } }],
+        Threshold: 60_000,
+        ComparisonOperator: 'GreaterThanThreshold',
+      }),
+    );
+  });
+
+  test.each([
+    ['the deliveries dead-letter queue', () => stack.events.deliveryDeadLetters],
+    ['the stream-failure queue', () => stack.events.streamFailures],
+  ])('events: any message in %s', (_name, queue) => {
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(queue().node.defaultChild), 'QueueName'] } },
+        ],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    );
+  });
+
   test('DynamoDB throttled requests, over every operation the code sends', () => {
     const alarm = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottledRequests'));
     const operations = ((alarm?.Metrics ?? []) as Record<string, any>[])
@@ -611,8 +918,9 @@ describe('alarms and outputs', () => {
   });
 
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
-    // API 5xx, table throttles, authorizer storage failures and throttles, two per route function.
-    expect(alarms).toHaveLength(4 + 2 * routes.length);
+    // API 5xx, table throttles, authorizer storage failures and throttles, the dispatcher's
+    // iterator age, the two failure queues, two per other function.
+    expect(alarms).toHaveLength(4 + 3 + 2 * (allFunctions.length - 1));
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');
