@@ -810,3 +810,112 @@ describe('hostile requests', () => {
     baselineItems = (await api.items()).length;
   });
 });
+
+describe('events and webhooks', () => {
+  const url = 'http://127.0.0.1:9/hook';
+  const badUrl = fc.oneof(
+    fc.constantFrom(
+      '',
+      'ftp://example.com/h',
+      'http://example.com/h',
+      'https://user:pw@example.com/h',
+      'https://10.1.2.3/h',
+      'https://169.254.169.254/latest/meta-data',
+      'http://[::1]:8080/h#frag',
+      'http://192.168.0.1/h',
+      'https://[fe80::1]/h',
+      'javascript:alert(1)',
+      `https://example.com/${'a'.repeat(2050)}`,
+    ),
+    fc.string({ maxLength: 30 }).filter((text) => !/^https?:\/\//.test(text)),
+    fc.jsonValue({ maxDepth: 1 }).filter((value) => typeof value !== 'string'),
+  );
+  const badEvents = fc.oneof(
+    fc.constant([]),
+    fc.array(
+      fc
+        .string({ maxLength: 20 })
+        .filter((s) => !['ban.created', 'ban.revoked', 'ban.erased', 'policy.updated'].includes(s)),
+      { minLength: 1, maxLength: 3 },
+    ),
+    fc.jsonValue({ maxDepth: 0 }).filter((value) => value !== undefined),
+  );
+  const badGames = fc.oneof(
+    fc.constant([]),
+    fc.array(
+      fc.string({ maxLength: 70 }).filter((s) => !GAME_ID.test(s)),
+      { minLength: 1, maxLength: 3 },
+    ),
+    fc.jsonValue({ maxDepth: 0 }).filter((value) => value !== undefined),
+  );
+  const webhookWithOneBadField = fc.oneof(
+    badUrl.map((value) => ({ field: 'url', body: { url: value } })),
+    badEvents.map((value) => ({ field: 'events', body: { url, events: value } })),
+    badGames.map((value) => ({ field: 'games', body: { url, games: value } })),
+    fc
+      .string({ minLength: 1, maxLength: 12 })
+      .filter((name) => !['url', 'events', 'games'].includes(name) && !name.includes('.'))
+      .map((name) => ({ field: name, body: { url, [name]: 1 } })),
+  );
+
+  test.prop([webhookWithOneBadField], { numRuns: 150 })(
+    'refuses a webhook with one bad, missing or unknown field, naming it, before anything is read or stored',
+    async ({ field, body }) => {
+      const res = await refused('POST', '/v1/webhooks', { body });
+      expectRefusal(res, { status: 400 });
+      // An item of a list is named by its index: `games.0`.
+      const fields = (res.body.error.details ?? []).map((d: { field: string }) =>
+        d.field.replace(/\.\d+$/, ''),
+      );
+      expect(fields).toContain(field);
+    },
+  );
+
+  test.prop(
+    [
+      fc.oneof(
+        fc
+          .string({ maxLength: 8 })
+          .filter((s) => !DIGITS.test(s) || Number(s) < 1 || Number(s) > 500)
+          .map((v) => ({ limit: v })),
+        fc.integer({ min: 501, max: 10 ** 9 }).map((v) => ({ limit: String(v) })),
+        fc
+          .string({ minLength: 1, maxLength: 30 })
+          .filter((s) => !/^[A-Za-z0-9_-]{1,200}$/.test(s))
+          .map((v) => ({ cursor: v })),
+        fc.constantFrom({ cursor: 'Zm9v' }, { cursor: 'ZjEueHh4eHh4eHh4eHh4eC4xLjEuMQ' }, { since: 'x' }),
+      ),
+    ],
+    { numRuns: 120 },
+  )('refuses a feed query with a bad limit, cursor or parameter, naming it', async (query) => {
+    const res = await refused('GET', `/v1/events?${new URLSearchParams(query as Record<string, string>)}`, {
+      game: GAME,
+    });
+    // A cursor with the right characters that is none of ours is refused by the domain before any read.
+    expectRefusal(res, { status: 400, field: Object.keys(query)[0] as string });
+  });
+
+  test.prop(
+    [
+      fc
+        .string({ minLength: 1, maxLength: 40 })
+        .filter(
+          (s) =>
+            !/^wh_[A-Za-z0-9_-]{16}$/.test(s) &&
+            !s.includes('/') &&
+            !s.includes('?') &&
+            !s.includes('#') &&
+            !s.includes('%') &&
+            s !== '.' &&
+            s !== '..',
+        ),
+    ],
+    {
+      numRuns: 60,
+    },
+  )('refuses a malformed webhook id on delete and on its deliveries', async (id) => {
+    const path = `/v1/webhooks/${encodeURIComponent(id)}`;
+    expectRefusal(await refused('DELETE', path, {}), { status: 400, field: 'webhook_id' });
+    expectRefusal(await refused('GET', `${path}/deliveries`, {}), { status: 400, field: 'webhook_id' });
+  });
+});
