@@ -48,6 +48,9 @@ const everyRoute = (key: string, device = 'sec-device') =>
     ['GET', `/v1/device/${device}/enforcement`, { game: 'g' }],
     ['POST', '/v1/enforcement/batch', { game: 'g', body: { device_ids: [device] } }],
     ['POST', `/v1/device/${device}/bans/1/revoke`, { game: 'g', body: { reason_code: 'r' } }],
+    ['GET', '/v1/events', { game: 'g' }],
+    ['POST', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook' } }],
+    ['GET', '/v1/webhooks', {}],
   ].map(([method, path, options]) => ({
     method: method as string,
     path: path as string,
@@ -189,6 +192,8 @@ describe('logs', () => {
     expect(log).toContain('"status":400');
     // And nothing secret is in it.
     expect(log).not.toMatch(/bsk_/);
+    // A webhook's signing secret is answered once (it was made above) and never logged.
+    expect(log).not.toMatch(/whsec_/);
     expect(log).not.toMatch(/bearer\s/i);
     expect(log).not.toMatch(/basic\s/i);
     expect(log.toLowerCase()).not.toContain('authorization');
