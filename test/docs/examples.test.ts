@@ -4,16 +4,21 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
+import { type Receiver, startReceiver } from '../support/receiver';
 
 /**
  * The documentation keeps its promises: the README stays a short front page, no link leaves the
  * repository or points at nothing, and every example of docs/api.md answers what it shows.
  *
  * The convention of docs/api.md: a ```sh block holding one `curl` whose last line ends with
- * `# <status>`, followed by a ```json block with the body the API answers. The pairs run in order
- * on a fresh store, with $API, $KEY (publisher dev-publisher) and $OTHER_KEY (publisher acme).
- * Times and request ids match any value of their kind; a ban id matches any id, but the same one
- * everywhere it appears, and later requests that use it are sent with the real one.
+ * `# <status>`, followed by a ```json block with the body the API answers (none for a 204). The
+ * pairs run in order on a fresh store, with $API, $KEY (publisher dev-publisher) and $OTHER_KEY
+ * (publisher acme), and a webhook receiver answering 204 where the docs show
+ * http://127.0.0.1:4000. Times and request ids match any value of their kind; a ban id, and a
+ * random id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`), matches any such id, but the same
+ * one everywhere it appears, and later requests that use it are sent with the real one. Each
+ * request waits for the events of the ones before it to be dispatched, and a GET whose answer
+ * differs is asked again for a few seconds (webhook deliveries are attempted in the background).
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -85,19 +90,22 @@ interface Example {
   line: number;
   command: string;
   status: number;
+  /** The answer shown; the empty string for a status shown without a body (204). */
   body: unknown;
 }
 
-/** The (curl, answer) pairs of docs/api.md, in order. */
+/** The (curl, answer) pairs of docs/api.md, in order, and the curls with a status but no answer. */
 const examples = (text: string): Example[] => {
   const found: Example[] = [];
-  const pair = /^```sh\n(curl [\s\S]*?)\n```\n+```json\n([\s\S]*?)\n```$/gm;
+  const pair = /^```sh\n(curl [^`]*?)\n```(?:\n+```json\n([\s\S]*?)\n```$)?/gm;
   for (const match of text.matchAll(pair)) {
-    const [, block = '', json = ''] = match;
+    const [, block = '', json] = match;
     const status = /#\s*(\d{3})\s*$/.exec(block);
     const line = text.slice(0, match.index).split('\n').length + 1;
+    if (!status && json === undefined) continue; // a command to copy, not an example
     if (!status) throw new Error(`docs/api.md:${line}: the curl does not end with "# <status>"`);
-    found.push({ line, command: block, status: Number(status[1]), body: JSON.parse(json) });
+    const body = json === undefined ? '' : JSON.parse(json);
+    found.push({ line, command: block, status: Number(status[1]), body });
   }
   return found;
 };
@@ -203,30 +211,42 @@ const TIME_FIELDS = new Set([
   'evaluated_at',
   'policy_updated_at',
   'occurred_at',
+  'last_attempt_at',
+  'next_attempt_at',
+  'delivered_at',
 ]);
-/** Random or derived ids: any value with the same prefix (`key_`, `evt_`). */
-const OPAQUE_FIELDS = new Set(['key_id', 'event_id']);
+/** Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`) and length. */
+const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret']);
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
+/** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
+const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** `shown` stands for `got`: the same one wherever it is shown, and no other shown id stands for it. */
+const sameId = (shown: number | string, got: number | string, ids: Ids, at: string): string[] => {
+  const known = ids.get(shown);
+  if (known === undefined && [...ids.values()].includes(got)) {
+    return [`${at}: a new id, got ${got}, which the docs show as another`];
+  }
+  if (known === undefined) ids.set(shown, got);
+  return known === undefined || known === got ? [] : [`${at}: ${shown} is ${known}, got ${got}`];
+};
+
+/** Each id shown (ban ids, opaque ids) → the one this run made. */
+type Ids = Map<number | string, number | string>;
+
 /**
- * The differences between what the docs show and what the API answered. `ids` maps each ban id
+ * The differences between what the docs show and what the API answered. `ids` maps each id
  * shown to the one the API gave, and grows as new ones are met.
  */
-const differences = (
-  shown: unknown,
-  got: unknown,
-  ids: Map<number, number>,
-  at = '',
-  field = '',
-): string[] => {
+const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''): string[] => {
   if (TIME_FIELDS.has(field) && typeof shown === 'string') {
     return typeof got === 'string' && ISO_TIME.test(got) ? [] : [`${at}: a time, got ${JSON.stringify(got)}`];
   }
   if (OPAQUE_FIELDS.has(field) && typeof shown === 'string') {
     const prefix = shown.slice(0, shown.indexOf('_') + 1);
     return typeof got === 'string' && got.startsWith(prefix) && got.length === shown.length
-      ? []
+      ? sameId(shown, got, ids, at)
       : [`${at}: an id like ${shown}, got ${JSON.stringify(got)}`];
   }
   if (field === 'request_id' && typeof shown === 'string') {
@@ -235,13 +255,9 @@ const differences = (
       : [`${at}: a request id, got ${JSON.stringify(got)}`];
   }
   if (ID_FIELDS.has(field) && typeof shown === 'number') {
-    if (typeof got !== 'number') return [`${at}: a ban id, got ${JSON.stringify(got)}`];
-    const known = ids.get(shown);
-    if (known === undefined && [...ids.values()].includes(got)) {
-      return [`${at}: a new ban id, got ${got}, which the docs show as another`];
-    }
-    if (known === undefined) ids.set(shown, got);
-    return known === undefined || known === got ? [] : [`${at}: ban ${shown} is ${known}, got ${got}`];
+    return typeof got === 'number'
+      ? sameId(shown, got, ids, at)
+      : [`${at}: a ban id, got ${JSON.stringify(got)}`];
   }
   if (Array.isArray(shown)) {
     if (!Array.isArray(got) || got.length !== shown.length) {
@@ -271,16 +287,20 @@ const differences = (
 
 describe('the examples of docs/api.md', () => {
   let api: TestApi;
+  let receiver: Receiver;
   let vars: Record<string, string>;
-  const ids = new Map<number, number>();
+  const ids: Ids = new Map();
   const pairs = examples(read('docs/api.md'));
 
   beforeAll(async () => {
-    api = await startTestApi();
+    [api, receiver] = await Promise.all([startTestApi(), startReceiver()]);
     const [own, other] = await Promise.all([api.createKey('dev-publisher'), api.createKey('acme')]);
     vars = { API: api.url, KEY: own.api_key, OTHER_KEY: other.api_key };
   });
-  afterAll(() => api?.close());
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
 
   it('has request and answer pairs to check', () => {
     expect(pairs.length).toBeGreaterThan(10);
@@ -289,20 +309,37 @@ describe('the examples of docs/api.md', () => {
   // One test, in order: each example runs on the state the ones before it left.
   it('answers each request as shown, in order', async () => {
     for (const example of pairs) {
-      // The ids the docs show stand for the ones this run made.
-      let command = example.command;
+      // The ids the docs show stand for the ones this run made, the receiver for the test's.
+      let command = example.command.replaceAll(RECEIVER_SHOWN, receiver.url);
       for (const [shown, real] of ids) command = command.replaceAll(String(shown), String(real));
+      const shown = JSON.parse(JSON.stringify(example.body).replaceAll(RECEIVER_SHOWN, receiver.url));
       const req = parseCurl(shellWords(command, vars));
-      const res = await send(req);
-      let body: unknown;
-      try {
-        body = JSON.parse(res.text);
-      } catch {
-        body = res.text;
-      }
       const where = `docs/api.md:${example.line} ${req.method} ${req.url.slice(vars.API?.length)}`;
-      expect(res.status, `${where}: status (body ${res.text})`).toBe(example.status);
-      expect(differences(example.body, body, ids), where).toEqual([]);
+      await api.settle();
+      const until = Date.now() + 5_000;
+      for (;;) {
+        const res = await send(req);
+        let body: unknown;
+        try {
+          body = JSON.parse(res.text);
+        } catch {
+          body = res.text;
+        }
+        const trial: Ids = new Map(ids);
+        const found = differences(shown, body, trial);
+        if (
+          req.method === 'GET' &&
+          (res.status !== example.status || found.length > 0) &&
+          Date.now() < until
+        ) {
+          await new Promise((done) => setTimeout(done, 100));
+          continue;
+        }
+        expect(res.status, `${where}: status (body ${res.text})`).toBe(example.status);
+        expect(found, where).toEqual([]);
+        for (const [id, real] of trial) ids.set(id, real);
+        break;
+      }
     }
   });
 });
