@@ -26,6 +26,11 @@ const where =
     : (api.store.endpoint ?? 'AWS');
 console.log(`Device ban API listening on ${api.url}`);
 console.log(`Store: ${where}, table ${api.store.tableName}${api.tableCreated ? ' (created)' : ''}`);
+if (api.events) {
+  console.log(
+    `Events: feed and webhooks dispatched here (http://127.0.0.1 receivers allowed; WEBHOOK_RETRY_BASE_MS=${process.env.WEBHOOK_RETRY_BASE_MS ?? 30000})`,
+  );
+}
 
 if ((await listApiKeys(DEV_PUBLISHER)).length === 0) {
   const key = await createApiKey(DEV_PUBLISHER, 'local development');
@@ -43,6 +48,8 @@ Try it:
     -d '{"device_id":"device-1","ban_type":"social","scope":"game","reason_code":"toxicity"}'
 
   curl -s '${api.url}/v1/device/device-1/bans/social' -H 'Authorization: Bearer ${key.api_key}' -H 'X-Game-Id: ${DEV_GAME}'
+
+  curl -s '${api.url}/v1/events' -H 'Authorization: Bearer ${key.api_key}' -H 'X-Game-Id: ${DEV_GAME}'
 `);
 } else {
   console.log(`Development publisher "${DEV_PUBLISHER}" already has a key; make another with:
