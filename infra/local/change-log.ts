@@ -35,7 +35,8 @@ import {
  */
 
 export interface ChangeRecorder {
-  /** Where the API and the keys tool reach the store through the recorder. */
+  /** Where the API and the dispatcher reach the store through the recorder. (The keys tool, in
+   * another process, reaches the store directly: its writes, keys, are not events.) */
   endpoint: string;
   /** Called after each record is stored. */
   onRecord(listener: () => void): void;

@@ -47,6 +47,12 @@ const changeTime = (record: ChangeRecord) => {
   return new Date(typeof seconds === 'number' ? Math.round(seconds * 1000) : Date.now()).toISOString();
 };
 
+/**
+ * What an event keeps of a ban: what a listing can show. Who made or revoked it is the audit
+ * trail's to keep, and the idempotency key is the caller's, so neither is copied into the feed.
+ */
+const shown = ({ idempotency_key: _key, created_by: _by, revoked_by: _revoker, ...ban }: Ban): Ban => ban;
+
 const banEvent = (
   type: 'ban.created' | 'ban.revoked' | 'ban.erased',
   ban: Ban,
@@ -57,7 +63,7 @@ const banEvent = (
   occurred_at: occurredAt,
   publisher_id: ban.publisher_id,
   device_id: ban.device_id,
-  ban,
+  ban: shown(ban),
 });
 
 /** The events one change record stands for: none, or one. */

@@ -7,6 +7,7 @@ import { dynamo, tableName } from '../storage/client';
 import type { DeliveryRef } from '../storage/delivery-queue';
 import { isConditionFailure } from '../storage/failures';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
+import { eventIdOf } from './audit';
 import type { ChangeEvent } from './change-events';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { toFeedEvent } from './feed';
@@ -25,7 +26,7 @@ import { allowsLoopback, allWebhooks, publisherWebhooks, receiversOf, type Store
 
 export type { DeliveryRef } from '../storage/delivery-queue';
 
-/** The delay before the first retry, doubled each time up to 120 bases, ±50% jitter. */
+/** The delay before the first retry, doubled each time up to 120 bases, each drawn from 50-100% of that. */
 export const DEFAULT_RETRY_BASE_MS = 30_000;
 /** Retries go on for this many bases after the first attempt: 24 hours at the default base. */
 export const RETRY_WINDOW_BASES = 2880;
@@ -104,6 +105,51 @@ export const recordDeliveries = async (
     }
   }
   return refs;
+};
+
+/**
+ * An erasure reaches deliveries not yet made too: the owner's pending deliveries of the erased
+ * ban's earlier events (the only ones that carry its details) lose the details from their body.
+ */
+export const redactErasedDeliveries = async (
+  events: readonly ChangeEvent[],
+  webhooks: readonly StoredWebhook[],
+): Promise<void> => {
+  for (const event of events) {
+    if (event.type !== 'ban.erased') continue;
+    const earlier = [
+      { type: 'ban.created' as const, at: event.ban.created_at },
+      ...(event.ban.revoked_at ? [{ type: 'ban.revoked' as const, at: event.ban.revoked_at }] : []),
+    ];
+    for (const webhook of webhooks.filter((found) => found.publisher_id === event.publisher_id)) {
+      for (const { type, at } of earlier) {
+        const eventId = eventIdOf(event.publisher_id, type, String(event.ban.ban_id));
+        const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, at, eventId);
+        const { Item } = await dynamo.send(
+          new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+        );
+        if (Item?.status !== 'pending' || typeof Item.body !== 'string') continue;
+        const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown } };
+        if (!body.ban || body.ban.details_json === null) continue;
+        body.ban.details_json = null;
+        try {
+          await dynamo.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: key,
+              UpdateExpression: 'SET #body = :redacted',
+              ConditionExpression: '#body = :body',
+              ExpressionAttributeNames: { '#body': 'body' },
+              ExpressionAttributeValues: { ':redacted': JSON.stringify(body), ':body': Item.body },
+            }),
+          );
+        } catch (error) {
+          // Settled meanwhile (its body dropped): nothing left to redact.
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+    }
+  }
 };
 
 /** What became of an attempt: settled (nothing more to do) or to be tried again at `retryAt`. */
@@ -240,7 +286,7 @@ export const listDeliveries = async (
   query: DeliveriesQuery,
 ): Promise<DeliveryList> => {
   if (!(await publisherWebhooks(publisherId)).some((webhook) => webhook.webhook_id === webhookId)) {
-    throw new NotFoundError('webhook not found');
+    throw new NotFoundError('No such webhook');
   }
   const pk = deliveryPartition(publisherId, webhookId);
   let start: Record<string, string> | undefined;

@@ -1,5 +1,5 @@
 import { type ChangeRecord, eventsOfChange } from './change-events';
-import { type DeliveryRef, recordDeliveries } from './deliveries';
+import { type DeliveryRef, recordDeliveries, redactErasedDeliveries } from './deliveries';
 import { appendToFeed } from './feed';
 import { allWebhooks } from './webhooks';
 
@@ -16,7 +16,9 @@ export const dispatchChanges = async (
   const events = records.flatMap(eventsOfChange);
   if (events.length === 0) return { events: 0, deliveries: 0 };
   await appendToFeed(events);
-  const refs = await recordDeliveries(events, await allWebhooks());
+  const webhooks = await allWebhooks();
+  const refs = await recordDeliveries(events, webhooks);
+  await redactErasedDeliveries(events, webhooks);
   if (refs.length > 0) await enqueue(refs);
   return { events: events.length, deliveries: refs.length };
 };

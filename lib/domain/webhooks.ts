@@ -110,7 +110,7 @@ export const createWebhook = async (
   request: CreateWebhookRequest,
 ): Promise<NewWebhook> => {
   const checked = checkWebhookUrl(request.url, { allowLoopback: allowsLoopback() });
-  if (!checked.ok) throw new InvalidInputError('url', 'not_allowed', `url ${checked.reason}`);
+  if (!checked.ok) throw new InvalidInputError('url', 'not_allowed', checked.reason);
   const events = feedEventTypes.filter((type) => (request.events ?? feedEventTypes).includes(type));
   const games = request.games ? [...new Set(request.games)].sort() : null;
   const taken = new Set((await publisherWebhooks(publisherId)).map((webhook) => webhook.slot));
@@ -143,14 +143,14 @@ export const createWebhook = async (
   throw new InvalidInputError(
     'url',
     'limit_reached',
-    `a publisher may have at most ${WEBHOOK_MAX_PER_PUBLISHER} webhooks; delete one first`,
+    `cannot be added: a publisher has at most ${WEBHOOK_MAX_PER_PUBLISHER} webhooks; delete one first`,
   );
 };
 
 /** Deletes one of the publisher's webhooks; another publisher's id is not found (404), like an unknown one. */
 export const deleteWebhook = async (publisherId: string, webhookId: string): Promise<void> => {
   const webhook = (await publisherWebhooks(publisherId)).find((found) => found.webhook_id === webhookId);
-  if (!webhook) throw new NotFoundError('webhook not found');
+  if (!webhook) throw new NotFoundError('No such webhook');
   try {
     await dynamo.send(
       new DeleteCommand({

@@ -352,6 +352,38 @@ describe('webhooks', () => {
     );
   });
 
+  it("drops an erased ban's details from its deliveries still pending, and from the stored feed", async () => {
+    const a = await publisher();
+    const made = await hook(a.key);
+    const device = unique('dev');
+    const evidence = `${device}-evidence`;
+    let erased = false;
+    receiver.answer = (request) => (request.body.includes(device) && !erased ? 503 : 204);
+    try {
+      const created = await ban(a.key, 'g1', { device_id: device, details: { evidence } });
+      await receiver.waitFor((all) => all.some((r) => r.body.includes(evidence)));
+      expect((await api.request('POST', `/v1/device/${device}/erase`, { key: a.key })).status).toBe(200);
+      await api.settle();
+      erased = true;
+      await receiver.waitFor(() =>
+        receiver
+          .verified(made.secret)
+          .some((e) => e.type === 'ban.erased' && e.ban.ban_id === created.ban_id),
+      );
+      await receiver.waitFor(() =>
+        receiver
+          .verified(made.secret)
+          .some(
+            (e) => e.type === 'ban.created' && e.ban.ban_id === created.ban_id && e.ban.details_json === null,
+          ),
+      );
+      const stored = JSON.stringify(await api.items({ derived: true }));
+      expect(stored).not.toContain(evidence);
+    } finally {
+      receiver.answer = () => 204;
+    }
+  });
+
   it('retries a failing receiver with the same id and body until it answers 2xx', async () => {
     const a = await publisher();
     const made = await hook(a.key);
