@@ -1,10 +1,19 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ensureTable, openStore, useStore } from '../infra/local/store';
+import { ensureTable, openStore, type Store, useStore } from '../infra/local/store';
+import type { ChangeRecord } from '../lib/domain/change-events';
 import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
 import { banKey } from '../lib/storage/keys';
 import { lambdaContext, proxyEvent } from './events';
-import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
+import {
+  BENCH_GAME,
+  FEED_PAGE_EVENTS,
+  feedPage,
+  LIST_DEVICE,
+  LIST_DEVICE_BANS,
+  operations,
+} from './operations';
 import { median, probeStorage } from './storage-probe';
 
 /**
@@ -16,10 +25,14 @@ import { median, probeStorage } from './storage-probe';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-export const startInProcess = async () => {
+/** Something put between the storage client and the store (bench/delivery.ts: the change log's recorder). */
+export type InFront = (store: Store) => Promise<{ endpoint: string; close(): Promise<void> }>;
+
+export const startInProcess = async (options: { inFront?: InFront } = {}) => {
   const store = await openStore({ env: { DATA_DIR: ':memory:' } });
   await ensureTable(store);
-  useStore(store);
+  const front = await options.inFront?.(store);
+  useStore(front ? { ...store, endpoint: front.endpoint } : store);
   const { dynamo, tableName } = await import('../lib/storage/client');
   const { createApiKey } = await import('../lib/domain/api-keys');
   const probe = probeStorage(dynamo);
@@ -68,7 +81,11 @@ export const startInProcess = async () => {
     return result;
   };
 
-  return { store, probe, handlers, authorizer, key, seedBans, invoke, close: () => store.close() };
+  const close = async () => {
+    await front?.close();
+    await store.close();
+  };
+  return { store, probe, handlers, authorizer, key, seedBans, invoke, close };
 };
 
 export type InProcess = Awaited<ReturnType<typeof startInProcess>>;
@@ -95,6 +112,69 @@ export const measureRoundTrips = async (env: InProcess) => {
   });
   rows.push({ operation: 'authorizer', calls: env.probe.total(), floor: 1, by_command: env.probe.calls() });
   return rows;
+};
+
+/**
+ * Fills the feed of bench-publisher in bench-game with `count` ban.created events, a third in
+ * each partition its reader reads (publisher, game, global), through the dispatcher itself
+ * (lib/domain/dispatch.ts) from change records of the stream's shape.
+ */
+export const seedFeed = async (count: number, firstId = 3_000_000) => {
+  const { dispatchChanges } = await import('../lib/domain/dispatch');
+  const scopes = ['publisher', 'game', 'global'] as const;
+  const records = Array.from({ length: count }, (_, i) => {
+    const banId = firstId + i;
+    const deviceId = `bench-feed-${banId}`;
+    const key = banKey(deviceId, banId);
+    const createdAt = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const item = {
+      ...key,
+      ban_id: banId,
+      device_id: deviceId,
+      ban_type: 'cheat',
+      scope: scopes[i % scopes.length],
+      publisher_id: 'bench-publisher',
+      game_id: BENCH_GAME,
+      reason_code: 'bench',
+      created_at: createdAt,
+      expires_at: null,
+      revoked_at: null,
+    };
+    return {
+      eventName: 'INSERT' as const,
+      dynamodb: {
+        ApproximateCreationDateTime: Date.parse(createdAt) / 1000,
+        Keys: marshall(key),
+        NewImage: marshall(item),
+        SequenceNumber: String(i + 1),
+        StreamViewType: 'NEW_AND_OLD_IMAGES' as const,
+      },
+    };
+  });
+  // The dispatcher's batches are 100 records (infra/local/events.ts); no webhook, so no deliveries.
+  for (let start = 0; start < records.length; start += 100) {
+    // Marshalled images are the stream's, typed apart from aws-lambda's record (as the local log's are).
+    await dispatchChanges(records.slice(start, start + 100) as unknown as ChangeRecord[], async () => {});
+  }
+};
+
+/**
+ * The storage calls of one feed page of 100 (`GET /v1/events?limit=100`) over a feed that holds
+ * more: one Query per partition the reader reads, and the policy. Checks the page is full.
+ */
+export const measureFeedPage = async (env: InProcess) => {
+  await seedFeed(FEED_PAGE_EVENTS);
+  env.probe.reset();
+  const result = await env.invoke(feedPage.route, feedPage.event('bench-publisher'));
+  const row = {
+    operation: feedPage.name,
+    calls: env.probe.total(),
+    floor: feedPage.floor,
+    by_command: env.probe.calls(),
+  };
+  const items = (JSON.parse(result.body) as { items: unknown[] }).items.length;
+  if (items !== 100) throw new Error(`feed page: ${items} events, not 100`);
+  return row;
 };
 
 export const measureOverhead = async (env: InProcess, invocations: number) => {

@@ -11,6 +11,8 @@ export const BENCH_GAME = 'bench-game';
 export const LIST_DEVICE = 'bench-listed-device';
 /** Bans on the listed device: a realistic handful, and few enough that the in-process store keeps the run short. */
 export const LIST_DEVICE_BANS = 10;
+/** Events in the feed the page of 100 is read from (bench/in-process.ts, measureFeedPage): more than a page. */
+export const FEED_PAGE_EVENTS = 150;
 
 export interface BenchOperation {
   name: string;
@@ -131,3 +133,26 @@ export const operations: BenchOperation[] = [
     http: { method: 'POST', path: '/v1/enforcement/batch', body: () => ({ device_ids: devices100 }) },
   },
 ];
+
+/**
+ * A page of the change feed (issue 13): one Query per partition the reader reads (the publisher's,
+ * the game's, the global one), in parallel with the policy read (for `enforced`). Kept out of
+ * `operations` (handler overhead and throughput): its storage calls are counted with the round
+ * trips, over a feed of FEED_PAGE_EVENTS events, which bench/in-process.ts seeds first.
+ */
+export const feedPage: BenchOperation = {
+  name: 'feed page of 100',
+  route: 'listEvents',
+  floor: 4,
+  event: (publisherId) =>
+    proxyEvent({ resource: '/v1/events', publisherId, headers: game, query: { limit: '100' } }),
+  http: { method: 'GET', path: '/v1/events?limit=100' },
+};
+
+/**
+ * The storage calls the API makes for each write that has an event (the same on AWS, where the
+ * table's stream is the outbox, and locally): create ban and put policy as above, and revoke ban,
+ * a conditional UpdateItem, its audit event and the policy read. Locally the change log's recorder
+ * adds its own behind them (bench/delivery.ts reports both).
+ */
+export const WRITE_FLOORS = { 'create ban': 3, 'revoke ban': 3, 'put policy': 2 } as const;

@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { measureColdImports, measureSizes, synthesizeBundles } from './bundles';
+import { eventsRows, measureEvents } from './delivery';
 import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
+  measureFeedPage,
   measureOverhead,
   measureRoundTrips,
   measureScale,
@@ -16,7 +18,8 @@ import { measureThroughput } from './throughput';
  *
  * BENCH_SECONDS (default 20): load duration per endpoint and side; BENCH_IMPORT_RUNS (default 15):
  * fresh processes per bundle for cold import; BENCH_INVOCATIONS (default 1000): warm invocations
- * per operation for handler overhead.
+ * per operation for handler overhead; BENCH_DELIVERY_EVENTS (default 1000): bans written per load in
+ * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -24,6 +27,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const importRuns = Number(process.env.BENCH_IMPORT_RUNS ?? 15);
 const invocations = Number(process.env.BENCH_INVOCATIONS ?? 1000);
+const deliveryEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 1000);
 const SCALE_SIZES = [10, 100, 1_000, 10_000];
 const CONNECTIONS = 10;
 
@@ -37,10 +41,11 @@ const sizes = measureSizes(paths);
 step(`cold imports (${importRuns} fresh processes per bundle, alternating with the floor)`);
 const coldImports = measureColdImports(paths, importRuns);
 
-step('in-process: round trips, handler overhead, scale');
+step('in-process: round trips (and a feed page), handler overhead, scale');
 const env = await startInProcess();
 await seedListingDevice(env);
 const roundTrips = await measureRoundTrips(env);
+roundTrips.push(await measureFeedPage(env));
 step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
 const hotItem = await measureHotItem(env);
 step(`handler overhead (${invocations} warm invocations per operation)`);
@@ -51,6 +56,9 @@ await env.close();
 
 step(`throughput (${seconds} s per endpoint and side, ${CONNECTIONS} connections)`);
 const throughput = await measureThroughput(seconds, CONNECTIONS);
+
+step(`events (${deliveryEvents} bans per load: store calls, delivery latency, write throughput)`);
+const events = await measureEvents(deliveryEvents);
 
 const fixed = (n: number, digits = 2) => Number(n.toFixed(digits));
 type Row = {
@@ -136,13 +144,14 @@ const rows: Row[] = [
     target: 'k ≤ 1.1',
     ok: scale.exponent <= 1.1,
   },
+  ...eventsRows(events),
 ];
 
 console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, sizes, coldImports, roundTrips, hotItem, overhead, throughput, scale, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, roundTrips, hotItem, overhead, throughput, scale, events, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(
