@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventsQuery } from '../model/requests';
 import type { FeedEvent, FeedPage, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';

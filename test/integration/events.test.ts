@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 let n = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(n += 1)}`;
+const unique = (prefix: string) => {
+  n += 1;
+  return `${prefix}-${Date.now().toString(36)}-${n}`;
+};
 
 const publisher = async (scopes?: string[]) => {
   const id = unique('pub');
