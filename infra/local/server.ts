@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
+import { consoleListener } from './console';
 import { type LocalEvents, startLocalEvents } from './events';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import { rateLimitsFrom } from './rate-limits';
@@ -27,6 +28,8 @@ export interface LocalApiOptions {
    * the dispatcher themselves (test/robustness/dispatch-faults.test.ts).
    */
   events?: boolean;
+  /** Whether to build and serve the moderator console at /console/ (default true). */
+  console?: boolean;
   /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
   loadModule?: (handler: string) => Promise<{ handler: unknown }>;
 }
@@ -73,15 +76,18 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     for (const route of routes) handlers.set(route.id, (await load(route.handler)).handler as ProxyHandler);
     const authorizer = (await load(authorizerFunction.handler)).handler as AuthorizerHandler;
 
-    const server: Server = createServer(
-      createGateway({
-        routes,
-        handlers,
-        authorizer,
-        authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
-        publisherLimits,
-      }),
-    );
+    const gateway = createGateway({
+      routes,
+      handlers,
+      authorizer,
+      authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
+      publisherLimits,
+    });
+    // The moderator console (issue 14) is served at /console/ beside the API, built once here.
+    const consolePage = options.console === false ? () => false : consoleListener();
+    const server: Server = createServer((req, res) => {
+      if (!consolePage(req, res)) gateway(req, res);
+    });
     server.keepAliveTimeout = 5_000;
     server.on('clientError', answerClientError);
     await new Promise<void>((done, fail) => {

@@ -1,0 +1,113 @@
+import { scopes } from '../../lib/model/scopes';
+import type { components } from '../api-types';
+import type { Call, Failure } from '../client';
+
+/**
+ * What the console knows of the API beyond the typed client: the generated schemas it shows,
+ * what each scope is for, and how an answer that is not a success is told to the moderator.
+ */
+
+export type Schemas = components['schemas'];
+export type Ban = Schemas['RevokedBan'];
+export type Policy = Schemas['Policy'];
+export type Enforcement = Schemas['Enforcement'];
+export type Scope = Schemas['ApiKey']['scopes'][number];
+export type FieldIssue = Schemas['FieldIssue'];
+export type ErrorEnvelope = Schemas['Error'];
+export type { Call };
+export { scopes };
+
+/** Any answer or failure, as the console reads it when it is not the success it asked for. */
+export type AnyAnswer = { ok: boolean; status: number; body: unknown; retryAfter: number | null } | Failure;
+
+export interface Problem {
+  text: string;
+  /** The API's per-field issues (400), for the form to put under its fields. */
+  fields: FieldIssue[];
+  status: number;
+}
+
+const envelope = (answer: AnyAnswer): ErrorEnvelope['error'] | undefined => {
+  const body = answer.body as Partial<ErrorEnvelope> | null;
+  return body && typeof body === 'object' && body.error && typeof body.error.message === 'string'
+    ? body.error
+    : undefined;
+};
+
+const requestIdOf = (answer: AnyAnswer): string => {
+  const body = answer.body as Partial<ErrorEnvelope> | null;
+  return body && typeof body.request_id === 'string' ? ` (request ${body.request_id})` : '';
+};
+
+const wait = (seconds: number | null) => (seconds === null ? 'in a moment' : `in ${seconds} s`);
+
+/** One clear sentence for an answer that is not a success; nothing is ever left half-done by the page. */
+export const explain = (answer: AnyAnswer): Problem => {
+  if ('kind' in answer) {
+    return {
+      status: 0,
+      fields: [],
+      text:
+        answer.kind === 'network'
+          ? 'Could not reach the API (network error). Check the connection and try again.'
+          : `The answer did not come from the API (HTTP ${answer.httpStatus ?? '?'}, not its JSON). Try again in a moment.`,
+    };
+  }
+  const error = envelope(answer);
+  const message = error?.message ?? `HTTP ${answer.status}`;
+  const id = requestIdOf(answer);
+  const fields = error?.details ?? [];
+  switch (answer.status) {
+    case 401:
+      return {
+        status: 401,
+        fields,
+        text: `The API refused this key (401): it is unknown, revoked or expired.${id}`,
+      };
+    case 403:
+      return { status: 403, fields, text: `Not allowed (403): ${message}.${id}` };
+    case 429:
+      return {
+        status: 429,
+        fields,
+        text: `Too many requests (429): try again ${wait(answer.retryAfter)}.${id}`,
+      };
+    case 503:
+      return {
+        status: 503,
+        fields,
+        text: `The service is unavailable (503): try again ${wait(answer.retryAfter)}. Trying again is safe.${id}`,
+      };
+    case 500:
+      return {
+        status: 500,
+        fields,
+        text: `The API failed (500 internal error). Quote the request id when reporting it.${id}`,
+      };
+    default:
+      return { status: answer.status, fields, text: `${message}${id}` };
+  }
+};
+
+/** The scope a 403 names ("This key lacks the scope bans:write"), if it names one. */
+export const lackedScope = (answer: AnyAnswer): Scope | undefined => {
+  if (answer.status !== 403) return undefined;
+  const named = /lacks the scope (\S+)/.exec(envelope(answer)?.message ?? '')?.[1];
+  return scopes.find((s) => s === named);
+};
+
+/** What each scope lets the console do, for the key panel. */
+export const scopeUses: Record<Scope, string> = {
+  'bans:read': 'look up devices: bans and enforcement',
+  'bans:write': 'create and revoke bans, erase a device',
+  'policy:read': 'read the policy',
+  'policy:write': 'change the policy',
+  'keys:manage': 'manage API keys and webhooks',
+  'audit:read': 'read the audit trail',
+};
+
+export const formatTime = (iso: string | null): string => {
+  if (iso === null) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+};

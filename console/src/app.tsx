@@ -1,0 +1,238 @@
+import { useMemo, useRef, useState } from 'preact/hooks';
+import { type Ban, type Policy, type Scope, scopes, scopeUses } from './api';
+import { DeviceResult, LookupForm, type OpenDevice } from './device';
+import { type Session, sessionClient, signIn } from './session';
+import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy, useFocusOn } from './ui';
+import { check } from './validation';
+
+/**
+ * The moderator console. The key lives only in this component's state (memory): never in
+ * localStorage, sessionStorage or a URL. Signing out, or a 401, drops the session and with it the
+ * key and everything read with it.
+ */
+
+type View = 'device' | 'policy' | 'audit' | 'keys' | 'webhooks';
+const views: Array<{ id: View; label: string; needs?: Scope }> = [
+  { id: 'device', label: 'Devices' },
+  { id: 'policy', label: 'Policy', needs: 'policy:read' },
+  { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
+  { id: 'keys', label: 'API keys', needs: 'keys:manage' },
+  { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
+];
+
+const SignIn = ({ onSignedIn, notice }: { onSignedIn: (session: Session) => void; notice: Message }) => {
+  const [key, setKey] = useState('');
+  const [message, setMessage] = useState<Message>(notice);
+  const { busy, run } = useBusy();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const result = await signIn(key);
+      if (!result.ok) {
+        setMessage(errorMessage(result.problem));
+        return;
+      }
+      setKey('');
+      onSignedIn(result.session);
+    });
+  };
+  return (
+    <section aria-labelledby="signin-heading" class="panel narrow">
+      <h2 id="signin-heading">Sign in</h2>
+      <p>
+        Paste an API key. It is kept in this tab's memory only, and forgotten when you sign out or close the
+        tab.
+      </p>
+      <form onSubmit={submit} noValidate>
+        <Field
+          id="api-key"
+          label="API key"
+          type="password"
+          value={key}
+          onValue={setKey}
+          hint="Starts with bsk_. The console shows what the key's scopes allow."
+          required
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+const KeyPanel = ({ session, knowledge }: { session: Session; knowledge: ScopeKnowledge }) => (
+  <details class="panel key-panel">
+    <summary>What this key may do</summary>
+    {session.identity ? (
+      <p>
+        Key {session.identity.name} ({session.identity.key_id}), games:{' '}
+        {session.identity.games === null ? 'every game' : session.identity.games.join(', ')}
+        {session.identity.expires_at ? `, expires ${session.identity.expires_at}` : ''}.
+      </p>
+    ) : (
+      <p>
+        Scopes are checked at sign-in where a cheap read allows it, and learned from the API's answers
+        otherwise.
+      </p>
+    )}
+    <ul>
+      {scopes.map((scope) => (
+        <li key={scope}>
+          <code>{scope}</code> ({scopeUses[scope]}):{' '}
+          <strong>
+            {knowledge[scope].held === null ? 'not known yet' : knowledge[scope].held ? 'held' : 'missing'}
+          </strong>
+          {knowledge[scope].note ? `, ${knowledge[scope].note}` : ''}
+        </li>
+      ))}
+    </ul>
+  </details>
+);
+
+const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message: Message) => void }) => {
+  const [knowledge, setKnowledge] = useState<ScopeKnowledge>(session.knowledge);
+  const [policy] = useState<Policy | null>(session.policy);
+  const [view, setView] = useState<View>('device');
+  const bound = session.identity?.games;
+  const [game, setGame] = useState(bound?.length === 1 ? (bound[0] ?? '') : '');
+  const [device, setDevice] = useState<OpenDevice | null>(null);
+  const [version] = useState(0);
+  const [revoking, setRevoking] = useState<Ban | null>(null);
+  const signOutRef = useRef(onSignOut);
+  signOutRef.current = onSignOut;
+
+  const call = useMemo(
+    () =>
+      sessionClient(session.key, {
+        onUnauthorized: (answer) =>
+          signOutRef.current({
+            kind: 'error',
+            text: `Signed out: ${errorMessage(answer)?.text ?? 'the API refused the key.'} Sign in with a valid key.`,
+          }),
+        onScope: (scope, held, note) =>
+          setKnowledge((k) => (k[scope].held === held ? k : { ...k, [scope]: { held, note } })),
+      }),
+    [session.key],
+  );
+
+  const gameProblem =
+    game === '' ? 'is required: the game the console acts in (X-Game-Id)' : check('game_id', game);
+  const heading = useFocusOn<HTMLHeadingElement>(view);
+
+  return (
+    <>
+      <KeyPanel session={session} knowledge={knowledge} />
+      <nav aria-label="Console sections">
+        <ul>
+          {views.map((v) => (
+            <li key={v.id}>
+              <button
+                type="button"
+                aria-current={view === v.id ? 'page' : undefined}
+                onClick={() => setView(v.id)}
+              >
+                {v.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div class="panel game">
+        <Field
+          id="game-id"
+          label="Game ID"
+          value={game}
+          onValue={(value) => setGame(value.trim())}
+          hint={
+            bound
+              ? `Sent as X-Game-Id. This key is bound to: ${bound.join(', ')}.`
+              : 'Sent as X-Game-Id on ban and enforcement requests.'
+          }
+          error={game !== '' && gameProblem ? `Game ID ${gameProblem}` : undefined}
+        />
+      </div>
+      <h2 class="visually-hidden" tabIndex={-1} ref={heading}>
+        {views.find((v) => v.id === view)?.label}
+      </h2>
+      {view === 'device' && (
+        <>
+          {knowledge['bans:read'].held === false && (
+            <p class="gate">
+              Looking up devices needs the scope <code>bans:read</code>, which this key lacks (
+              {knowledge['bans:read'].note}).
+            </p>
+          )}
+          <LookupForm
+            call={call}
+            game={game}
+            gameError={gameProblem}
+            onOpen={(opened) => {
+              setRevoking(null);
+              setDevice(opened);
+            }}
+          />
+          {device && (
+            <DeviceResult
+              call={call}
+              device={device}
+              policy={policy}
+              version={version}
+              onRevoke={knowledge['bans:write'].held === false ? undefined : setRevoking}
+            />
+          )}
+          {revoking && <p>Revoking {revoking.ban_id}</p>}
+        </>
+      )}
+      {view !== 'device' && <p>Coming next: {view}.</p>}
+    </>
+  );
+};
+
+export const App = () => {
+  const [session, setSession] = useState<Session | null>(null);
+  const [notice, setNotice] = useState<Message>(null);
+  const [generation, setGeneration] = useState(0);
+  const signOut = (message: Message) => {
+    setSession(null);
+    setNotice(message);
+    setGeneration((g) => g + 1);
+  };
+  return (
+    <>
+      <header class="top">
+        <h1>Device ban console</h1>
+        {session && (
+          <div class="session">
+            <span>
+              Signed in
+              {session.identity ? ` with key ${session.identity.name} (${session.identity.key_id})` : ''}
+              {session.policy ? ` for ${session.policy.publisher_id}` : ''}
+            </span>
+            <button
+              type="button"
+              onClick={() => signOut({ kind: 'ok', text: 'Signed out. The key is forgotten.' })}
+            >
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main id="main">
+        {session ? (
+          <Console key={generation} session={session} onSignOut={signOut} />
+        ) : (
+          <SignIn
+            key={generation}
+            notice={notice}
+            onSignedIn={(s) => {
+              setNotice(null);
+              setSession(s);
+            }}
+          />
+        )}
+      </main>
+    </>
+  );
+};

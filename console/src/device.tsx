@@ -1,0 +1,397 @@
+import { useEffect, useState } from 'preact/hooks';
+import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
+import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
+import { errorMessage, Field, type Message, Notice, useBusy, useFocusOn } from './ui';
+import { check } from './validation';
+
+/**
+ * Looking up a device in a game: the enforcement answer (restricted or not, and why), the
+ * reputation with its counts and weights, and the bans of every type with a status filter and
+ * paging, each with `enforced` and the rule that applies it.
+ */
+
+export type BanList = Schemas['BanList'];
+export type StatusFilter = BanList['status'];
+export type TypeFilter = 'any' | Ban['ban_type'];
+
+/** The open device: what the policy preview and the other forms work on. */
+export interface OpenDevice {
+  deviceId: string;
+  game: string;
+  enforcement: Enforcement | null;
+  /** Every ban of the device the key can see (all statuses, every page), for the preview. */
+  allBans: Ban[] | null;
+}
+
+export const PAGE_SIZE = 20;
+const MAX_PAGES_FOR_PREVIEW = 25;
+
+/** Every visible ban of the device, all statuses: the pages of a status=all listing. */
+export const loadAllBans = async (call: Call, game: string, deviceId: string) => {
+  const bans: Ban[] = [];
+  let cursor: number | undefined;
+  for (let page = 0; page < MAX_PAGES_FOR_PREVIEW; page++) {
+    const answer = await call('get', '/v1/device/{device_id}/bans', {
+      path: { device_id: deviceId },
+      query: { status: 'all', limit: 200, ...(cursor === undefined ? {} : { cursor }) },
+      game,
+    });
+    if (answer.status !== 200) return { bans: null, answer };
+    bans.push(...answer.body.items);
+    if (answer.body.next_cursor === null) return { bans, answer };
+    cursor = answer.body.next_cursor;
+  }
+  return { bans, answer: null };
+};
+
+export const banState = (ban: Ban, now = new Date().toISOString()): 'active' | 'revoked' | 'expired' =>
+  ban.revoked_at !== null
+    ? 'revoked'
+    : ban.expires_at !== null && ban.expires_at <= now
+      ? 'expired'
+      : 'active';
+
+/** "applies: enforce_game", or which flag keeps it from applying. */
+export const ruleText = (ban: Ban, policy: Policy | null): string => {
+  const rule = ruleFor(ban);
+  const names = rule.join(' + ');
+  if (ban.enforced) return `applies by ${names}`;
+  if (banState(ban) !== 'active') return `would need ${names}; not active`;
+  if (policy && !policyEnforces(policy, ban)) {
+    const off = rule.filter((flag) => !policy[flag]);
+    return `not applied: ${off.join(' and ')} ${off.length === 1 ? 'is' : 'are'} off`;
+  }
+  return `needs ${names}`;
+};
+
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) => {
+  const rep = enforcement.reputation;
+  const rows = (['cheat', 'social'] as const).flatMap((type) =>
+    (['game', 'publisher', 'global'] as const).map((scope) => ({
+      type,
+      scope,
+      counts: rep.counts[type][scope],
+    })),
+  );
+  return (
+    <>
+      <section aria-labelledby="enforcement-heading" class="panel">
+        <h3 id="enforcement-heading">Enforcement</h3>
+        <ul class="restricted">
+          <li>
+            Cheat: <strong>{enforcement.restricted.cheat ? 'restricted' : 'not restricted'}</strong>
+          </li>
+          <li>
+            Social: <strong>{enforcement.restricted.social ? 'restricted' : 'not restricted'}</strong>
+          </li>
+        </ul>
+        {enforcement.bans.length === 0 ? (
+          <p>No ban applies to this device under your policy.</p>
+        ) : (
+          <>
+            <p>Why: the bans that apply under your policy, with the flags that make each apply.</p>
+            <ul>
+              {enforcement.bans.map((ban) => (
+                <li key={ban.ban_id}>
+                  Ban {ban.ban_id}: {ban.ban_type}, {ban.scope} scope, by {ban.publisher_id}, reason{' '}
+                  {ban.reason_code}
+                  {' — '}rule {ban.rule.join(' + ')}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        <p class="meta">
+          Evaluated {formatTime(enforcement.evaluated_at)}; policy updated{' '}
+          {formatTime(enforcement.policy_updated_at)}.
+        </p>
+      </section>
+      <section aria-labelledby="reputation-heading" class="panel">
+        <h3 id="reputation-heading">Reputation</h3>
+        <p>
+          Score <strong>{rep.score}</strong> of 100 (100 is clean). Counted scopes:{' '}
+          {rep.included_scopes.length ? rep.included_scopes.join(', ') : 'none'}.
+        </p>
+        <table>
+          <caption>Bans counted, by type, scope and state, with their weights</caption>
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Active</th>
+              <th scope="col">Expired</th>
+              <th scope="col">Penalty</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ type, scope, counts }) => (
+              <tr key={`${type}-${scope}`}>
+                <th scope="row">{type}</th>
+                <td>{scope}</td>
+                <td>
+                  {counts.active} × {rep.weights[type].active}
+                </td>
+                <td>
+                  {counts.expired} × {rep.weights[type].expired}
+                </td>
+                <td>
+                  {counts.active * rep.weights[type].active + counts.expired * rep.weights[type].expired}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+};
+
+interface BansTableProps {
+  page: BanList;
+  policy: Policy | null;
+  deviceId: string;
+  onRevoke?: ((ban: Ban) => void) | undefined;
+}
+
+export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) => (
+  <div class="table-wrap">
+    <table>
+      <caption>
+        Bans of {deviceId}: {page.counts.active} active, {page.counts.inactive} inactive, {page.counts.total}{' '}
+        in all (showing {page.status})
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Ban</th>
+          <th scope="col">Type</th>
+          <th scope="col">Scope</th>
+          <th scope="col">Publisher</th>
+          <th scope="col">Game</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Created</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Status</th>
+          <th scope="col">Enforced</th>
+          <th scope="col">Rule</th>
+          {onRevoke && <th scope="col">Actions</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {page.items.length === 0 && (
+          <tr>
+            <td colSpan={onRevoke ? 12 : 11}>No bans match.</td>
+          </tr>
+        )}
+        {page.items.map((ban) => {
+          const state = banState(ban);
+          return (
+            <tr key={ban.ban_id}>
+              <th scope="row">{ban.ban_id}</th>
+              <td>{ban.ban_type}</td>
+              <td>{ban.scope}</td>
+              <td>{ban.publisher_id}</td>
+              <td>{ban.game_id ?? '—'}</td>
+              <td>{ban.reason_code}</td>
+              <td>{formatTime(ban.created_at)}</td>
+              <td>{ban.expires_at === null ? 'never' : formatTime(ban.expires_at)}</td>
+              <td>
+                {state}
+                {ban.revoke_reason_code ? ` (${ban.revoke_reason_code})` : ''}
+              </td>
+              <td>{yesNo(ban.enforced)}</td>
+              <td>{ruleText(ban, policy)}</td>
+              {onRevoke && (
+                <td>
+                  {state === 'active' && (policy === null || ban.publisher_id === policy.publisher_id) ? (
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Revoke ban ${ban.ban_id}`}
+                      onClick={() => onRevoke(ban)}
+                    >
+                      Revoke
+                    </button>
+                  ) : null}
+                </td>
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  </div>
+);
+
+interface LookupProps {
+  call: Call;
+  game: string;
+  gameError: string | undefined;
+  onOpen: (device: OpenDevice) => void;
+}
+
+/** The lookup form: a device id, in the session's game. */
+export const LookupForm = ({ call, game, gameError, onOpen }: LookupProps) => {
+  const [deviceId, setDeviceId] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const id = deviceId.trim();
+    const problem = check('device_id', id);
+    setError(problem);
+    if (problem || gameError) {
+      setMessage({ kind: 'error', text: gameError ? `Game ID ${gameError}.` : `Device ID ${problem}.` });
+      return;
+    }
+    setMessage(null);
+    void run(async () => {
+      const enforcement = await call('get', '/v1/device/{device_id}/enforcement', {
+        path: { device_id: id },
+        game,
+      });
+      if (enforcement.status !== 200) {
+        setMessage(errorMessage(enforcement));
+        return;
+      }
+      onOpen({ deviceId: id, game, enforcement: enforcement.body, allBans: null });
+    });
+  };
+
+  return (
+    <section aria-labelledby="lookup-heading" class="panel">
+      <h2 id="lookup-heading">Look up a device</h2>
+      <form onSubmit={submit} noValidate>
+        <Field
+          id="lookup-device"
+          label="Device ID"
+          value={deviceId}
+          onValue={setDeviceId}
+          error={error ? `Device ID ${error}` : undefined}
+          required
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Looking up…' : 'Look up'}
+        </button>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+interface DeviceResultProps {
+  call: Call;
+  device: OpenDevice;
+  policy: Policy | null;
+  onRevoke?: ((ban: Ban) => void) | undefined;
+  /** Bumped after a change to the device (a revoke, a new ban) to read it again. */
+  version: number;
+}
+
+/** The open device: its heading (focused when it opens), enforcement, reputation and bans. */
+export const DeviceResult = ({ call, device, policy, onRevoke, version }: DeviceResultProps) => {
+  const heading = useFocusOn<HTMLHeadingElement>(device);
+  const [status, setStatus] = useState<StatusFilter>('all');
+  const [type, setType] = useState<TypeFilter>('any');
+  const [cursors, setCursors] = useState<Array<number | undefined>>([undefined]);
+  const [page, setPage] = useState<BanList | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  const load = (stack: Array<number | undefined>, filter = { status, type }) =>
+    run(async () => {
+      const cursor = stack[stack.length - 1];
+      const answer = await call('get', '/v1/device/{device_id}/bans', {
+        path: { device_id: device.deviceId },
+        query: {
+          status: filter.status,
+          limit: PAGE_SIZE,
+          ...(filter.type === 'any' ? {} : { type: filter.type }),
+          ...(cursor === undefined ? {} : { cursor }),
+        },
+        game: device.game,
+      });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage(null);
+      setCursors(stack);
+      setPage(answer.body);
+    });
+
+  // A new device, or a change to this one: back to the first page.
+  useEffect(() => {
+    void load([undefined]);
+  }, [device, version]);
+
+  const applyFilters = (e: Event) => {
+    e.preventDefault();
+    void load([undefined]);
+  };
+
+  return (
+    <section aria-labelledby="device-heading" class="result">
+      <h2 id="device-heading" tabIndex={-1} ref={heading}>
+        Device {device.deviceId} in game {device.game}
+      </h2>
+      {device.enforcement && <EnforcementPanel enforcement={device.enforcement} />}
+      <section aria-labelledby="bans-heading" class="panel">
+        <h3 id="bans-heading">Bans</h3>
+        <form class="filters" onSubmit={applyFilters}>
+          <div class="field">
+            <label for="bans-status">Status</label>
+            <select
+              id="bans-status"
+              value={status}
+              onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as StatusFilter)}
+            >
+              <option value="all">all</option>
+              <option value="active">active</option>
+              <option value="inactive">inactive (revoked or expired)</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="bans-type">Type</label>
+            <select
+              id="bans-type"
+              value={type}
+              onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as TypeFilter)}
+            >
+              <option value="any">cheat and social</option>
+              <option value="cheat">cheat</option>
+              <option value="social">social</option>
+            </select>
+          </div>
+          <button type="submit" disabled={busy}>
+            Show bans
+          </button>
+        </form>
+        <Notice message={message} />
+        {page && <BansTable page={page} policy={policy} deviceId={device.deviceId} onRevoke={onRevoke} />}
+        {page && (
+          <div class="pager">
+            <button
+              type="button"
+              disabled={busy || cursors.length <= 1}
+              onClick={() => void load(cursors.slice(0, -1))}
+            >
+              Previous page
+            </button>
+            <span>Page {cursors.length}</span>
+            <button
+              type="button"
+              disabled={busy || page.next_cursor === null}
+              onClick={() => page.next_cursor !== null && void load([...cursors, page.next_cursor])}
+            >
+              Next page
+            </button>
+          </div>
+        )}
+      </section>
+    </section>
+  );
+};

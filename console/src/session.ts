@@ -1,0 +1,140 @@
+import { type Call, createClient } from '../client';
+import {
+  type AnyAnswer,
+  explain,
+  lackedScope,
+  type Policy,
+  type Problem,
+  type Schemas,
+  type Scope,
+  scopes,
+} from './api';
+import type { ScopeKnowledge } from './ui';
+
+/**
+ * Signing in. There is no "who am I" route, so the key is tried on three cheap reads, one per
+ * scope that has one: GET /v1/policy (policy:read), GET /v1/keys (keys:manage) and
+ * GET /v1/audit?limit=1 (audit:read). A 401 on any means the key is unknown, revoked or expired:
+ * the moderator stays signed out. A 200 or a 403 on each tells whether the key holds that scope.
+ * Anything else (429, 503, 500, no network) leaves the moderator signed out with the reason, so
+ * nothing starts half-known. The other scopes (bans:read, bans:write, policy:write) are learned
+ * when first used: a 403 naming the scope marks it missing, a success marks it held.
+ *
+ * With keys:manage the key list also tells exactly which key this is: the one, not revoked,
+ * whose last 4 characters are this key's. Then every scope and its games are known at once.
+ */
+
+export type ApiKey = Schemas['ApiKey'];
+
+export interface Session {
+  key: string;
+  knowledge: ScopeKnowledge;
+  /** This key's own entry in the key list, when keys:manage found exactly one. */
+  identity: ApiKey | null;
+  policy: Policy | null;
+}
+
+export const unknownScopes = (): ScopeKnowledge =>
+  Object.fromEntries(
+    scopes.map((s) => [s, { held: null, note: 'learned when first used' }]),
+  ) as ScopeKnowledge;
+
+const KEY_FORMAT = /^[\x21-\x7E]{8,512}$/;
+
+export const signIn = async (
+  rawKey: string,
+  base = '',
+): Promise<{ ok: true; session: Session } | { ok: false; problem: Problem }> => {
+  const key = rawKey.trim();
+  if (key === '')
+    return { ok: false, problem: { status: 0, fields: [], text: 'Paste an API key to sign in.' } };
+  if (!KEY_FORMAT.test(key))
+    return {
+      ok: false,
+      problem: {
+        status: 0,
+        fields: [],
+        text: 'That is not an API key: keys are bsk_ followed by 43 letters, digits, - or _.',
+      },
+    };
+  const call = createClient(key, base);
+  const [policy, keys, audit] = await Promise.all([
+    call('get', '/v1/policy', {}),
+    call('get', '/v1/keys', {}),
+    call('get', '/v1/audit', { query: { limit: 1 } }),
+  ]);
+  const answers: AnyAnswer[] = [policy, keys, audit];
+  const refused = answers.find((a) => a.status === 401);
+  if (refused) return { ok: false, problem: explain(refused) };
+  const unusable = answers.find((a) => a.status !== 200 && a.status !== 403);
+  if (unusable) {
+    const problem = explain(unusable);
+    return { ok: false, problem: { ...problem, text: `Could not sign in. ${problem.text}` } };
+  }
+  const knowledge = unknownScopes();
+  const learn = (scope: Scope, answer: AnyAnswer) => {
+    knowledge[scope] =
+      answer.status === 200
+        ? { held: true, note: 'checked at sign-in' }
+        : { held: false, note: 'the API answered 403 at sign-in' };
+  };
+  learn('policy:read', policy);
+  learn('keys:manage', keys);
+  learn('audit:read', audit);
+
+  let identity: ApiKey | null = null;
+  if (keys.status === 200) {
+    const mine = keys.body.items.filter(
+      (k) => k.revoked_at === null && k.last4 !== null && key.endsWith(k.last4),
+    );
+    if (mine.length === 1 && mine[0]) {
+      identity = mine[0];
+      for (const scope of scopes) {
+        knowledge[scope] = identity.scopes.includes(scope)
+          ? { held: true, note: `key ${identity.key_id} holds it` }
+          : { held: false, note: `key ${identity.key_id} was made without it` };
+      }
+    }
+  }
+  return {
+    ok: true,
+    session: { key, knowledge, identity, policy: policy.status === 200 ? policy.body : null },
+  };
+};
+
+/** The scope each operation needs (docs/api.md "Scopes"), to learn from what the API answers. */
+const scopeOf: Record<string, Scope> = {
+  'get /v1/device/{device_id}/bans': 'bans:read',
+  'get /v1/device/{device_id}/enforcement': 'bans:read',
+  'post /v1/bans': 'bans:write',
+  'post /v1/device/{device_id}/bans/{ban_id}/revoke': 'bans:write',
+  'post /v1/device/{device_id}/erase': 'bans:write',
+  'get /v1/policy': 'policy:read',
+  'put /v1/policy': 'policy:write',
+  'get /v1/audit': 'audit:read',
+  'get /v1/keys': 'keys:manage',
+};
+
+/**
+ * The session's client: each answer also teaches what the key may do (a 403 naming a scope, a
+ * success), and a 401 ends the session (the key was revoked or expired meanwhile).
+ */
+export const sessionClient = (
+  key: string,
+  hooks: {
+    onUnauthorized: (answer: AnyAnswer) => void;
+    onScope: (scope: Scope, held: boolean, note: string) => void;
+  },
+  base = '',
+): Call => {
+  const call = createClient(key, base);
+  return (async (method: 'get', path: '/v1/policy', init: object) => {
+    const answer = await call(method, path, init as never);
+    if (answer.status === 401) hooks.onUnauthorized(answer);
+    const lacked = lackedScope(answer);
+    if (lacked) hooks.onScope(lacked, false, 'the API answered 403');
+    else if (answer.ok && scopeOf[`${method} ${path}`])
+      hooks.onScope(scopeOf[`${method} ${path}`] as Scope, true, 'used successfully');
+    return answer;
+  }) as Call;
+};

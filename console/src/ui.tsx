@@ -1,0 +1,148 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type AnyAnswer, explain, type FieldIssue, type Problem, type Scope } from './api';
+
+/** Shared pieces: messages that take focus, labelled fields, the in-flight guard, scope gates. */
+
+export type Message = { kind: 'error' | 'ok'; text: string; fields?: FieldIssue[] } | null;
+
+export const errorMessage = (answer: AnyAnswer | Problem): Message => {
+  const problem = 'text' in answer ? answer : explain(answer);
+  return { kind: 'error', text: problem.text, fields: problem.fields };
+};
+
+/** An element that takes focus whenever `when` changes to something truthy. */
+export const useFocusOn = <T extends HTMLElement>(when: unknown) => {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    if (when) ref.current?.focus();
+  }, [when]);
+  return ref;
+};
+
+/**
+ * A message after an action: errors are alerts, successes are polite status updates; either takes
+ * focus so keyboard and screen reader users land on the outcome.
+ */
+export const Notice = ({ message, id }: { message: Message; id?: string }) => {
+  const ref = useFocusOn<HTMLParagraphElement>(message);
+  if (!message) return null;
+  const fieldless = (message.fields ?? []).filter((f) => f.field !== '');
+  return (
+    <div class={`notice ${message.kind}`} role={message.kind === 'error' ? 'alert' : 'status'} id={id}>
+      <p tabIndex={-1} ref={ref}>
+        {message.text}
+      </p>
+      {fieldless.length > 0 && (
+        <ul>
+          {fieldless.map((f) => (
+            <li key={f.field}>
+              {f.field}: {f.issue}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+};
+
+/** Runs one request at a time: `busy` disables the form's buttons, and a second run while busy is ignored. */
+export const useBusy = () => {
+  const [busy, setBusy] = useState(false);
+  const running = useRef(false);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
+    try {
+      await work();
+    } finally {
+      running.current = false;
+      setBusy(false);
+    }
+  }, []);
+  return { busy, run };
+};
+
+interface FieldProps {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  error?: string | undefined;
+  hint?: string;
+  type?: 'text' | 'password' | 'url' | 'datetime-local';
+  required?: boolean;
+  autoComplete?: string;
+  placeholder?: string;
+  multiline?: boolean;
+  spellcheck?: boolean;
+}
+
+/** A labelled input with its hint and error tied to it (aria-describedby, aria-invalid). */
+export const Field = (props: FieldProps) => {
+  const described = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  const common = {
+    id: props.id,
+    name: props.id,
+    value: props.value,
+    required: props.required,
+    'aria-invalid': props.error ? true : undefined,
+    'aria-describedby': described || undefined,
+    autoComplete: props.autoComplete ?? 'off',
+    spellcheck: props.spellcheck ?? false,
+    placeholder: props.placeholder,
+    onInput: (e: Event) => props.onValue((e.currentTarget as HTMLInputElement).value),
+  };
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.multiline ? (
+        <textarea rows={4} {...common} />
+      ) : (
+        <input type={props.type ?? 'text'} {...common} />
+      )}
+      {props.hint && (
+        <small id={`${props.id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+      {props.error && (
+        <small id={`${props.id}-error`} class="field-error">
+          {props.error}
+        </small>
+      )}
+    </div>
+  );
+};
+
+/** The API's field issue for `field`, when a refusal named it. */
+export const apiFieldError = (message: Message, field: string): string | undefined => {
+  const issue = message?.fields?.find((f) => f.field === field);
+  return issue ? `The API refused it: ${issue.issue}` : undefined;
+};
+
+export type ScopeKnowledge = Record<Scope, { held: boolean | null; note: string }>;
+
+/** Shown instead of a section (or a form) that the key's scopes do not allow. */
+export const ScopeGate = ({
+  scope,
+  known,
+  what,
+  children,
+}: {
+  scope: Scope;
+  known: ScopeKnowledge;
+  what: string;
+  children: ComponentChildren;
+}) => {
+  if (known[scope].held !== false) return <>{children}</>;
+  return (
+    <p class="gate">
+      {what} is hidden: it needs the scope <code>{scope}</code>, which this key lacks
+      {known[scope].note ? ` (${known[scope].note})` : ''}.
+    </p>
+  );
+};

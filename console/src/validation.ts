@@ -1,0 +1,85 @@
+/**
+ * The API's input rules (lib/model/requests.ts, docs/api.md "Validation"), checked in the page
+ * before a request is sent, so a moderator sees the same answer sooner. The API checks again and
+ * its field errors are shown as well when it refuses.
+ */
+
+export const rules = {
+  device_id: {
+    re: /^(?!\.\.?$)[A-Za-z0-9._~:@+=-]{1,128}$/,
+    message: 'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -, other than . and ..',
+  },
+  game_id: { re: /^[A-Za-z0-9._~:-]{1,64}$/, message: 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ : -' },
+  reason_code: { re: /^[A-Za-z0-9._:-]{1,64}$/, message: 'must be 1-64 characters of A-Z a-z 0-9 . _ : -' },
+  idempotency_key: { re: /^[\x20-\x7E]{1,255}$/, message: 'must be 1-255 printable ASCII characters' },
+  key_name: { re: /^[\s\S]{1,64}$/, message: 'must be 1-64 characters' },
+} as const;
+
+export type Rule = keyof typeof rules;
+
+/** The rule's message when `value` breaks it, else undefined. */
+export const check = (rule: Rule, value: string): string | undefined =>
+  rules[rule].re.test(value) ? undefined : rules[rule].message;
+
+export const DETAILS_MAX_BYTES = 16 * 1024;
+export const DETAILS_MAX_DEPTH = 32;
+
+const depth = (value: unknown): number => {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, d] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    max = Math.max(max, d);
+    if (max > DETAILS_MAX_DEPTH) return max;
+    for (const child of Object.values(node)) stack.push([child, d + 1]);
+  }
+  return max;
+};
+
+/** `details`: empty for none, else a JSON object of at most 16 KiB and 32 levels. */
+export const parseDetails = (
+  text: string,
+): { ok: true; value: Record<string, unknown> | undefined } | { ok: false; message: string } => {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'must be JSON, e.g. {"match": "m-77"}' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'must be a JSON object' };
+  if (depth(value) > DETAILS_MAX_DEPTH)
+    return { ok: false, message: `must nest at most ${DETAILS_MAX_DEPTH} levels` };
+  if (new TextEncoder().encode(JSON.stringify(value)).length > DETAILS_MAX_BYTES)
+    return { ok: false, message: 'must be at most 16 KiB serialised' };
+  return { ok: true, value: value as Record<string, unknown> };
+};
+
+/**
+ * A `datetime-local` value (the moderator's local time) as the API's RFC 3339 UTC time; empty is
+ * none. It must be later than now.
+ */
+export const parseExpiry = (
+  local: string,
+  now = Date.now(),
+): { ok: true; value: string | undefined } | { ok: false; message: string } => {
+  if (local === '') return { ok: true, value: undefined };
+  const date = new Date(local);
+  if (Number.isNaN(date.getTime())) return { ok: false, message: 'must be a date and time' };
+  if (date.getTime() <= now) return { ok: false, message: 'must be later than now' };
+  return { ok: true, value: date.toISOString() };
+};
+
+/** A comma- or space-separated list of game ids; empty is none. */
+export const parseGames = (
+  text: string,
+): { ok: true; value: string[] | undefined } | { ok: false; message: string } => {
+  const games = text.split(/[\s,]+/).filter((g) => g !== '');
+  if (games.length === 0) return { ok: true, value: undefined };
+  const bad = games.find((g) => !rules.game_id.re.test(g));
+  if (bad !== undefined) return { ok: false, message: `"${bad}" ${rules.game_id.message}` };
+  if (games.length > 100) return { ok: false, message: 'must name at most 100 games' };
+  return { ok: true, value: [...new Set(games)] };
+};

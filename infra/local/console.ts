@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConsole } from '../../console/build';
+import { headersFor } from '../../console/headers';
+
+/**
+ * The moderator console on the local server: built once at start (console/build.ts) and served
+ * from memory at /console/, with the headers the deployed copy gets (console/headers.ts). The API
+ * is on the same origin, so the page needs no CORS.
+ *
+ *   GET /console           → 308 to /console/
+ *   GET /console/          → index.html
+ *   GET /console/app.js    → the bundle
+ *   GET /console/app.css   → the stylesheet
+ *   anything else under /console/ → 404; another method → 405
+ */
+
+export type ConsoleListener = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export const PREFIX = '/console';
+
+export const buildConsoleInMemory = (): Map<string, Buffer> => {
+  const dir = mkdtempSync(join(tmpdir(), 'console-'));
+  try {
+    const { files } = buildConsole(dir);
+    return new Map(files.map((f) => [f.name, readFileSync(join(dir, f.name))]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** Answers the console's requests and returns true; false for every other path (the API's). */
+export const consoleListener = (
+  files: ReadonlyMap<string, Buffer> = buildConsoleInMemory(),
+): ConsoleListener => {
+  const plain = (res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}) =>
+    res
+      .writeHead(status, {
+        ...headersFor('index.html'),
+        'Content-Type': 'text/plain; charset=utf-8',
+        ...extra,
+      })
+      .end(text);
+  return (req, res) => {
+    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+    if (pathname !== PREFIX && !pathname.startsWith(`${PREFIX}/`)) return false;
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      plain(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
+      return true;
+    }
+    if (pathname === PREFIX) {
+      const query = req.url?.slice(pathname.length) ?? '';
+      plain(res, 308, 'Moved to /console/\n', { Location: `${PREFIX}/${query}` });
+      return true;
+    }
+    const name = pathname === `${PREFIX}/` ? 'index.html' : pathname.slice(PREFIX.length + 1);
+    const body =
+      name === 'index.html' || name === 'app.js' || name === 'app.css' ? files.get(name) : undefined;
+    if (!body) {
+      plain(res, 404, 'Not found\n');
+      return true;
+    }
+    res.writeHead(200, { ...headersFor(name), 'Content-Length': String(body.length) });
+    res.end(method === 'HEAD' ? undefined : body);
+    return true;
+  };
+};
