@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AttributeValue,
@@ -78,13 +84,15 @@ export const startChangeRecorder = async (store: {
   const listeners: Array<() => void> = [];
   /** The last record's position: read once, then kept here (one process owns the log). */
   let lastSeq = await lastLogged(client, store.tableName);
+  // Kept-alive connections to the store: a new connection per request would cost more than the request.
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   /** One chain of writes per item key. */
   const queues = new Map<string, Promise<unknown>>();
 
   const forward = (method: string, path: string, headers: IncomingHttpHeaders, body: Buffer) =>
     new Promise<Answer>((done, fail) => {
       const req = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method, path, headers },
+        { host: upstream.hostname, port: upstream.port, method, path, headers, agent },
         (res) => {
           readBody(res).then(
             (answer) => done({ status: res.statusCode ?? 502, headers: res.headers, body: answer }),
@@ -198,6 +206,7 @@ export const startChangeRecorder = async (store: {
         server.closeAllConnections();
       });
       await Promise.allSettled([...queues.values()]);
+      agent.destroy();
       client.destroy();
     },
   };

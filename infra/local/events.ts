@@ -1,9 +1,11 @@
 import {
   type AttributeValue,
-  DeleteItemCommand,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
   DynamoDBClient,
   PutItemCommand,
   QueryCommand,
+  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
@@ -108,14 +110,17 @@ export const startLocalEvents = async (options: {
         },
       }),
     );
-    // Handed on: the log keeps only what is still to dispatch.
-    for (const item of Items) {
-      await client.send(
-        new DeleteItemCommand({
-          TableName: tableName,
-          Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue },
-        }),
-      );
+    // Handed on: the log keeps only what is still to dispatch (25 deletes a request).
+    for (let start = 0; start < Items.length; start += 25) {
+      let requests: WriteRequest[] | undefined = Items.slice(start, start + 25).map((item) => ({
+        DeleteRequest: { Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue } },
+      }));
+      while (requests && requests.length > 0) {
+        const answer: BatchWriteItemCommandOutput = await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        requests = answer.UnprocessedItems?.[tableName];
+      }
     }
     return Items.length;
   };

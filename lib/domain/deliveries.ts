@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency';
 import type { DeliveriesQuery, FeedEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
 import { postWebhook } from '../outbound/webhook-request';
@@ -62,50 +63,53 @@ export const recordDeliveries = async (
     }
     return policy;
   };
-  const refs: DeliveryRef[] = [];
-  for (const event of events) {
-    for (const webhook of receiversOf(event, webhooks)) {
-      const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, event.occurred_at, event.event_id);
-      const now = new Date().toISOString();
-      const body = JSON.stringify(toFeedEvent(event, await policyOf(webhook.publisher_id), now));
-      const ref = { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: key.sk };
-      try {
-        await dynamo.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              ...key,
-              ...ref,
-              slot: webhook.slot,
-              event_id: event.event_id,
-              type: event.type,
-              occurred_at: event.occurred_at,
-              body,
-              status: 'pending',
-              attempts: 0,
-              created_at: now,
-              first_attempt_at: null,
-              last_attempt_at: null,
-              last_status: null,
-              last_error: null,
-              next_attempt_at: now,
-              delivered_at: null,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        refs.push(ref);
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const { Item } = await dynamo.send(
-          new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
-        );
-        if (Item?.status === 'pending' && Item.attempts === 0) refs.push(ref);
-      }
+  const pairs = events.flatMap((event) =>
+    receiversOf(event, webhooks).map((webhook) => ({ event, webhook })),
+  );
+  const recorded = await mapWithConcurrency(pairs, RECORD_CONCURRENCY, async ({ event, webhook }) => {
+    const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, event.occurred_at, event.event_id);
+    const now = new Date().toISOString();
+    const body = JSON.stringify(toFeedEvent(event, await policyOf(webhook.publisher_id), now));
+    const ref = { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: key.sk };
+    try {
+      await dynamo.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...key,
+            ...ref,
+            slot: webhook.slot,
+            event_id: event.event_id,
+            type: event.type,
+            occurred_at: event.occurred_at,
+            body,
+            status: 'pending',
+            attempts: 0,
+            created_at: now,
+            first_attempt_at: null,
+            last_attempt_at: null,
+            last_status: null,
+            last_error: null,
+            next_attempt_at: now,
+            delivered_at: null,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return ref;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const { Item } = await dynamo.send(
+        new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+      );
+      return Item?.status === 'pending' && Item.attempts === 0 ? ref : undefined;
     }
-  }
-  return refs;
+  });
+  return recorded.filter((ref) => ref !== undefined);
 };
+
+/** Deliveries recorded at once: they are independent items. */
+const RECORD_CONCURRENCY = 10;
 
 /**
  * An erasure reaches deliveries not yet made too: the owner's pending deliveries of the erased
