@@ -1,9 +1,14 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { type Ban, type Policy, type Scope, scopes, scopeUses } from './api';
-import { DeviceResult, LookupForm, type OpenDevice } from './device';
+import { type Policy, type Scope, scopes, scopeUses } from './api';
+import { AuditView } from './audit';
+import { type OpenDevice, readDevice } from './device';
+import { DeviceView } from './device-view';
+import { KeysView } from './keys';
+import { PolicyView } from './policy';
 import { type Session, sessionClient, signIn } from './session';
 import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy, useFocusOn } from './ui';
 import { check } from './validation';
+import { WebhooksView } from './webhooks';
 
 /**
  * The moderator console. The key lives only in this component's state (memory): never in
@@ -93,13 +98,11 @@ const KeyPanel = ({ session, knowledge }: { session: Session; knowledge: ScopeKn
 
 const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message: Message) => void }) => {
   const [knowledge, setKnowledge] = useState<ScopeKnowledge>(session.knowledge);
-  const [policy] = useState<Policy | null>(session.policy);
+  const [policy, setPolicy] = useState<Policy | null>(session.policy);
   const [view, setView] = useState<View>('device');
   const bound = session.identity?.games;
   const [game, setGame] = useState(bound?.length === 1 ? (bound[0] ?? '') : '');
   const [device, setDevice] = useState<OpenDevice | null>(null);
-  const [version] = useState(0);
-  const [revoking, setRevoking] = useState<Ban | null>(null);
   const signOutRef = useRef(onSignOut);
   signOutRef.current = onSignOut;
 
@@ -157,35 +160,48 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
         {views.find((v) => v.id === view)?.label}
       </h2>
       {view === 'device' && (
-        <>
-          {knowledge['bans:read'].held === false && (
-            <p class="gate">
-              Looking up devices needs the scope <code>bans:read</code>, which this key lacks (
-              {knowledge['bans:read'].note}).
-            </p>
-          )}
-          <LookupForm
-            call={call}
-            game={game}
-            gameError={gameProblem}
-            onOpen={(opened) => {
-              setRevoking(null);
-              setDevice(opened);
-            }}
-          />
-          {device && (
-            <DeviceResult
-              call={call}
-              device={device}
-              policy={policy}
-              version={version}
-              onRevoke={knowledge['bans:write'].held === false ? undefined : setRevoking}
-            />
-          )}
-          {revoking && <p>Revoking {revoking.ban_id}</p>}
-        </>
+        <DeviceView
+          call={call}
+          session={session}
+          knowledge={knowledge}
+          policy={policy}
+          game={game}
+          gameError={gameProblem}
+          device={device}
+          onDevice={setDevice}
+        />
       )}
-      {view !== 'device' && <p>Coming next: {view}.</p>}
+      {view === 'policy' && (
+        <PolicyView
+          call={call}
+          knowledge={knowledge}
+          policy={policy}
+          device={device}
+          onSaved={(saved) => {
+            setPolicy(saved);
+            // The open device's `enforced` values follow the policy: read it again.
+            if (device)
+              void readDevice(call, device.game, device.deviceId).then(
+                (again) => again.ok && setDevice(again.device),
+              );
+          }}
+        />
+      )}
+      {view === 'audit' && <AuditView call={call} knowledge={knowledge} />}
+      {view === 'keys' && (
+        <KeysView
+          call={call}
+          knowledge={knowledge}
+          session={session}
+          onRevokedOwnKey={() =>
+            signOutRef.current({
+              kind: 'ok',
+              text: 'You revoked the key you were signed in with: signed out.',
+            })
+          }
+        />
+      )}
+      {view === 'webhooks' && <WebhooksView call={call} knowledge={knowledge} />}
     </>
   );
 };

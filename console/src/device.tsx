@@ -44,6 +44,20 @@ export const loadAllBans = async (call: Call, game: string, deviceId: string) =>
   return { bans, answer: null };
 };
 
+/** Reads a device: its enforcement answer and every ban the key can see (for the preview). */
+export const readDevice = async (
+  call: Call,
+  game: string,
+  deviceId: string,
+): Promise<{ ok: true; device: OpenDevice } | { ok: false; message: Message }> => {
+  const [enforcement, all] = await Promise.all([
+    call('get', '/v1/device/{device_id}/enforcement', { path: { device_id: deviceId }, game }),
+    loadAllBans(call, game, deviceId),
+  ]);
+  if (enforcement.status !== 200) return { ok: false, message: errorMessage(enforcement) };
+  return { ok: true, device: { deviceId, game, enforcement: enforcement.body, allBans: all.bans } };
+};
+
 export const banState = (ban: Ban, now = new Date().toISOString()): 'active' | 'revoked' | 'expired' =>
   ban.revoked_at !== null
     ? 'revoked'
@@ -249,15 +263,12 @@ export const LookupForm = ({ call, game, gameError, onOpen }: LookupProps) => {
     }
     setMessage(null);
     void run(async () => {
-      const enforcement = await call('get', '/v1/device/{device_id}/enforcement', {
-        path: { device_id: id },
-        game,
-      });
-      if (enforcement.status !== 200) {
-        setMessage(errorMessage(enforcement));
+      const opened = await readDevice(call, game, id);
+      if (!opened.ok) {
+        setMessage(opened.message);
         return;
       }
-      onOpen({ deviceId: id, game, enforcement: enforcement.body, allBans: null });
+      onOpen(opened.device);
     });
   };
 
@@ -301,7 +312,10 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version }: Device
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
 
-  const load = (stack: Array<number | undefined>, filter = { status, type }) =>
+  const [applied, setApplied] = useState<{ status: StatusFilter; type: TypeFilter }>({ status, type });
+
+  /** A page of the filters last applied (paging, a reload), or of the form's (Show bans). */
+  const load = (stack: Array<number | undefined>, filter = applied) =>
     run(async () => {
       const cursor = stack[stack.length - 1];
       const answer = await call('get', '/v1/device/{device_id}/bans', {
@@ -319,6 +333,7 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version }: Device
         return;
       }
       setMessage(null);
+      setApplied(filter);
       setCursors(stack);
       setPage(answer.body);
     });
@@ -330,7 +345,7 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version }: Device
 
   const applyFilters = (e: Event) => {
     e.preventDefault();
-    void load([undefined]);
+    void load([undefined], { status, type });
   };
 
   return (

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type AnyAnswer, explain, type FieldIssue, type Problem, type Scope } from './api';
 
 /** Shared pieces: messages that take focus, labelled fields, the in-flight guard, scope gates. */
@@ -14,7 +14,8 @@ export const errorMessage = (answer: AnyAnswer | Problem): Message => {
 /** An element that takes focus whenever `when` changes to something truthy. */
 export const useFocusOn = <T extends HTMLElement>(when: unknown) => {
   const ref = useRef<T>(null);
-  useEffect(() => {
+  // A layout effect: focus moves in the same task as the change that caused it.
+  useLayoutEffect(() => {
     if (when) ref.current?.focus();
   }, [when]);
   return ref;

@@ -1,0 +1,189 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Call, formatTime, type Schemas } from './api';
+import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy } from './ui';
+import { check } from './validation';
+
+/** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
+
+type AuditEvent = Schemas['AuditEvent'];
+type AuditType = AuditEvent['type'];
+const auditTypes = [
+  'ban.created',
+  'ban.revoked',
+  'policy.updated',
+  'key.created',
+  'key.revoked',
+  'device.erased',
+] as const satisfies readonly AuditType[];
+// Every type the API documents is offered: this fails to compile when one is added.
+const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
+void everyType;
+
+const summary = (event: AuditEvent): string => {
+  switch (event.type) {
+    case 'ban.created':
+      return `ban ${event.ban_id} on ${event.device_id}: ${event.ban_type}, ${event.scope} scope, game ${event.game_id}, reason ${event.reason_code}${event.expires_at ? `, expires ${formatTime(event.expires_at)}` : ''}`;
+    case 'ban.revoked':
+      return `ban ${event.ban_id} on ${event.device_id} (${event.ban_type}, ${event.scope}): revoked with reason ${event.revoke_reason_code}`;
+    case 'policy.updated': {
+      const changed = (Object.keys(event.after) as Array<keyof typeof event.after>).filter(
+        (flag) => event.after[flag] !== event.before[flag],
+      );
+      return changed.length
+        ? changed.map((flag) => `${flag} ${event.after[flag] ? 'on' : 'off'}`).join(', ')
+        : 'no flag changed';
+    }
+    case 'key.created':
+      return `key ${event.key.key_id} "${event.key.name}": ${event.key.scopes.join(' ')}; games ${event.key.games?.join(', ') ?? 'all'}`;
+    case 'key.revoked':
+      return `key ${event.key.key_id} "${event.key.name}"`;
+    case 'device.erased':
+      return `${event.device_id}: ${event.erased_bans} ${event.erased_bans === 1 ? 'ban' : 'bans'} erased`;
+  }
+};
+
+export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKnowledge }) => {
+  const [type, setType] = useState<'' | AuditType>('');
+  const [deviceId, setDeviceId] = useState('');
+  const [deviceError, setDeviceError] = useState<string | undefined>();
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<Schemas['AuditList'] | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  const [applied, setApplied] = useState<{ type: '' | AuditType; device: string }>({ type: '', device: '' });
+
+  /** A page of the filters last applied (paging), or of the form's (a new search). */
+  const load = (stack: Array<string | undefined>, filters = applied) => {
+    void run(async () => {
+      const cursor = stack[stack.length - 1];
+      const answer = await call('get', '/v1/audit', {
+        query: {
+          limit: 25,
+          ...(filters.type ? { type: filters.type } : {}),
+          ...(filters.device ? { device_id: filters.device } : {}),
+          ...(cursor ? { cursor } : {}),
+        },
+      });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage(null);
+      setApplied(filters);
+      setCursors(stack);
+      setPage(answer.body);
+    });
+  };
+
+  const search = (e: Event) => {
+    e.preventDefault();
+    const device = deviceId.trim();
+    const problem = device === '' ? undefined : check('device_id', device);
+    setDeviceError(problem ? `Device ID ${problem}` : undefined);
+    if (problem) {
+      setMessage({ kind: 'error', text: `Device ID ${problem}.` });
+      return;
+    }
+    load([undefined], { type, device });
+  };
+
+  useEffect(() => {
+    if (knowledge['audit:read'].held !== false) load([undefined]);
+  }, []);
+
+  return (
+    <section aria-labelledby="audit-heading" class="panel">
+      <h2 id="audit-heading">Audit trail</h2>
+      {knowledge['audit:read'].held === false ? (
+        <p class="gate">
+          The audit trail is hidden: it needs the scope <code>audit:read</code>, which this key lacks (
+          {knowledge['audit:read'].note}).
+        </p>
+      ) : (
+        <>
+          <form class="filters" noValidate onSubmit={search}>
+            <div class="field">
+              <label for="audit-type">Event type</label>
+              <select
+                id="audit-type"
+                value={type}
+                onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as '' | AuditType)}
+              >
+                <option value="">every type</option>
+                {auditTypes.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <Field
+              id="audit-device"
+              label="Filter by device ID"
+              value={deviceId}
+              onValue={setDeviceId}
+              error={deviceError}
+            />
+            <button type="submit" disabled={busy}>
+              Show events
+            </button>
+          </form>
+          <Notice message={message} />
+          {page && (
+            <div class="table-wrap">
+              <table>
+                <caption>Audit events, newest first (page {cursors.length})</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Actor</th>
+                    <th scope="col">What</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.items.length === 0 && (
+                    <tr>
+                      <td colSpan={4}>No events match.</td>
+                    </tr>
+                  )}
+                  {page.items.map((event) => (
+                    <tr key={event.event_id}>
+                      <td>{formatTime(event.occurred_at)}</td>
+                      <th scope="row">{event.type}</th>
+                      <td>
+                        {event.actor.name}
+                        {event.actor.key_id ? ` (${event.actor.key_id})` : ''}
+                      </td>
+                      <td>{summary(event)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {page && (
+            <div class="pager">
+              <button
+                type="button"
+                disabled={busy || cursors.length <= 1}
+                onClick={() => load(cursors.slice(0, -1))}
+              >
+                Previous page
+              </button>
+              <span>Page {cursors.length}</span>
+              <button
+                type="button"
+                disabled={busy || page.next_cursor === null}
+                onClick={() => page.next_cursor !== null && load([...cursors, page.next_cursor])}
+              >
+                Next page
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+};

@@ -1,0 +1,316 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { Ban, Call, Schemas } from './api';
+import { apiFieldError, errorMessage, Field, type Message, Notice, useBusy } from './ui';
+import { check, parseDetails, parseExpiry } from './validation';
+
+/** The forms that change a device's bans: create, revoke, erase. */
+
+/** A fresh idempotency key: one per form instance, renewed after each success. */
+export const newIdempotencyKey = (): string =>
+  typeof crypto.randomUUID === 'function'
+    ? crypto.randomUUID()
+    : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+
+type CreateBanRequest = Schemas['CreateBanRequest'];
+
+interface CreateBanProps {
+  call: Call;
+  game: string;
+  gameError: string | undefined;
+  /** The open device, to fill the form with. */
+  deviceId: string | null;
+  onCreated: (deviceId: string) => void;
+}
+
+export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: CreateBanProps) => {
+  const [device, setDevice] = useState(deviceId ?? '');
+  const [banType, setBanType] = useState<CreateBanRequest['ban_type']>('cheat');
+  const [scope, setScope] = useState<CreateBanRequest['scope']>('game');
+  const [reason, setReason] = useState('');
+  const [expires, setExpires] = useState('');
+  const [details, setDetails] = useState('');
+  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  useEffect(() => {
+    if (deviceId) setDevice(deviceId);
+  }, [deviceId]);
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const id = device.trim();
+    const expiry = parseExpiry(expires);
+    const parsedDetails = parseDetails(details);
+    const found = {
+      device_id: check('device_id', id),
+      reason_code: check('reason_code', reason.trim()),
+      expires_at: expiry.ok ? undefined : expiry.message,
+      details: parsedDetails.ok ? undefined : parsedDetails.message,
+    };
+    setErrors(found);
+    if (gameError || Object.values(found).some(Boolean) || !expiry.ok || !parsedDetails.ok) {
+      setMessage({
+        kind: 'error',
+        text: gameError
+          ? `Game ID ${gameError}.`
+          : 'The ban was not created: correct the fields marked below.',
+      });
+      return;
+    }
+    const body: CreateBanRequest = {
+      device_id: id,
+      ban_type: banType,
+      scope,
+      reason_code: reason.trim(),
+      idempotency_key: idempotencyKey,
+      ...(expiry.value === undefined ? {} : { expires_at: expiry.value }),
+      ...(parsedDetails.value === undefined ? {} : { details: parsedDetails.value }),
+    };
+    void run(async () => {
+      const answer = await call('post', '/v1/bans', { body, game });
+      if (answer.status !== 201 && answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      const ban = answer.body;
+      setMessage({
+        kind: 'ok',
+        text:
+          answer.status === 201
+            ? `Ban ${ban.ban_id} created: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} in game ${ban.game_id}.`
+            : `This form's ban already exists: ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id}). Nothing new was created.`,
+      });
+      setErrors({});
+      setReason('');
+      setExpires('');
+      setDetails('');
+      setIdempotencyKey(newIdempotencyKey());
+      onCreated(ban.device_id);
+    });
+  };
+
+  const err = (field: string) => errors[field] ?? apiFieldError(message, field);
+  return (
+    <section aria-labelledby="create-heading" class="panel">
+      <h2 id="create-heading">Create a ban</h2>
+      <form onSubmit={submit} noValidate>
+        <Field
+          id="ban-device"
+          label="Device ID to ban"
+          value={device}
+          onValue={setDevice}
+          error={err('device_id')}
+          required
+        />
+        <div class="field">
+          <label for="ban-type">Ban type</label>
+          <select
+            id="ban-type"
+            value={banType}
+            onChange={(e) =>
+              setBanType((e.currentTarget as HTMLSelectElement).value as CreateBanRequest['ban_type'])
+            }
+          >
+            <option value="cheat">cheat</option>
+            <option value="social">social</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="ban-scope">Scope</label>
+          <select
+            id="ban-scope"
+            value={scope}
+            aria-describedby="ban-scope-hint"
+            onChange={(e) =>
+              setScope((e.currentTarget as HTMLSelectElement).value as CreateBanRequest['scope'])
+            }
+          >
+            <option value="game">game: this game only</option>
+            <option value="publisher">publisher: all your games</option>
+            <option value="global">global: every publisher</option>
+          </select>
+          <small id="ban-scope-hint" class="hint">
+            The game is the Game ID above ({game || 'none yet'}).
+          </small>
+        </div>
+        <Field
+          id="ban-reason"
+          label="Reason code"
+          value={reason}
+          onValue={setReason}
+          error={err('reason_code')}
+          hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. aimbot"
+          required
+        />
+        <Field
+          id="ban-expires"
+          label="Expires at (optional)"
+          type="datetime-local"
+          value={expires}
+          onValue={setExpires}
+          error={err('expires_at')}
+          hint="Your local time; empty makes the ban permanent."
+        />
+        <Field
+          id="ban-details"
+          label="Details (optional JSON object)"
+          multiline
+          value={details}
+          onValue={setDetails}
+          error={err('details')}
+          hint='Private to your publisher, e.g. {"match": "m-77"}; at most 16 KiB.'
+        />
+        <p class="meta">
+          Idempotency key of this form: <code>{idempotencyKey}</code> (sending the form twice makes one ban).
+        </p>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create ban'}
+        </button>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+interface RevokeProps {
+  call: Call;
+  game: string;
+  deviceId: string;
+  ban: Ban;
+  onDone: (message: Message) => void;
+  onCancel: () => void;
+}
+
+/** Revoking one ban, with a reason. Opens with focus in the reason field. */
+export const RevokePanel = ({ call, game, deviceId, ban, onDone, onCancel }: RevokeProps) => {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+  const input = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    input.current?.querySelector('input')?.focus();
+  }, [ban.ban_id]);
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const problem = check('reason_code', reason.trim());
+    setError(problem);
+    if (problem) {
+      setMessage({ kind: 'error', text: `Revoke reason ${problem}.` });
+      return;
+    }
+    void run(async () => {
+      const answer = await call('post', '/v1/device/{device_id}/bans/{ban_id}/revoke', {
+        path: { device_id: deviceId, ban_id: ban.ban_id },
+        body: { reason_code: reason.trim() },
+        game,
+      });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      onDone({
+        kind: 'ok',
+        text: `Ban ${answer.body.ban_id} revoked with reason ${answer.body.revoke_reason_code ?? reason.trim()}.`,
+      });
+    });
+  };
+
+  return (
+    <section aria-labelledby="revoke-heading" class="panel">
+      <h3 id="revoke-heading">Revoke ban {ban.ban_id}</h3>
+      <p>
+        {ban.ban_type}, {ban.scope} scope, reason {ban.reason_code}. Revoking makes it inactive for everyone
+        at once; it stays in the history.
+      </p>
+      <form onSubmit={submit} noValidate>
+        <div ref={input}>
+          <Field
+            id="revoke-reason"
+            label="Revoke reason"
+            value={reason}
+            onValue={setReason}
+            error={error ?? apiFieldError(message, 'reason_code')}
+            hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. appeal_upheld"
+            required
+          />
+        </div>
+        <div class="actions">
+          <button type="submit" class="danger" disabled={busy}>
+            {busy ? 'Revoking…' : 'Revoke ban'}
+          </button>
+          <button type="button" class="secondary" onClick={onCancel} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+interface EraseProps {
+  call: Call;
+  deviceId: string;
+  /** Why erasure is refused before asking (a key bound to games), if known. */
+  refusal: string | null;
+  onErased: (message: Message) => void;
+}
+
+/** Erasing a device's data, after typing its id. */
+export const ErasePanel = ({ call, deviceId, refusal, onErased }: EraseProps) => {
+  const [confirm, setConfirm] = useState('');
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+  const matches = confirm.trim() === deviceId;
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!matches) {
+      setMessage({ kind: 'error', text: `Type ${deviceId} exactly to confirm the erasure.` });
+      return;
+    }
+    void run(async () => {
+      const answer = await call('post', '/v1/device/{device_id}/erase', { path: { device_id: deviceId } });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setConfirm('');
+      onErased({
+        kind: 'ok',
+        text: `Erased ${answer.body.erased_bans} ${answer.body.erased_bans === 1 ? 'ban' : 'bans'} of ${answer.body.device_id}.`,
+      });
+    });
+  };
+
+  return (
+    <section aria-labelledby="erase-heading" class="panel">
+      <h3 id="erase-heading">Erase this device's data</h3>
+      <p>
+        Deletes every ban your publisher owns on {deviceId}, whatever its scope or game. Other publishers'
+        bans stay. This cannot be undone.
+      </p>
+      {refusal ? (
+        <p class="gate">{refusal}</p>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <Field
+            id="erase-confirm"
+            label="Type the device ID to confirm"
+            value={confirm}
+            onValue={setConfirm}
+            hint={`Type ${deviceId}`}
+          />
+          <button type="submit" class="danger" disabled={busy || !matches}>
+            {busy ? 'Erasing…' : 'Erase device data'}
+          </button>
+        </form>
+      )}
+      <Notice message={message} />
+    </section>
+  );
+};

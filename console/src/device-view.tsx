@@ -1,0 +1,133 @@
+import { useState } from 'preact/hooks';
+import type { Ban, Call, Policy } from './api';
+import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
+import { DeviceResult, LookupForm, type OpenDevice, readDevice } from './device';
+import type { Session } from './session';
+import { type Message, Notice, type ScopeKnowledge } from './ui';
+
+/**
+ * The Devices view: look a device up in the session's game, then read its enforcement, reputation
+ * and bans, revoke one, erase the device; and create bans.
+ */
+
+interface Props {
+  call: Call;
+  session: Session;
+  knowledge: ScopeKnowledge;
+  policy: Policy | null;
+  game: string;
+  gameError: string | undefined;
+  device: OpenDevice | null;
+  onDevice: (device: OpenDevice) => void;
+}
+
+export const DeviceView = ({
+  call,
+  session,
+  knowledge,
+  policy,
+  game,
+  gameError,
+  device,
+  onDevice,
+}: Props) => {
+  const [revoking, setRevoking] = useState<Ban | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const [version, setVersion] = useState(0);
+
+  const refresh = async (done: Message) => {
+    if (!device) return;
+    const again = await readDevice(call, device.game, device.deviceId);
+    if (again.ok) onDevice(again.device);
+    setVersion((v) => v + 1);
+    setMessage(again.ok ? done : again.message);
+  };
+
+  const writeMissing = knowledge['bans:write'].held === false;
+  const bound = session.identity?.games;
+  const eraseRefusal = writeMissing
+    ? `Erasing needs the scope bans:write, which this key lacks (${knowledge['bans:write'].note}).`
+    : bound
+      ? `Erasing is refused to a key bound to games (this one is bound to ${bound.join(', ')}): an erasure covers every game.`
+      : null;
+
+  return (
+    <>
+      {knowledge['bans:read'].held === false && (
+        <p class="gate">
+          Looking up devices needs the scope <code>bans:read</code>, which this key lacks (
+          {knowledge['bans:read'].note}).
+        </p>
+      )}
+      <LookupForm
+        call={call}
+        game={game}
+        gameError={gameError}
+        onOpen={(opened) => {
+          setRevoking(null);
+          setMessage(null);
+          onDevice(opened);
+        }}
+      />
+      {device && (
+        <>
+          <DeviceResult
+            call={call}
+            device={device}
+            policy={policy}
+            version={version}
+            onRevoke={writeMissing ? undefined : setRevoking}
+          />
+          {writeMissing && (
+            <p class="gate">
+              Revoking needs the scope <code>bans:write</code>, which this key lacks (
+              {knowledge['bans:write'].note}).
+            </p>
+          )}
+          {revoking && (
+            <RevokePanel
+              call={call}
+              game={device.game}
+              deviceId={device.deviceId}
+              ban={revoking}
+              onCancel={() => setRevoking(null)}
+              onDone={(done) => {
+                setRevoking(null);
+                void refresh(done);
+              }}
+            />
+          )}
+          <Notice message={message} />
+          <ErasePanel
+            call={call}
+            deviceId={device.deviceId}
+            refusal={eraseRefusal}
+            onErased={(done) => {
+              setRevoking(null);
+              void refresh(done);
+            }}
+          />
+        </>
+      )}
+      {writeMissing ? (
+        <section aria-labelledby="create-heading" class="panel">
+          <h2 id="create-heading">Create a ban</h2>
+          <p class="gate">
+            Creating bans needs the scope <code>bans:write</code>, which this key lacks (
+            {knowledge['bans:write'].note}).
+          </p>
+        </section>
+      ) : (
+        <CreateBanForm
+          call={call}
+          game={game}
+          gameError={gameError}
+          deviceId={device?.deviceId ?? null}
+          onCreated={(deviceId) => {
+            if (device && deviceId === device.deviceId && game === device.game) void refresh(null);
+          }}
+        />
+      )}
+    </>
+  );
+};

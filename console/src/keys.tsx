@@ -1,0 +1,329 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
+import { OnceSecret } from './secret';
+import type { Session } from './session';
+import {
+  apiFieldError,
+  errorMessage,
+  Field,
+  type Message,
+  Notice,
+  type ScopeKnowledge,
+  useBusy,
+  useFocusOn,
+} from './ui';
+import { check, parseExpiry, parseGames } from './validation';
+
+/** The API keys view: the publisher's keys, revoking one, and making a scoped, game-bound key shown once. */
+
+type ApiKey = Schemas['ApiKey'];
+type NewApiKey = Schemas['NewApiKey'];
+
+const keyStatus = (key: ApiKey, now = new Date().toISOString()) =>
+  key.revoked_at !== null
+    ? 'revoked'
+    : key.expires_at !== null && key.expires_at <= now
+      ? 'expired'
+      : 'active';
+
+const CreateKeyForm = ({
+  call,
+  knowledge,
+  onCreated,
+}: {
+  call: Call;
+  knowledge: ScopeKnowledge;
+  onCreated: (key: NewApiKey) => void;
+}) => {
+  const [name, setName] = useState('');
+  const [chosen, setChosen] = useState<Scope[]>(['bans:read']);
+  const [games, setGames] = useState('');
+  const [expires, setExpires] = useState('');
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const parsedGames = parseGames(games);
+    const expiry = parseExpiry(expires);
+    const found = {
+      name: check('key_name', name.trim()) && `Key name ${check('key_name', name.trim())}`,
+      scopes: chosen.length === 0 ? 'Choose at least one scope' : undefined,
+      games: parsedGames.ok ? undefined : parsedGames.message,
+      expires_at: expiry.ok ? undefined : expiry.message,
+    };
+    setErrors(found);
+    if (Object.values(found).some(Boolean) || !parsedGames.ok || !expiry.ok) {
+      setMessage({ kind: 'error', text: 'The key was not created: correct the fields marked below.' });
+      return;
+    }
+    const body: Schemas['CreateKeyRequest'] = {
+      name: name.trim(),
+      scopes: scopes.filter((s) => chosen.includes(s)),
+      ...(parsedGames.value ? { games: parsedGames.value } : {}),
+      ...(expiry.value ? { expires_at: expiry.value } : {}),
+    };
+    void run(async () => {
+      const answer = await call('post', '/v1/keys', { body });
+      if (answer.status !== 201) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage(null);
+      setErrors({});
+      setName('');
+      setGames('');
+      setExpires('');
+      onCreated(answer.body);
+    });
+  };
+
+  const scopeError = errors.scopes ?? apiFieldError(message, 'scopes');
+  return (
+    <section aria-labelledby="create-key-heading" class="panel">
+      <h3 id="create-key-heading">Create a key</h3>
+      <form onSubmit={submit} noValidate>
+        <Field
+          id="key-name"
+          label="Key name"
+          value={name}
+          onValue={setName}
+          error={errors.name ?? apiFieldError(message, 'name')}
+          hint="1-64 characters, e.g. eu game servers"
+          required
+        />
+        <fieldset aria-describedby={scopeError ? 'key-scopes-error' : undefined}>
+          <legend>Scopes</legend>
+          {scopes.map((scope) => (
+            <div class="check" key={scope}>
+              <input
+                type="checkbox"
+                id={`key-scope-${scope}`}
+                checked={chosen.includes(scope)}
+                aria-describedby={`key-scope-${scope}-help`}
+                onChange={(e) =>
+                  setChosen((now) =>
+                    (e.currentTarget as HTMLInputElement).checked
+                      ? [...now, scope]
+                      : now.filter((s) => s !== scope),
+                  )
+                }
+              />
+              <div>
+                <label for={`key-scope-${scope}`}>{scope}</label>
+                <div id={`key-scope-${scope}-help`} class="hint">
+                  {scopeUses[scope]}
+                  {knowledge[scope].held === false ? ' (your key lacks it, so it cannot grant it)' : ''}
+                </div>
+              </div>
+            </div>
+          ))}
+          {scopeError && (
+            <small id="key-scopes-error" class="field-error">
+              {scopeError}
+            </small>
+          )}
+        </fieldset>
+        <Field
+          id="key-games"
+          label="Key games (optional)"
+          value={games}
+          onValue={setGames}
+          error={errors.games ?? apiFieldError(message, 'games')}
+          hint="Game IDs separated by commas: the key works only in them. Empty: every game."
+        />
+        <Field
+          id="key-expires"
+          label="Key expires at (optional)"
+          type="datetime-local"
+          value={expires}
+          onValue={setExpires}
+          error={errors.expires_at ?? apiFieldError(message, 'expires_at')}
+          hint="Your local time; empty: the key does not expire."
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+export const KeysView = ({
+  call,
+  knowledge,
+  session,
+  onRevokedOwnKey,
+}: {
+  call: Call;
+  knowledge: ScopeKnowledge;
+  session: Session;
+  onRevokedOwnKey: () => void;
+}) => {
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<NewApiKey | null>(null);
+  const { busy, run } = useBusy();
+
+  const list = async () => {
+    const answer = await call('get', '/v1/keys', {});
+    if (answer.status !== 200) {
+      setMessage(errorMessage(answer));
+      return;
+    }
+    setKeys(answer.body.items);
+  };
+
+  useEffect(() => {
+    if (knowledge['keys:manage'].held !== false) void run(list);
+  }, []);
+
+  if (knowledge['keys:manage'].held === false)
+    return (
+      <section aria-labelledby="keys-heading" class="panel">
+        <h2 id="keys-heading">API keys</h2>
+        <p class="gate">
+          Keys are hidden: managing them needs the scope <code>keys:manage</code>, which this key lacks (
+          {knowledge['keys:manage'].note}).
+        </p>
+      </section>
+    );
+
+  const own = session.identity?.key_id;
+  const revoke = (key: ApiKey) =>
+    run(async () => {
+      const answer = await call('post', '/v1/keys/{key_id}/revoke', { path: { key_id: key.key_id } });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setRevoking(null);
+      if (key.key_id === own) {
+        onRevokedOwnKey();
+        return;
+      }
+      setMessage({ kind: 'ok', text: `Key ${key.key_id} (${key.name}) revoked.` });
+      await list();
+    });
+
+  return (
+    <section aria-labelledby="keys-heading" class="panel">
+      <h2 id="keys-heading">API keys</h2>
+      {created && (
+        <OnceSecret
+          id="new-key"
+          title={`New key ${created.name} (${created.key_id})`}
+          label="New API key"
+          value={created.api_key}
+          onHide={() => setCreated(null)}
+        />
+      )}
+      <Notice message={message} />
+      {keys && (
+        <div class="table-wrap">
+          <table>
+            <caption>Keys of your publisher, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Name</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Games</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">Ends in</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.key_id}>
+                  <th scope="row">
+                    {key.key_id}
+                    {key.key_id === own ? ' (this key)' : ''}
+                  </th>
+                  <td>{key.name}</td>
+                  <td>{key.scopes.join(' ')}</td>
+                  <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
+                  <td>{formatTime(key.created_at)}</td>
+                  <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
+                  <td>{keyStatus(key)}</td>
+                  <td>{key.last4 ? `…${key.last4}` : '—'}</td>
+                  <td>
+                    {key.revoked_at === null && (
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Revoke key ${key.key_id}`}
+                        disabled={busy}
+                        onClick={() => setRevoking(key)}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoking && (
+        <ConfirmRevoke
+          keyToRevoke={revoking}
+          own={revoking.key_id === own}
+          busy={busy}
+          onConfirm={() => void revoke(revoking)}
+          onCancel={() => setRevoking(null)}
+        />
+      )}
+      <CreateKeyForm
+        call={call}
+        knowledge={knowledge}
+        onCreated={(key) => {
+          setCreated(key);
+          void run(list);
+        }}
+      />
+    </section>
+  );
+};
+
+const ConfirmRevoke = ({
+  keyToRevoke,
+  own,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  keyToRevoke: ApiKey;
+  own: boolean;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) => {
+  const heading = useFocusOn<HTMLHeadingElement>(keyToRevoke.key_id);
+  return (
+    <section aria-labelledby="revoke-key-heading" class="panel">
+      <h3 id="revoke-key-heading" tabIndex={-1} ref={heading}>
+        Revoke key {keyToRevoke.key_id} ({keyToRevoke.name})?
+      </h3>
+      <p>
+        Whatever uses it is refused from now on (a deployed API may accept it for up to 5 minutes).
+        {own ? ' This is the key you are signed in with: the console will sign out.' : ''}
+      </p>
+      <div class="actions">
+        <button type="button" class="danger" disabled={busy} onClick={onConfirm}>
+          {busy ? 'Revoking…' : 'Revoke key'}
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </section>
+  );
+};

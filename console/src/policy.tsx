@@ -1,0 +1,195 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Call, Policy, Schemas } from './api';
+import type { OpenDevice } from './device';
+import { type Flags, flagHelp, flagsOf, outcome, policyFlags, previewRows } from './preview';
+import { errorMessage, type Message, Notice, type ScopeKnowledge, useBusy } from './ui';
+
+/**
+ * The Policy view: the eight flags, each with what it changes, and before saving a preview of how
+ * the open device's enforcement and reputation would change.
+ */
+
+interface Props {
+  call: Call;
+  knowledge: ScopeKnowledge;
+  policy: Policy | null;
+  device: OpenDevice | null;
+  onSaved: (policy: Policy) => void;
+}
+
+const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device: OpenDevice | null }) => {
+  if (!device)
+    return <p>Look up a device (Devices) to preview how these flags would change its enforcement.</p>;
+  if (!device.allBans)
+    return (
+      <p>The bans of {device.deviceId} could not all be read, so there is no preview; look it up again.</p>
+    );
+  const rows = previewRows(saved, draft, device.allBans, device.deviceId);
+  const now = outcome(saved, device.allBans, device.deviceId, new Date().toISOString());
+  const api = device.enforcement;
+  const stale =
+    api !== null &&
+    (api.restricted.cheat !== now.restricted.cheat ||
+      api.restricted.social !== now.restricted.social ||
+      api.reputation.score !== now.score);
+  const changed = rows.filter((r) => r.changes).length;
+  return (
+    <>
+      <p>
+        {changed === 0
+          ? `These flags change nothing for ${device.deviceId} in game ${device.game}.`
+          : `${changed} ${changed === 1 ? 'value changes' : 'values change'} for ${device.deviceId} in game ${device.game}.`}
+        {stale
+          ? ' The device or policy changed since it was read: look it up again for an exact preview.'
+          : ''}
+      </p>
+      <div class="table-wrap">
+        <table>
+          <caption>
+            Preview for {device.deviceId} in game {device.game}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">What</th>
+              <th scope="col">Now</th>
+              <th scope="col">After saving</th>
+              <th scope="col">Changes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.label} class={r.changes ? 'changed' : undefined}>
+                <th scope="row">{r.label}</th>
+                <td>{r.now}</td>
+                <td>{r.after}</td>
+                <td>{r.changes ? 'changes' : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+};
+
+export const PolicyView = ({ call, knowledge, policy, device, onSaved }: Props) => {
+  const [saved, setSaved] = useState<Policy | null>(policy);
+  const [draft, setDraft] = useState<Flags | null>(policy ? flagsOf(policy) : null);
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  // Read it fresh when the view opens: another moderator may have changed it.
+  useEffect(() => {
+    if (knowledge['policy:read'].held === false) return;
+    void run(async () => {
+      const answer = await call('get', '/v1/policy', {});
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setSaved(answer.body);
+      setDraft(flagsOf(answer.body));
+    });
+  }, []);
+
+  if (knowledge['policy:read'].held === false)
+    return (
+      <section aria-labelledby="policy-heading" class="panel">
+        <h2 id="policy-heading">Policy</h2>
+        <p class="gate">
+          The policy is hidden: it needs the scope <code>policy:read</code>, which this key lacks (
+          {knowledge['policy:read'].note}).
+        </p>
+      </section>
+    );
+
+  const writeMissing = knowledge['policy:write'].held === false;
+  const patch: Schemas['PolicyPatch'] = {};
+  if (saved && draft)
+    for (const flag of policyFlags) if (draft[flag] !== saved[flag]) patch[flag] = draft[flag];
+  const dirty = Object.keys(patch).length > 0;
+
+  const save = (e: Event) => {
+    e.preventDefault();
+    if (!dirty) return;
+    void run(async () => {
+      const answer = await call('put', '/v1/policy', { body: patch });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setSaved(answer.body);
+      setDraft(flagsOf(answer.body));
+      onSaved(answer.body);
+      setMessage({
+        kind: 'ok',
+        text: `Policy saved: ${Object.entries(patch)
+          .map(([flag, on]) => `${flag} ${on ? 'on' : 'off'}`)
+          .join(', ')}.`,
+      });
+    });
+  };
+
+  return (
+    <section aria-labelledby="policy-heading" class="panel">
+      <h2 id="policy-heading">Policy</h2>
+      {saved && draft ? (
+        <form onSubmit={save} noValidate>
+          <fieldset>
+            <legend>Flags of {saved.publisher_id}</legend>
+            {policyFlags.map((flag) => (
+              <div class="check" key={flag}>
+                <input
+                  type="checkbox"
+                  id={`flag-${flag}`}
+                  checked={draft[flag]}
+                  aria-describedby={`flag-${flag}-help`}
+                  onChange={(e) =>
+                    setDraft({ ...draft, [flag]: (e.currentTarget as HTMLInputElement).checked })
+                  }
+                />
+                <div>
+                  <label for={`flag-${flag}`}>{flag}</label>
+                  <div id={`flag-${flag}-help`} class="hint">
+                    {flagHelp[flag]}
+                    {draft[flag] !== saved[flag] ? ` (unsaved: ${draft[flag] ? 'on' : 'off'})` : ''}
+                  </div>
+                </div>
+              </div>
+            ))}
+          </fieldset>
+          <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
+          <section aria-labelledby="preview-heading">
+            <h3 id="preview-heading">Preview before saving</h3>
+            <Preview saved={saved} draft={draft} device={device} />
+          </section>
+          {writeMissing && (
+            <p class="gate">
+              Saving needs the scope <code>policy:write</code>, which this key lacks (
+              {knowledge['policy:write'].note}).
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" disabled={busy || !dirty || writeMissing}>
+              {busy ? 'Saving…' : 'Save policy'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy || !dirty}
+              onClick={() => {
+                setDraft(flagsOf(saved));
+                setMessage(null);
+              }}
+            >
+              Discard changes
+            </button>
+          </div>
+        </form>
+      ) : (
+        !message && <p>Reading the policy…</p>
+      )}
+      <Notice message={message} />
+    </section>
+  );
+};

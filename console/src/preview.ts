@@ -1,0 +1,103 @@
+import type { Ban as StoredBan } from '../../lib/domain/ban-record';
+import { isActive, policyEnforces, reputation } from '../../lib/domain/policy-rules';
+import { type PolicyFlag, policyFlags } from '../../lib/model/policy-flags';
+import type { Ban, Policy } from './api';
+
+/**
+ * The policy preview: what the open device's enforcement would be under a draft of the policy,
+ * computed in the page with the API's own rules (lib/domain/policy-rules.ts, pure functions with
+ * no imports but types), from every ban of the device the key can see.
+ */
+
+export type Flags = Record<PolicyFlag, boolean>;
+export { policyFlags };
+
+/** One line per flag: what turning it on or off changes. */
+export const flagHelp: Record<PolicyFlag, string> = {
+  enforce_game: 'Applies your game-scope bans in the game they were made in.',
+  enforce_publisher: 'Applies your publisher-scope bans in all your games.',
+  enforce_global:
+    'Applies global bans, yours and other publishers’, of the types allowed by the two flags below.',
+  enforce_cheat_global: 'With enforce_global: applies global cheat bans.',
+  enforce_social_global: 'With enforce_global: applies global social bans (off for a new publisher).',
+  rep_include_game: 'Counts game-scope bans in the reputation score.',
+  rep_include_publisher: 'Counts publisher-scope bans in the reputation score.',
+  rep_include_global: 'Counts global bans in the reputation score.',
+};
+
+export const flagsOf = (policy: Policy): Flags =>
+  Object.fromEntries(policyFlags.map((flag) => [flag, policy[flag]])) as Flags;
+
+export interface Outcome {
+  restricted: { cheat: boolean; social: boolean };
+  enforced: Map<number, boolean>;
+  score: number;
+}
+
+/** The listing's ban as the rules read it (they need only its type, scope and times). */
+const stored = (ban: Ban, deviceId: string): StoredBan => ({
+  ban_id: ban.ban_id,
+  device_id: deviceId,
+  ban_type: ban.ban_type,
+  scope: ban.scope,
+  publisher_id: ban.publisher_id,
+  game_id: ban.game_id ?? '',
+  reason_code: ban.reason_code,
+  created_at: ban.created_at,
+  expires_at: ban.expires_at,
+  revoked_at: ban.revoked_at,
+});
+
+export const outcome = (policy: Policy, bans: readonly Ban[], deviceId: string, now: string): Outcome => {
+  const rules = bans.map((ban) => stored(ban, deviceId));
+  const enforced = new Map(
+    rules.map((ban) => [ban.ban_id, isActive(ban, now) && policyEnforces(policy, ban)]),
+  );
+  const applies = (type: Ban['ban_type']) =>
+    rules.some((ban) => ban.ban_type === type && enforced.get(ban.ban_id));
+  return {
+    restricted: { cheat: applies('cheat'), social: applies('social') },
+    enforced,
+    score: reputation(policy, rules, now).score,
+  };
+};
+
+export interface PreviewRow {
+  label: string;
+  now: string;
+  after: string;
+  changes: boolean;
+}
+
+const word = (restricted: boolean) => (restricted ? 'restricted' : 'not restricted');
+const yes = (value: boolean | undefined) => (value ? 'yes' : 'no');
+
+/** The preview's rows: restriction by type, the score, then each ban's `enforced`. */
+export const previewRows = (
+  saved: Policy,
+  draft: Flags,
+  bans: readonly Ban[],
+  deviceId: string,
+  now = new Date().toISOString(),
+): PreviewRow[] => {
+  const before = outcome(saved, bans, deviceId, now);
+  const after = outcome({ ...saved, ...draft }, bans, deviceId, now);
+  const row = (label: string, a: string, b: string): PreviewRow => ({
+    label,
+    now: a,
+    after: b,
+    changes: a !== b,
+  });
+  return [
+    row('Cheat', word(before.restricted.cheat), word(after.restricted.cheat)),
+    row('Social', word(before.restricted.social), word(after.restricted.social)),
+    row('Reputation score', String(before.score), String(after.score)),
+    ...bans.map((ban) =>
+      row(
+        `Ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope}) enforced`,
+        yes(before.enforced.get(ban.ban_id)),
+        yes(after.enforced.get(ban.ban_id)),
+      ),
+    ),
+  ];
+};

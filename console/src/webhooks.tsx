@@ -1,0 +1,371 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Call, formatTime, type Schemas } from './api';
+import { OnceSecret } from './secret';
+import {
+  apiFieldError,
+  errorMessage,
+  Field,
+  type Message,
+  Notice,
+  type ScopeKnowledge,
+  useBusy,
+  useFocusOn,
+} from './ui';
+import { parseGames } from './validation';
+
+/** The Webhooks view: the publisher's webhooks, adding one (its secret shown once), deleting, deliveries. */
+
+type Webhook = Schemas['Webhook'];
+type NewWebhook = Schemas['NewWebhook'];
+type EventType = Webhook['events'][number];
+const eventTypes = [
+  'ban.created',
+  'ban.revoked',
+  'ban.erased',
+  'policy.updated',
+] as const satisfies readonly EventType[];
+const everyEvent: Exclude<EventType, (typeof eventTypes)[number]> extends never ? true : never = true;
+void everyEvent;
+
+const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebhook) => void }) => {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<EventType[]>([...eventTypes]);
+  const [games, setGames] = useState('');
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const address = url.trim();
+    let urlError: string | undefined;
+    try {
+      const parsed = new URL(address);
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') urlError = 'must be an https URL';
+      else if (address.length > 2048) urlError = 'must be at most 2048 characters';
+    } catch {
+      urlError = 'must be an absolute https URL, e.g. https://hooks.example.com/bans';
+    }
+    const parsedGames = parseGames(games);
+    const found = {
+      url: urlError && `Webhook URL ${urlError}`,
+      events: events.length === 0 ? 'Choose at least one event' : undefined,
+      games: parsedGames.ok ? undefined : parsedGames.message,
+    };
+    setErrors(found);
+    if (Object.values(found).some(Boolean) || !parsedGames.ok) {
+      setMessage({ kind: 'error', text: 'The webhook was not added: correct the fields marked below.' });
+      return;
+    }
+    const body: Schemas['CreateWebhookRequest'] = {
+      url: address,
+      events: eventTypes.filter((t) => events.includes(t)),
+      ...(parsedGames.value ? { games: parsedGames.value } : {}),
+    };
+    void run(async () => {
+      const answer = await call('post', '/v1/webhooks', { body });
+      if (answer.status !== 201) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage(null);
+      setErrors({});
+      setUrl('');
+      setGames('');
+      onAdded(answer.body);
+    });
+  };
+
+  const eventsError = errors.events ?? apiFieldError(message, 'events');
+  return (
+    <section aria-labelledby="add-webhook-heading" class="panel">
+      <h3 id="add-webhook-heading">Add a webhook</h3>
+      <form onSubmit={submit} noValidate>
+        <Field
+          id="webhook-url"
+          label="Webhook URL"
+          type="url"
+          value={url}
+          onValue={setUrl}
+          error={errors.url ?? apiFieldError(message, 'url')}
+          hint="An https URL on a public address; events are POSTed to it, signed."
+          required
+        />
+        <fieldset aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
+          <legend>Events</legend>
+          {eventTypes.map((type) => (
+            <div class="check" key={type}>
+              <input
+                type="checkbox"
+                id={`webhook-event-${type}`}
+                checked={events.includes(type)}
+                onChange={(e) =>
+                  setEvents((now) =>
+                    (e.currentTarget as HTMLInputElement).checked
+                      ? [...now, type]
+                      : now.filter((t) => t !== type),
+                  )
+                }
+              />
+              <label for={`webhook-event-${type}`}>{type}</label>
+            </div>
+          ))}
+          {eventsError && (
+            <small id="webhook-events-error" class="field-error">
+              {eventsError}
+            </small>
+          )}
+        </fieldset>
+        <Field
+          id="webhook-games"
+          label="Webhook games (optional)"
+          value={games}
+          onValue={setGames}
+          error={errors.games ?? apiFieldError(message, 'games')}
+          hint="Game IDs separated by commas: your game bans are sent only from them. Empty: every game."
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Adding…' : 'Add webhook'}
+        </button>
+      </form>
+      <Notice message={message} />
+    </section>
+  );
+};
+
+const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
+  const heading = useFocusOn<HTMLHeadingElement>(hook.webhook_id);
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<Schemas['DeliveryList'] | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+  const load = (stack: Array<string | undefined>) =>
+    run(async () => {
+      const cursor = stack[stack.length - 1];
+      const answer = await call('get', '/v1/webhooks/{webhook_id}/deliveries', {
+        path: { webhook_id: hook.webhook_id },
+        query: { limit: 25, ...(cursor ? { cursor } : {}) },
+      });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage(null);
+      setCursors(stack);
+      setPage(answer.body);
+    });
+  useEffect(() => {
+    void load([undefined]);
+  }, [hook.webhook_id]);
+
+  return (
+    <section aria-labelledby="deliveries-heading" class="panel">
+      <h3 id="deliveries-heading" tabIndex={-1} ref={heading}>
+        Deliveries of {hook.webhook_id}
+      </h3>
+      <p class="meta">{hook.url}</p>
+      <Notice message={message} />
+      {page && (
+        <div class="table-wrap">
+          <table>
+            <caption>Deliveries, newest event first (page {cursors.length})</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Type</th>
+                <th scope="col">Occurred</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                <th scope="col">Last error</th>
+                <th scope="col">Next attempt</th>
+                <th scope="col">Delivered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.length === 0 && (
+                <tr>
+                  <td colSpan={9}>Nothing sent to it yet.</td>
+                </tr>
+              )}
+              {page.items.map((d) => (
+                <tr key={d.event_id}>
+                  <th scope="row">{d.event_id}</th>
+                  <td>{d.type}</td>
+                  <td>{formatTime(d.occurred_at)}</td>
+                  <td>{d.status}</td>
+                  <td>{d.attempts}</td>
+                  <td>{d.last_status ?? '—'}</td>
+                  <td>{d.last_error ?? '—'}</td>
+                  <td>{formatTime(d.next_attempt_at)}</td>
+                  <td>{formatTime(d.delivered_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="pager">
+        <button
+          type="button"
+          disabled={busy || cursors.length <= 1}
+          onClick={() => void load(cursors.slice(0, -1))}
+        >
+          Previous page
+        </button>
+        <button type="button" disabled={busy} onClick={() => void load(cursors)}>
+          Refresh deliveries
+        </button>
+        <button
+          type="button"
+          disabled={busy || !page || page.next_cursor === null}
+          onClick={() => page?.next_cursor && void load([...cursors, page.next_cursor])}
+        >
+          Next page
+        </button>
+      </div>
+    </section>
+  );
+};
+
+export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: ScopeKnowledge }) => {
+  const [hooks, setHooks] = useState<Webhook[] | null>(null);
+  const [message, setMessage] = useState<Message>(null);
+  const [added, setAdded] = useState<NewWebhook | null>(null);
+  const [deleting, setDeleting] = useState<Webhook | null>(null);
+  const [showing, setShowing] = useState<Webhook | null>(null);
+  const { busy, run } = useBusy();
+  const confirmHeading = useFocusOn<HTMLHeadingElement>(deleting);
+
+  const list = async () => {
+    const answer = await call('get', '/v1/webhooks', {});
+    if (answer.status !== 200) {
+      setMessage(errorMessage(answer));
+      return;
+    }
+    setHooks(answer.body.items);
+  };
+  useEffect(() => {
+    if (knowledge['keys:manage'].held !== false) void run(list);
+  }, []);
+
+  if (knowledge['keys:manage'].held === false)
+    return (
+      <section aria-labelledby="webhooks-heading" class="panel">
+        <h2 id="webhooks-heading">Webhooks</h2>
+        <p class="gate">
+          Webhooks are hidden: managing them needs the scope <code>keys:manage</code>, which this key lacks (
+          {knowledge['keys:manage'].note}).
+        </p>
+      </section>
+    );
+
+  const remove = (hook: Webhook) =>
+    run(async () => {
+      const answer = await call('delete', '/v1/webhooks/{webhook_id}', {
+        path: { webhook_id: hook.webhook_id },
+      });
+      if (answer.status !== 204) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setDeleting(null);
+      if (showing?.webhook_id === hook.webhook_id) setShowing(null);
+      setMessage({ kind: 'ok', text: `Webhook ${hook.webhook_id} deleted: nothing more is sent to it.` });
+      await list();
+    });
+
+  return (
+    <section aria-labelledby="webhooks-heading" class="panel">
+      <h2 id="webhooks-heading">Webhooks</h2>
+      {added && (
+        <OnceSecret
+          id="webhook-secret"
+          title={`Webhook ${added.webhook_id} added`}
+          label="Webhook signing secret"
+          value={added.secret}
+          onHide={() => setAdded(null)}
+        />
+      )}
+      <Notice message={message} />
+      {hooks && (
+        <div class="table-wrap">
+          <table>
+            <caption>Webhooks of your publisher ({hooks.length} of at most 10)</caption>
+            <thead>
+              <tr>
+                <th scope="col">Webhook</th>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Games</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {hooks.length === 0 && (
+                <tr>
+                  <td colSpan={6}>No webhooks yet.</td>
+                </tr>
+              )}
+              {hooks.map((hook) => (
+                <tr key={hook.webhook_id}>
+                  <th scope="row">{hook.webhook_id}</th>
+                  <td>{hook.url}</td>
+                  <td>{hook.events.join(' ')}</td>
+                  <td>{hook.games === null ? 'every game' : hook.games.join(', ')}</td>
+                  <td>{formatTime(hook.created_at)}</td>
+                  <td>
+                    <div class="actions">
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Show deliveries of ${hook.webhook_id}`}
+                        onClick={() => setShowing(hook)}
+                      >
+                        Deliveries
+                      </button>
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Delete webhook ${hook.webhook_id}`}
+                        disabled={busy}
+                        onClick={() => setDeleting(hook)}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {deleting && (
+        <section aria-labelledby="delete-webhook-heading" class="panel">
+          <h3 id="delete-webhook-heading" tabIndex={-1} ref={confirmHeading}>
+            Delete webhook {deleting.webhook_id}?
+          </h3>
+          <p>Nothing more is sent to {deleting.url}, pending retries included.</p>
+          <div class="actions">
+            <button type="button" class="danger" disabled={busy} onClick={() => void remove(deleting)}>
+              {busy ? 'Deleting…' : 'Delete webhook'}
+            </button>
+            <button type="button" class="secondary" disabled={busy} onClick={() => setDeleting(null)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      )}
+      {showing && <Deliveries call={call} hook={showing} />}
+      <AddWebhookForm
+        call={call}
+        onAdded={(hook) => {
+          setAdded(hook);
+          void run(list);
+        }}
+      />
+    </section>
+  );
+};
