@@ -31,6 +31,7 @@ const SignIn = ({ onSignedIn, notice }: { onSignedIn: (session: Session) => void
   const { busy, run } = useBusy();
   const submit = (e: Event) => {
     e.preventDefault();
+    setMessage(null);
     void run(async () => {
       const result = await signIn(key);
       if (!result.ok) {

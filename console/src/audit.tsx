@@ -55,6 +55,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
 
   /** A page of the filters last applied (paging), or of the form's (a new search). */
   const load = (stack: Array<string | undefined>, filters = applied) => {
+    setMessage(null);
     void run(async () => {
       const cursor = stack[stack.length - 1];
       const answer = await call('get', '/v1/audit', {

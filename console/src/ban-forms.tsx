@@ -68,6 +68,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: Cr
       ...(expiry.value === undefined ? {} : { expires_at: expiry.value }),
       ...(parsedDetails.value === undefined ? {} : { details: parsedDetails.value }),
     };
+    setMessage(null);
     void run(async () => {
       const answer = await call('post', '/v1/bans', { body, game });
       if (answer.status !== 201 && answer.status !== 200) {
@@ -202,6 +203,7 @@ export const RevokePanel = ({ call, game, deviceId, ban, onDone, onCancel }: Rev
       setMessage({ kind: 'error', text: `Revoke reason ${problem}.` });
       return;
     }
+    setMessage(null);
     void run(async () => {
       const answer = await call('post', '/v1/device/{device_id}/bans/{ban_id}/revoke', {
         path: { device_id: deviceId, ban_id: ban.ban_id },
@@ -273,6 +275,7 @@ export const ErasePanel = ({ call, deviceId, refusal, onErased }: EraseProps) =>
       setMessage({ kind: 'error', text: `Type ${deviceId} exactly to confirm the erasure.` });
       return;
     }
+    setMessage(null);
     void run(async () => {
       const answer = await call('post', '/v1/device/{device_id}/erase', { path: { device_id: deviceId } });
       if (answer.status !== 200) {

@@ -64,6 +64,7 @@ const CreateKeyForm = ({
       ...(parsedGames.value ? { games: parsedGames.value } : {}),
       ...(expiry.value ? { expires_at: expiry.value } : {}),
     };
+    setMessage(null);
     void run(async () => {
       const answer = await call('post', '/v1/keys', { body });
       if (answer.status !== 201) {

@@ -112,6 +112,7 @@ export const PolicyView = ({ call, knowledge, policy, device, onSaved }: Props) 
   const save = (e: Event) => {
     e.preventDefault();
     if (!dirty) return;
+    setMessage(null);
     void run(async () => {
       const answer = await call('put', '/v1/policy', { body: patch });
       if (answer.status !== 200) {

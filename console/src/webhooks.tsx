@@ -62,6 +62,7 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
       events: eventTypes.filter((t) => events.includes(t)),
       ...(parsedGames.value ? { games: parsedGames.value } : {}),
     };
+    setMessage(null);
     void run(async () => {
       const answer = await call('post', '/v1/webhooks', { body });
       if (answer.status !== 201) {
