@@ -24,6 +24,7 @@ import { allowedMethods } from '../../lib/http/gateway-answers';
 import { authorizerFunction, type Route, routes, type TableAccess, throttleClasses } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
+import { ModeratorConsole } from './console';
 import { Events } from './events';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
@@ -53,6 +54,8 @@ export class ServiceStack extends Stack {
   readonly table: Table;
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly events: Events;
+  /** The moderator console: its bucket, and the distribution in front of it and of the API. */
+  readonly moderatorConsole: ModeratorConsole;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     // The prod stack holds the bans publishers rely on: deleting it takes a deliberate extra step.
@@ -113,7 +116,9 @@ export class ServiceStack extends Stack {
     this.api = new RestApi(this, 'Api', {
       restApiName: `${this.stackName}-api`,
       description: `Device ban service (${settings.stage})`,
-      // Callers are publishers' servers, not browsers worldwide: no CloudFront hop in front.
+      // Callers are publishers' servers, not browsers worldwide: no CloudFront hop in front of
+      // them. (The moderator console's distribution, console.ts, passes its page's API calls on to
+      // this same regional endpoint.)
       endpointTypes: [EndpointType.REGIONAL],
       // Access and execution logs need the account's API Gateway CloudWatch role. Retained, since
       // the setting is account-wide and other stages (or other APIs) rely on it.
@@ -212,6 +217,8 @@ export class ServiceStack extends Stack {
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 
+    this.moderatorConsole = new ModeratorConsole(this, 'Console', { api: this.api });
+
     // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
@@ -222,6 +229,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', {
       value: this.usagePlan.usagePlanId,
       description: 'Usage plan of the per-publisher limits (USAGE_PLAN_ID for npm run keys)',
+    });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: this.moderatorConsole.url,
+      description: 'The moderator console (its distribution also serves the API, under /v1/)',
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: alarmTopic.topicArn,

@@ -1,12 +1,17 @@
 import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnMethod } from 'aws-cdk-lib/aws-apigateway';
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
+import { consoleFiles } from '../../console/build';
+import { consoleHeaders, headersFor } from '../../console/headers';
 import { ITERATOR_AGE_THRESHOLD_MS } from '../../infra/stack/alarms';
+import { API_PATH_PATTERNS, CONSOLE_ROUTING_CODE, responseHeadersFrom } from '../../infra/stack/console';
 import {
   DELIVERY_MAX_RECEIVES,
   DELIVERY_VISIBILITY_TIMEOUT,
@@ -104,7 +109,9 @@ const timeoutOf = (id: string) =>
 
 describe('functions', () => {
   test('one per route plus the authorizer, the events dispatcher and the webhook sender', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 3);
+    // Besides aws-cdk-lib's handler of the console's deployment (see 'moderator console').
+    const own = ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'));
+    expect(own).toHaveLength(routes.length + 3);
     expect([...stack.functions.keys()].sort()).toEqual(allFunctions.map((f) => f.id).sort());
   });
 
@@ -305,8 +312,9 @@ describe('API', () => {
 
   test('log groups are kept 30 days, the execution log group included', () => {
     const groups = ofType('AWS::Logs::LogGroup');
-    // One per function, the access log, and the execution log API Gateway writes to.
-    expect(groups).toHaveLength(allFunctions.length + 2);
+    // One per function, the access log, the execution log API Gateway writes to, and the console
+    // deployment handler's.
+    expect(groups).toHaveLength(allFunctions.length + 3);
     for (const [, group] of groups) expect(group.Properties?.RetentionInDays).toBe(30);
     const restApiId = { Ref: logicalId(stack.api.node.defaultChild) };
     const execution = groups.find(([, g]) =>
@@ -931,12 +939,346 @@ describe('alarms and outputs', () => {
     );
   });
 
-  test('outputs: the API URL, the table name, the usage plan and the alarm topic', () => {
+  test('outputs: the API URL, the table name, the usage plan, the console URL and the alarm topic', () => {
     const outputs = template.toJSON().Outputs;
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName', 'UsagePlanId']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'AlarmTopicArn',
+      'ApiUrl',
+      'ConsoleUrl',
+      'TableName',
+      'UsagePlanId',
+    ]);
     expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
     expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack.usagePlan.node.defaultChild) });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+  });
+});
+
+describe('moderator console', () => {
+  const { moderatorConsole } = stack;
+  const id = (construct: { node: { defaultChild?: unknown } }) => logicalId(construct.node.defaultChild);
+  const bucketId = id(moderatorConsole.bucket);
+  const logBucketId = id(moderatorConsole.logBucket);
+  const distributionId = id(moderatorConsole.distribution);
+  const headersPolicyId = id(moderatorConsole.responseHeadersPolicy);
+  const distribution = resources[distributionId]?.Properties?.DistributionConfig as Record<string, any>;
+  const behaviors = distribution.CacheBehaviors as Record<string, any>[];
+  const behavior = (pattern: string) => behaviors.find((b) => b.PathPattern === pattern);
+  const originOf = (b: Record<string, any> | undefined) =>
+    (distribution.Origins as Record<string, any>[]).find((o) => o.Id === b?.TargetOriginId);
+  const deployments = ofType('Custom::CDKBucketDeployment');
+  const deploymentOf = (name: string) => deployments.find(([, d]) => d.Properties?.Include?.[0] === name);
+  const securityHeaders = resources[headersPolicyId]?.Properties?.ResponseHeadersPolicyConfig
+    .SecurityHeadersConfig as Record<string, any>;
+
+  test("the page is console/build.ts's three files, built at synth", () => {
+    expect(moderatorConsole.files.map((f) => f.name).sort()).toEqual([...consoleFiles].sort());
+  });
+
+  test('the bucket is private: public access blocked, S3-managed encryption, SSL only, access logged, kept', () => {
+    const bucket = resources[bucketId] as Resource;
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LoggingConfiguration: { DestinationBucketName: { Ref: logBucketId } },
+    });
+    expect(bucket.Properties?.WebsiteConfiguration).toBeUndefined();
+    // Like the table, no auto-delete: docs/deploy.md says how to delete it after a teardown.
+    expect(bucket.DeletionPolicy).toBe('Retain');
+  });
+
+  test('only the distribution, through its origin access control, may read the bucket; nothing over plain HTTP', () => {
+    const [policy, ...more] = ofType('AWS::S3::BucketPolicy').filter(
+      ([, p]) => p.Properties?.Bucket?.Ref === bucketId,
+    );
+    expect(more).toHaveLength(0);
+    const statements = policy?.[1].Properties?.PolicyDocument.Statement as Record<string, any>[];
+    const bucketArn = { 'Fn::GetAtt': [bucketId, 'Arn'] };
+    expect(statements).toContainEqual({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 's3:*',
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      Resource: [bucketArn, { 'Fn::Join': ['', [bucketArn, '/*']] }],
+    });
+    const allows = statements.filter((s) => s.Effect === 'Allow');
+    expect(allows).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'cloudfront.amazonaws.com' },
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [bucketArn, '/*']] },
+        Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } },
+      },
+    ]);
+    const sourceArn = JSON.stringify(allows[0]?.Condition.StringEquals['AWS:SourceArn']);
+    expect(sourceArn).toContain(':distribution/');
+    expect(sourceArn).toContain(`{"Ref":"${distributionId}"}`);
+    // The bucket's origin signs every request with that access control (no legacy identity).
+    const origin = originOf(distribution.DefaultCacheBehavior);
+    expect(origin?.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
+    const oacId = origin?.OriginAccessControlId?.['Fn::GetAtt']?.[0];
+    expect(resources[oacId]?.Properties?.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
+    expect(origin?.S3OriginConfig?.OriginAccessIdentity).toBe('');
+  });
+
+  test('the page: / and /console/* from the bucket, with the console headers and the routing function', () => {
+    const routing = {
+      'Fn::GetAtt': [id(moderatorConsole.node.findChild('Routing') as never), 'FunctionARN'],
+    };
+    for (const b of [distribution.DefaultCacheBehavior, behavior('/console/*')]) {
+      expect(b).toMatchObject({
+        TargetOriginId: distribution.DefaultCacheBehavior.TargetOriginId,
+        ResponseHeadersPolicyId: { Ref: headersPolicyId },
+        AllowedMethods: ['GET', 'HEAD'],
+        CachePolicyId: CachePolicy.CACHING_OPTIMIZED.cachePolicyId,
+        ViewerProtocolPolicy: 'redirect-to-https',
+        Compress: true,
+        FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: routing }],
+      });
+      expect(b?.OriginRequestPolicyId).toBeUndefined();
+    }
+  });
+
+  test('the routing function: / and /console redirect to /console/, which is its index.html; all else passes', () => {
+    const handler = new Function(`${CONSOLE_ROUTING_CODE}; return handler;`)() as (event: unknown) => any;
+    const run = (uri: string) => handler({ request: { uri, method: 'GET', headers: {} } });
+    for (const uri of ['/', '/console']) {
+      expect(run(uri)).toEqual({
+        statusCode: 302,
+        statusDescription: 'Found',
+        headers: { location: { value: '/console/' } },
+      });
+    }
+    expect(run('/console/').uri).toBe('/console/index.html');
+    for (const uri of ['/console/app.js', '/console/app.css', '/console/index.html', '/other'])
+      expect(run(uri).uri).toBe(uri);
+  });
+
+  test('the API: /v1/*, /health and /openapi.json to its stage, uncached, every method, every viewer header but Host', () => {
+    const api = originOf(behavior('/v1/*'));
+    // The stage's invoke URL, split: the execute-api host name is the origin, the stage its path.
+    expect(JSON.stringify(api?.DomainName)).toContain(
+      `{"Ref":"${logicalId(stack.api.node.defaultChild)}"},".execute-api."`,
+    );
+    expect(JSON.stringify(api?.OriginPath)).toContain(
+      `{"Ref":"${logicalId(stack.api.deploymentStage.node.defaultChild)}"}`,
+    );
+    expect(api?.CustomOriginConfig).toEqual({
+      OriginProtocolPolicy: 'https-only',
+      OriginSSLProtocols: ['TLSv1.2'],
+    });
+    expect(API_PATH_PATTERNS).toEqual(['/v1/*', '/health', '/openapi.json']);
+    for (const pattern of API_PATH_PATTERNS) {
+      expect(behavior(pattern), pattern).toEqual({
+        PathPattern: pattern,
+        TargetOriginId: api?.Id,
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+        CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+        // AllViewerExceptHostHeader: every viewer header (Authorization, which CloudFront passes on
+        // when caching is off, and X-Game-Id among them), cookie and query string; the origin's own
+        // Host, which API Gateway needs.
+        OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+        ViewerProtocolPolicy: 'https-only',
+        Compress: true,
+      });
+    }
+    expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(['/console/*', ...API_PATH_PATTERNS].sort());
+  });
+
+  test('every route of lib/routes.ts is under an API path, and none under /console/', () => {
+    const matches = (pattern: string, path: string) =>
+      pattern.endsWith('/*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern;
+    for (const route of routes) {
+      expect(
+        API_PATH_PATTERNS.some((p) => matches(p, route.path)),
+        route.path,
+      ).toBe(true);
+      expect(route.path.startsWith('/console')).toBe(false);
+    }
+  });
+
+  test('viewers: HTTPS only, HTTP/2 and 3, price class 100, standard logs to the log bucket', () => {
+    expect(distribution).toMatchObject({
+      Enabled: true,
+      HttpVersion: 'http2and3',
+      PriceClass: 'PriceClass_100',
+      Logging: { Bucket: { 'Fn::GetAtt': [logBucketId, 'RegionalDomainName'] }, Prefix: 'cloudfront/' },
+    });
+    for (const b of [distribution.DefaultCacheBehavior, ...behaviors])
+      expect(['redirect-to-https', 'https-only']).toContain(b.ViewerProtocolPolicy);
+    // The default *.cloudfront.net certificate (its TLS floor is CloudFront's: docs/deploy.md).
+    expect(distribution.ViewerCertificate).toBeUndefined();
+  });
+
+  test('the log bucket: private, SSL only, logs kept 30 days, writable by CloudFront (object writer)', () => {
+    const logs = resources[logBucketId] as Resource;
+    expect(logs.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'ObjectWriter' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, Status: 'Enabled' }] },
+    });
+    const statements = ofType('AWS::S3::BucketPolicy').find(
+      ([, p]) => p.Properties?.Bucket?.Ref === logBucketId,
+    )?.[1].Properties?.PolicyDocument.Statement as Record<string, any>[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  test('the response headers policy is console/headers.ts: its CSP exactly, HSTS a year or more with subdomains', () => {
+    expect(securityHeaders.ContentSecurityPolicy).toEqual({
+      ContentSecurityPolicy: consoleHeaders['Content-Security-Policy'],
+      Override: true,
+    });
+    const hsts = securityHeaders.StrictTransportSecurity;
+    expect(hsts).toMatchObject({ IncludeSubdomains: true, Override: true });
+    expect(hsts.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(365 * 24 * 3600);
+    expect(consoleHeaders['Strict-Transport-Security']).toContain(`max-age=${hsts.AccessControlMaxAgeSec}`);
+  });
+
+  test('every other header of console/headers.ts is in the policy too; the per-file ones are on the files', () => {
+    const config = resources[headersPolicyId]?.Properties?.ResponseHeadersPolicyConfig;
+    const served: Record<string, string> = {
+      'content-security-policy': securityHeaders.ContentSecurityPolicy?.ContentSecurityPolicy,
+      'x-content-type-options': securityHeaders.ContentTypeOptions ? 'nosniff' : '',
+      'referrer-policy': securityHeaders.ReferrerPolicy?.ReferrerPolicy,
+      'x-frame-options': securityHeaders.FrameOptions?.FrameOption,
+      ...Object.fromEntries(
+        (config.CustomHeadersConfig?.Items ?? []).map((h: { Header: string; Value: string }) => [
+          h.Header.toLowerCase(),
+          h.Value,
+        ]),
+      ),
+    };
+    for (const [name, value] of Object.entries(consoleHeaders)) {
+      const key = name.toLowerCase();
+      if (key === 'strict-transport-security') continue; // the test above
+      if (key === 'content-type' || key === 'cache-control') expect(served[key], name).toBeUndefined();
+      else expect(served[key], name).toBe(value);
+    }
+    for (const b of Object.values(securityHeaders)) expect(b.Override).toBe(true);
+  });
+
+  test('a header CloudFront cannot express fails the synth', () => {
+    const csp = consoleHeaders['Content-Security-Policy'] as string;
+    const hsts = 'max-age=31536000; includeSubDomains';
+    expect(() => responseHeadersFrom({ 'Strict-Transport-Security': hsts })).toThrow(
+      /Content-Security-Policy/,
+    );
+    expect(() =>
+      responseHeadersFrom({
+        'Content-Security-Policy': csp,
+        'Strict-Transport-Security': 'includeSubDomains',
+      }),
+    ).toThrow(/Strict-Transport-Security/);
+    expect(() =>
+      responseHeadersFrom({
+        'Content-Security-Policy': csp,
+        'Strict-Transport-Security': hsts,
+        'Referrer-Policy': 'strict-origin, no-referrer',
+      }),
+    ).toThrow(/Referrer-Policy/);
+    expect(() =>
+      responseHeadersFrom({
+        'Content-Security-Policy': csp,
+        'Strict-Transport-Security': hsts,
+        'X-Frame-Options': 'ALLOW-FROM https://example.com',
+      }),
+    ).toThrow(/X-Frame-Options/);
+  });
+
+  test('the deployment puts the three files under console/, each with its type and caching from console/headers.ts', () => {
+    expect(deployments).toHaveLength(consoleFiles.length);
+    for (const name of consoleFiles) {
+      const props = deploymentOf(name)?.[1].Properties;
+      expect(props, name).toMatchObject({
+        DestinationBucketName: { Ref: bucketId },
+        DestinationBucketKeyPrefix: 'console/',
+        Exclude: ['*'],
+        Include: [name],
+        Prune: true,
+        SystemMetadata: {
+          'content-type': headersFor(name)['Content-Type'],
+          'cache-control': headersFor(name)['Cache-Control'],
+        },
+      });
+    }
+    // One build, one asset: the staged directory holds exactly the three files.
+    const keys = new Set(deployments.map(([, d]) => JSON.stringify(d.Properties?.SourceObjectKeys)));
+    expect(keys.size).toBe(1);
+    const hash = String(deployments[0]?.[1].Properties?.SourceObjectKeys[0]).replace(/\.zip$/, '');
+    expect(readdirSync(join(app.outdir, `asset.${hash}`)).sort()).toEqual([...consoleFiles].sort());
+  });
+
+  test('index.html goes last, then /console/* is invalidated on the distribution', () => {
+    const [pageId, page] = deploymentOf('index.html') ?? [];
+    expect(page?.Properties).toMatchObject({
+      DistributionId: { Ref: distributionId },
+      DistributionPaths: ['/console/*'],
+      WaitForDistributionInvalidation: true,
+    });
+    for (const name of ['app.js', 'app.css']) {
+      const [assetId, asset] = deploymentOf(name) ?? [];
+      expect(page?.DependsOn).toContain(assetId);
+      expect(asset?.Properties?.DistributionId).toBeUndefined();
+      expect(asset?.DependsOn ?? []).not.toContain(pageId);
+    }
+  });
+
+  test('one deployment handler for the three: one AWS CLI layer, its own log group kept 30 days', () => {
+    const handlers = ofType('AWS::Lambda::Function').filter(([fnId]) =>
+      fnId.startsWith('CustomCDKBucketDeployment'),
+    );
+    expect(handlers).toHaveLength(1);
+    const handler = handlers[0]?.[1].Properties;
+    for (const [, d] of deployments)
+      expect(d.Properties?.ServiceToken).toEqual({ 'Fn::GetAtt': [handlers[0]?.[0], 'Arn'] });
+    expect(ofType('AWS::Lambda::LayerVersion')).toHaveLength(1);
+    expect(handler?.Layers).toEqual([{ Ref: ofType('AWS::Lambda::LayerVersion')[0]?.[0] }]);
+    expect(resources[handler?.LoggingConfig?.LogGroup?.Ref]?.Properties?.RetentionInDays).toBe(30);
+  });
+
+  test("CloudFront's account-wide names carry the stack name and the region", () => {
+    const named = [
+      ...ofType('AWS::CloudFront::ResponseHeadersPolicy').map(
+        ([, p]) => p.Properties?.ResponseHeadersPolicyConfig.Name,
+      ),
+      ...ofType('AWS::CloudFront::OriginAccessControl').map(
+        ([, p]) => p.Properties?.OriginAccessControlConfig.Name,
+      ),
+      ...ofType('AWS::CloudFront::Function').map(([, p]) => p.Properties?.Name),
+    ];
+    expect(named).toHaveLength(3);
+    for (const name of named) {
+      expect(JSON.stringify(name)).toContain('{"Ref":"AWS::Region"}');
+      expect(JSON.stringify(name)).toMatch(/DeviceBans-?dev/);
+    }
+  });
+
+  test('the ConsoleUrl output: https://<distribution domain>/console/', () => {
+    expect(template.toJSON().Outputs.ConsoleUrl.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']],
+    });
   });
 });
 
