@@ -97,6 +97,19 @@ const KeyPanel = ({ session, knowledge }: { session: Session; knowledge: ScopeKn
   </details>
 );
 
+/** What the sign-in found out, in one sentence. */
+const summary = (session: Session): string => {
+  const by = (held: boolean | null) => scopes.filter((s) => session.knowledge[s].held === held);
+  const list = (items: Scope[]) => items.join(', ');
+  const parts = [
+    `Signed in${session.policy ? ` for ${session.policy.publisher_id}` : ''}.`,
+    by(true).length ? `This key holds ${list(by(true))}.` : '',
+    by(false).length ? `It lacks ${list(by(false))}: what needs them is hidden.` : '',
+    by(null).length ? `${list(by(null))}: checked when first used.` : '',
+  ];
+  return parts.filter(Boolean).join(' ');
+};
+
 const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message: Message) => void }) => {
   const [knowledge, setKnowledge] = useState<ScopeKnowledge>(session.knowledge);
   const [policy, setPolicy] = useState<Policy | null>(session.policy);
@@ -122,11 +135,20 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
   );
 
   const gameProblem =
-    game === '' ? 'is required: the game the console acts in (X-Game-Id)' : check('game_id', game);
-  const heading = useFocusOn<HTMLHeadingElement>(view);
+    game === ''
+      ? 'is required: the game the console acts in (X-Game-Id)'
+      : (check('game_id', game) ??
+        (bound && !bound.includes(game)
+          ? `is not one this key is bound to (${bound.join(', ')})`
+          : undefined));
+  // Focus goes to the view's heading when the moderator changes views (not at sign-in).
+  const [navigations, setNavigations] = useState(0);
+  const heading = useFocusOn<HTMLHeadingElement>(navigations);
+  const [welcome] = useState<Message>(() => ({ kind: 'ok', text: summary(session) }));
 
   return (
     <>
+      <Notice message={welcome} />
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
@@ -135,7 +157,10 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
               <button
                 type="button"
                 aria-current={view === v.id ? 'page' : undefined}
-                onClick={() => setView(v.id)}
+                onClick={() => {
+                  setView(v.id);
+                  setNavigations((n) => n + 1);
+                }}
               >
                 {v.label}
               </button>
@@ -176,8 +201,8 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
         <PolicyView
           call={call}
           knowledge={knowledge}
-          policy={policy}
           device={device}
+          onRead={setPolicy}
           onSaved={(saved) => {
             setPolicy(saved);
             // The open device's `enforced` values follow the policy: read it again.

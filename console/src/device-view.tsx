@@ -34,6 +34,7 @@ export const DeviceView = ({
   const [revoking, setRevoking] = useState<Ban | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const [version, setVersion] = useState(0);
+  const [lookup, setLookup] = useState(0);
 
   const refresh = async (done: Message) => {
     if (!device) return;
@@ -66,6 +67,7 @@ export const DeviceView = ({
         onOpen={(opened) => {
           setRevoking(null);
           setMessage(null);
+          setLookup((n) => n + 1);
           onDevice(opened);
         }}
       />
@@ -76,6 +78,7 @@ export const DeviceView = ({
             device={device}
             policy={policy}
             version={version}
+            lookup={lookup}
             onRevoke={writeMissing ? undefined : setRevoking}
           />
           {writeMissing && (

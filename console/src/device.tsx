@@ -300,11 +300,14 @@ interface DeviceResultProps {
   onRevoke?: ((ban: Ban) => void) | undefined;
   /** Bumped after a change to the device (a revoke, a new ban) to read it again. */
   version: number;
+  /** Bumped by each lookup. */
+  lookup: number;
 }
 
 /** The open device: its heading (focused when it opens), enforcement, reputation and bans. */
-export const DeviceResult = ({ call, device, policy, onRevoke, version }: DeviceResultProps) => {
-  const heading = useFocusOn<HTMLHeadingElement>(device);
+export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }: DeviceResultProps) => {
+  // Focus comes to the heading when a lookup opens the device, not when a change reloads it.
+  const heading = useFocusOn<HTMLHeadingElement>(lookup);
   const [status, setStatus] = useState<StatusFilter>('all');
   const [type, setType] = useState<TypeFilter>('any');
   const [cursors, setCursors] = useState<Array<number | undefined>>([undefined]);

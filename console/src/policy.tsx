@@ -12,8 +12,10 @@ import { errorMessage, type Message, Notice, type ScopeKnowledge, useBusy } from
 interface Props {
   call: Call;
   knowledge: ScopeKnowledge;
-  policy: Policy | null;
   device: OpenDevice | null;
+  /** The policy as read when the view opened. */
+  onRead: (policy: Policy) => void;
+  /** The policy after a save. */
   onSaved: (policy: Policy) => void;
 }
 
@@ -72,24 +74,28 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
   );
 };
 
-export const PolicyView = ({ call, knowledge, policy, device, onSaved }: Props) => {
-  const [saved, setSaved] = useState<Policy | null>(policy);
-  const [draft, setDraft] = useState<Flags | null>(policy ? flagsOf(policy) : null);
+export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) => {
+  const [saved, setSaved] = useState<Policy | null>(null);
+  const [draft, setDraft] = useState<Flags | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
 
-  // Read it fresh when the view opens: another moderator may have changed it.
-  useEffect(() => {
-    if (knowledge['policy:read'].held === false) return;
-    void run(async () => {
+  // Read it fresh when the view opens (another moderator may have changed it); the flags show
+  // once it is read, so a late answer never overwrites what the moderator ticked.
+  const read = () =>
+    run(async () => {
       const answer = await call('get', '/v1/policy', {});
       if (answer.status !== 200) {
         setMessage(errorMessage(answer));
         return;
       }
+      setMessage(null);
       setSaved(answer.body);
       setDraft(flagsOf(answer.body));
+      onRead(answer.body);
     });
+  useEffect(() => {
+    if (knowledge['policy:read'].held !== false) void read();
   }, []);
 
   if (knowledge['policy:read'].held === false)
@@ -188,7 +194,14 @@ export const PolicyView = ({ call, knowledge, policy, device, onSaved }: Props) 
           </div>
         </form>
       ) : (
-        !message && <p>Reading the policy…</p>
+        <p>
+          {busy ? 'Reading the policy…' : 'The policy could not be read.'}{' '}
+          {!busy && (
+            <button type="button" class="secondary" onClick={() => void read()}>
+              Read the policy again
+            </button>
+          )}
+        </p>
       )}
       <Notice message={message} />
     </section>
