@@ -21,11 +21,16 @@ export type ConsoleListener = (req: IncomingMessage, res: ServerResponse) => boo
 
 export const PREFIX = '/console';
 
+let built: Map<string, Buffer> | undefined;
+
+/** The console's files, built once per process (each local server of a test run shares them). */
 export const buildConsoleInMemory = (): Map<string, Buffer> => {
+  if (built) return built;
   const dir = mkdtempSync(join(tmpdir(), 'console-'));
   try {
     const { files } = buildConsole(dir);
-    return new Map(files.map((f) => [f.name, readFileSync(join(dir, f.name))]));
+    built = new Map(files.map((f) => [f.name, readFileSync(join(dir, f.name))]));
+    return built;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
