@@ -3,7 +3,7 @@ import type { Ban, Call, Policy } from './api';
 import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
 import { DeviceResult, LookupForm, type OpenDevice, readDevice } from './device';
 import type { Session } from './session';
-import { type Message, Notice, type ScopeKnowledge } from './ui';
+import { type Message, Notice, refocus, type ScopeKnowledge } from './ui';
 
 /**
  * The Devices view: look a device up in the session's game, then read its enforcement, reputation
@@ -93,7 +93,10 @@ export const DeviceView = ({
               game={device.game}
               deviceId={device.deviceId}
               ban={revoking}
-              onCancel={() => setRevoking(null)}
+              onCancel={() => {
+                refocus(`Revoke ban ${revoking.ban_id}`);
+                setRevoking(null);
+              }}
               onDone={(done) => {
                 setRevoking(null);
                 void refresh(done);

@@ -8,6 +8,7 @@ import {
   Field,
   type Message,
   Notice,
+  refocus,
   type ScopeKnowledge,
   useBusy,
   useFocusOn,
@@ -279,7 +280,10 @@ export const KeysView = ({
           own={revoking.key_id === own}
           busy={busy}
           onConfirm={() => void revoke(revoking)}
-          onCancel={() => setRevoking(null)}
+          onCancel={() => {
+            refocus(`Revoke key ${revoking.key_id}`);
+            setRevoking(null);
+          }}
         />
       )}
       <CreateKeyForm

@@ -119,6 +119,13 @@ export const Field = (props: FieldProps) => {
   );
 };
 
+/** After a Cancel: focus back on the button that opened the panel (by its accessible name). */
+export const refocus = (label: string) => {
+  requestAnimationFrame(() =>
+    document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(label)}"]`)?.focus(),
+  );
+};
+
 /** The API's field issue for `field`, when a refusal named it. */
 export const apiFieldError = (message: Message, field: string): string | undefined => {
   const issue = message?.fields?.find((f) => f.field === field);

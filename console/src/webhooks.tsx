@@ -7,6 +7,7 @@ import {
   Field,
   type Message,
   Notice,
+  refocus,
   type ScopeKnowledge,
   useBusy,
   useFocusOn,
@@ -353,7 +354,15 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
             <button type="button" class="danger" disabled={busy} onClick={() => void remove(deleting)}>
               {busy ? 'Deleting…' : 'Delete webhook'}
             </button>
-            <button type="button" class="secondary" disabled={busy} onClick={() => setDeleting(null)}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy}
+              onClick={() => {
+                refocus(`Delete webhook ${deleting.webhook_id}`);
+                setDeleting(null);
+              }}
+            >
               Cancel
             </button>
           </div>
