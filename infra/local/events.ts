@@ -3,6 +3,7 @@ import {
   BatchWriteItemCommand,
   type BatchWriteItemCommandOutput,
   DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   QueryCommand,
   type WriteRequest,
@@ -83,36 +84,59 @@ export const startLocalEvents = async (options: {
 
   // The dispatcher: reads the log from the checkpoint, one batch at a time, in order.
   const checkpoint = changeCheckpointKey();
-  const dispatchOnce = async (): Promise<number> => {
-    const { Items = [] } = await client.send(
+  /** The last record handed on (the checkpoint, as stored): records up to it may still await pruning. */
+  let handedOn = Number(
+    (
+      await client.send(
+        new GetItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: checkpoint.pk }, sk: { S: checkpoint.sk } },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item?.seq?.N ?? 0,
+  );
+  const recordsBetween = (from: number, to: number, limit?: number) =>
+    client.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: {
           ':pk': { S: CHANGE_LOG_PARTITION },
-          ':entry': { S: CHANGE_ENTRY_PREFIX },
+          ':from': { S: changeEntryKey(from).sk },
+          ':to': { S: changeEntryKey(to).sk },
         },
-        Limit: BATCH,
+        ...(limit === undefined ? {} : { Limit: limit }),
         ConsistentRead: true,
       }),
     );
+  const LAST = 10 ** 16 - 1;
+  const dispatchOnce = async (): Promise<number> => {
+    const { Items = [] } = await recordsBetween(handedOn + 1, LAST, BATCH);
     if (Items.length === 0) return 0;
     const records = Items.map((item) => JSON.parse(item.change?.S ?? '{}') as ChangeRecord);
     await dispatchChanges(records, enqueue);
-    const last = Items.at(-1)?.sk?.S ?? '';
+    const last = Number((Items.at(-1)?.sk?.S ?? '').slice(CHANGE_ENTRY_PREFIX.length));
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: {
-          pk: { S: checkpoint.pk },
-          sk: { S: checkpoint.sk },
-          seq: { N: String(Number(last.slice(CHANGE_ENTRY_PREFIX.length))) },
-        },
+        Item: { pk: { S: checkpoint.pk }, sk: { S: checkpoint.sk }, seq: { N: String(last) } },
       }),
     );
-    // Handed on: the log keeps only what is still to dispatch (25 deletes a request).
-    for (let start = 0; start < Items.length; start += 25) {
-      let requests: WriteRequest[] | undefined = Items.slice(start, start + 25).map((item) => ({
+    handedOn = last;
+    // Handed on: the log keeps only what is still to dispatch. Pruned aside, off the dispatch path.
+    pruning = pruning
+      .then(() => prune(Items))
+      .catch((error) => {
+        log('warn', 'pruning the change log failed; the next start prunes it', describeError(error));
+      });
+    return Items.length;
+  };
+
+  /** Deletes records handed on, 25 a request. */
+  const prune = async (items: ReadonlyArray<Record<string, AttributeValue>>) => {
+    for (let start = 0; start < items.length; start += 25) {
+      let requests: WriteRequest[] | undefined = items.slice(start, start + 25).map((item) => ({
         DeleteRequest: { Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue } },
       }));
       while (requests && requests.length > 0) {
@@ -122,8 +146,8 @@ export const startLocalEvents = async (options: {
         requests = answer.UnprocessedItems?.[tableName];
       }
     }
-    return Items.length;
   };
+  let pruning: Promise<void> = Promise.resolve();
 
   let running: Promise<void> | undefined;
   let again = false;
@@ -151,7 +175,11 @@ export const startLocalEvents = async (options: {
 
   options.recorder.onRecord(() => void pump());
   const poller = setInterval(() => void pump(), POLL_MS);
-  // What a previous run left: records not yet dispatched, deliveries not yet settled.
+  // What a previous run left: records handed on but not pruned, records not yet dispatched,
+  // deliveries not yet settled.
+  pruning = recordsBetween(1, handedOn)
+    .then(({ Items = [] }) => prune(Items))
+    .catch((error) => log('warn', 'pruning the change log failed', describeError(error)));
   for (const pending of await pendingDeliveries()) schedule(pending, pending.dueAt);
   void pump();
 
@@ -166,6 +194,7 @@ export const startLocalEvents = async (options: {
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       await running;
+      await pruning;
       await Promise.allSettled([...attempts]);
       client.destroy();
     },
