@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { AuthorizerHandler, ProxyHandler } from '../infra/local/gateway';
 import { mapWithConcurrency } from '../lib/concurrency';
+import { throttleClasses } from '../lib/routes';
 import { proxyEvent } from './events';
 import {
   type InFront,
@@ -29,10 +30,11 @@ import { median, percentile } from './storage-probe';
  * store, with its change-log recorder and dispatcher):
  *  - delivery latency: a webhook to a receiver on the loopback, `events` bans created over HTTP by
  *    10 writers, and for each ban the time from its 201 reaching the writer to its `ban.created`
- *    delivery reaching the receiver (matched by `webhook-id`, the event id). Goal p99 ≤ 2 s. The
- *    same again with one writer: 10 writers outpace the local dispatcher (one batch of up to 100
- *    records at a time, a few sequential store calls per event), so their figure is mostly its
- *    backlog; one writer's, slower than the dispatcher, is closer to its latency per event.
+ *    delivery reaching the receiver (matched by `webhook-id`, the event id). Goal p99 ≤ 2 s, with
+ *    the writes paced at twice one publisher's deployed write limit (PACE). The same again
+ *    unpaced: ten writers as fast as the one local process answers, where the dispatcher shares
+ *    that process's thread with the API and falls behind, so the figure is mostly its backlog
+ *    (reported, not a goal; on AWS the dispatcher is a function of its own).
  *  - write throughput of the same load with events (with a webhook, and without one) against the
  *    same gateway and handlers with no recorder in front of the store, in alternating rounds: the
  *    recorder's (and the dispatcher's) local cost. On AWS the stream is the outbox and the write
@@ -49,6 +51,11 @@ import { median, percentile } from './storage-probe';
 
 export const DELIVERY_GOAL_MS = 2_000;
 const WRITERS = 10;
+/**
+ * The paced load, writes a second: twice one publisher's write limit in the deployed stage
+ * (lib/routes.ts throttleClasses.write.publisher), half the stage's for all publishers.
+ */
+const PACE = 2 * throttleClasses.write.publisher.rateLimit;
 /** Rounds of the throughput comparison, each side writing a fifth of the load in each. */
 const ROUNDS = 5;
 /** Creates before the measured ones, on every API alike (first calls load code, fill caches). */
@@ -240,7 +247,14 @@ const call = async (api: RunningApi, method: string, path: string, body?: unknow
 };
 
 /** `count` global bans by `writers` writers: each write's event id and when its 201 arrived. */
-const writeBans = async (api: RunningApi, count: number, label: string, writers = WRITERS) => {
+const writeBans = async (
+  api: RunningApi,
+  count: number,
+  label: string,
+  writers = WRITERS,
+  /** Writes a second at most (each write starts no earlier than its turn); none: as fast as answered. */
+  pace?: number,
+) => {
   process.env.TABLE_NAME ||= 'bench-delivery'; // lib/domain/audit.ts's storage client insists on one
   const { eventIdOf } = await import('../lib/domain/audit');
   const latencies: number[] = [];
@@ -250,6 +264,11 @@ const writeBans = async (api: RunningApi, count: number, label: string, writers 
     Array.from({ length: count }, (_, i) => i),
     writers,
     async (i) => {
+      if (pace !== undefined) {
+        const turn = started + (i * 1000) / pace;
+        const wait = turn - performance.now();
+        if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+      }
       const sent = performance.now();
       const res = await call(api, 'POST', '/v1/bans', {
         device_id: `bench-${label}-${i}`,
@@ -368,7 +387,7 @@ const measureWriteThroughput = async (count: number) => {
 };
 
 /** The write load with a webhook on the events API: each delivery's latency. */
-const measureDeliveries = async (count: number, writers: number) => {
+const measureDeliveries = async (count: number, writers: number, pace?: number) => {
   const receiver = await startReceiver();
   const api = await startEventsApi();
   try {
@@ -379,7 +398,7 @@ const measureDeliveries = async (count: number, writers: number) => {
       warm.writes.map((w) => w.eventId),
       DELIVERY_WAIT_MS,
     );
-    const load = await writeBans(api, count, 'delivery', writers);
+    const load = await writeBans(api, count, 'delivery', writers, pace);
     const ids = load.writes.map((w) => w.eventId);
     await receiver.waitFor(ids, DELIVERY_WAIT_MS);
     const latencies: number[] = [];
@@ -399,6 +418,7 @@ const measureDeliveries = async (count: number, writers: number) => {
     }
     return {
       writers,
+      pace: pace ?? null,
       events: ids.length,
       write_errors: load.errors,
       /** Creates a second during the load (the dispatcher working beside them). */
@@ -515,11 +535,16 @@ export const measureEvents = async (events: number) => {
     `creates/s: no recorder ${writes.plain.creates_per_s.toFixed(0)}, events without a webhook ${writes.noWebhook.creates_per_s.toFixed(0)}, with one ${writes.withWebhook.creates_per_s.toFixed(0)}`,
   );
   const deliveries = [];
-  // One writer after the ten: one client's pace, below the local dispatcher's.
-  for (const writers of [WRITERS, 1]) {
-    const d = await measureDeliveries(events, writers);
+  // Paced at PACE writes a second (twice one publisher's deployed write limit, half the stage's),
+  // then unpaced: ten writers as fast as the one local process answers, where the dispatcher,
+  // sharing that process's one thread with the API, falls behind (reported, not a goal).
+  for (const [writers, pace] of [
+    [WRITERS, PACE],
+    [WRITERS, undefined],
+  ] as const) {
+    const d = await measureDeliveries(events, writers, pace);
     log(
-      `delivery, ${d.writers} writer(s): p50 ${d.p50_ms.toFixed(0)} ms p99 ${d.p99_ms.toFixed(0)} ms, ${d.delivered} of ${d.events}, ${d.creates_per_s.toFixed(0)} creates/s, ${d.delivered_per_s.toFixed(0)} delivered/s`,
+      `delivery, ${d.writers} writer(s)${pace ? ` at ${pace}/s` : ''}: p50 ${d.p50_ms.toFixed(0)} ms p99 ${d.p99_ms.toFixed(0)} ms, ${d.delivered} of ${d.events}, ${d.creates_per_s.toFixed(0)} creates/s, ${d.delivered_per_s.toFixed(0)} delivered/s`,
     );
     deliveries.push(d);
   }
@@ -542,13 +567,16 @@ export const eventsRows = (result: EventsResult) => {
   return [
     ...result.deliveries.map((d) => ({
       part: '7 events',
-      subject: `delivery latency after the write (${d.events} events, ${d.writers} writer${d.writers === 1 ? '' : 's'})`,
+      subject: `delivery latency after the write (${d.events} events, ${d.writers} writers, ${d.pace ? `paced at ${d.pace}/s` : 'unpaced'})`,
       value: `p50 ${fixed(d.p50_ms, 0)} ms, p99 ${fixed(d.p99_ms, 0)} ms, max ${fixed(d.max_ms, 0)} ms; ${d.delivered} of ${d.events} delivered, ${d.unsigned} unsigned, ${d.extra_requests} extra`,
       baseline: `from each 201; ${fixed(d.creates_per_s, 0)} creates/s, ${fixed(d.delivered_per_s, 0)} delivered/s`,
       ratio: fixed(d.p99_ms / DELIVERY_GOAL_MS),
-      target: 'p99 ≤ 2 s, all delivered',
+      target: d.pace ? 'p99 ≤ 2 s, all delivered' : 'reported (saturating one process), all delivered',
       ok:
-        d.p99_ms <= DELIVERY_GOAL_MS && d.delivered === d.events && d.unsigned === 0 && d.write_errors === 0,
+        (d.pace === null || d.p99_ms <= DELIVERY_GOAL_MS) &&
+        d.delivered === d.events &&
+        d.unsigned === 0 &&
+        d.write_errors === 0,
     })),
     ...(
       [
