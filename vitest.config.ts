@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The console's browser suite runs once, on its own: npm run test:browser (test/browser/run.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     // Unit tests mock the client, but lib/storage/client.ts insists on a table name at import.
     env: {
       TABLE_NAME: 'unit-test-table',

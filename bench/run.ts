@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { measureColdImports, measureSizes, synthesizeBundles } from './bundles';
+import { consoleRows, measureConsole } from './console';
 import { eventsRows, measureEvents } from './delivery';
 import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
@@ -19,7 +20,8 @@ import { measureThroughput } from './throughput';
  * BENCH_SECONDS (default 20): load duration per endpoint and side; BENCH_IMPORT_RUNS (default 15):
  * fresh processes per bundle for cold import; BENCH_INVOCATIONS (default 1000): warm invocations
  * per operation for handler overhead; BENCH_DELIVERY_EVENTS (default 1000): bans written per load in
- * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`.
+ * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`. CONSOLE_BENCH_RUNS
+ * (default 7): cold visits of the console in Chromium in part 8; alone: `npx tsx bench/console.ts`.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -59,6 +61,9 @@ const throughput = await measureThroughput(seconds, CONNECTIONS);
 
 step(`events (${deliveryEvents} bans per load: store calls, delivery latency, write throughput)`);
 const events = await measureEvents(deliveryEvents);
+
+step('console (first load, sign-in and a device lookup in Chromium)');
+const consoleTimings = await measureConsole();
 
 const fixed = (n: number, digits = 2) => Number(n.toFixed(digits));
 type Row = {
@@ -145,13 +150,14 @@ const rows: Row[] = [
     ok: scale.exponent <= 1.1,
   },
   ...eventsRows(events),
+  ...consoleRows(consoleTimings),
 ];
 
 console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, roundTrips, hotItem, overhead, throughput, scale, events, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, roundTrips, hotItem, overhead, throughput, scale, events, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(

@@ -1,0 +1,354 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import sparticuz from '@sparticuz/chromium';
+import { type Browser, chromium } from 'playwright-core';
+import { median } from './storage-probe';
+
+/**
+ * Part 8, the moderator console (issue 14), measured in a real Chromium against `npm start`:
+ *
+ * - first load: navigation start to the sign-in form usable (its API key field in the page and
+ *   enabled), in a fresh browser context each time (nothing cached); baseline: the same browser
+ *   loading the server's `/health` (one small JSON document from the same server);
+ * - sign-in: the Sign in click to the signed-in console (its Sign out button); baseline: the same
+ *   three reads the console signs in with (policy, keys, audit), fetched from the page at once;
+ * - device lookup: the Look up click to the device's bans listed; baseline: the API calls the
+ *   lookup makes (enforcement and the listing, at once, then the first page of bans), fetched from
+ *   the page.
+ *
+ * Every time is taken inside the page with `performance.now()` (navigation start is its zero),
+ * the end marked by a MutationObserver at the moment the awaited element appears. Each of
+ * CONSOLE_BENCH_RUNS (default 7) runs is a new context: a cold load and a new sign-in.
+ *
+ * test/browser/performance.test.ts runs the same measurement in `npm test` (npm run
+ * test:browser) and reports it; `npm run bench` adds the rows below. Alone:
+ * `npx tsx bench/console.ts`.
+ */
+
+/**
+ * The headless Chromium shipped inside the `@sparticuz/chromium` npm package (linux-x64), or
+ * CHROMIUM_PATH. The package's flags are made for AWS Lambda; those that weaken the page's
+ * security (`--disable-web-security`, `--allow-running-insecure-content`, the site-isolation
+ * switches) are left out, so the console runs under the same-origin policy and its own CSP as in a
+ * moderator's browser, and so are `--single-process` and `--no-zygote`, which only Lambda needs.
+ */
+const LEFT_OUT = new Set([
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+  '--single-process',
+  '--no-zygote',
+]);
+
+/** The package's Chromium exists for linux-x64 only. */
+export const packagedChromiumRuns = process.platform === 'linux' && process.arch === 'x64';
+
+export const chromiumArgs = (): string[] =>
+  sparticuz.args.filter(
+    (arg) => !LEFT_OUT.has(arg) && !arg.startsWith('--disable-features=') && !arg.startsWith('--headless'),
+  );
+
+export const launchChromium = async (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || (await sparticuz.executablePath()),
+    args: chromiumArgs(),
+    headless: true,
+  });
+
+export interface ConsoleTarget {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  key: string;
+  game: string;
+  deviceId: string;
+}
+
+export interface ConsoleTimings {
+  runs: number;
+  first_load_ms: number[];
+  health_load_ms: number[];
+  sign_in_ms: number[];
+  sign_in_api_ms: number[];
+  lookup_ms: number[];
+  lookup_api_ms: number[];
+}
+
+/**
+ * The few browser globals the code run in the page uses, typed here: the project's tsconfig has no
+ * DOM library. Each function below that runs in the page takes them from `globalThis` itself
+ * (Playwright sends its source, not its closure), and names no inner function: tsx (esbuild's
+ * keepNames) would wrap a named one in a `__name()` call that does not exist in the page.
+ */
+interface PageNode {
+  readonly textContent: string | null;
+  readonly tagName: string;
+  readonly parentElement: PageNode | null;
+  readonly control?: { readonly disabled: boolean; getClientRects(): { readonly length: number } } | null;
+  querySelectorAll(selector: string): Iterable<PageNode> & { readonly length: number };
+  click(): void;
+}
+interface PageGlobals {
+  document: PageNode & { readonly body: PageNode };
+  MutationObserver: new (
+    callback: () => void,
+  ) => { observe(target: PageNode, options: Record<string, boolean>): void; disconnect(): void };
+  __consoleReady?: number;
+}
+
+/** Records, from the document's start, when the sign-in form's key field is there and enabled. */
+const markSignInFormReady = () => {
+  const page = globalThis as unknown as PageGlobals;
+  const { document } = page;
+  const observer = new page.MutationObserver(() => {
+    const label = [...document.querySelectorAll('label')].find((l) => l.textContent?.trim() === 'API key');
+    const input = label?.control;
+    if (page.__consoleReady === undefined && input && !input.disabled && input.getClientRects().length > 0) {
+      page.__consoleReady = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true });
+};
+
+/**
+ * Clicks the button named `button` and resolves with the milliseconds until `selector` matches an
+ * element whose text starts with `text` (and, for a table, has a row in its body).
+ */
+const clickAndTime = ([button, selector, text]: [string, string, string]) =>
+  new Promise<number>((resolve, reject) => {
+    const { document, MutationObserver } = globalThis as unknown as PageGlobals;
+    const target = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === button);
+    if (!target) {
+      reject(new Error(`no button ${button}`));
+      return;
+    }
+    const timer = setTimeout(() => reject(new Error(`${selector} "${text}" not shown in 20 s`)), 20_000);
+    const started = performance.now();
+    const observer = new MutationObserver(() => {
+      const shown = [...document.querySelectorAll(selector)].some(
+        (el) =>
+          (el.textContent ?? '').trim().startsWith(text) &&
+          (el.tagName !== 'CAPTION' || (el.parentElement?.querySelectorAll('tbody tr').length ?? 0) > 0),
+      );
+      if (!shown) return;
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    target.click();
+  });
+
+/** The API calls alone, from the page: what the console's own work is compared with. */
+const timeFetches = async ([key, calls]: [string, Array<{ path: string; game?: string }[]>]) => {
+  const started = performance.now();
+  for (const batch of calls)
+    await Promise.all(
+      batch.map(async ({ path, game }) => {
+        const res = await fetch(path, {
+          headers: { Authorization: `Bearer ${key}`, ...(game ? { 'X-Game-Id': game } : {}) },
+        });
+        if (!res.ok) throw new Error(`${path}: ${res.status}`);
+        await res.json();
+      }),
+    );
+  return performance.now() - started;
+};
+
+/** One cold visit: first load, sign-in, one device lookup; each with its baseline. */
+const visit = async (browser: Browser, target: ConsoleTarget) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const page = await context.newPage();
+
+    await page.goto(`${target.url}/health`);
+    const health = await page.evaluate(() => {
+      const [nav] = performance.getEntriesByType('navigation' as never) as unknown as {
+        loadEventEnd: number;
+      }[];
+      return nav ? nav.loadEventEnd : Number.NaN;
+    });
+
+    await context.addInitScript(markSignInFormReady);
+    await page.goto(`${target.url}/console/`);
+    const firstLoad = (await (
+      await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__consoleReady, undefined, {
+        timeout: 20_000,
+      })
+    ).jsonValue()) as number;
+
+    const signInApi = await page.evaluate(timeFetches, [
+      target.key,
+      [[{ path: '/v1/policy' }, { path: '/v1/keys' }, { path: '/v1/audit?limit=1' }]],
+    ] as [string, Array<{ path: string; game?: string }[]>]);
+    await page.getByLabel('API key', { exact: true }).fill(target.key);
+    const signIn = await page.evaluate(clickAndTime, ['Sign in', 'button', 'Sign out'] as [
+      string,
+      string,
+      string,
+    ]);
+
+    const device = encodeURIComponent(target.deviceId);
+    const lookupApi = await page.evaluate(timeFetches, [
+      target.key,
+      [
+        [
+          { path: `/v1/device/${device}/enforcement`, game: target.game },
+          { path: `/v1/device/${device}/bans?status=all&limit=200`, game: target.game },
+        ],
+        [{ path: `/v1/device/${device}/bans?status=all&limit=20`, game: target.game }],
+      ],
+    ] as [string, Array<{ path: string; game?: string }[]>]);
+    await page.getByLabel('Game ID', { exact: true }).fill(target.game);
+    await page.getByLabel('Device ID', { exact: true }).first().fill(target.deviceId);
+    const lookup = await page.evaluate(clickAndTime, [
+      'Look up',
+      'caption',
+      `Bans of ${target.deviceId}:`,
+    ] as [string, string, string]);
+    return { firstLoad, health, signIn, signInApi, lookup, lookupApi };
+  } finally {
+    await context.close();
+  }
+};
+
+/** The timings of `runs` cold visits of the console at `target`, in `browser`. */
+export const measureConsoleTimings = async (
+  browser: Browser,
+  target: ConsoleTarget,
+  runs: number,
+): Promise<ConsoleTimings> => {
+  // One visit first, unrecorded: the server's first requests load its handlers.
+  await visit(browser, target);
+  const timings: ConsoleTimings = {
+    runs,
+    first_load_ms: [],
+    health_load_ms: [],
+    sign_in_ms: [],
+    sign_in_api_ms: [],
+    lookup_ms: [],
+    lookup_api_ms: [],
+  };
+  for (let i = 0; i < runs; i++) {
+    const v = await visit(browser, target);
+    timings.first_load_ms.push(v.firstLoad);
+    timings.health_load_ms.push(v.health);
+    timings.sign_in_ms.push(v.signIn);
+    timings.sign_in_api_ms.push(v.signInApi);
+    timings.lookup_ms.push(v.lookup);
+    timings.lookup_api_ms.push(v.lookupApi);
+  }
+  return timings;
+};
+
+/** The device the lookup opens: 30 bans of every scope, so its listing has a second page. */
+export const seedConsoleDevice = async (url: string, key: string, game: string, deviceId: string) => {
+  const scopes = ['game', 'publisher', 'global'] as const;
+  for (let i = 0; i < 30; i++) {
+    const res = await fetch(`${url}/v1/bans`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'X-Game-Id': game, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        device_id: deviceId,
+        ban_type: i % 2 ? 'cheat' : 'social',
+        scope: scopes[i % 3],
+        reason_code: `bench-${i}`,
+      }),
+    });
+    if (res.status !== 201) throw new Error(`seeding ${deviceId}: ${res.status} ${await res.text()}`);
+  }
+};
+
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** The bench rows of part 8: the console's time beside the API calls it waits for. */
+export const consoleRows = (t: ConsoleTimings | { skipped: string }) => {
+  if ('skipped' in t)
+    return [
+      {
+        part: '8 console',
+        subject: 'first load, sign-in, device lookup in Chromium',
+        value: `skipped: ${t.skipped}`,
+        baseline: '—',
+        ratio: null,
+        target: 'reported',
+        ok: true,
+      },
+    ];
+  const row = (subject: string, ours: number[], base: number[], baseline: string) => ({
+    part: '8 console',
+    subject: `${subject} (median of ${t.runs} cold runs)`,
+    value: `${round(median(ours))} ms`,
+    baseline: `${baseline} ${round(median(base))} ms`,
+    ratio: round(median(ours) / median(base)),
+    target: 'reported',
+    ok: true,
+  });
+  return [
+    row('first load to the sign-in form usable', t.first_load_ms, t.health_load_ms, 'GET /health page load'),
+    row('sign-in: click to signed in', t.sign_in_ms, t.sign_in_api_ms, 'its 3 API reads from the page'),
+    row('device lookup: click to bans listed', t.lookup_ms, t.lookup_api_ms, 'its API calls from the page'),
+  ];
+};
+
+/** `npm start` in a child process on a store in memory, and its development key. */
+const startConsoleServer = async (): Promise<{ url: string; key: string; child: ChildProcess }> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      DYNAMODB_ENDPOINT: '',
+      TABLE_NAME: '',
+      DATA_DIR: ':memory:',
+      PORT: '0',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`npm start did not print a key in 30 s: ${out}`)), 30_000);
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      if (/bsk_[A-Za-z0-9_-]{43}/.test(out)) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`npm start exited (${code}): ${out}`)));
+  });
+  return {
+    url: (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string,
+    key: (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0],
+    child,
+  };
+};
+
+/** Part 8 for `npm run bench`: its own `npm start` and Chromium. */
+export const measureConsole = async (
+  runs = Number(process.env.CONSOLE_BENCH_RUNS ?? 7),
+): Promise<ConsoleTimings | { skipped: string }> => {
+  if (!packagedChromiumRuns && !process.env.CHROMIUM_PATH)
+    return { skipped: `no packaged Chromium for ${process.platform}-${process.arch} (set CHROMIUM_PATH)` };
+  const server = await startConsoleServer();
+  try {
+    const target = { url: server.url, key: server.key, game: 'bench-game', deviceId: 'bench-console-device' };
+    await seedConsoleDevice(server.url, server.key, target.game, target.deviceId);
+    const browser = await launchChromium();
+    try {
+      return await measureConsoleTimings(browser, target, runs);
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    const exited = once(server.child, 'exit');
+    server.child.kill('SIGTERM');
+    await exited;
+  }
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const timings = await measureConsole();
+  console.table(consoleRows(timings));
+  console.log(JSON.stringify(timings, null, 2));
+}

@@ -1,0 +1,263 @@
+import type { Browser, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, runTs } from '../support/processes';
+import { launchChromium } from './support/chromium';
+import { alertHolding, bansTable, lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
+import {
+  axeScan,
+  type ConsolePage,
+  openPage,
+  screenshot,
+  seriousViolations,
+  unexpectedProblems,
+} from './support/page';
+import { type LocalServer, startServer } from './support/server';
+
+/**
+ * Changing a device's bans from the console (issue 14): creating a ban (the page validates as the
+ * API does, shows the API's field errors, and a double click makes one ban), revoking one with a
+ * reason, and erasing a device after its id is typed. Each is checked against what the API then
+ * holds: listings and the audit trail.
+ */
+
+const GAME = 'game-1';
+
+let server: LocalServer;
+let browser: Browser;
+let console_: ConsolePage;
+/** The API requests the page made (method and path), to see what it sent and what it did not. */
+const sent: Request[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  console_ = await openPage(browser, server.consoleUrl);
+  console_.page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/v1/')) sent.push(request);
+  });
+  await signIn(console_.page, server.devKey);
+  await setGame(console_.page, GAME);
+});
+afterAll(async () => {
+  await console_?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+const bansOf = async (device: string, status = 'all') => {
+  const listed = await server.call('GET', `/v1/device/${device}/bans?status=${status}&limit=200`, {
+    game: GAME,
+  });
+  expect(listed.status).toBe(200);
+  return listed.body.items as any[];
+};
+const auditOf = async (device: string, type?: string) => {
+  const query = new URLSearchParams({ device_id: device, limit: '200', ...(type ? { type } : {}) });
+  const listed = await server.call('GET', `/v1/audit?${query}`);
+  expect(listed.status).toBe(200);
+  return listed.body.items as any[];
+};
+const posts = (path: string) =>
+  sent.filter((r) => r.method() === 'POST' && new URL(r.url()).pathname === path);
+
+const createForm = () => console_.page.getByRole('region', { name: 'Create a ban' });
+
+const fillBan = async (fields: {
+  device: string;
+  type?: string;
+  scope?: string;
+  reason: string;
+  details?: string;
+}) => {
+  const form = createForm();
+  await form.getByLabel('Device ID to ban').fill(fields.device);
+  await form.getByLabel('Ban type').selectOption(fields.type ?? 'cheat');
+  await form.getByLabel('Scope').selectOption(fields.scope ?? 'game');
+  await form.getByLabel('Reason code').fill(fields.reason);
+  await form.getByLabel('Details (optional JSON object)').fill(fields.details ?? '');
+};
+
+describe('creating a ban', () => {
+  it("refuses what the API would refuse, with the API's own rule under each field, before sending anything", async () => {
+    const { page } = console_;
+    const before = posts('/v1/bans').length;
+    await fillBan({ device: 'bad/device', reason: 'not a reason!', details: '[1, 2]' });
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    await alertHolding(createForm(), 'The ban was not created');
+    // The same words as the API's answer to the same fields.
+    const api = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: { device_id: 'bad/device', ban_type: 'cheat', scope: 'game', reason_code: 'not a reason!' },
+    });
+    expect(api.status).toBe(400);
+    const apiRule = (field: string) =>
+      (api.body.error.message as string)
+        .split('; ')
+        .find((part) => part.startsWith(`${field} `))
+        ?.slice(field.length + 1);
+    const deviceField = createForm().getByLabel('Device ID to ban');
+    expect(await deviceField.getAttribute('aria-invalid')).toBe('true');
+    const described = async (field: typeof deviceField) =>
+      field.evaluate((el) =>
+        (el.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .map((id: string) => (globalThis as any).document.getElementById(id)?.textContent ?? '')
+          .join(' '),
+      );
+    expect(await described(deviceField)).toContain(apiRule('device_id'));
+    expect(await described(createForm().getByLabel('Reason code'))).toContain(apiRule('reason_code'));
+    expect(await described(createForm().getByLabel('Details (optional JSON object)'))).toContain(
+      'must be a JSON object',
+    );
+    expect(posts('/v1/bans').length).toBe(before);
+    expect(seriousViolations(await axeScan(page, 'create-ban-invalid'))).toEqual([]);
+    await screenshot(page, 'create-ban-invalid');
+  });
+
+  it("shows the API's refusal of what only the API checks, and nothing is stored", async () => {
+    await fillBan({ device: 'device-proto', reason: 'aimbot', details: '{"__proto__": {"admin": true}}' });
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    const text = await alertHolding(createForm(), 'the key __proto__ is not allowed');
+    expect(text).toMatch(/request [0-9a-f-]{36}/);
+    expect(await bansOf('device-proto')).toEqual([]);
+    expect(await auditOf('device-proto')).toEqual([]);
+  });
+
+  it('makes exactly one ban of a double click, says which, and the API holds it once', async () => {
+    const { page, problems } = console_;
+    const device = 'device-double';
+    const before = posts('/v1/bans').length;
+    await fillBan({
+      device,
+      type: 'social',
+      scope: 'game',
+      reason: 'toxicity',
+      details: '{"match": "m-77"}',
+    });
+    await createForm().getByRole('button', { name: 'Create ban' }).dblclick();
+    const done = await statusHolding(createForm(), 'created');
+    const stored = await bansOf(device);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      ban_type: 'social',
+      scope: 'game',
+      game_id: GAME,
+      publisher_id: 'dev-publisher',
+      reason_code: 'toxicity',
+      details_json: { match: 'm-77' },
+      expires_at: null,
+      revoked_at: null,
+    });
+    expect(done).toContain(
+      `Ban ${stored[0].ban_id} created: social, game scope, on ${device} in game ${GAME}`,
+    );
+    expect(await auditOf(device, 'ban.created')).toHaveLength(1);
+    // Whatever reached the API, it was one idempotent request (the form's key) at most twice.
+    const made = posts('/v1/bans').slice(before);
+    expect(new Set(made.map((r) => JSON.parse(r.postData() ?? '{}').idempotency_key)).size).toBe(1);
+    expect(seriousViolations(await axeScan(page, 'create-ban'))).toEqual([]);
+    await screenshot(page, 'create-ban');
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('creates a permanent ban and one that expires, as given', async () => {
+    await fillBan({ device: 'device-expiry', type: 'cheat', scope: 'publisher', reason: 'aimbot' });
+    await createForm().getByLabel('Expires at (optional)').fill('2031-06-01T12:30');
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    await statusHolding(createForm(), 'on device-expiry');
+    const [stored] = await bansOf('device-expiry');
+    // The page's time zone is UTC (the test's context), so the local time is the UTC time.
+    expect(stored).toMatchObject({
+      scope: 'publisher',
+      game_id: null,
+      expires_at: '2031-06-01T12:30:00.000Z',
+    });
+  });
+});
+
+describe('revoking a ban', () => {
+  it('revokes the chosen ban with a reason, shows it revoked, and the API has it revoked once', async () => {
+    const { page, problems } = console_;
+    const device = 'device-revoke';
+    const keep = (
+      await server.call('POST', '/v1/bans', {
+        game: GAME,
+        body: { device_id: device, ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+      })
+    ).body.ban_id;
+    const target = (
+      await server.call('POST', '/v1/bans', {
+        game: GAME,
+        body: { device_id: device, ban_type: 'social', scope: 'game', reason_code: 'spam' },
+      })
+    ).body.ban_id;
+    await lookUp(page, device);
+    await page.getByRole('button', { name: `Revoke ban ${target}` }).click();
+    const panel = page.getByRole('region', { name: `Revoke ban ${target}` });
+    const reason = panel.getByLabel('Revoke reason');
+    // The panel opens with the focus in its reason field.
+    expect(await reason.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    await reason.fill('appeal upheld!');
+    await panel.getByRole('button', { name: 'Revoke ban' }).click();
+    await alertHolding(panel, 'Revoke reason must be 1-64 characters');
+    expect((await bansOf(device, 'inactive')).length).toBe(0);
+    await reason.fill('appeal_upheld');
+    expect(seriousViolations(await axeScan(page, 'revoke-ban'))).toEqual([]);
+    await screenshot(page, 'revoke-ban');
+    await panel.getByRole('button', { name: 'Revoke ban' }).dblclick();
+    await statusHolding(page, `Ban ${target} revoked with reason appeal_upheld`);
+
+    const inactive = await bansOf(device, 'inactive');
+    expect(inactive.map((b) => [b.ban_id, b.revoke_reason_code])).toEqual([[target, 'appeal_upheld']]);
+    expect((await bansOf(device, 'active')).map((b) => b.ban_id)).toEqual([keep]);
+    expect(await auditOf(device, 'ban.revoked')).toHaveLength(1);
+    const row = (await rowsOf(bansTable(page, device))).find((r) => Number(r[0]) === target) as string[];
+    expect(row[8]).toBe('revoked (appeal_upheld)');
+    expect(row[9]).toBe('no');
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+});
+
+describe('erasing a device', () => {
+  it("erases only after the device id is typed, deletes only this publisher's bans, and says how many", async () => {
+    const { page, problems } = console_;
+    const device = 'device-erase';
+    for (const reason of ['aimbot', 'wallhack'])
+      await server.call('POST', '/v1/bans', {
+        game: GAME,
+        body: { device_id: device, ban_type: 'cheat', scope: 'game', reason_code: reason },
+      });
+    // Another publisher's global ban on the device, which the erasure must leave.
+    const acme = await runTs(
+      'infra/keys-cli.ts',
+      ['create', '--publisher', 'acme', '--json'],
+      childEnv({ DATA_DIR: server.dataDir }),
+    );
+    expect(acme.code).toBe(0);
+    const theirs = await server.call('POST', '/v1/bans', {
+      key: JSON.parse(acme.stdout).api_key,
+      game: 'acme-racer',
+      body: { device_id: device, ban_type: 'cheat', scope: 'global', reason_code: 'wallhack' },
+    });
+    expect(theirs.status).toBe(201);
+    await lookUp(page, device);
+    const panel = page.getByRole('region', { name: "Erase this device's data" });
+    const erase = panel.getByRole('button', { name: 'Erase device data' });
+    const confirm = panel.getByLabel('Type the device ID to confirm');
+    expect(await erase.isDisabled()).toBe(true);
+    await confirm.fill('device-eras');
+    expect(await erase.isDisabled()).toBe(true);
+    expect((await bansOf(device)).length).toBe(3);
+    await confirm.fill(device);
+    expect(seriousViolations(await axeScan(page, 'erase-device'))).toEqual([]);
+    await screenshot(page, 'erase-device');
+    await erase.click();
+    await statusHolding(page, `Erased 2 bans of ${device}`);
+    expect((await bansOf(device)).map((b) => [b.ban_id, b.publisher_id])).toEqual([
+      [theirs.body.ban_id, 'acme'],
+    ]);
+    const erased = await auditOf(device, 'device.erased');
+    expect(erased).toHaveLength(1);
+    expect(erased[0]).toMatchObject({ device_id: device, erased_bans: 2 });
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { writeFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  type ConsoleTimings,
+  consoleRows,
+  measureConsoleTimings,
+  seedConsoleDevice,
+} from '../../bench/console';
+import { appendRecord, artifact, median } from './support/artifacts';
+import { launchChromium } from './support/chromium';
+import { type LocalServer, startServer } from './support/server';
+
+/**
+ * Performance (issue 14): first load to interactive (navigation start to the sign-in form usable),
+ * sign-in, and a device lookup (click to bans listed), measured inside the page over cold runs in
+ * fresh contexts (bench/console.ts, which `npm run bench` runs as part 8). Reported, never
+ * asserted (docs/testing.md: no timing assertions); the run prints them and writes
+ * .artifacts/console/timings.json.
+ */
+
+const RUNS = Number(process.env.CONSOLE_TIMING_RUNS ?? 5);
+const GAME = 'game-1';
+const DEVICE = 'device-timed';
+
+let server: LocalServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  await seedConsoleDevice(server.url, server.devKey, GAME, DEVICE);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+it(`measures first load, sign-in and a device lookup in the browser (${RUNS} cold runs, medians reported)`, async () => {
+  const timings: ConsoleTimings = await measureConsoleTimings(
+    browser,
+    { url: server.url, key: server.devKey, game: GAME, deviceId: DEVICE },
+    RUNS,
+  );
+  for (const samples of Object.values(timings).filter(Array.isArray) as number[][]) {
+    expect(samples).toHaveLength(RUNS);
+    for (const ms of samples) expect(ms).toBeGreaterThan(0);
+  }
+  const records: Array<[string, number[]]> = [
+    ['first load to sign-in form usable', timings.first_load_ms],
+    ['  baseline: GET /health page load', timings.health_load_ms],
+    ['sign-in: click to signed in', timings.sign_in_ms],
+    ['  baseline: its 3 API reads from the page', timings.sign_in_api_ms],
+    ['device lookup: click to bans listed', timings.lookup_ms],
+    ['  baseline: its API calls from the page', timings.lookup_api_ms],
+  ];
+  for (const [name, samples] of records) appendRecord('timings.jsonl', { name, samples_ms: samples });
+  writeFileSync(artifact('bench-rows.json'), `${JSON.stringify(consoleRows(timings), null, 2)}\n`);
+  console.log(
+    records.map(([name, samples]) => `${name}: median ${median(samples).toFixed(1)} ms`).join('\n'),
+  );
+}, 120_000);

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { appendRecord, artifact, ROOT } from './artifacts';
+
+/**
+ * A console page in a context of its own (its own sessionStorage and localStorage, no cache
+ * shared with other tests), with what went wrong in it collected: uncaught errors, console
+ * errors and CSP violations. A test that expects a failed request says which messages it expects.
+ */
+
+export interface ConsolePage {
+  page: Page;
+  context: BrowserContext;
+  /** Uncaught exceptions, `console.error` lines and CSP violations seen so far. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export const VIEWPORT = { width: 1280, height: 860 };
+
+export const openPage = async (browser: Browser, url: string): Promise<ConsolePage> => {
+  const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-GB', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
+  });
+  await page.goto(url);
+  return { page, context, problems, close: () => context.close() };
+};
+
+/**
+ * Problems other than the failed requests a test caused on purpose: the browser logs each
+ * refused or failed fetch as a console error ("Failed to load resource: ... 503").
+ */
+export const unexpectedProblems = (problems: string[]): string[] =>
+  problems.filter((line) => !/Failed to load resource/.test(line));
+
+export const screenshot = async (page: Page, name: string) => {
+  await page.screenshot({ path: artifact(`${name}.png`), fullPage: true, animations: 'disabled' });
+};
+
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/**
+ * Runs axe-core in the page as it is now. The page's CSP allows no inline script, so
+ * `page.addScriptTag({ content })` would be refused; the source is evaluated through the
+ * DevTools protocol instead (page.evaluate), which CSP does not govern, so the page keeps its
+ * real CSP during the scan. Each scan is written to `axe.jsonl`; the caller asserts on the
+ * violations it returns.
+ */
+export const axeScan = async (page: Page, name: string): Promise<AxeViolation[]> => {
+  const loaded = await page.evaluate(() => typeof (globalThis as any).axe === 'object');
+  if (!loaded) await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const run = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return {
+      violations: run.violations.map((v: any) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n: any) => ({ target: n.target, failureSummary: n.failureSummary })),
+      })),
+      passes: run.passes.length,
+      version: axe.version as string,
+    };
+  });
+  appendRecord('axe.jsonl', {
+    name,
+    axe: result.version,
+    passes: result.passes,
+    violations: result.violations,
+  });
+  return result.violations as AxeViolation[];
+};
+
+/** serious and critical violations, as lines a failing assertion can show. */
+export const seriousViolations = (violations: AxeViolation[]): string[] =>
+  violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
