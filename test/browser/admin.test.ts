@@ -16,6 +16,7 @@ import {
 import {
   axeScan,
   type ConsolePage,
+  narrowAxeScan,
   openPage,
   screenshot,
   seriousViolations,
@@ -87,8 +88,9 @@ describe('the policy', () => {
     const rows = await rowsOf(preview);
     // Nothing is saved by editing: the API still has the old policy.
     expect((await server.call('GET', '/v1/policy')).body).toEqual(before);
+    await screenshot(page, 'policy-preview', region('Policy'));
     expect(seriousViolations(await axeScan(page, 'policy-preview'))).toEqual([]);
-    await screenshot(page, 'policy-preview');
+    expect(seriousViolations(await narrowAxeScan(page, 'policy-preview'))).toEqual([]);
 
     await page.getByRole('button', { name: 'Save policy' }).click();
     await statusHolding(
@@ -173,8 +175,9 @@ describe('the audit trail', () => {
     expect(firstPage[0]?.[2]).toBe(`${apiPage[0].actor.name} (${apiPage[0].actor.key_id})`);
     expect(firstPage[0]?.[3]).toContain(`ban ${revoked} on ${DEVICE}`);
     expect(firstPage[0]?.[3]).toContain('revoked with reason appeal_upheld');
+    await screenshot(page, 'audit-trail', region('Audit trail'));
     expect(seriousViolations(await axeScan(page, 'audit-trail'))).toEqual([]);
-    await screenshot(page, 'audit-trail');
+    expect(seriousViolations(await narrowAxeScan(page, 'audit-trail'))).toEqual([]);
 
     // One type and one device, over two pages.
     await page.getByLabel('Event type').selectOption('ban.created');
@@ -234,8 +237,9 @@ describe('API keys', () => {
     expect(
       await once.getByRole('heading').evaluate((el) => el === (globalThis as any).document.activeElement),
     ).toBe(true);
+    await screenshot(page, 'keys-created', region('API keys'));
     expect(seriousViolations(await axeScan(page, 'keys-created'))).toEqual([]);
-    await screenshot(page, 'keys-created');
+    expect(seriousViolations(await narrowAxeScan(page, 'keys-created'))).toEqual([]);
 
     const keys = (await server.call('GET', '/v1/keys')).body.items;
     const made = keys.find((k: any) => k.name === 'eu game servers');
@@ -360,8 +364,9 @@ describe('webhooks', () => {
     expect(failing[1]).toBe('ban.created');
     expect(failing[5]).toBe('500');
     expect(rows.map((r) => r[0])).toEqual(api.map((d: any) => d.event_id));
+    await screenshot(page, 'webhook-deliveries', region('Webhooks'));
     expect(seriousViolations(await axeScan(page, 'webhook-deliveries'))).toEqual([]);
-    await screenshot(page, 'webhook-deliveries');
+    expect(seriousViolations(await narrowAxeScan(page, 'webhook-deliveries'))).toEqual([]);
 
     // Deleting it stops the retries.
     await page.getByRole('button', { name: `Delete webhook ${hook.webhook_id}` }).click();

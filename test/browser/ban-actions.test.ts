@@ -109,8 +109,8 @@ describe('creating a ban', () => {
       'must be a JSON object',
     );
     expect(posts('/v1/bans').length).toBe(before);
+    await screenshot(page, 'create-ban-invalid', createForm());
     expect(seriousViolations(await axeScan(page, 'create-ban-invalid'))).toEqual([]);
-    await screenshot(page, 'create-ban-invalid');
   });
 
   it("shows the API's refusal of what only the API checks, and nothing is stored", async () => {
@@ -154,8 +154,8 @@ describe('creating a ban', () => {
     // Whatever reached the API, it was one idempotent request (the form's key) at most twice.
     const made = posts('/v1/bans').slice(before);
     expect(new Set(made.map((r) => JSON.parse(r.postData() ?? '{}').idempotency_key)).size).toBe(1);
+    await screenshot(page, 'create-ban', createForm());
     expect(seriousViolations(await axeScan(page, 'create-ban'))).toEqual([]);
-    await screenshot(page, 'create-ban');
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
@@ -201,8 +201,8 @@ describe('revoking a ban', () => {
     await alertHolding(panel, 'Revoke reason must be 1-64 characters');
     expect((await bansOf(device, 'inactive')).length).toBe(0);
     await reason.fill('appeal_upheld');
+    await screenshot(page, 'revoke-ban', panel);
     expect(seriousViolations(await axeScan(page, 'revoke-ban'))).toEqual([]);
-    await screenshot(page, 'revoke-ban');
     await panel.getByRole('button', { name: 'Revoke ban' }).dblclick();
     await statusHolding(page, `Ban ${target} revoked with reason appeal_upheld`);
 
@@ -248,8 +248,8 @@ describe('erasing a device', () => {
     expect(await erase.isDisabled()).toBe(true);
     expect((await bansOf(device)).length).toBe(3);
     await confirm.fill(device);
+    await screenshot(page, 'erase-device', panel);
     expect(seriousViolations(await axeScan(page, 'erase-device'))).toEqual([]);
-    await screenshot(page, 'erase-device');
     await erase.click();
     await statusHolding(page, `Erased 2 bans of ${device}`);
     expect((await bansOf(device)).map((b) => [b.ban_id, b.publisher_id])).toEqual([

@@ -6,6 +6,7 @@ import { bansTable, lookUp, rowsOf, setGame, signIn } from './support/console';
 import {
   axeScan,
   type ConsolePage,
+  narrowAxeScan,
   openPage,
   screenshot,
   seriousViolations,
@@ -206,8 +207,16 @@ describe('looking up a device', () => {
     await page.getByLabel('Type', { exact: true }).selectOption('any');
     await page.getByRole('button', { name: 'Show bans' }).click();
     await page.getByRole('table', { name: /showing all/ }).waitFor();
+    await screenshot(page, 'device-enforcement', page.getByRole('region', { name: 'Enforcement' }));
+    await screenshot(page, 'device-reputation', page.getByRole('region', { name: 'Reputation' }));
+    await screenshot(page, 'device-bans', page.getByRole('region', { name: 'Bans', exact: true }));
     expect(seriousViolations(await axeScan(page, 'device-lookup'))).toEqual([]);
-    await screenshot(page, 'device-lookup');
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("keeps the result readable by keyboard at a phone's width, where its tables scroll", async () => {
+    const { page, problems } = console_;
+    expect(seriousViolations(await narrowAxeScan(page, 'device-lookup'))).toEqual([]);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 });

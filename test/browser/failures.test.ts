@@ -105,8 +105,8 @@ describe('a 503 from the API', () => {
     await createForm(page).getByRole('button', { name: 'Create ban' }).click();
     await alertHolding(createForm(page), UNAVAILABLE);
     expect(rule.faulted.length).toBeGreaterThan(0);
+    await screenshot(page, 'error-503-create', createForm(page));
     expect(seriousViolations(await axeScan(page, 'error-503-create'))).toEqual([]);
-    await screenshot(page, 'error-503-create');
     rule.clear();
     expect(await bansOf(device)).toEqual([]);
     expect((await auditOf(device)).filter((e) => e.type === 'ban.created')).toEqual([]);
@@ -217,7 +217,7 @@ describe('a network error', () => {
     await fillBan(page, device);
     await createForm(page).getByRole('button', { name: 'Create ban' }).click();
     await alertHolding(createForm(page), NETWORK);
-    await screenshot(page, 'error-network');
+    await screenshot(page, 'error-network', createForm(page));
     await page.unroute('**/v1/bans');
     expect(await bansOf(device)).toEqual([]);
 
@@ -274,7 +274,7 @@ describe('a 429 from the API', () => {
     await createForm(page).getByRole('button', { name: 'Create ban' }).click();
     const text = await alertHolding(createForm(page), THROTTLED);
     expect(Number(/in (\d+) s/.exec(text)?.[1])).toBeGreaterThan(1);
-    await screenshot(page, 'error-429');
+    await screenshot(page, 'error-429', createForm(page));
     const listed = await limited.call('GET', `/v1/device/device-throttled/bans?status=all`, { game: GAME });
     expect(listed.status).toBe(200);
     expect(listed.body.items).toEqual([]);

@@ -81,8 +81,8 @@ describe('signing in', () => {
     const { page, problems, close } = await open();
     const requests = recordRequests(page);
     await signInForm(page);
-    expect(seriousViolations(await axeScan(page, 'sign-in'))).toEqual([]);
     await screenshot(page, 'sign-in');
+    expect(seriousViolations(await axeScan(page, 'sign-in'))).toEqual([]);
 
     await signIn(page, server.devKey);
     // Signed in as the development publisher, with every scope (the first npm start key has them all).
@@ -94,8 +94,8 @@ describe('signing in', () => {
     expect(JSON.stringify(signedIn.session)).not.toContain(server.devKey);
     expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
     expect(await page.content()).not.toContain(server.devKey);
-    expect(seriousViolations(await axeScan(page, 'signed-in'))).toEqual([]);
     await screenshot(page, 'signed-in');
+    expect(seriousViolations(await axeScan(page, 'signed-in'))).toEqual([]);
 
     // The key travels in the Authorization header only, never in an address.
     expect(requests.length).toBeGreaterThan(0);
@@ -157,7 +157,6 @@ describe('scopes', () => {
     expect(scopes).toMatch(/policy:read[^\n]*missing/);
     expect(scopes).toMatch(/audit:read[^\n]*missing/);
     expect(scopes).toMatch(/keys:manage[^\n]*missing/);
-    await screenshot(page, 'scopes-bans-read');
 
     for (const [section, scope] of [
       ['Policy', 'policy:read'],
@@ -176,6 +175,7 @@ describe('scopes', () => {
         );
       }
     }
+    await screenshot(page, 'scopes-bans-read');
     expect(unexpectedProblems(problems)).toEqual([]);
     await close();
   });

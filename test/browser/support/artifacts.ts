@@ -1,5 +1,5 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -14,8 +14,9 @@ export const ARTIFACTS = join(ROOT, '.artifacts', 'console');
 export const SCREENSHOTS_DOCS = join(ROOT, 'docs', 'screenshots');
 
 export const artifact = (name: string): string => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return join(ARTIFACTS, name);
+  const path = join(ARTIFACTS, name);
+  mkdirSync(dirname(path), { recursive: true });
+  return path;
 };
 
 /** One line of JSON appended to an artifact file (several test files write to one). */

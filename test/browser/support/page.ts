@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { appendRecord, artifact, ROOT } from './artifacts';
 
 /**
@@ -38,8 +38,37 @@ export const openPage = async (browser: Browser, url: string): Promise<ConsolePa
 export const unexpectedProblems = (problems: string[]): string[] =>
   problems.filter((line) => !/Failed to load resource/.test(line));
 
-export const screenshot = async (page: Page, name: string) => {
-  await page.screenshot({ path: artifact(`${name}.png`), fullPage: true, animations: 'disabled' });
+/** The tallest a focused screenshot gets (the top of a long table is enough to show it). */
+const FOCUS_MAX_HEIGHT = 1000;
+
+/**
+ * `<name>.png`: what the task is about, the part of the page `focus` names (an element, say the
+ * form's region; at most FOCUS_MAX_HEIGHT pixels of it), else the window; and `full/<name>.png`,
+ * the whole page, for a failure's context. docs/screenshots/ holds copies of the first kind
+ * (UPDATE_SCREENSHOTS=1).
+ */
+export const screenshot = async (page: Page, name: string, focus?: Locator) => {
+  await page.screenshot({ path: artifact(`full/${name}.png`), fullPage: true, animations: 'disabled' });
+  const box = focus ? await focus.boundingBox() : null;
+  if (!box) {
+    await page.screenshot({ path: artifact(`${name}.png`), animations: 'disabled' });
+    return;
+  }
+  const scroll = await page.evaluate(() => ({
+    x: (globalThis as any).scrollX as number,
+    y: (globalThis as any).scrollY as number,
+  }));
+  await page.screenshot({
+    path: artifact(`${name}.png`),
+    fullPage: true,
+    animations: 'disabled',
+    clip: {
+      x: box.x + scroll.x,
+      y: box.y + scroll.y,
+      width: box.width,
+      height: Math.min(box.height, FOCUS_MAX_HEIGHT),
+    },
+  });
 };
 
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -82,6 +111,23 @@ export const axeScan = async (page: Page, name: string): Promise<AxeViolation[]>
     violations: result.violations,
   });
   return result.violations as AxeViolation[];
+};
+
+/** A phone's width, where the console's wide tables scroll sideways. */
+export const NARROW = { width: 390, height: 844 };
+
+/**
+ * The same scan at a phone's width (NARROW), then the window as it was: a table that scrolls there
+ * must still be reachable by keyboard (axe's scrollable-region-focusable).
+ */
+export const narrowAxeScan = async (page: Page, name: string): Promise<AxeViolation[]> => {
+  const before = page.viewportSize() ?? VIEWPORT;
+  await page.setViewportSize(NARROW);
+  try {
+    return await axeScan(page, `${name}-narrow`);
+  } finally {
+    await page.setViewportSize(before);
+  }
 };
 
 /** serious and critical violations, as lines a failing assertion can show. */

@@ -1,2 +1,22 @@
-/** The screenshots docs/console.md shows, copied from a run by UPDATE_SCREENSHOTS=1. */
-export const CURATED_SCREENSHOTS: readonly string[] = [];
+/**
+ * The screenshots docs/console.md shows: `npm run test:browser` with UPDATE_SCREENSHOTS=1 copies
+ * them from .artifacts/console/ to docs/screenshots/ after a run that passed.
+ */
+export const CURATED_SCREENSHOTS: readonly string[] = [
+  'sign-in',
+  'scopes-bans-read',
+  'device-enforcement',
+  'device-reputation',
+  'device-bans',
+  'create-ban-invalid',
+  'create-ban',
+  'revoke-ban',
+  'erase-device',
+  'policy-preview',
+  'audit-trail',
+  'keys-created',
+  'webhook-deliveries',
+  'error-503-create',
+  'error-429',
+  'error-network',
+];
