@@ -132,7 +132,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
           </form>
           <Notice message={message} />
           {page && (
-            <div class="table-wrap">
+            <div class="table-wrap" role="region" aria-label="Audit events table" tabIndex={0}>
               <table>
                 <caption>Audit events, newest first (page {cursors.length})</caption>
                 <thead>

@@ -170,7 +170,7 @@ interface BansTableProps {
 }
 
 export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) => (
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" aria-label="Bans table" tabIndex={0}>
     <table>
       <caption>
         Bans of {deviceId}: {page.counts.active} active, {page.counts.inactive} inactive, {page.counts.total}{' '}

@@ -225,7 +225,7 @@ export const KeysView = ({
       )}
       <Notice message={message} />
       {keys && (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Keys table" tabIndex={0}>
           <table>
             <caption>Keys of your publisher, oldest first</caption>
             <thead>

@@ -45,7 +45,7 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
           ? ' The device or policy changed since it was read: look it up again for an exact preview.'
           : ''}
       </p>
-      <div class="table-wrap">
+      <div class="table-wrap" role="region" aria-label="Policy preview table" tabIndex={0}>
         <table>
           <caption>
             Preview for {device.deviceId} in game {device.game}

@@ -168,7 +168,7 @@ const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
       <p class="meta">{hook.url}</p>
       <Notice message={message} />
       {page && (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Deliveries table" tabIndex={0}>
           <table>
             <caption>Deliveries, newest event first (page {cursors.length})</caption>
             <thead>
@@ -291,7 +291,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
       )}
       <Notice message={message} />
       {hooks && (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" aria-label="Webhooks table" tabIndex={0}>
           <table>
             <caption>Webhooks of your publisher ({hooks.length} of at most 10)</caption>
             <thead>
