@@ -60,7 +60,7 @@ const ban = async (device: string, body: Record<string, unknown>, game = GAME) =
   expect(made.status).toBe(201);
   return made.body.ban_id as number;
 };
-const region = (name: string | RegExp) => console_.page.getByRole('region', { name });
+const region = (name: string | RegExp) => console_.page.getByRole('region', { name, exact: true });
 
 describe('the policy', () => {
   const DEVICE = 'device-policy';

@@ -59,7 +59,7 @@ const auditOf = async (device: string, type?: string) => {
 const posts = (path: string) =>
   sent.filter((r) => r.method() === 'POST' && new URL(r.url()).pathname === path);
 
-const createForm = () => console_.page.getByRole('region', { name: 'Create a ban' });
+const createForm = () => console_.page.getByRole('region', { name: 'Create a ban', exact: true });
 
 const fillBan = async (fields: {
   device: string;
@@ -192,7 +192,7 @@ describe('revoking a ban', () => {
     ).body.ban_id;
     await lookUp(page, device);
     await page.getByRole('button', { name: `Revoke ban ${target}` }).click();
-    const panel = page.getByRole('region', { name: `Revoke ban ${target}` });
+    const panel = page.getByRole('region', { name: `Revoke ban ${target}`, exact: true });
     const reason = panel.getByLabel('Revoke reason');
     // The panel opens with the focus in its reason field.
     expect(await reason.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
@@ -240,7 +240,7 @@ describe('erasing a device', () => {
     });
     expect(theirs.status).toBe(201);
     await lookUp(page, device);
-    const panel = page.getByRole('region', { name: "Erase this device's data" });
+    const panel = page.getByRole('region', { name: "Erase this device's data", exact: true });
     const erase = panel.getByRole('button', { name: 'Erase device data' });
     const confirm = panel.getByLabel('Type the device ID to confirm');
     expect(await erase.isDisabled()).toBe(true);

@@ -120,7 +120,7 @@ describe('looking up a device', () => {
     expect(await heading.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
 
     const enforcement = (await server.call('GET', `/v1/device/${DEVICE}/enforcement`, { game: GAME })).body;
-    const panel = page.getByRole('region', { name: 'Enforcement' });
+    const panel = page.getByRole('region', { name: 'Enforcement', exact: true });
     const text = await panel.innerText();
     expect(text).toMatch(
       new RegExp(`Cheat: ${enforcement.restricted.cheat ? 'restricted' : 'not restricted'}`),
@@ -138,7 +138,7 @@ describe('looking up a device', () => {
     expect(text).toContain(`rule ${enforcement.bans[0].rule.join(' + ')}`);
     expect(text).not.toContain(`Ban ${socialGlobalBanId}:`);
 
-    const reputation = await page.getByRole('region', { name: 'Reputation' }).innerText();
+    const reputation = await page.getByRole('region', { name: 'Reputation', exact: true }).innerText();
     expect(reputation).toContain(`Score ${enforcement.reputation.score} of 100`);
     expect(reputation).toContain(`Counted scopes: ${enforcement.reputation.included_scopes.join(', ')}`);
   });
@@ -207,8 +207,16 @@ describe('looking up a device', () => {
     await page.getByLabel('Type', { exact: true }).selectOption('any');
     await page.getByRole('button', { name: 'Show bans' }).click();
     await page.getByRole('table', { name: /showing all/ }).waitFor();
-    await screenshot(page, 'device-enforcement', page.getByRole('region', { name: 'Enforcement' }));
-    await screenshot(page, 'device-reputation', page.getByRole('region', { name: 'Reputation' }));
+    await screenshot(
+      page,
+      'device-enforcement',
+      page.getByRole('region', { name: 'Enforcement', exact: true }),
+    );
+    await screenshot(
+      page,
+      'device-reputation',
+      page.getByRole('region', { name: 'Reputation', exact: true }),
+    );
     await screenshot(page, 'device-bans', page.getByRole('region', { name: 'Bans', exact: true }));
     expect(seriousViolations(await axeScan(page, 'device-lookup'))).toEqual([]);
     expect(unexpectedProblems(problems)).toEqual([]);

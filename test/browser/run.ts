@@ -17,7 +17,8 @@ import { CURATED_SCREENSHOTS } from './support/screenshots';
  *   3. `vitest run --config test/browser/vitest.config.ts` (extra arguments go to vitest);
  *   4. collect the timings into `.artifacts/console/timings.json` and print them, with the
  *      accessibility scans' summary and the wall time;
- *   5. with UPDATE_SCREENSHOTS=1, copy the curated screenshots to docs/screenshots/.
+ *   5. with UPDATE_SCREENSHOTS=1, copy the curated screenshots (support/screenshots.ts) to
+ *      docs/screenshots/, once the run took every one of them (saying so if the run failed).
  */
 
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -139,11 +140,16 @@ const main = async () => {
     vitest.once('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))),
   );
   report(version);
-  if (code === 0 && process.env.UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(SCREENSHOTS_DOCS, { recursive: true });
-    for (const name of CURATED_SCREENSHOTS) {
-      copyFileSync(artifact(`${name}.png`), join(SCREENSHOTS_DOCS, `${name}.png`));
-      say(`docs/screenshots/${name}.png updated`);
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    const missing = CURATED_SCREENSHOTS.filter((name) => !existsSync(artifact(`${name}.png`)));
+    if (missing.length > 0) {
+      console.error(`[browser] docs/screenshots/ NOT updated: this run took no ${missing.join(', ')}`);
+    } else {
+      mkdirSync(SCREENSHOTS_DOCS, { recursive: true });
+      for (const name of CURATED_SCREENSHOTS)
+        copyFileSync(artifact(`${name}.png`), join(SCREENSHOTS_DOCS, `${name}.png`));
+      say(`docs/screenshots/ updated: ${CURATED_SCREENSHOTS.length} screenshots`);
+      if (code !== 0) console.warn('[browser] (from a run that FAILED: look at them before committing)');
     }
   }
   say(
