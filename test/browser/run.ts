@@ -54,7 +54,11 @@ const probe = async (): Promise<string> => {
   } catch (error) {
     const message = (error as Error).message.split('\n').slice(0, 6).join('\n');
     if (packagedChromiumRuns) {
-      console.error(`[browser] Chromium did not start on linux-x64, where it must:\n${message}`);
+      console.error(
+        `[browser] Chromium did not start on linux-x64, where it must:\n${message}\n` +
+          '[browser] The packaged Chromium uses the system libnss3, libnspr4 and libexpat1 (Debian: ' +
+          'apt-get install libnss3, which Java 17, needed for DynamoDB Local, already brings).',
+      );
       process.exit(1);
     }
     return skip(`Chromium (${process.env.CHROMIUM_PATH}) could not start:\n${message}`);
