@@ -81,7 +81,8 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: Cr
         text:
           answer.status === 201
             ? `Ban ${ban.ban_id} created: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} in game ${ban.game_id}.`
-            : `This form's ban already exists: ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id}). Nothing new was created.`,
+            : // The same form sent again (after an unanswered or refused attempt): the API had made it.
+              `Ban ${ban.ban_id} is in place: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} (this form's earlier attempt had made it; no second ban was created).`,
       });
       setErrors({});
       setReason('');
