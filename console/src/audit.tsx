@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Call, formatTime, type Schemas } from './api';
-import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy } from './ui';
+import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
 import { check } from './validation';
 
 /** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
@@ -132,7 +132,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
           </form>
           <Notice message={message} />
           {page && (
-            <div class="table-wrap" role="region" aria-label="Audit events table" tabIndex={0}>
+            <TableScroll label="Audit events table">
               <table>
                 <caption>Audit events, newest first (page {cursors.length})</caption>
                 <thead>
@@ -162,7 +162,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )}
           {page && (
             <div class="pager">

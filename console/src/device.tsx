@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
-import { errorMessage, Field, type Message, Notice, useBusy, useFocusOn } from './ui';
+import { errorMessage, Field, type Message, Notice, TableScroll, useBusy, useFocusOn } from './ui';
 import { check } from './validation';
 
 /**
@@ -170,7 +170,7 @@ interface BansTableProps {
 }
 
 export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) => (
-  <div class="table-wrap" role="region" aria-label="Bans table" tabIndex={0}>
+  <TableScroll label="Bans table">
     <table>
       <caption>
         Bans of {deviceId}: {page.counts.active} active, {page.counts.inactive} inactive, {page.counts.total}{' '}
@@ -235,7 +235,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
         })}
       </tbody>
     </table>
-  </div>
+  </TableScroll>
 );
 
 interface LookupProps {

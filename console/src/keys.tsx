@@ -10,6 +10,7 @@ import {
   Notice,
   refocus,
   type ScopeKnowledge,
+  TableScroll,
   useBusy,
   useFocusOn,
 } from './ui';
@@ -225,7 +226,7 @@ export const KeysView = ({
       )}
       <Notice message={message} />
       {keys && (
-        <div class="table-wrap" role="region" aria-label="Keys table" tabIndex={0}>
+        <TableScroll label="Keys table">
           <table>
             <caption>Keys of your publisher, oldest first</caption>
             <thead>
@@ -272,7 +273,7 @@ export const KeysView = ({
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {revoking && (
         <ConfirmRevoke

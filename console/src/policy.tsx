@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Call, Policy, Schemas } from './api';
 import type { OpenDevice } from './device';
 import { type Flags, flagHelp, flagsOf, outcome, policyFlags, previewRows } from './preview';
-import { errorMessage, type Message, Notice, type ScopeKnowledge, useBusy } from './ui';
+import { errorMessage, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
 
 /**
  * The Policy view: the eight flags, each with what it changes, and before saving a preview of how
@@ -45,7 +45,7 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
           ? ' The device or policy changed since it was read: look it up again for an exact preview.'
           : ''}
       </p>
-      <div class="table-wrap" role="region" aria-label="Policy preview table" tabIndex={0}>
+      <TableScroll label="Policy preview table">
         <table>
           <caption>
             Preview for {device.deviceId} in game {device.game}
@@ -69,7 +69,7 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </>
   );
 };

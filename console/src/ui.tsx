@@ -154,3 +154,14 @@ export const ScopeGate = ({
     </p>
   );
 };
+
+/**
+ * A wide table's scroller: a named region that takes focus, so a keyboard can scroll it (axe
+ * scrollable-region-focusable). A labelled <section> is a region by itself.
+ */
+export const TableScroll = ({ label, children }: { label: string; children: ComponentChildren }) => (
+  // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be focusable to be scrolled from the keyboard
+  <section class="table-wrap" aria-label={label} tabIndex={0}>
+    {children}
+  </section>
+);

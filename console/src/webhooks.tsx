@@ -9,6 +9,7 @@ import {
   Notice,
   refocus,
   type ScopeKnowledge,
+  TableScroll,
   useBusy,
   useFocusOn,
 } from './ui';
@@ -168,7 +169,7 @@ const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
       <p class="meta">{hook.url}</p>
       <Notice message={message} />
       {page && (
-        <div class="table-wrap" role="region" aria-label="Deliveries table" tabIndex={0}>
+        <TableScroll label="Deliveries table">
           <table>
             <caption>Deliveries, newest event first (page {cursors.length})</caption>
             <thead>
@@ -205,7 +206,7 @@ const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div class="pager">
         <button
@@ -291,7 +292,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
       )}
       <Notice message={message} />
       {hooks && (
-        <div class="table-wrap" role="region" aria-label="Webhooks table" tabIndex={0}>
+        <TableScroll label="Webhooks table">
           <table>
             <caption>Webhooks of your publisher ({hooks.length} of at most 10)</caption>
             <thead>
@@ -342,7 +343,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {deleting && (
         <section aria-labelledby="delete-webhook-heading" class="panel">
