@@ -4,6 +4,7 @@ import { OnceSecret } from './secret';
 import type { Session } from './session';
 import {
   apiFieldError,
+  ChoiceList,
   errorMessage,
   Field,
   type Message,
@@ -96,38 +97,17 @@ const CreateKeyForm = ({
           hint="1-64 characters, e.g. eu game servers"
           required
         />
-        <fieldset aria-describedby={scopeError ? 'key-scopes-error' : undefined}>
-          <legend>Scopes</legend>
-          {scopes.map((scope) => (
-            <div class="check" key={scope}>
-              <input
-                type="checkbox"
-                id={`key-scope-${scope}`}
-                checked={chosen.includes(scope)}
-                aria-describedby={`key-scope-${scope}-help`}
-                onChange={(e) =>
-                  setChosen((now) =>
-                    (e.currentTarget as HTMLInputElement).checked
-                      ? [...now, scope]
-                      : now.filter((s) => s !== scope),
-                  )
-                }
-              />
-              <div>
-                <label for={`key-scope-${scope}`}>{scope}</label>
-                <div id={`key-scope-${scope}-help`} class="hint">
-                  {scopeUses[scope]}
-                  {knowledge[scope].held === false ? ' (your key lacks it, so it cannot grant it)' : ''}
-                </div>
-              </div>
-            </div>
-          ))}
-          {scopeError && (
-            <small id="key-scopes-error" class="field-error">
-              {scopeError}
-            </small>
-          )}
-        </fieldset>
+        <ChoiceList
+          id="key-scope"
+          legend="Scopes"
+          options={scopes}
+          chosen={chosen}
+          onChosen={setChosen}
+          help={(scope) =>
+            `${scopeUses[scope]}${knowledge[scope].held === false ? ' (your key lacks it, so it cannot grant it)' : ''}`
+          }
+          error={scopeError}
+        />
         <Field
           id="key-games"
           label="Key games (optional)"

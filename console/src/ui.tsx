@@ -165,3 +165,55 @@ export const TableScroll = ({ label, children }: { label: string; children: Comp
     {children}
   </section>
 );
+
+/** Checkboxes choosing some of `options`, each with a line of help if `help` gives one. */
+export const ChoiceList = <T extends string>(props: {
+  /** Prefix of the boxes' ids: `${id}-${option}`. */
+  id: string;
+  legend: string;
+  options: readonly T[];
+  chosen: readonly T[];
+  onChosen: (update: (now: T[]) => T[]) => void;
+  help?: (option: T) => string | undefined;
+  error?: string | undefined;
+}) => {
+  const { id, legend, options, chosen, onChosen, help, error } = props;
+  return (
+    <fieldset aria-describedby={error ? `${id}-error` : undefined}>
+      <legend>{legend}</legend>
+      {options.map((option) => {
+        const hint = help?.(option);
+        const box = `${id}-${option}`;
+        return (
+          <div class="check" key={option}>
+            <input
+              type="checkbox"
+              id={box}
+              checked={chosen.includes(option)}
+              aria-describedby={hint ? `${box}-help` : undefined}
+              onChange={(e) => {
+                const on = (e.currentTarget as HTMLInputElement).checked;
+                onChosen((now) => (on ? [...now, option] : now.filter((o) => o !== option)));
+              }}
+            />
+            {hint ? (
+              <div>
+                <label for={box}>{option}</label>
+                <div id={`${box}-help`} class="hint">
+                  {hint}
+                </div>
+              </div>
+            ) : (
+              <label for={box}>{option}</label>
+            )}
+          </div>
+        );
+      })}
+      {error && (
+        <small id={`${id}-error`} class="field-error">
+          {error}
+        </small>
+      )}
+    </fieldset>
+  );
+};

@@ -3,6 +3,7 @@ import { type Call, formatTime, type Schemas } from './api';
 import { OnceSecret } from './secret';
 import {
   apiFieldError,
+  ChoiceList,
   errorMessage,
   Field,
   type Message,
@@ -94,31 +95,14 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
           hint="An https URL on a public address; events are POSTed to it, signed."
           required
         />
-        <fieldset aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
-          <legend>Events</legend>
-          {eventTypes.map((type) => (
-            <div class="check" key={type}>
-              <input
-                type="checkbox"
-                id={`webhook-event-${type}`}
-                checked={events.includes(type)}
-                onChange={(e) =>
-                  setEvents((now) =>
-                    (e.currentTarget as HTMLInputElement).checked
-                      ? [...now, type]
-                      : now.filter((t) => t !== type),
-                  )
-                }
-              />
-              <label for={`webhook-event-${type}`}>{type}</label>
-            </div>
-          ))}
-          {eventsError && (
-            <small id="webhook-events-error" class="field-error">
-              {eventsError}
-            </small>
-          )}
-        </fieldset>
+        <ChoiceList
+          id="webhook-event"
+          legend="Events"
+          options={eventTypes}
+          chosen={events}
+          onChosen={setEvents}
+          error={eventsError}
+        />
         <Field
           id="webhook-games"
           label="Webhook games (optional)"
