@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import {
   Agent,
   createServer,
@@ -14,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import type { AuthorizerHandler, ProxyHandler } from '../infra/local/gateway';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { throttleClasses } from '../lib/routes';
+import { startChild, stopChild, waitForLine } from './children';
 import { proxyEvent } from './events';
 import {
   type InFront,
@@ -72,46 +72,10 @@ const API_ENV = {
   WEBHOOK_RETRY_BASE_MS: '100',
 };
 
-// --- child processes (as bench/throughput.ts runs them) --------------------------------------
+// --- child processes (bench/children.ts) ------------------------------------------------------
 
-const waitForLine = (child: ChildProcess, pattern: RegExp) =>
-  new Promise<{ match: RegExpExecArray; out: string }>((done, fail) => {
-    let out = '';
-    let found = false;
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = found ? null : pattern.exec(out);
-      if (match) {
-        found = true;
-        done({ match, out });
-      }
-    });
-    child.once('exit', (code) => {
-      if (!found) fail(new Error(`process exited (${code}) before printing ${pattern}: ${out}`));
-    });
-  });
-
-const startChild = (args: string[], env: NodeJS.ProcessEnv) =>
-  spawn(process.execPath, ['--import', 'tsx', ...args], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // Whatever store this process used, each child opens its own in memory.
-      DYNAMODB_ENDPOINT: '',
-      TABLE_NAME: '',
-      DATA_DIR: ':memory:',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-
-const stopChild = async (child: ChildProcess) => {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-};
+/** Whatever store this process used, each child opens its own in memory. */
+const IN_MEMORY = { DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: ':memory:' };
 
 /** A JSON line the child prints: `{"<marker>": ...}`. */
 const jsonLine = async <T>(child: ChildProcess, marker: string): Promise<T> =>
@@ -125,7 +89,7 @@ interface RunningApi {
 
 /** `npm start` itself: the recorder and the dispatcher in front of the store. */
 const startEventsApi = async (): Promise<RunningApi> => {
-  const child = startChild(['infra/local/main.ts'], { ...API_ENV, PORT: '0' });
+  const child = startChild(['infra/local/main.ts'], { ...IN_MEMORY, ...API_ENV, PORT: '0' });
   const { out } = await waitForLine(child, /bsk_[A-Za-z0-9_-]{43}/);
   return {
     url: (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string,
@@ -136,7 +100,7 @@ const startEventsApi = async (): Promise<RunningApi> => {
 
 /** The same gateway and handlers straight on the store: no recorder, no dispatcher (`--plain`). */
 const startPlainApi = async (): Promise<RunningApi> => {
-  const child = startChild(['bench/delivery.ts', '--plain'], API_ENV);
+  const child = startChild(['bench/delivery.ts', '--plain'], { ...IN_MEMORY, ...API_ENV });
   return { ...(await jsonLine<{ url: string; key: string }>(child, 'plain')), child };
 };
 
@@ -516,7 +480,7 @@ const storeCallsChild = async (): Promise<StoreCallsRow[]> => {
 };
 
 const measureStoreCalls = async () => {
-  const child = startChild(['bench/delivery.ts', '--store-calls'], {});
+  const child = startChild(['bench/delivery.ts', '--store-calls'], IN_MEMORY);
   try {
     return await jsonLine<StoreCallsRow[]>(child, 'storeCalls');
   } finally {

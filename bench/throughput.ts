@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
@@ -12,6 +10,7 @@ import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { connectionConfig } from '../lib/storage/connection';
 import { auditEventKey, auditPartition, banKey, policyKey as keyOfPolicy } from '../lib/storage/keys';
+import { startChild, stopChild, waitForLine } from './children';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
 
@@ -23,41 +22,6 @@ import { percentile } from './storage-probe';
  */
 
 const TABLE = 'bench-throughput';
-
-/** Resolves when the child's stdout matches; keeps reading it afterwards so the child never hits a closed pipe. */
-const waitForLine = (child: ChildProcess, pattern: RegExp) =>
-  new Promise<{ match: RegExpExecArray; out: string }>((done, fail) => {
-    let out = '';
-    let found = false;
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = found ? null : pattern.exec(out);
-      if (match) {
-        found = true;
-        done({ match, out });
-      }
-    });
-    child.once('exit', (code) => {
-      if (!found) fail(new Error(`process exited (${code}) before printing ${pattern}: ${out}`));
-    });
-  });
-
-const startChild = (entry: string, env: NodeJS.ProcessEnv) =>
-  spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-
-const stopChild = async (child: ChildProcess) => {
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-};
 
 /** The storage calls each operation makes, sent straight to the store. */
 /** Whose trail the raw side writes and reads: as many events as the API's, by the same runs. */
@@ -216,10 +180,10 @@ const runRaw = async (fn: () => Promise<unknown>, connections: number, seconds: 
 };
 
 export const measureThroughput = async (seconds: number, connections: number) => {
-  const store = startChild('bench/store-process.ts', {});
+  const store = startChild(['bench/store-process.ts'], {});
   const endpoint = JSON.parse((await waitForLine(store, /\{"endpoint":"[^"]+"\}/)).match[0])
     .endpoint as string;
-  const api = startChild('infra/local/main.ts', {
+  const api = startChild(['infra/local/main.ts'], {
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: TABLE,
     PORT: '0',
