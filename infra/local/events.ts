@@ -17,6 +17,7 @@ import {
   CHANGE_LOG_PARTITION,
   changeCheckpointKey,
   changeEntryKey,
+  LAST_SEQ,
 } from '../../lib/storage/keys';
 import type { ChangeRecorder } from './change-log';
 
@@ -110,9 +111,8 @@ export const startLocalEvents = async (options: {
         ConsistentRead: true,
       }),
     );
-  const LAST = 10 ** 16 - 1;
   const dispatchOnce = async (): Promise<number> => {
-    const { Items = [] } = await recordsBetween(handedOn + 1, LAST, BATCH);
+    const { Items = [] } = await recordsBetween(handedOn + 1, LAST_SEQ, BATCH);
     if (Items.length === 0) return 0;
     const records = Items.map((item) => JSON.parse(item.change?.S ?? '{}') as ChangeRecord);
     await dispatchChanges(records, enqueue);

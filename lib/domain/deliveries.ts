@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
 import type { DeliveriesQuery, FeedEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
@@ -323,22 +323,21 @@ export const listDeliveries = async (
 export const pendingDeliveries = async (): Promise<Array<DeliveryRef & { dueAt: number }>> => {
   const pending: Array<DeliveryRef & { dueAt: number }> = [];
   for (const webhook of await allWebhooks()) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          FilterExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': deliveryPartition(webhook.publisher_id, webhook.webhook_id),
-            ':pending': 'pending',
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
+    const pages = paginateQuery(
+      { client: dynamo },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': deliveryPartition(webhook.publisher_id, webhook.webhook_id),
+          ':pending': 'pending',
+        },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
       for (const item of page.Items ?? []) {
         pending.push({
           publisher_id: webhook.publisher_id,
@@ -347,8 +346,7 @@ export const pendingDeliveries = async (): Promise<Array<DeliveryRef & { dueAt: 
           dueAt: Date.parse(String(item.next_attempt_at)) || Date.now(),
         });
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
   }
   return pending;
 };

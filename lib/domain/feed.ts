@@ -6,11 +6,11 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
   FEED_ENTRY_PREFIX,
-  FEED_SEQ_DIGITS,
   feedEntryKey,
   feedMarkerKey,
   GLOBAL_FEED_PARTITION,
   gameFeedPartition,
+  LAST_SEQ,
   publisherFeedPartition,
 } from '../storage/keys';
 import { eventIdOf } from './audit';
@@ -32,8 +32,6 @@ import { getPolicy } from './policy';
  * put at (appendToPartition), so an event appended again (a retried change record, a concurrent
  * dispatcher) lands once.
  */
-
-const LAST_SEQ = 10 ** FEED_SEQ_DIGITS - 1;
 
 /** The partition an event goes to: the one every reader that may see it reads. */
 export const feedPartitionOf = (event: ChangeEvent): string => {

@@ -103,6 +103,8 @@ export const GLOBAL_FEED_PARTITION = `${partitions.feed}GLOBAL`;
 export const FEED_ENTRY_PREFIX = 'SEQ#';
 /** Positions are zero-padded so the sort key orders them numerically. */
 export const FEED_SEQ_DIGITS = 16;
+/** The highest position a padded key can hold: the upper end of a range read to the end. */
+export const LAST_SEQ = 10 ** FEED_SEQ_DIGITS - 1;
 export const feedEntryKey = (partition: string, seq: number) => ({
   pk: partition,
   sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
