@@ -345,7 +345,14 @@ const deployFiles = (
       contentType: headers['Content-Type'],
       cacheControl: headers['Cache-Control'] ? [CacheControl.fromString(headers['Cache-Control'])] : [],
       logGroup,
-      ...(isPage(name) && { distribution, distributionPaths: [`${CONSOLE_PATH}*`] }),
+      // The invalidation is asked for, not waited on: CloudFront can take up to ~13 minutes, and
+      // a custom resource that waits fails the whole stack when it runs out. The page is served
+      // with no-cache (console/headers.ts), so a late invalidation only delays edge copies.
+      ...(isPage(name) && {
+        distribution,
+        distributionPaths: [`${CONSOLE_PATH}*`],
+        waitForDistributionInvalidation: false,
+      }),
     });
     if (isPage(name)) {
       for (const [other, before] of deployments) if (!isPage(other)) deployment.node.addDependency(before);

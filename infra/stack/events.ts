@@ -27,6 +27,12 @@ import { deadLetterQueue, serviceQueue } from './queues';
  * Every other change (audit events, keys, the feed and deliveries the dispatcher itself writes)
  * is dropped by Lambda before it costs an invocation.
  */
+/**
+ * The most sender instances the queue's event source runs at once (10 × 10 messages in flight):
+ * its share of the account's Lambda concurrency (1,000 by default) stays small, whatever the burst.
+ */
+export const SENDER_MAX_CONCURRENCY = 10;
+
 export const changeStreamFilters = (
   sources: readonly { pkPrefix: string; skPrefix: string }[] = changeSources,
 ) =>
@@ -119,6 +125,8 @@ export class Events extends Construct {
     this.sender.addEventSource(
       new SqsEventSource(this.deliveries, {
         batchSize: 10,
+        // A burst of deliveries must not take the account's Lambda concurrency from the API.
+        maxConcurrency: SENDER_MAX_CONCURRENCY,
         maxBatchingWindow: Duration.seconds(0),
         // The handler reports the messages it failed on; the others are done.
         reportBatchItemFailures: true,

@@ -21,7 +21,14 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { allowedMethods } from '../../lib/http/gateway-answers';
-import { authorizerFunction, type Route, routes, type TableAccess, throttleClasses } from '../../lib/routes';
+import {
+  authorizerFunction,
+  type Route,
+  routes,
+  type TableAccess,
+  type ThrottleClass,
+  throttleClasses,
+} from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { ModeratorConsole } from './console';
@@ -183,8 +190,11 @@ export class ServiceStack extends Stack {
               ? { operationName, apiKeyRequired: true }
               : { operationName, authorizationType: AuthorizationType.NONE },
           );
-        if (route.auth) publisherThrottles.push({ method, throttle: publisherLimits(route) });
-        else {
+        // Reads ride the plan-wide throttle; only the other classes need an entry of their own
+        // (and GET's HEAD twin is a read), which keeps the plan under its quota of entries.
+        if (route.auth && route.throttle !== PLAN_WIDE_CLASS && httpMethod !== 'HEAD')
+          publisherThrottles.push({ method, throttle: publisherLimits(route) });
+        if (!route.auth) {
           Validations.of(method).acknowledge({
             id: 'AwsSolutions-APIG4',
             reason: `${httpMethod} ${route.path} is public by contract (auth: false in lib/routes.ts, e.g. load balancer health checks)`,
@@ -194,11 +204,15 @@ export class ServiceStack extends Stack {
     }
     addMethodNotAllowed(this.api, routes);
 
-    // Usage plan throttles apply per API key and per method: with one API key per publisher on
-    // this plan (made by npm run keys), each publisher gets its own bucket on every method, at its
-    // route's class's per-publisher limits. No period quota.
+    // Usage plan throttles apply per API key (one per publisher, made by npm run keys): the
+    // plan-wide throttle is one bucket for all of a publisher's requests, at the read class's
+    // per-publisher limits; writes and the batch are also held to their own, lower, per-method
+    // limits. One entry per non-read method keeps the plan within API Gateway's quota of 20
+    // method-level throttling settings per stage in a usage plan (29 entries failed to deploy).
+    // No period quota.
     this.usagePlan = this.api.addUsagePlan('UsagePlan', {
       description: `Per-publisher rate limits of ${this.stackName}, one API key per publisher (npm run keys)`,
+      throttle: throttleClasses[PLAN_WIDE_CLASS].publisher,
       apiStages: [{ api: this.api, stage: this.api.deploymentStage, throttle: publisherThrottles }],
     });
 
@@ -242,6 +256,9 @@ export class ServiceStack extends Stack {
     acknowledgeNagFindings(this);
   }
 }
+
+/** The class whose per-publisher limits are the usage plan's own throttle (every read shares it). */
+export const PLAN_WIDE_CLASS = 'read' satisfies ThrottleClass;
 
 /** A route's per-publisher limits; every route behind the authorizer has them. */
 const publisherLimits = (route: Route) => {
