@@ -36,3 +36,12 @@ export const describeError = (error: unknown) =>
  * in a module the stack can load without the runtime's storage client.
  */
 export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer: storage unavailable';
+
+/**
+ * The webhook sender's lines the stack counts (infra/stack/alarms.ts): one per delivery attempt a
+ * receiver refused or could not be reached for (an ordinary retry follows), and one per queue
+ * message the sender itself failed on (storage or the queue failing, a bug: SQS hands the message
+ * on again and, after five receipts, to the dead-letter queue).
+ */
+export const DELIVERY_ATTEMPT_FAILED_MESSAGE = 'webhook delivery: attempt failed';
+export const SENDER_FAILURE_MESSAGE = 'webhook sender failed';

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
-import { describeError, log } from '../../lib/log';
+import { describeError, log, SENDER_FAILURE_MESSAGE } from '../../lib/log';
 import { connectionConfig } from '../../lib/storage/connection';
 import {
   CHANGE_ENTRY_PREFIX,
@@ -58,29 +58,31 @@ export const startLocalEvents = async (options: {
   // The queue: one timer per pending delivery, an attempt when it fires.
   const timers = new Map<string, NodeJS.Timeout>();
   const attempts = new Set<Promise<void>>();
-  const schedule = (ref: DeliveryRef, dueAt: number) => {
+  const schedule = (ref: DeliveryRef, attempt: number, dueAt: number) => {
     const id = `${ref.publisher_id}\n${ref.webhook_id}\n${ref.sk}`;
     if (closed || timers.has(id)) return;
     const timer = setTimeout(
       () => {
         timers.delete(id);
-        const attempt = attemptDelivery(ref)
+        const running = attemptDelivery(ref, attempt)
           .then((outcome) => {
-            if (!outcome.settled) schedule(ref, outcome.retryAt);
+            if (!outcome.settled) schedule(ref, outcome.attempt, outcome.retryAt);
           })
           .catch((error) => {
-            log('warn', 'webhook delivery attempt failed; trying again', describeError(error));
-            schedule(ref, Date.now() + RETRY_MS);
+            // As the deployed sender's failed message comes back: the same attempt, later (a
+            // claim it left makes that attempt wait for the claim's end).
+            log('error', SENDER_FAILURE_MESSAGE, { ...ref, attempt, ...describeError(error) });
+            schedule(ref, attempt, Date.now() + RETRY_MS);
           })
-          .finally(() => attempts.delete(attempt));
-        attempts.add(attempt);
+          .finally(() => attempts.delete(running));
+        attempts.add(running);
       },
       Math.max(0, dueAt - Date.now()),
     );
     timers.set(id, timer);
   };
   const enqueue = async (refs: readonly DeliveryRef[]) => {
-    for (const ref of refs) schedule(ref, Date.now());
+    for (const ref of refs) schedule(ref, 1, Date.now());
   };
 
   // The dispatcher: reads the log from the checkpoint, one batch at a time, in order.
@@ -180,7 +182,7 @@ export const startLocalEvents = async (options: {
   pruning = recordsBetween(1, handedOn)
     .then(({ Items = [] }) => prune(Items))
     .catch((error) => log('warn', 'pruning the change log failed', describeError(error)));
-  for (const pending of await pendingDeliveries()) schedule(pending, pending.dueAt);
+  for (const { ref, attempt, dueAt } of await pendingDeliveries()) schedule(ref, attempt, dueAt);
   void pump();
 
   return {

@@ -222,7 +222,9 @@ export class ServiceStack extends Stack {
 
     const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
     addAlarms(this, {
+      stage: settings.stage,
       api: this.api,
+      accessLogs,
       functions,
       authorizer: { function: authorizerFn, logGroup: authorizerFn.logGroup },
       table: this.table,

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
+import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
 import type { DeliveriesQuery, FeedEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
 import { postWebhook } from '../outbound/webhook-request';
@@ -156,8 +157,19 @@ export const redactErasedDeliveries = async (
   }
 };
 
-/** What became of an attempt: settled (nothing more to do) or to be tried again at `retryAt`. */
-export type AttemptOutcome = { settled: true } | { settled: false; retryAt: number };
+/**
+ * What became of an attempt: settled (nothing more to do here: delivered, failed for good, or the
+ * message was stale) or attempt `attempt` to be made at `retryAt`.
+ */
+export type AttemptOutcome = { settled: true } | { settled: false; retryAt: number; attempt: number };
+
+/**
+ * How long an attempt holds its delivery (`claimed_until`): a second copy of the same message
+ * arriving meanwhile does not POST too, but comes back when the claim ends (by then the attempt
+ * has recorded its outcome, and the copy is stale). Longer than an attempt takes (a 10 s POST and
+ * two writes), shorter than SQS's visibility timeout, so a crashed attempt's message finds it free.
+ */
+export const CLAIM_MS = 60_000;
 
 const settle = (
   ref: DeliveryRef,
@@ -172,12 +184,14 @@ const settle = (
     values[`:${field}`] = value;
     return `#${field} = :${field}`;
   });
-  for (const field of remove) names[`#${field}`] = field;
+  // The claim ends with the attempt it covered.
+  for (const field of [...remove, 'claimed_until']) names[`#${field}`] = field;
+  const removed = [...remove, 'claimed_until'];
   return dynamo.send(
     new UpdateCommand({
       TableName: tableName,
       Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
-      UpdateExpression: `SET ${sets.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.map((f) => `#${f}`).join(', ')}` : ''}`,
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removed.map((f) => `#${f}`).join(', ')}`,
       // Only the attempt that read this state may write the next: a duplicate queue message's
       // attempt that lost the race changes nothing.
       ConditionExpression: '#status = :pending AND #attempts = :before',
@@ -188,17 +202,79 @@ const settle = (
 };
 
 /**
- * Makes one attempt of a pending delivery: signs the stored body for this moment, POSTs it
- * (lib/outbound: no redirects, 10 s, no private addresses), and records the outcome. A delivery
- * already settled, or whose webhook was deleted, is left as it is.
+ * Claims attempt `attempt` of a delivery for this sender until `now + CLAIM_MS`: only while the
+ * delivery is pending, has made exactly the attempts before this one, and no other attempt holds
+ * it. Answers the held claim's end when another attempt holds it, undefined when claimed here.
  */
-export const attemptDelivery = async (ref: DeliveryRef, now = Date.now()): Promise<AttemptOutcome> => {
+const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<number | undefined> => {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
+        UpdateExpression: 'SET #claimed = :until',
+        ConditionExpression:
+          '#status = :pending AND #attempts = :before AND (attribute_not_exists(#claimed) OR #claimed <= :now)',
+        ExpressionAttributeNames: {
+          '#claimed': 'claimed_until',
+          '#status': 'status',
+          '#attempts': 'attempts',
+        },
+        ExpressionAttributeValues: {
+          ':until': now + CLAIM_MS,
+          ':pending': 'pending',
+          ':before': attempt - 1,
+          ':now': now,
+        },
+      }),
+    );
+    return undefined;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item: held } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
+        ConsistentRead: true,
+      }),
+    );
+    const until = Number(held?.claimed_until);
+    // Settled or moved on meanwhile: nothing for this message to do (0: drop it).
+    return held?.status === 'pending' && Number(held.attempts) === attempt - 1 && until > now ? until : 0;
+  }
+};
+
+/** The receiver's scheme, host and port, the only part of its URL a log line names. */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'unparseable';
+  }
+};
+
+/**
+ * Makes attempt `attempt` of a pending delivery: claims it, signs the stored body for this moment,
+ * POSTs it (lib/outbound: no redirects, 10 s, no private addresses), and records the outcome. A
+ * message for any other attempt than the delivery's next (a duplicate, or one outrun by its chain)
+ * is dropped, so one delivery has one chain of attempts; one held by another attempt comes back
+ * when that claim ends. A delivery already settled, or whose webhook was deleted, is left as it is.
+ */
+export const attemptDelivery = async (
+  ref: DeliveryRef,
+  attempt: number,
+  now = Date.now(),
+): Promise<AttemptOutcome> => {
   const key = { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk };
   const { Item: delivery } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
   );
   if (delivery?.status !== 'pending' || typeof delivery.body !== 'string') return { settled: true };
   const attempts = Number(delivery.attempts ?? 0) + 1;
+  if (attempts !== attempt) return { settled: true };
+  const heldUntil = await claim(ref, attempt, now);
+  if (heldUntil === 0) return { settled: true };
+  if (heldUntil !== undefined) return { settled: false, retryAt: heldUntil, attempt };
   const nowIso = new Date(now).toISOString();
   const { Item: webhook } = await dynamo.send(
     new GetCommand({
@@ -246,13 +322,25 @@ export const attemptDelivery = async (ref: DeliveryRef, now = Date.now()): Promi
       return { settled: true };
     }
     const base = retryBaseMs();
-    if (now - Date.parse(firstAttemptAt) >= base * RETRY_WINDOW_BASES) {
+    const givenUp = now - Date.parse(firstAttemptAt) >= base * RETRY_WINDOW_BASES;
+    const retryAt = now + retryDelayMs(attempts, base);
+    // Never the URL's path or query (they may carry a token), the secret, the signature or the body.
+    log('warn', DELIVERY_ATTEMPT_FAILED_MESSAGE, {
+      publisher_id: ref.publisher_id,
+      webhook_id: ref.webhook_id,
+      event_id: eventId,
+      attempt: attempts,
+      status: result.status,
+      error: result.error,
+      receiver: originOf(webhook.url),
+      next_attempt_at: givenUp ? null : new Date(retryAt).toISOString(),
+    });
+    if (givenUp) {
       await settle(ref, attempts, { ...outcome, status: 'failed', next_attempt_at: null }, ['body']);
       return { settled: true };
     }
-    const retryAt = now + retryDelayMs(attempts, base);
     await settle(ref, attempts, { ...outcome, next_attempt_at: new Date(retryAt).toISOString() });
-    return { settled: false, retryAt };
+    return { settled: false, retryAt, attempt: attempts + 1 };
   } catch (error) {
     // Another attempt of the same delivery recorded its outcome first: that one goes on.
     if (isConditionFailure(error)) return { settled: true };
@@ -320,8 +408,10 @@ export const listDeliveries = async (
 };
 
 /** Every delivery still pending, with when it is due (the local dispatcher's restart reads these). */
-export const pendingDeliveries = async (): Promise<Array<DeliveryRef & { dueAt: number }>> => {
-  const pending: Array<DeliveryRef & { dueAt: number }> = [];
+export const pendingDeliveries = async (): Promise<
+  Array<{ ref: DeliveryRef; attempt: number; dueAt: number }>
+> => {
+  const pending: Array<{ ref: DeliveryRef; attempt: number; dueAt: number }> = [];
   for (const webhook of await allWebhooks()) {
     const pages = paginateQuery(
       { client: dynamo },
@@ -340,10 +430,13 @@ export const pendingDeliveries = async (): Promise<Array<DeliveryRef & { dueAt: 
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
         pending.push({
-          publisher_id: webhook.publisher_id,
-          webhook_id: webhook.webhook_id,
-          sk: String(item.sk),
-          dueAt: Date.parse(String(item.next_attempt_at)) || Date.now(),
+          ref: { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: String(item.sk) },
+          attempt: Number(item.attempts ?? 0) + 1,
+          // A claim a stopped run left holds the delivery until it ends.
+          dueAt: Math.max(
+            Date.parse(String(item.next_attempt_at)) || Date.now(),
+            Number(item.claimed_until ?? 0),
+          ),
         });
       }
     }

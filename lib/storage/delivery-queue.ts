@@ -20,26 +20,41 @@ export const MAX_QUEUE_DELAY_SECONDS = 900;
 
 export interface DeliveryMessage {
   ref: DeliveryRef;
+  /**
+   * Which attempt of the delivery this message is for (1 = the first): an attempt runs only while
+   * the delivery has made exactly `attempt - 1`, so a duplicate or stale message is dropped and a
+   * delivery has one chain of attempts.
+   */
+  attempt: number;
   /** When the attempt is due, in ms since the epoch. */
   due_at: number;
 }
 
 export const parseDeliveryMessage = (body: string): DeliveryMessage => {
   const message = JSON.parse(body) as DeliveryMessage;
-  const { ref, due_at } = message ?? {};
+  const { ref, attempt, due_at } = message ?? {};
   if (
     typeof ref?.publisher_id !== 'string' ||
     typeof ref.webhook_id !== 'string' ||
     typeof ref.sk !== 'string' ||
+    !Number.isSafeInteger(attempt) ||
+    attempt < 1 ||
     typeof due_at !== 'number'
   ) {
     throw new Error('malformed delivery message');
   }
-  return message;
+  return { ref, attempt, due_at };
 };
 
-/** Queues attempts of these deliveries at `dueAt` (now by default), ten messages a request. */
-export const queueDeliveries = async (refs: readonly DeliveryRef[], dueAt = Date.now()): Promise<void> => {
+/**
+ * Queues attempt `attempt` (the first by default) of these deliveries at `dueAt` (now by
+ * default), ten messages a request.
+ */
+export const queueDeliveries = async (
+  refs: readonly DeliveryRef[],
+  dueAt = Date.now(),
+  attempt = 1,
+): Promise<void> => {
   if (!queueUrl) throw new Error('DELIVERY_QUEUE_URL is not set');
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
   for (let start = 0; start < refs.length; start += 10) {
@@ -49,7 +64,7 @@ export const queueDeliveries = async (refs: readonly DeliveryRef[], dueAt = Date
         QueueUrl: queueUrl,
         Entries: chunk.map((ref, index) => ({
           Id: String(index),
-          MessageBody: JSON.stringify({ ref, due_at: dueAt } satisfies DeliveryMessage),
+          MessageBody: JSON.stringify({ ref, attempt, due_at: dueAt } satisfies DeliveryMessage),
           DelaySeconds: delay,
         })),
       }),

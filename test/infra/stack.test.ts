@@ -10,7 +10,12 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { consoleFiles } from '../../console/build';
 import { consoleHeaders, headersFor } from '../../console/headers';
-import { ITERATOR_AGE_THRESHOLD_MS } from '../../infra/stack/alarms';
+import {
+  API_5XX_MIN_REQUESTS,
+  classMetricName,
+  classPattern,
+  ITERATOR_AGE_THRESHOLD_MS,
+} from '../../infra/stack/alarms';
 import { API_PATH_PATTERNS, CONSOLE_ROUTING_CODE, responseHeadersFrom } from '../../infra/stack/console';
 import {
   DELIVERY_MAX_RECEIVES,
@@ -29,7 +34,11 @@ import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../inf
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
-import { AUTHORIZER_FAILURE_MESSAGE } from '../../lib/log';
+import {
+  AUTHORIZER_FAILURE_MESSAGE,
+  DELIVERY_ATTEMPT_FAILED_MESSAGE,
+  SENDER_FAILURE_MESSAGE,
+} from '../../lib/log';
 import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,
@@ -412,7 +421,7 @@ describe('per-publisher limits', () => {
     expect(plan.Quota).toBeUndefined();
   });
 
-  test('the usage plan stays within API Gateway\'s quota of method-level throttling settings per stage', () => {
+  test("the usage plan stays within API Gateway's quota of method-level throttling settings per stage", () => {
     // 29 entries (one per authorized method, HEAD included) failed the first deploy on a default account.
     const plan = plans[0]?.[1].Properties ?? {};
     const entries = Object.keys(plan.ApiStages[0].Throttle ?? {});
@@ -858,24 +867,165 @@ describe('alarms and outputs', () => {
   const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
   const topicRef = { Ref: ofType('AWS::SNS::Topic')[0]?.[0] };
 
-  test('API 5xx', () => {
-    expect(alarms).toContainEqual(
-      expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum' }),
+  test('API 5xx as a share of requests (1%), never on a handful of requests', () => {
+    expect(alarms.some((a) => a.MetricName === '5XXError')).toBe(false);
+    const rate = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('5XXError'));
+    const expression = rate?.Metrics?.find((m: { Expression?: string }) => m.Expression)?.Expression;
+    expect(expression).toBe(`IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`);
+    expect(rate).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const metricNames = (rate?.Metrics ?? [])
+      .map((m: any) => m.MetricStat?.Metric.MetricName)
+      .filter(Boolean);
+    expect(metricNames.sort()).toEqual(['5XXError', 'Count']);
+  });
+
+  test("no page for the dispatcher's errors, which heal on retry; its iterator age and failure queue page instead", () => {
+    expect(alarms).not.toContainEqual(
+      expect.objectContaining({
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(eventsDispatcherFunction.id) } }],
+      }),
     );
   });
 
-  test.each([...routes, ...eventFunctions])('$id errors and throttles', ({ id }) => {
-    for (const metric of ['Errors', 'Throttles']) {
-      expect(alarms).toContainEqual(
+  test('the deliveries queue: its oldest message over 30 minutes', () => {
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Statistic: 'Maximum',
+        Dimensions: [
+          {
+            Name: 'QueueName',
+            Value: { 'Fn::GetAtt': [logicalId(stack.events.deliveries.node.defaultChild), 'QueueName'] },
+          },
+        ],
+        Threshold: 1800,
+        ComparisonOperator: 'GreaterThanThreshold',
+      }),
+    );
+  });
+
+  test("the sender's failure lines are counted in the stage's namespace, and its failed messages page", () => {
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties ?? {});
+    const senderLogs = resources[fnLogicalId(webhookSenderFunction.id)]?.Properties?.LoggingConfig.LogGroup;
+    for (const [message, name] of [
+      [DELIVERY_ATTEMPT_FAILED_MESSAGE, 'DeliveryAttemptsFailed'],
+      [SENDER_FAILURE_MESSAGE, 'DeliverySenderFailures'],
+    ]) {
+      expect(filters).toContainEqual(
         expect.objectContaining({
-          Namespace: 'AWS/Lambda',
-          MetricName: metric,
-          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(id) } }],
-          Threshold: 1,
+          LogGroupName: senderLogs,
+          FilterPattern: `{ $.message = "${message}" }`,
+          MetricTransformations: [
+            expect.objectContaining({
+              MetricNamespace: 'DeviceBans/dev',
+              MetricName: name,
+              MetricValue: '1',
+            }),
+          ],
         }),
       );
     }
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'DeviceBans/dev',
+        MetricName: 'DeliverySenderFailures',
+        Statistic: 'Sum',
+        Threshold: 5,
+      }),
+    );
+    // Each failed attempt is an ordinary retry: counted on the dashboard, never paged on.
+    expect(alarms.some((a) => a.MetricName === 'DeliveryAttemptsFailed')).toBe(false);
   });
+
+  test("each stage counts its own lines: a second stage's metrics are in its own namespace", () => {
+    const prod = build({ stage: 'prod' });
+    const namespaces = new Set(
+      prod
+        .ofType('AWS::Logs::MetricFilter')
+        .map(([, r]) => r.Properties?.MetricTransformations[0].MetricNamespace),
+    );
+    expect([...namespaces]).toEqual(['DeviceBans/prod']);
+  });
+
+  test('4xx and 5xx by route class: one access-log filter per class and kind, each pattern under 1,024 characters', () => {
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties ?? {});
+    const accessLogs = ofType('AWS::Logs::LogGroup').find(([id]) => id.startsWith('AccessLogs'))?.[0];
+    for (const throttle of Object.keys(throttleClasses) as (keyof typeof throttleClasses)[]) {
+      for (const kind of ['4xx', '5xx'] as const) {
+        const pattern = classPattern(
+          routes.filter((r) => r.throttle === throttle),
+          kind,
+        );
+        expect(pattern.length, `${throttle} ${kind}`).toBeLessThanOrEqual(1024);
+        expect(filters).toContainEqual(
+          expect.objectContaining({
+            LogGroupName: { Ref: accessLogs },
+            FilterPattern: pattern,
+            MetricTransformations: [
+              expect.objectContaining({
+                MetricNamespace: 'DeviceBans/dev',
+                MetricName: classMetricName(throttle, kind),
+              }),
+            ],
+          }),
+        );
+      }
+    }
+    // Every route's method and path is in its class's pattern, HEAD beside GET.
+    const read = classPattern(
+      routes.filter((r) => r.throttle === 'read'),
+      '4xx',
+    );
+    expect(read).toContain('$.httpMethod = "HEAD"');
+    expect(read).toContain('"/v1/policy"');
+    expect(
+      classPattern(
+        routes.filter((r) => r.throttle === 'write'),
+        '5xx',
+      ),
+    ).toMatch(/^\{ \(\$\.status = 5\*\)/);
+  });
+
+  test('one dashboard: requests, 4xx/5xx by route class, latency p50/p99, authorizer failures, iterator age, the queues, deliveries failed', () => {
+    const dashboards = ofType('AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]?.[1].Properties?.DashboardBody);
+    for (const needle of [
+      'Requests',
+      '4xx by route class',
+      '5xx by route class',
+      'Read4xx',
+      'Write5xx',
+      'Batch5xx',
+      'p50',
+      'p99',
+      'AuthorizerStorageFailures',
+      'IteratorAge',
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateAgeOfOldestMessage',
+      'DeliveryAttemptsFailed',
+      'DeliverySenderFailures',
+    ])
+      expect(body, needle).toContain(needle);
+  });
+
+  test.each([...routes, ...eventFunctions].filter(({ id }) => id !== eventsDispatcherFunction.id))(
+    '$id errors and throttles',
+    ({ id }) => {
+      for (const metric of ['Errors', 'Throttles']) {
+        expect(alarms).toContainEqual(
+          expect.objectContaining({
+            Namespace: 'AWS/Lambda',
+            MetricName: metric,
+            Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(id) } }],
+            Threshold: 1,
+          }),
+        );
+      }
+    },
+  );
 
   test('the authorizer: its storage failure line and its throttles, not its Errors, which every refused key raises', () => {
     const authorizerDimension = [
@@ -947,9 +1097,10 @@ describe('alarms and outputs', () => {
   });
 
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
-    // API 5xx, table throttles, authorizer storage failures and throttles, the dispatcher's
-    // iterator age, the two failure queues, two per other function.
-    expect(alarms).toHaveLength(4 + 3 + 2 * (allFunctions.length - 1));
+    // API 5xx rate, table throttles, authorizer storage failures and throttles, the dispatcher's
+    // iterator age, the two failure queues, the deliveries' age, the sender's failures, two per
+    // other function but the dispatcher (throttles only).
+    expect(alarms).toHaveLength(4 + 5 + 2 * (allFunctions.length - 1) - 1);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');

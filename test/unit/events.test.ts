@@ -163,12 +163,13 @@ describe('the queue functions', () => {
   it('hands a message that is not due yet on again, at most 15 minutes later, without attempting it', async () => {
     const { handler } = await import('../../functions/webhook-sender');
     const dueAt = Date.now() + 3_600_000;
-    const answer = await handler(message({ ref, due_at: dueAt }), context, () => {});
+    const answer = await handler(message({ ref, attempt: 3, due_at: dueAt }), context, () => {});
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(ddb.calls()).toHaveLength(0);
     const sent = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input;
     expect(sent?.Entries?.[0]).toMatchObject({ DelaySeconds: 900 });
-    expect(JSON.parse(sent?.Entries?.[0]?.MessageBody ?? '{}')).toEqual({ ref, due_at: dueAt });
+    // The same attempt: handing a message on never starts another chain.
+    expect(JSON.parse(sent?.Entries?.[0]?.MessageBody ?? '{}')).toEqual({ ref, attempt: 3, due_at: dueAt });
   });
 
   it('reports a malformed message as failed (SQS retries it, then dead-letters it), and a settled delivery as done', async () => {
@@ -178,7 +179,7 @@ describe('the queue functions', () => {
       {
         Records: [
           { messageId: 'bad', body: '{"ref":{}}' },
-          { messageId: 'done', body: JSON.stringify({ ref, due_at: 0 }) },
+          { messageId: 'done', body: JSON.stringify({ ref, attempt: 1, due_at: 0 }) },
         ],
       } as unknown as SQSEvent,
       context,

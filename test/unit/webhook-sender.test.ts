@@ -1,0 +1,191 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler } from '../../functions/webhook-sender';
+import { CLAIM_MS } from '../../lib/domain/deliveries';
+import { DELIVERY_ATTEMPT_FAILED_MESSAGE, SENDER_FAILURE_MESSAGE } from '../../lib/log';
+import { postWebhook } from '../../lib/outbound/webhook-request';
+import { deliveryKey, webhookKey } from '../../lib/storage/keys';
+import { captureLogs } from '../support/logs';
+
+/**
+ * The webhook sender, one queue message at a time, with the SDK clients and the outbound POST
+ * mocked: one delivery has one chain of attempts (a duplicate or stale message is dropped, a copy
+ * arriving while another attempt holds the delivery comes back after it), and every failure is a
+ * log line the stack counts (never the secret, the signature, the body or the URL's path).
+ */
+
+vi.mock('../../lib/outbound/webhook-request', () => ({ postWebhook: vi.fn() }));
+// Read when the queue module loads, before any import below runs.
+vi.hoisted(() => {
+  process.env.DELIVERY_QUEUE_URL = 'https://sqs.example/queue';
+});
+
+const sqs = mockClient(SQSClient);
+const ddb = mockClient(DynamoDBDocumentClient);
+const logs = captureLogs();
+const context = {} as Context;
+const secret = `whsec_${'c2VjcmV0'.repeat(4)}`;
+const ref = {
+  publisher_id: 'pub-a',
+  webhook_id: 'wh_0123456789abcdef',
+  sk: '2026-11-23T10:00:00.000Z#evt_x',
+};
+const key = deliveryKey(ref.publisher_id, ref.webhook_id, '2026-11-23T10:00:00.000Z', 'evt_x');
+const body = '{"type":"ban.created","ban":{"details_json":"{\\"clip\\":\\"private\\"}"}}';
+const stored = (attempts: number, extra: Record<string, unknown> = {}) => ({
+  ...key,
+  ...ref,
+  slot: 0,
+  event_id: 'evt_x',
+  status: 'pending',
+  attempts,
+  body,
+  first_attempt_at: attempts > 0 ? new Date().toISOString() : null,
+  ...extra,
+});
+const webhook = {
+  ...webhookKey(ref.publisher_id, 0),
+  webhook_id: ref.webhook_id,
+  url: 'https://hooks.example.com/receive/path?token=tok-in-query',
+  secret,
+};
+const message = (attempt: number, dueAt = 0) =>
+  ({
+    Records: [{ messageId: 'm-1', body: JSON.stringify({ ref, attempt, due_at: dueAt }), attributes: {} }],
+  }) as unknown as SQSEvent;
+const sentMessages = () =>
+  sqs
+    .commandCalls(SendMessageBatchCommand)
+    .flatMap((call) => call.args[0].input.Entries ?? [])
+    .map((entry) => ({ delay: entry.DelaySeconds, ...JSON.parse(entry.MessageBody ?? '{}') }));
+
+beforeEach(() => {
+  sqs.reset();
+  ddb.reset();
+  vi.mocked(postWebhook).mockReset();
+  sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+  ddb.on(GetCommand, { Key: webhookKey(ref.publisher_id, 0) }).resolves({ Item: webhook });
+});
+
+const conditionFailed = () =>
+  Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+
+describe('one chain of attempts per delivery', () => {
+  it('drops a message for an attempt the delivery has already made, without a POST or a new message', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(2) });
+    // A copy of attempt 2's message, after attempt 2 was made (its own retry, attempt 3, is queued).
+    const answer = await handler(message(2), context, () => {});
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(postWebhook).not.toHaveBeenCalled();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sentMessages()).toEqual([]);
+  });
+
+  it('claims the delivery for this attempt only while it has made the attempts before it and no one holds it', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({});
+    vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
+    await handler(message(1), context, () => {});
+    const [claim, settle] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(claim?.ConditionExpression).toContain('attribute_not_exists(#claimed) OR #claimed <= :now');
+    expect(claim?.ExpressionAttributeValues).toMatchObject({ ':pending': 'pending', ':before': 0 });
+    expect(claim?.ExpressionAttributeValues?.[':until']).toBe(
+      claim?.ExpressionAttributeValues?.[':now'] + CLAIM_MS,
+    );
+    // The outcome ends the claim.
+    expect(settle?.UpdateExpression).toMatch(/REMOVE .*#claimed_until/);
+    expect(postWebhook).toHaveBeenCalledTimes(1);
+    expect(sentMessages()).toEqual([]);
+  });
+
+  it('sends a copy that finds the delivery held by another attempt back for when the claim ends, without a POST', async () => {
+    const heldUntil = Date.now() + 30_000;
+    ddb
+      .on(GetCommand, { Key: key })
+      .resolvesOnce({ Item: stored(1) })
+      .resolves({ Item: stored(1, { claimed_until: heldUntil }) });
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    const answer = await handler(message(2), context, () => {});
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(postWebhook).not.toHaveBeenCalled();
+    // The same attempt: when it comes back, the holder has recorded attempt 2 and it is dropped.
+    expect(sentMessages()).toEqual([{ ref, attempt: 2, due_at: heldUntil, delay: expect.any(Number) }]);
+    expect(sentMessages()[0]?.delay).toBeGreaterThanOrEqual(29);
+  });
+
+  it('queues the next attempt, numbered, after a failed one', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({});
+    vi.mocked(postWebhook).mockResolvedValue({
+      ok: false,
+      status: 503,
+      error: 'http status 503',
+      durationMs: 5,
+    });
+    await handler(message(1), context, () => {});
+    expect(sentMessages()).toEqual([
+      { ref, attempt: 2, due_at: expect.any(Number), delay: expect.any(Number) },
+    ]);
+  });
+});
+
+describe('failures are logged and counted', () => {
+  it('logs each failed attempt as a warning naming the receiver by its origin only', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({});
+    vi.mocked(postWebhook).mockResolvedValue({
+      ok: false,
+      status: 500,
+      error: 'http status 500',
+      durationMs: 5,
+    });
+    await handler(message(1), context, () => {});
+    const warnings = logs.entries().filter((entry) => entry.level === 'warn');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: DELIVERY_ATTEMPT_FAILED_MESSAGE,
+        publisher_id: 'pub-a',
+        webhook_id: ref.webhook_id,
+        event_id: 'evt_x',
+        attempt: 1,
+        status: 500,
+        error: 'http status 500',
+        receiver: 'https://hooks.example.com',
+        next_attempt_at: expect.any(String),
+      }),
+    ]);
+    const written = logs.lines.join('');
+    for (const secretPart of [secret, 'tok-in-query', '/receive/path', 'private', 'webhook-signature'])
+      expect(written).not.toContain(secretPart);
+  });
+
+  it('logs the error line and reports the message when the sender itself fails (storage down)', async () => {
+    ddb
+      .on(GetCommand)
+      .rejects(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }));
+    const answer = await handler(message(3), context, () => {});
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    expect(logs.entries().filter((entry) => entry.level === 'error')).toEqual([
+      expect.objectContaining({
+        message: SENDER_FAILURE_MESSAGE,
+        message_id: 'm-1',
+        publisher_id: 'pub-a',
+        webhook_id: ref.webhook_id,
+        attempt: 3,
+        error_name: 'ProvisionedThroughputExceededException',
+      }),
+    ]);
+    expect(logs.lines.join('')).not.toContain(secret);
+  });
+
+  it('writes no warning or error when a delivery succeeds', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({});
+    vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 200, error: null, durationMs: 5 });
+    await handler(message(1), context, () => {});
+    expect(logs.entries().filter((entry) => entry.level === 'warn' || entry.level === 'error')).toEqual([]);
+  });
+});
