@@ -446,7 +446,8 @@ export const eventsDispatcherFunction = {
     'dynamodb:Query': ['feed', 'webhook'],
     'dynamodb:GetItem': ['feed', 'publisher', 'delivery'],
     'dynamodb:PutItem': ['feed', 'delivery'],
-    'dynamodb:UpdateItem': ['feed'],
+    // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).
+    'dynamodb:UpdateItem': ['feed', 'delivery'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
