@@ -13,6 +13,7 @@ import {
   allowedMethods,
   gatewayAnswers,
   gatewayError,
+  LOCAL_API_ID,
   methodNotAllowed,
   throttledFor,
 } from '../../lib/http/gateway-answers';
@@ -51,7 +52,7 @@ export interface GatewayOptions {
 /** API Gateway's own payload limit; our handlers enforce the API's much smaller one. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 const STAGE = 'local';
-const API_ID = 'local';
+const API_ID = LOCAL_API_ID;
 const ACCOUNT = '000000000000';
 const REGION = 'local';
 
@@ -158,6 +159,12 @@ function* rawHeaderPairs(req: IncomingMessage): Generator<[string, string]> {
   for (let i = 0; i < req.rawHeaders.length; i += 2)
     yield [req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string];
 }
+
+/** The address and port the server accepted this connection on (IPv6 in brackets). */
+const listenAddressOf = (req: IncomingMessage) => {
+  const address = (req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+};
 
 const headerValue = (headers: Record<string, string>, name: string) =>
   Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
@@ -286,6 +293,9 @@ export const createGateway = (options: GatewayOptions) => {
       requestContext: {
         accountId: ACCOUNT,
         apiId: API_ID,
+        // Where this connection was accepted, as API Gateway names its own domain: the API's base
+        // URL (the served document's first server) comes from here, never from a client's Host.
+        domainName: listenAddressOf(req),
         authorizer: authorizerContext,
         httpMethod: method,
         // No stage in the local URLs: the path as the caller sent it (the handler derives its base URL from it).

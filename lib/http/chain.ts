@@ -15,17 +15,22 @@ import {
   errorResponse,
   type FieldIssue,
   jsonResponse,
+  repeatedHeaders,
   serviceUnavailable,
   toApiError,
 } from './errors';
-import { gatewayAnswers, gatewayError } from './gateway-answers';
-import { impreciseNumbers } from './json-numbers';
+import { gatewayAnswers, gatewayError, LOCAL_API_ID } from './gateway-answers';
+import { type JsonScan, MAX_BODY_DEPTH, scanJson } from './json-numbers';
 
 /**
  * The shared middy chain every route handler goes through:
  *
- *   responder (first, so its onError runs last) → header normalizer → singleton headers → body
- *   guard → JSON body parser → validator → handler
+ *   responder (first, so its onError runs last) → singleton headers → header normalizer → key access
+ *   (the key's scope and games) → body guard → JSON scan → JSON body parser → validator → handler
+ *
+ * Access comes before anything about the body or the query is looked at: a key that may not make
+ * this call gets its 403, whatever else is wrong with the request. The singleton headers are
+ * counted before the normalizer, which would merge `X-Game-Id` and `x-game-id` into one.
  *
  * The handler receives typed, validated input and returns { statusCode, body }; it never sees the
  * raw event. Anything thrown anywhere ends as the error envelope.
@@ -77,7 +82,13 @@ export interface Reply {
 
 type Event = APIGatewayProxyEvent & { input?: unknown };
 type ChainRequest = Request<Event, APIGatewayProxyResult, Error, Context> & {
-  internal: { startedAt?: number; publisherId?: string; rawBody?: string };
+  internal: {
+    startedAt?: number;
+    publisherId?: string;
+    caller?: CallerKey;
+    rawBody?: string;
+    scan?: JsonScan;
+  };
 };
 
 const requestIdOf = (event: Event): string => event.requestContext?.requestId ?? 'unknown';
@@ -139,18 +150,10 @@ const access = (request: ChainRequest, status: number, errorCode?: string) => {
   coldStart = false;
 };
 
-/** Headers a request may carry once: two keys or two games must not be resolved silently. */
-const SINGLETON_HEADERS = ['Authorization', 'X-Game-Id', 'Content-Type'];
-
 const singletonHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'singletonHeaders',
   before: ({ event }) => {
-    const counts = new Map<string, number>();
-    for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
-      const lower = name.toLowerCase();
-      counts.set(lower, (counts.get(lower) ?? 0) + (values?.length ?? 0));
-    }
-    const repeated = SINGLETON_HEADERS.filter((name) => (counts.get(name.toLowerCase()) ?? 0) > 1);
+    const repeated = repeatedHeaders(event.multiValueHeaders);
     if (repeated.length > 0) {
       throw new ApiError(
         'invalid_request',
@@ -181,6 +184,24 @@ const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
       throw new ApiError('unsupported_media_type', 'Content-Type must be application/json');
     }
     if (bytes === 0) throw new ApiError('invalid_json', 'A JSON request body is required');
+  },
+});
+
+/**
+ * Before the body is parsed: a body nesting deeper than MAX_BODY_DEPTH is refused as such (not
+ * as invalid JSON, which it may well be), and the scan's other findings wait for the validator.
+ */
+const jsonScan = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+  name: 'jsonScan',
+  before: (request) => {
+    const internal = (request as ChainRequest).internal;
+    const scan = scanJson(internal.rawBody ?? '');
+    if (scan.tooDeep) {
+      throw new ApiError('invalid_request', `The body nests deeper than ${MAX_BODY_DEPTH} levels`, {
+        details: [{ field: 'body', issue: 'too_deep' }],
+      });
+    }
+    internal.scan = scan;
   },
 });
 
@@ -238,18 +259,19 @@ const invalidRequest = (issues: FieldIssue[], messages: string[]) => {
 };
 
 /**
- * The API's base URL as this request reached it: API Gateway's requestContext.path carries the
- * stage (or a custom domain's base path) before the route's path; the local gateway's carries
- * none. API Gateway always sets X-Forwarded-Proto; without it the caller spoke plain HTTP.
+ * The API's base URL as this request reached it, from the request context the gateway wrote, never
+ * from the Host or X-Forwarded-* headers a client sets. API Gateway names its own domain (or the
+ * custom domain) there and serves HTTPS only; its requestContext.path carries the stage (or a
+ * custom domain's base path) before the route's path. The local gateway (apiId LOCAL_API_ID)
+ * names the address it accepted the connection on, over plain HTTP, with no stage.
  */
 const baseUrlOf = (event: Event): string => {
-  const headers = event.headers ?? {};
-  const host = headers.host ?? event.requestContext?.domainName ?? 'localhost';
-  const proto = headers['x-forwarded-proto'] ?? 'http';
-  const full = event.requestContext?.path ?? event.path ?? '';
+  const context = event.requestContext;
+  const full = context?.path ?? event.path ?? '';
   const prefix =
     event.path && full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
-  return `${proto}://${host}${prefix}`;
+  const scheme = context?.apiId === LOCAL_API_ID ? 'http' : 'https';
+  return `${scheme}://${context?.domainName ?? 'localhost'}${prefix}`;
 };
 
 /** Routes without a query schema take no query parameters at all. */
@@ -272,30 +294,44 @@ const callerOf = (authorizer: Record<string, unknown> | null | undefined): Calle
 
 const forbidden = (message: string) => new ApiError('forbidden', message);
 
-const validator = ({
+/**
+ * The key's right to make this call, before anything about the request is looked at (its body,
+ * its query, its path): a key that may not call this learns nothing more. A key bound to games
+ * calling another game is refused here too, as long as the game it names is one at all.
+ */
+const keyAccess = ({
   auth,
   scope,
   request: spec,
 }: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+  name: 'keyAccess',
+  before: (request) => {
+    if (!auth) return;
+    const { event } = request;
+    const internal = (request as ChainRequest).internal;
+    // Fail closed: a route that should be behind the authorizer but got no publisher is refused.
+    const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
+    const caller = callerOf(event.requestContext?.authorizer);
+    if (!parsed.success || !caller) throw gatewayError(gatewayAnswers.unauthorized);
+    internal.publisherId = parsed.data;
+    internal.caller = caller;
+    if (scope && !caller.scopes.includes(scope)) throw forbidden(`This key lacks the scope ${scope}`);
+    if (spec.everyGame && caller.games)
+      throw forbidden('This key is bound to games, and this operation covers every game');
+    const game = spec.game
+      ? gameHeaderSchema.safeParse({ 'x-game-id': event.headers?.['x-game-id'] })
+      : undefined;
+    if (game?.success && caller.games && !caller.games.includes(game.data['x-game-id']))
+      throw forbidden(`This key is not bound to game ${game.data['x-game-id']}`);
+  },
+});
+
+const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'validator',
   before: (request) => {
     const { event } = request;
     const internal = (request as ChainRequest).internal;
-
-    let publisherId: string | undefined;
-    let caller: CallerKey | undefined;
-    if (auth) {
-      // Fail closed: a route that should be behind the authorizer but got no publisher is refused.
-      const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
-      caller = callerOf(event.requestContext?.authorizer);
-      if (!parsed.success || !caller) throw gatewayError(gatewayAnswers.unauthorized);
-      publisherId = parsed.data;
-      internal.publisherId = publisherId;
-      // Before anything about the request is looked at: a key that may not call this learns nothing more.
-      if (scope && !caller.scopes.includes(scope)) throw forbidden(`This key lacks the scope ${scope}`);
-      if (spec.everyGame && caller.games)
-        throw forbidden('This key is bound to games, and this operation covers every game');
-    }
+    const { publisherId, caller } = internal;
 
     const issues: FieldIssue[] = [];
     const messages: string[] = [];
@@ -320,7 +356,11 @@ const validator = ({
     const queryInput = event.queryStringParameters ?? {};
     const query = check(spec.query ?? emptyObject, queryInput, (f) => f || 'query', issues, messages);
     const body = spec.body ? check(spec.body, event.body, (f) => f || 'body', issues, messages) : undefined;
-    for (const { path: field, literal } of impreciseNumbers(internal.rawBody ?? '')) {
+    for (const field of internal.scan?.duplicates ?? []) {
+      issues.push({ field, issue: 'duplicate' });
+      messages.push(`${field} is given more than once`);
+    }
+    for (const { path: field, literal } of internal.scan?.imprecise ?? []) {
       issues.push({ field, issue: 'imprecise_number' });
       messages.push(
         `${field} ${literal} cannot be stored exactly: send at most double precision (about 15 digits)`,
@@ -328,8 +368,6 @@ const validator = ({
     }
 
     if (issues.length > 0) throw invalidRequest(issues, messages);
-    if (gameId !== undefined && caller?.games && !caller.games.includes(gameId))
-      throw forbidden(`This key is not bound to game ${gameId}`);
     event.input = {
       baseUrl: baseUrlOf(event),
       publisherId,
@@ -361,10 +399,14 @@ export const httpRoute = <const R extends RouteSpec>(
     },
   })
     .use(responder())
+    .use(singletonHeaders())
     .use(httpHeaderNormalizer())
-    .use(singletonHeaders());
+    .use(keyAccess(route));
   if (route.request.body) {
-    chain.use(bodyGuard()).use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+    chain
+      .use(bodyGuard())
+      .use(jsonScan())
+      .use(httpJsonBodyParser({ disableContentTypeCheck: true }));
   }
   return chain
     .use(validator(route))

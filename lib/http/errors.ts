@@ -118,3 +118,22 @@ export const toApiError = (error: unknown): ApiError => {
   }
   return internalError(error);
 };
+
+/** Headers a request may carry once: two keys or two games must not be resolved silently. */
+export const SINGLETON_HEADERS = ['Authorization', 'X-Game-Id', 'Content-Type'] as const;
+
+/**
+ * The singleton headers a request carries more than once, whatever the letter case of each copy:
+ * from a REST proxy event's multiValueHeaders (names as sent, each with its values) or the local
+ * gateway's raw header pairs, which it passes in the same shape.
+ */
+export const repeatedHeaders = (
+  multiValueHeaders: Record<string, readonly string[] | undefined> | null | undefined,
+): string[] => {
+  const counts = new Map<string, number>();
+  for (const [name, values] of Object.entries(multiValueHeaders ?? {})) {
+    const lower = name.toLowerCase();
+    counts.set(lower, (counts.get(lower) ?? 0) + (values?.length ?? 0));
+  }
+  return SINGLETON_HEADERS.filter((name) => (counts.get(name.toLowerCase()) ?? 0) > 1);
+};

@@ -107,3 +107,6 @@ export const statusOf = (answer: GatewayAnswer) => errorStatus[answer.code];
 /** The answer as an error for the local gateway to throw. */
 export const gatewayError = (answer: GatewayAnswer, cause?: unknown) =>
   new ApiError(answer.code, answer.message, { headers: { ...answer.headers }, cause });
+
+/** The local gateway's apiId in each event's request context (a real API Gateway id is 10 letters and digits). */
+export const LOCAL_API_ID = 'local';

@@ -32,13 +32,28 @@ export const isExactNumber = (literal: string): boolean => {
   return Number.isFinite(value) && canonical(literal) === canonical(JSON.stringify(value));
 };
 
+/** How deep a body may nest (objects and arrays); `details` alone may nest 32. */
+export const MAX_BODY_DEPTH = 64;
+
+export interface JsonScan {
+  /** Numbers a double cannot hold exactly, in order. */
+  imprecise: ImpreciseNumber[];
+  /** Dotted paths of members whose name appears earlier in the same object, in order. */
+  duplicates: string[];
+  /** Whether the text nests deeper than MAX_BODY_DEPTH (the scan stops there). */
+  tooDeep: boolean;
+}
+
 /**
- * Every inexact number of a JSON text, in order. Meant for text JSON.parse accepted: it skips
- * strings and tracks object keys and array indexes, nothing more.
+ * One pass over a JSON text, without recursion (so any depth is safe): its inexact numbers, its
+ * repeated member names (JSON.parse keeps the last of each silently, so a validator and a reader
+ * could see different values) and whether it nests too deep. Meant for text JSON.parse accepts:
+ * it skips strings and tracks object keys and array indexes, nothing more.
  */
-export const impreciseNumbers = (text: string): ImpreciseNumber[] => {
-  const found: ImpreciseNumber[] = [];
-  const stack: Array<{ key: string | number; isObject: boolean }> = [];
+export const scanJson = (text: string): JsonScan => {
+  const scan: JsonScan = { imprecise: [], duplicates: [], tooDeep: false };
+  const stack: Array<{ key: string | number; isObject: boolean; seen?: Set<string> }> = [];
+  const pathOf = () => stack.map((frame) => frame.key).join('.');
   let expectingKey = false;
   let i = 0;
   while (i < text.length) {
@@ -47,13 +62,25 @@ export const impreciseNumbers = (text: string): ImpreciseNumber[] => {
       let end = i + 1;
       while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
       const top = stack.at(-1);
-      if (expectingKey && top) {
-        top.key = JSON.parse(text.slice(i, end + 1)) as string;
+      if (expectingKey && top?.seen) {
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(i, end + 1)) as string;
+        } catch {
+          return scan;
+        }
+        top.key = key;
+        if (top.seen.has(key)) scan.duplicates.push(pathOf());
+        top.seen.add(key);
         expectingKey = false;
       }
       i = end + 1;
     } else if (c === '{' || c === '[') {
-      stack.push({ key: c === '{' ? '' : 0, isObject: c === '{' });
+      if (stack.length >= MAX_BODY_DEPTH) {
+        scan.tooDeep = true;
+        return scan;
+      }
+      stack.push(c === '{' ? { key: '', isObject: true, seen: new Set() } : { key: 0, isObject: false });
       expectingKey = c === '{';
       i += 1;
     } else if (c === '}' || c === ']') {
@@ -67,11 +94,14 @@ export const impreciseNumbers = (text: string): ImpreciseNumber[] => {
     } else if (c === '-' || (c >= '0' && c <= '9')) {
       NUMBER.lastIndex = i;
       const literal = NUMBER.exec(text)?.[0] ?? c;
-      if (!isExactNumber(literal)) found.push({ path: stack.map((frame) => frame.key).join('.'), literal });
+      if (!isExactNumber(literal)) scan.imprecise.push({ path: pathOf(), literal });
       i += literal.length;
     } else {
       i += 1;
     }
   }
-  return found;
+  return scan;
 };
+
+/** Every inexact number of a JSON text, in order (scanJson's first finding). */
+export const impreciseNumbers = (text: string): ImpreciseNumber[] => scanJson(text).imprecise;

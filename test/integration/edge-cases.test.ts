@@ -138,6 +138,38 @@ describe('headers that must come once', () => {
     expect(await api.items()).toEqual(before);
   });
 
+  it.each([
+    ['X-Game-Id', (key: string) => [`Authorization: Bearer ${key}`, 'X-Game-Id: g1', 'x-game-id: g2']],
+    [
+      'Authorization',
+      (key: string) => [`Authorization: Bearer ${key}`, `authorization: Bearer ${key}`, 'X-Game-Id: g1'],
+    ],
+    [
+      'Content-Type',
+      (key: string) => [
+        `Authorization: Bearer ${key}`,
+        'X-Game-Id: g1',
+        'content-type: application/json',
+        'CONTENT-TYPE: application/json',
+      ],
+    ],
+  ])(
+    'refuses %s twice in different letter cases, as two header lines, storing nothing',
+    async (name, lines) => {
+      const before = await api.items();
+      const body = JSON.stringify(banBody({ device_id: 'edge-cased' }));
+      const headers = lines(keyA);
+      if (name !== 'Content-Type') headers.push('Content-Type: application/json');
+      const raw = await wireRequest(
+        `POST /v1/bans HTTP/1.1\r\nHost: x\r\n${headers.join('\r\n')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      const res = parseRaw(raw);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: name, issue: 'repeated' }]);
+      expect(await api.items()).toEqual(before);
+    },
+  );
+
   it('refuses two Authorization headers, whichever key comes last', async () => {
     const res = await rawRequest('GET', '/v1/policy', {
       Authorization: [`Bearer ${keyB}`, `Bearer ${keyA}`],
@@ -278,6 +310,17 @@ const rawExchange = (bytes: string) =>
   new Promise<string>((done, fail) => {
     const { hostname, port } = new URL(api.url);
     const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', () => done(Buffer.concat(chunks).toString()));
+    socket.on('error', fail);
+  });
+
+/** A whole request written on a socket (kept open until the server, told `Connection: close`, closes it). */
+const wireRequest = (bytes: string) =>
+  new Promise<string>((done, fail) => {
+    const { hostname, port } = new URL(api.url);
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('close', () => done(Buffer.concat(chunks).toString()));
