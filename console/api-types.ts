@@ -1350,7 +1350,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the events older than that page.
-         * @example MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMQ
+         * @example MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMWFCM2Q
          */
         cursor?: string;
         /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { parseSafeInteger } from '../model/numbers';
 import type { EventsQuery } from '../model/requests';
 import type { FeedEvent, FeedPage, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -242,7 +243,12 @@ const decodeCursor = (publisherId: string, gameId: string, cursor: string): Posi
   if (match[1] !== readerTag(publisherId, gameId)) {
     throw new InvalidInputError('cursor', 'invalid', 'was returned to another publisher or for another game');
   }
-  return [Number(match[2]), Number(match[3]), Number(match[4])];
+  // A forged position at or past the last one a key can hold is no cursor of ours (reading after
+  // it would ask for a range that ends before it starts).
+  const positions = [match[2], match[3], match[4]].map((digits) => parseSafeInteger(digits ?? ''));
+  if (positions.some((position) => position === undefined || position >= LAST_SEQ))
+    throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
+  return positions as unknown as Positions;
 };
 
 interface Entry {

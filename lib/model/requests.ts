@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { parseSafeInteger } from './numbers';
 import { type PolicyFlag, policyFlags } from './policy-flags';
 import { scopes } from './scopes';
 
@@ -89,7 +90,17 @@ export const banScopeSchema = /* @__PURE__ */ define(() => z.enum(banScopes));
 export type BanType = (typeof banTypes)[number];
 export type BanScope = (typeof banScopes)[number];
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+/**
+ * RFC 3339's date-time with an offset, narrowed: seconds 00-59 (no leap second `:60`, which no
+ * clock we compare with can hold) and at most 9 fraction digits (nanoseconds; stored to the
+ * millisecond). The OpenAPI document states the same pattern.
+ */
+export const RFC3339_PATTERN =
+  '^(\\d{4})-(\\d{2})-(\\d{2})[Tt]([01]\\d|2[0-3]):([0-5]\\d):([0-5]\\d)(\\.\\d{1,9})?([Zz]|[+-]([01]\\d|2[0-3]):([0-5]\\d))$';
+const RFC3339 = new RegExp(RFC3339_PATTERN);
+
+/** The latest instant an expiry may name: four-digit years end here, in UTC. */
+export const LATEST_EXPIRY = '9999-12-31T23:59:59.999Z';
 
 /** Parses an RFC 3339 date-time with an offset; rejects impossible dates such as 02-30. */
 export const parseRfc3339 = (value: string): Date | undefined => {
@@ -119,6 +130,18 @@ const expiresAtSchema = /* @__PURE__ */ define(() =>
               format: 'date-time',
               input: value,
               message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
+            });
+            return z.NEVER;
+          }
+          // 9999-12-31T23:59:59-23:59 is a valid date-time, but in year 10000 in UTC, where the
+          // stored form (YYYY-...) ends: refused as what it is, not as "in the past".
+          if (date.getTime() > Date.parse(LATEST_EXPIRY)) {
+            ctx.issues.push({
+              code: 'too_big',
+              origin: 'date',
+              maximum: Date.parse(LATEST_EXPIRY),
+              input: value,
+              message: `must be at most ${LATEST_EXPIRY} (in UTC)`,
             });
             return z.NEVER;
           }
@@ -212,15 +235,27 @@ export const policyPatchSchema = /* @__PURE__ */ define(() => z.partial(z.strict
 export type PolicyPatch = z.output<typeof policyPatchSchema>;
 
 /** Digits only: "1e3", "0x10", " 5" and "5.0" are all refused rather than coerced. */
+/**
+ * Digits only, then one issue: `too_small` or `too_big` past the bounds, however many digits
+ * (the last stage is what the OpenAPI document shows: an integer between the bounds).
+ */
 const integerParam = (min: number, max: number) =>
   z.pipe(
-    z.pipe(z.string().check(z.regex(/^[0-9]{1,16}$/, 'must be an integer')), z.transform(Number)),
-    z
-      .int()
-      .check(
-        z.minimum(min, `must be between ${min} and ${max}`),
-        z.maximum(max, `must be between ${min} and ${max}`),
-      ),
+    z.pipe(
+      z.string().check(z.regex(/^[0-9]+$/, 'must be an integer')),
+      z.transform((text: string, ctx) => {
+        const value = parseSafeInteger(text);
+        if (value !== undefined && value >= min && value <= max) return value;
+        const message = `must be between ${min} and ${max}`;
+        ctx.issues.push(
+          value !== undefined && value < min
+            ? { code: 'too_small', origin: 'number', minimum: min, input: text, message }
+            : { code: 'too_big', origin: 'number', maximum: max, input: text, message },
+        );
+        return z.NEVER;
+      }),
+    ),
+    z.int().check(z.minimum(min), z.maximum(max)),
   );
 
 export const banStatusFilters = ['active', 'inactive', 'all'] as const;

@@ -12,7 +12,9 @@ import {
   deviceIdSchema,
   enforcementBatchRequestSchema,
   gameHeaderSchema,
+  LATEST_EXPIRY,
   policyPatchSchema,
+  RFC3339_PATTERN,
   revokeBanRequestSchema,
 } from '../model/requests';
 import {
@@ -125,9 +127,12 @@ const described = new Map<$ZodType, JsonSchema>([
     {
       type: 'string',
       format: 'date-time',
+      pattern: RFC3339_PATTERN,
       description:
-        'RFC 3339 date-time with an offset (`Z` or `±hh:mm`), later than now; null or absent makes ' +
-        'the ban permanent. Stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`.',
+        'RFC 3339 date-time with an offset (`Z` or `±hh:mm`), later than now and at most ' +
+        `${LATEST_EXPIRY} in UTC; null or absent makes it permanent. Narrower than RFC 3339: no ` +
+        'leap second (`:60`) and at most 9 fraction digits. Stored and returned as UTC ' +
+        '`YYYY-MM-DDTHH:mm:ss.sssZ`.',
       examples: ['2030-01-01T00:00:00Z'],
     },
   ],
@@ -213,7 +218,7 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAudit.limit': { description: 'Most events to return. Digits only.', example: 50 },
   'listAudit.cursor': {
     description: "The previous page's `next_cursor` (opaque): the events older than that page.",
-    example: 'MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMQ',
+    example: 'MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMWFCM2Q',
   },
   'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
   'listAudit.device_id': { description: 'Only events about this device.', example: 'device-7f3a9c' },

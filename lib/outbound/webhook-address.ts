@@ -129,7 +129,7 @@ const isLocalhostName = (hostname: string): boolean => {
 
 /**
  * The check made when a webhook URL is registered, before any DNS: an absolute https URL of at
- * most 2048 characters, with no credentials or fragment, whose host is not a forbidden literal or
+ * most 2048 characters as sent and as normalised (the form stored and called), with no credentials or fragment, whose host is not a forbidden literal or
  * `localhost`. With `allowLoopback` (local development), http is accepted too, to loopback only.
  * A name that resolves to a forbidden address passes here; delivery refuses it (webhook-request.ts).
  */
@@ -160,5 +160,12 @@ export const checkWebhookUrl = (
     ? isForbiddenAddress(literal, options.allowLoopback)
     : !options.allowLoopback && isLocalhostName(url.hostname);
   if (forbidden) return { ok: false, reason: NOT_PUBLIC };
+  // The limit holds for what is stored, listed and called: normalising can grow a URL (each
+  // non-ASCII character of its path becomes three or more percent-encoded ones).
+  if (url.href.length > MAX_URL_LENGTH)
+    return {
+      ok: false,
+      reason: `must be at most ${MAX_URL_LENGTH} characters once normalised (this one is ${url.href.length})`,
+    };
   return { ok: true, url };
 };

@@ -103,8 +103,12 @@ export const GLOBAL_FEED_PARTITION = `${partitions.feed}GLOBAL`;
 export const FEED_ENTRY_PREFIX = 'SEQ#';
 /** Positions are zero-padded so the sort key orders them numerically. */
 export const FEED_SEQ_DIGITS = 16;
-/** The highest position a padded key can hold: the upper end of a range read to the end. */
-export const LAST_SEQ = 10 ** FEED_SEQ_DIGITS - 1;
+/**
+ * The highest position: the upper end of a range read to the end. The largest safe integer (16
+ * digits), not 10^16 - 1, which a double cannot hold: it rounds to 10^16, whose 17-digit key would
+ * sort before every position from 2 * 10^15 on.
+ */
+export const LAST_SEQ = Number.MAX_SAFE_INTEGER;
 export const feedEntryKey = (partition: string, seq: number) => ({
   pk: partition,
   sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
