@@ -106,14 +106,14 @@ export interface paths {
   "/v1/keys": {
     /**
      * List your publisher's keys, without their secrets
-     * @description Every key of the caller's publisher, oldest first, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret.
+     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret. Page with `next_cursor` until it is null.
      *
      * Needs a key with the `keys:manage` scope.
      */
     get: operations["listKeys"];
     /**
      * Make a key for your publisher, with some of your own scopes and games
-     * @description Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, when the calling key is bound to games, a game outside them (or every game, by leaving out `games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and nothing is made. Without `games` the key may name any game; without `expires_at` it does not expire.
+     * @description Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, when the calling key is bound to games, a game outside them (or every game, by leaving out `games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and nothing is made. Without `games` the key may name any game; without `expires_at` it does not expire. A publisher holds at most 100 live (unrevoked) keys: past that, a 409 `conflict` until one is revoked.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -122,7 +122,7 @@ export interface paths {
   "/v1/keys/{key_id}/revoke": {
     /**
      * Revoke one of your publisher's keys
-     * @description Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, 300 s by default). Another publisher's key id is a 404, as an unknown one. Revoking again answers the key with its first `revoked_at`.
+     * @description Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, 300 s by default). Another publisher's key id is a 404, as an unknown one. A key may revoke itself, and any key holding no scope or game it lacks itself; a key holding more is a 403 naming what the caller lacks. Revoking again answers the key with its first `revoked_at`.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -394,7 +394,7 @@ export interface components {
     Error: {
       error: {
         /** @enum {string} */
-        code: "invalid_json" | "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
         message: string;
         details?: components["schemas"]["FieldIssue"][];
       };
@@ -424,6 +424,7 @@ export interface components {
     };
     ApiKeyList: {
       items: components["schemas"]["ApiKey"][];
+      next_cursor: string | null;
     };
     NewApiKey: {
       key_id: string;
@@ -658,6 +659,20 @@ export interface components {
           error?: {
             /** @enum {unknown} */
             code?: "not_found";
+          };
+        };
+      };
+    };
+    /** @description `conflict`: a publisher's limit is reached (its 100 live keys): revoke one first. */
+    Conflict: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["Error"] & {
+          error?: {
+            /** @enum {unknown} */
+            code?: "conflict";
           };
         };
       };
@@ -1231,11 +1246,25 @@ export interface operations {
   };
   /**
    * List your publisher's keys, without their secrets
-   * @description Every key of the caller's publisher, oldest first, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret.
+   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret. Page with `next_cursor` until it is null.
    *
    * Needs a key with the `keys:manage` scope.
    */
   listKeys: {
+    parameters: {
+      query?: {
+        /**
+         * @description Most keys to return. Digits only.
+         * @example 50
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque): the keys after that page, in `key_id` order.
+         * @example azEua2V5XzdoVHEyV21acDBMZA
+         */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description The publisher's keys. */
       200: {
@@ -1256,7 +1285,7 @@ export interface operations {
   };
   /**
    * Make a key for your publisher, with some of your own scopes and games
-   * @description Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, when the calling key is bound to games, a game outside them (or every game, by leaving out `games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and nothing is made. Without `games` the key may name any game; without `expires_at` it does not expire.
+   * @description Makes a key for the caller's publisher and answers its secret `api_key`, shown this once (only its hash is stored). A key never grants more than the calling key holds: a scope it lacks, or, when the calling key is bound to games, a game outside them (or every game, by leaving out `games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and nothing is made. Without `games` the key may name any game; without `expires_at` it does not expire. A publisher holds at most 100 live (unrevoked) keys: past that, a 409 `conflict` until one is revoked.
    *
    * Needs a key with the `keys:manage` scope.
    */
@@ -1292,6 +1321,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["RateLimited"];
@@ -1301,7 +1331,7 @@ export interface operations {
   };
   /**
    * Revoke one of your publisher's keys
-   * @description Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, 300 s by default). Another publisher's key id is a 404, as an unknown one. Revoking again answers the key with its first `revoked_at`.
+   * @description Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, 300 s by default). Another publisher's key id is a 404, as an unknown one. A key may revoke itself, and any key holding no scope or game it lacks itself; a key holding more is a 403 naming what the caller lacks. Revoking again answers the key with its first `revoked_at`.
    *
    * Needs a key with the `keys:manage` scope.
    */

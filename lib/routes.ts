@@ -12,6 +12,7 @@ import {
   keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
+  listKeysQuerySchema,
   policyPatchSchema,
   revokeBanRequestSchema,
   webhookPathSchema,
@@ -268,9 +269,11 @@ export const createKeyRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { body: createKeyRequestSchema },
-  // The policy (if missing), the key's three items and its event, each a conditional put; the
-  // deletes that withdraw them if the event cannot be written.
+  // The policy (if missing), the taken slots (the cap on live keys), a slot, the key's three
+  // items and its event, each a conditional put; the deletes that withdraw them if the event
+  // cannot be written.
   table: {
+    'dynamodb:Query': ['publisher'],
     'dynamodb:PutItem': ['publisher', 'keyId', 'apiKey', 'audit'],
     'dynamodb:DeleteItem': ['publisher', 'keyId', 'apiKey', 'audit'],
   },
@@ -284,7 +287,7 @@ export const listKeysRoute = {
   handler: 'list-keys',
   auth: true,
   scope: 'keys:manage',
-  request: {},
+  request: { query: listKeysQuerySchema },
   table: { 'dynamodb:Query': ['publisher'] },
   throttle: 'read',
 } as const satisfies Route;
@@ -297,11 +300,13 @@ export const revokeKeyRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { path: keyPathSchema },
-  // The key id item (whose is it?), then the lookup, id and listing items, then the event.
+  // What the key holds (the listing item), the key id item (whose is it?), then the lookup, id
+  // and listing items, the event, and the key's slot freed.
   table: {
-    'dynamodb:GetItem': ['keyId'],
+    'dynamodb:GetItem': ['keyId', 'publisher'],
     'dynamodb:UpdateItem': ['keyId', 'apiKey', 'publisher'],
     'dynamodb:PutItem': ['audit'],
+    'dynamodb:DeleteItem': ['publisher'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -314,7 +319,8 @@ export const listAuditRoute = {
   handler: 'list-audit',
   auth: true,
   scope: 'audit:read',
-  request: { query: auditQuerySchema },
+  // The trail spans every game (keys, policy, publisher and global bans): no bound key reads it.
+  request: { query: auditQuerySchema, everyGame: true },
   table: { 'dynamodb:Query': ['audit'] },
   throttle: 'read',
 } as const satisfies Route;

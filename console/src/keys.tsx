@@ -17,6 +17,9 @@ import {
 } from './ui';
 import { check, parseExpiry, parseGames } from './validation';
 
+/** Pages of 200 the keys view reads at most: 2,000 keys, revoked ones included. */
+const MAX_KEY_PAGES = 10;
+
 /** The API keys view: the publisher's keys, revoking one, and making a scoped, game-bound key shown once. */
 
 type ApiKey = Schemas['ApiKey'];
@@ -151,13 +154,21 @@ export const KeysView = ({
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const { busy, run } = useBusy();
 
+  /** Every page of the listing (live keys are at most 100; revoked ones stay listed). */
   const list = async () => {
-    const answer = await call('get', '/v1/keys', {});
-    if (answer.status !== 200) {
-      setMessage(errorMessage(answer));
-      return;
+    const all: ApiKey[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_KEY_PAGES; page++) {
+      const answer = await call('get', '/v1/keys', { query: { limit: 200, ...(cursor ? { cursor } : {}) } });
+      if (answer.status !== 200) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      all.push(...answer.body.items);
+      if (answer.body.next_cursor === null) break;
+      cursor = answer.body.next_cursor;
     }
-    setKeys(answer.body.items);
+    setKeys(all);
   };
 
   useEffect(() => {

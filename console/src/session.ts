@@ -60,7 +60,7 @@ export const signIn = async (
   const call = createClient(key, base);
   const [policy, keys, audit] = await Promise.all([
     call('get', '/v1/policy', {}),
-    call('get', '/v1/keys', {}),
+    call('get', '/v1/keys', { query: { limit: 1 } }),
     call('get', '/v1/audit', { query: { limit: 1 } }),
   ]);
   const answers: AnyAnswer[] = [policy, keys, audit];

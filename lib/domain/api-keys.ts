@@ -1,18 +1,28 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CreateKeyRequest } from '../model/requests';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
 import type { Actor, ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
 import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
+import { isConditionFailure } from '../storage/failures';
 import {
   apiKeyKey,
+  KEY_SLOT_PREFIX,
   keyIdKey,
+  keySlotKey,
   PUBLISHER_KEY_PREFIX,
   publisherKeyKey,
   publisherPartition,
 } from '../storage/keys';
 import { eventKeyOf, OPERATOR, recordEvent, undoUnrecorded } from './audit';
-import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { provisionPolicy } from './policy';
 
 /**
@@ -21,6 +31,7 @@ import { provisionPolicy } from './policy';
  *   lookup (authorizer)   `APIKEY#<sha256 hex>` / `APIKEY`
  *   publisher's listing   `PUBLISHER#<publisher_id>` / `KEY#<key_id>`
  *   key id → publisher    `KEYID#<key_id>` / `KEYID`   (so `revoke <key_id>` needs nothing else)
+ *   live key slot         `PUBLISHER#<publisher_id>` / `KEYSLOT#<000-099>`   (the cap on live keys)
  * and their events in the audit trail (./audit.ts): `key.created`, `key.revoked`.
  */
 
@@ -130,8 +141,9 @@ export const createApiKey = async (
     revoked_at: null,
     last4: apiKey.slice(-4),
   };
+  const slot = await claimKeySlot(publisherId, info.key_id);
   try {
-    await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash }));
+    await put(keyToItem(publisherKeyKey(publisherId, info.key_id), info, { key_hash: hash, slot }));
     await put(keyToItem(keyIdKey(info.key_id), info, { key_hash: hash }));
     await put(keyToItem(apiKeyKey(hash), info));
     await recordEvent(publisherId, info.key_id, info.created_at, actor, {
@@ -151,6 +163,7 @@ export const createApiKey = async (
         eventKeyOf(publisherId, 'key.created', info.key_id, info.created_at),
         keyIdKey(info.key_id),
         publisherKeyKey(publisherId, info.key_id),
+        keySlotKey(publisherId, slot),
       ],
       `key ${info.key_id}`,
     );
@@ -159,6 +172,56 @@ export const createApiKey = async (
   return { ...info, api_key: apiKey };
 };
 
+/** The most live (unrevoked) keys a publisher holds: each takes a slot until it is revoked. */
+export const MAX_LIVE_KEYS = 100;
+
+/**
+ * Takes the lowest free slot for a new key with a conditional put, so two mints at once never
+ * take the same one and the cap holds under any concurrency; ConflictError when all are taken.
+ */
+const claimKeySlot = async (publisherId: string, keyId: string): Promise<number> => {
+  const { Items = [] } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
+      ExpressionAttributeValues: { ':pk': publisherPartition(publisherId), ':slot': KEY_SLOT_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
+  const taken = new Set(Items.map((item) => String(item.sk)));
+  for (let slot = 0; slot < MAX_LIVE_KEYS; slot += 1) {
+    if (taken.has(keySlotKey(publisherId, slot).sk)) continue;
+    try {
+      await put({ ...keySlotKey(publisherId, slot), key_id: keyId });
+      return slot;
+    } catch (error) {
+      // Another mint took it meanwhile: try the next.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new ConflictError(`This publisher already has ${MAX_LIVE_KEYS} live keys: revoke one first`);
+};
+
+/** Frees a revoked key's slot (only if the key still holds it: revoking again repairs a failed free). */
+const releaseKeySlot = async (publisherId: string, slot: unknown, keyId: string) => {
+  if (typeof slot !== 'number') return;
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: keySlotKey(publisherId, slot),
+        ConditionExpression: 'key_id = :key',
+        ExpressionAttributeValues: { ':key': keyId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+const KEY_CURSOR = /^k1\.(key_[A-Za-z0-9_-]{12})$/;
+
+/** Every key of the publisher, oldest first (the operator's tool and the local banner). */
 export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> => {
   const keys: ApiKeyInfo[] = [];
   const pages = paginateQuery(
@@ -172,6 +235,41 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
   );
   for await (const page of pages) for (const item of page.Items ?? []) keys.push(keyFromItem(item));
   return keys.sort((a, b) => a.created_at.localeCompare(b.created_at));
+};
+
+/** One page of the publisher's keys, in key_id order, and the cursor after it. */
+const keyPage = async (
+  publisherId: string,
+  page: { limit: number; cursor?: string },
+): Promise<{ keys: ApiKeyInfo[]; next: string | null }> => {
+  let after: string | undefined;
+  if (page.cursor !== undefined) {
+    const match = KEY_CURSOR.exec(Buffer.from(page.cursor, 'base64url').toString());
+    if (!match?.[1])
+      throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
+    after = match[1];
+  }
+  const pk = publisherPartition(publisherId);
+  const { Items = [] } = await dynamo.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        // After the cursor's key ('$' sorts after every key id character but none), to the last key.
+        ':from': after ? `${publisherKeyKey(publisherId, after).sk}$` : PUBLISHER_KEY_PREFIX,
+        ':to': `${PUBLISHER_KEY_PREFIX}~`,
+      },
+      ConsistentRead: true,
+      Limit: page.limit + 1,
+    }),
+  );
+  const keys = Items.slice(0, page.limit).map(keyFromItem);
+  const last = keys.at(-1);
+  return {
+    keys,
+    next: Items.length > page.limit && last ? Buffer.from(`k1.${last.key_id}`).toString('base64url') : null,
+  };
 };
 
 /**
@@ -204,11 +302,16 @@ export const revokeApiKey = async (
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return { key: keyFromItem(Attributes), revokedBy: Attributes?.revoked_by as Actor | undefined };
+    return {
+      key: keyFromItem(Attributes),
+      revokedBy: Attributes?.revoked_by as Actor | undefined,
+      slot: Attributes?.slot,
+    };
   };
   await revoke(apiKeyKey(hash));
   await revoke(keyIdKey(keyId));
-  const { key, revokedBy } = await revoke(publisherKeyKey(String(Item.publisher_id), keyId));
+  const { key, revokedBy, slot } = await revoke(publisherKeyKey(String(Item.publisher_id), keyId));
+  await releaseKeySlot(key.publisher_id, slot, keyId);
   // Keys revoked before the audit began name no revoker, and get no event now.
   if (revokedBy && key.revoked_at) {
     await recordEvent(key.publisher_id, key.key_id, key.revoked_at, revokedBy, {
@@ -333,12 +436,52 @@ export const issueApiKey = async (
   return { ...view, api_key: key.api_key };
 };
 
-export const listKeys = async (publisherId: string): Promise<ApiKeyList> => ({
-  items: (await listApiKeys(publisherId)).map(keyView),
-});
+/** One page of the publisher's keys, in key_id order (`limit`, `cursor`, `next_cursor`). */
+export const listKeys = async (publisherId: string, query: ListKeysQuery): Promise<ApiKeyList> => {
+  const { keys, next } = await keyPage(publisherId, query);
+  return { items: keys.map(keyView), next_cursor: next };
+};
 
-/** Revokes one of the publisher's own keys; anyone else's is NotFound. Revoking twice keeps the first time. */
-export const revokeKey = async (publisherId: string, keyId: string, actor: Actor): Promise<ApiKey> => {
+/**
+ * What a key holds that the caller does not: scopes, games (a key for every game is more than
+ * any bound caller holds), nothing when the caller holds all of it.
+ */
+const beyond = (caller: Grantor, key: ApiKeyInfo): string[] => {
+  const scopes = effectiveScopes(key).filter((scope) => !caller.scopes.includes(scope));
+  const lacking = scopes.map((scope) => `the scope ${scope}`);
+  if (caller.games) {
+    if (!key.games) lacking.push('every game');
+    else
+      for (const game of key.games.filter((g) => !caller.games?.includes(g)))
+        lacking.push(`the game ${game}`);
+  }
+  return lacking;
+};
+
+/**
+ * Revokes one of the publisher's own keys; anyone else's is NotFound. A key may revoke itself,
+ * and any key that holds nothing it does not hold itself (mirroring what it may mint): a key
+ * holding more is Forbidden, naming what the caller lacks. Revoking twice keeps the first time.
+ */
+export const revokeKey = async (
+  publisherId: string,
+  caller: Grantor & { keyId: string },
+  keyId: string,
+  actor: Actor,
+): Promise<ApiKey> => {
+  if (keyId !== caller.keyId) {
+    const { Item } = await dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: publisherKeyKey(publisherId, keyId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) throw new NotFoundError('No such key');
+    const lacking = beyond(caller, keyFromItem(Item));
+    if (lacking.length > 0)
+      throw new ForbiddenError(`This key may not revoke a key holding what it lacks: ${lacking.join(', ')}`);
+  }
   const key = await revokeApiKey(keyId, publisherId, actor);
   if (!key) throw new NotFoundError('No such key');
   return keyView(key);

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
-import type { BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
+import type { BanScope, BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
 import type {
   Actor,
   BanCreationResult,
@@ -23,7 +23,7 @@ import { BAN_PREFIX, banKey, devicePartition, erasureKey, idempotencyKey } from 
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
-import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
+import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
 
@@ -154,12 +154,25 @@ const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreat
  * A crash after 2 leaves a record whose retry completes the ban and its event. Without an
  * idempotency key no retry can, so a failure at 4 withdraws the ban.
  */
+/**
+ * A key bound to games acts within them: a `publisher` ban reaches every game of the publisher and
+ * a `global` one every publisher, so only `game` bans are within a bound key's reach.
+ */
+export const checkBanReach = (scope: BanScope, boundGames: readonly string[] | null) => {
+  if (boundGames && scope !== 'game')
+    throw new ForbiddenError(
+      `This key is bound to games: a ${scope} ban reaches every ${scope === 'global' ? 'publisher' : 'game'}, so it may make or revoke only game bans`,
+    );
+};
+
 export const createBan = async (
   publisherId: string,
   gameId: string,
   request: CreateBanRequest,
   actor: Actor,
+  boundGames: readonly string[] | null = null,
 ): Promise<BanCreationResult> => {
+  checkBanReach(request.scope, boundGames);
   if (request.expires_at && request.expires_at <= new Date().toISOString()) {
     // A repeat of a key answers its original ban, even once that ban has expired (a client that
     // retries late must learn what happened, not get an error); only a new ban must end later.
@@ -343,6 +356,7 @@ export const revokeBan = async (
   banId: number,
   reasonCode: string,
   actor: Actor,
+  boundGames: readonly string[] | null = null,
 ): Promise<RevokedBan> => {
   const Key = banKey(deviceId, banId);
   const revoke = async (): Promise<Ban> => {
@@ -352,8 +366,12 @@ export const revokeBan = async (
           TableName: tableName,
           Key,
           UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason, revoked_by = :actor',
-          ConditionExpression:
-            'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null AND (#scope <> :gameScope OR game_id = :game)',
+          // A bound key's reach is game bans only (checkBanReach, on what the Get below finds).
+          ConditionExpression: `attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null AND ${
+            boundGames
+              ? '#scope = :gameScope AND game_id = :game'
+              : '(#scope <> :gameScope OR game_id = :game)'
+          }`,
           ExpressionAttributeNames: { '#scope': 'scope' },
           ExpressionAttributeValues: {
             ':now': new Date().toISOString(),
@@ -376,6 +394,7 @@ export const revokeBan = async (
     if (!ban || ban.publisher_id !== publisherId || (ban.scope === 'game' && ban.game_id !== gameId)) {
       throw banNotFound();
     }
+    checkBanReach(ban.scope, boundGames);
     return ban;
   };
   const revokeAndRecord = async () => {

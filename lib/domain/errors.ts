@@ -32,3 +32,13 @@ export class InvalidInputError extends Error {
     super(message);
   }
 }
+
+/** The caller's key may not do this to this thing (its scope, games or reach fall short). */
+export class ForbiddenError extends Error {
+  override readonly name = 'ForbiddenError';
+}
+
+/** The request is valid but the publisher's state refuses it (a limit reached). */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+}

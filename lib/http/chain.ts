@@ -196,9 +196,9 @@ const jsonScan = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   before: (request) => {
     const internal = (request as ChainRequest).internal;
     const scan = scanJson(internal.rawBody ?? '');
-    if (scan.tooDeep) {
-      throw new ApiError('invalid_request', `The body nests deeper than ${MAX_BODY_DEPTH} levels`, {
-        details: [{ field: 'body', issue: 'too_deep' }],
+    if (scan.tooDeep !== null) {
+      throw new ApiError('invalid_request', `${scan.tooDeep} nests deeper than ${MAX_BODY_DEPTH} levels`, {
+        details: [{ field: scan.tooDeep, issue: 'too_deep' }],
       });
     }
     internal.scan = scan;

@@ -1,4 +1,10 @@
-import { IntegrityError, InvalidInputError, NotFoundError } from '../domain/errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  IntegrityError,
+  InvalidInputError,
+  NotFoundError,
+} from '../domain/errors';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import { isTransientStoreFailure } from '../storage/failures';
 
@@ -96,6 +102,8 @@ export const errorResponse = (error: ApiError, requestId: string): HttpResponse 
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
+  if (error instanceof ForbiddenError) return new ApiError('forbidden', error.message, { cause: error });
+  if (error instanceof ConflictError) return new ApiError('conflict', error.message, { cause: error });
   if (error instanceof InvalidInputError) {
     return new ApiError('invalid_request', `${error.field} ${error.message}`, {
       details: [{ field: error.field, issue: error.issue }],

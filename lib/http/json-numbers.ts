@@ -40,8 +40,11 @@ export interface JsonScan {
   imprecise: ImpreciseNumber[];
   /** Dotted paths of members whose name appears earlier in the same object, in order. */
   duplicates: string[];
-  /** Whether the text nests deeper than MAX_BODY_DEPTH (the scan stops there). */
-  tooDeep: boolean;
+  /**
+   * Where the text nests deeper than MAX_BODY_DEPTH (the scan stops there): the top-level member
+   * it happens under, or `body` for a top-level array; null when it does not.
+   */
+  tooDeep: string | null;
 }
 
 /**
@@ -51,7 +54,7 @@ export interface JsonScan {
  * it skips strings and tracks object keys and array indexes, nothing more.
  */
 export const scanJson = (text: string): JsonScan => {
-  const scan: JsonScan = { imprecise: [], duplicates: [], tooDeep: false };
+  const scan: JsonScan = { imprecise: [], duplicates: [], tooDeep: null };
   const stack: Array<{ key: string | number; isObject: boolean; seen?: Set<string> }> = [];
   const pathOf = () => stack.map((frame) => frame.key).join('.');
   let expectingKey = false;
@@ -77,7 +80,8 @@ export const scanJson = (text: string): JsonScan => {
       i = end + 1;
     } else if (c === '{' || c === '[') {
       if (stack.length >= MAX_BODY_DEPTH) {
-        scan.tooDeep = true;
+        const top = stack[0];
+        scan.tooDeep = top?.isObject && top.key !== '' ? String(top.key) : 'body';
         return scan;
       }
       stack.push(c === '{' ? { key: '', isObject: true, seen: new Set() } : { key: 0, isObject: false });

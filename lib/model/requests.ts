@@ -382,6 +382,15 @@ export const webhookPathSchema = /* @__PURE__ */ define(() =>
   z.strictObject({ webhook_id: webhookIdSchema }),
 );
 
+/** `GET /v1/keys`: in key_id order; the cursor is opaque (the domain decodes and checks it). */
+export const listKeysQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 200), 50),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,100}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type ListKeysQuery = z.output<typeof listKeysQuerySchema>;
+
 /** `GET /v1/webhooks/{webhook_id}/deliveries`: newest first. */
 export const deliveriesQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({

@@ -155,7 +155,10 @@ export const apiKeySchema = z.strictObject({
 });
 export type ApiKey = z.output<typeof apiKeySchema>;
 
-export const apiKeyListSchema = z.strictObject({ items: z.array(apiKeySchema) });
+export const apiKeyListSchema = z.strictObject({
+  items: z.array(apiKeySchema),
+  next_cursor: z.nullable(z.string()),
+});
 export type ApiKeyList = z.output<typeof apiKeyListSchema>;
 
 /** A new key: the secret `api_key`, shown this once. */

@@ -229,6 +229,11 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
       'for): the events after that page. Absent: from the beginning of the feed.',
     example: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
   },
+  'listKeys.limit': { description: 'Most keys to return. Digits only.', example: 50 },
+  'listKeys.cursor': {
+    description: "The previous page's `next_cursor` (opaque): the keys after that page, in `key_id` order.",
+    example: 'azEua2V5XzdoVHEyV21acDBMZA',
+  },
   'listWebhookDeliveries.limit': { description: 'Most deliveries to return. Digits only.', example: 50 },
   'listWebhookDeliveries.cursor': {
     description: "The previous page's `next_cursor` (opaque): the deliveries older than that page.",
@@ -312,6 +317,7 @@ const errorResponseNames = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  409: 'Conflict',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   429: 'RateLimited',
@@ -331,6 +337,7 @@ const errorWhen: Record<ErrorCode, string> = {
     "the key is valid but lacks the operation's scope, or is bound to other games than `X-Game-Id` " +
     '(or, for an erasure, to games at all), or its publisher is not on the usage plan',
   not_found: 'the resource does not exist, or belongs to another publisher',
+  conflict: "a publisher's limit is reached (its 100 live keys): revoke one first",
   method_not_allowed: 'the path exists but not with this method (answered by the gateway, with `Allow`)',
   payload_too_large: `the body is over ${MAX_BODY_BYTES / 1024} KiB`,
   unsupported_media_type: 'a body is sent without a JSON `Content-Type`',
@@ -383,6 +390,7 @@ const errorStatuses = (route: Route, doc: OperationDoc): DocumentedErrorStatus[]
   const statuses: DocumentedErrorStatus[] = [400]; // every route refuses unknown query parameters
   if (route.auth) statuses.push(401, 403);
   if (doc.notFound) statuses.push(404);
+  if (doc.conflict) statuses.push(409);
   if (route.request.body) statuses.push(413, 415);
   // 503 on every route: any function may fail to answer in time (the gateway's own 503).
   statuses.push(429, 500, 503);

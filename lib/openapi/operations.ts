@@ -80,6 +80,8 @@ export interface OperationDocBase {
   readonly responses: Readonly<Record<number, ResponseDoc>>;
   /** Whether the operation answers 404 not_found for a resource that does not exist. */
   readonly notFound?: true;
+  /** Whether the operation answers 409 conflict when a publisher's limit is reached. */
+  readonly conflict?: true;
   /** The request body's example: required exactly when the route takes a body, and of its type. */
   readonly request?: unknown;
 }
@@ -472,7 +474,9 @@ export const operations = {
       'when the calling key is bound to games, a game outside them (or every game, by leaving out ' +
       '`games`), or, when it expires, a later `expires_at` (or none), is a 400 naming the field, and ' +
       'nothing is made. Without `games` the key may name any ' +
-      'game; without `expires_at` it does not expire.',
+      'game; without `expires_at` it does not expire. A publisher holds at most 100 live (unrevoked) ' +
+      'keys: past that, a 409 `conflict` until one is revoked.',
+    conflict: true,
     request: {
       name: 'eu game servers',
       scopes: ['bans:read', 'bans:write'],
@@ -496,8 +500,9 @@ export const operations = {
     summary: "List your publisher's keys, without their secrets",
     tag: 'Keys',
     description:
-      "Every key of the caller's publisher, oldest first, revoked ones included, each with its last 4 " +
-      'characters to tell it apart (null for keys made before they were kept); never a secret.',
+      "The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 " +
+      'characters to tell it apart (null for keys made before they were kept); never a secret. Page ' +
+      'with `next_cursor` until it is null.',
     responses: {
       200: response(apiKeyListSchema, "The publisher's keys.", {
         items: [
@@ -513,6 +518,7 @@ export const operations = {
           },
           serverKey,
         ],
+        next_cursor: null,
       }),
     },
   },
@@ -522,8 +528,9 @@ export const operations = {
     tag: 'Keys',
     description:
       'Revokes the key at once (a deployed API may accept it for up to its authorizer cache time, ' +
-      "300 s by default). Another publisher's key id is a 404, as an unknown one. Revoking again " +
-      'answers the key with its first `revoked_at`.',
+      "300 s by default). Another publisher's key id is a 404, as an unknown one. A key may revoke " +
+      'itself, and any key holding no scope or game it lacks itself; a key holding more is a 403 naming ' +
+      'what the caller lacks. Revoking again answers the key with its first `revoked_at`.',
     notFound: true,
     responses: {
       200: response(apiKeySchema, 'The revoked key.', { ...serverKey, revoked_at: NOW }),
@@ -720,6 +727,7 @@ export const errorExamples: Record<ErrorCode, ErrorEnvelope> = {
   unauthorized: fromGateway(gatewayAnswers.unauthorized),
   forbidden: fromGateway(gatewayAnswers.forbidden),
   not_found: envelope('not_found', 'No such ban on this device'),
+  conflict: envelope('conflict', 'This publisher already has 100 live keys: revoke one first'),
   method_not_allowed: fromGateway(methodNotAllowed('DELETE', '/v1/policy', allowedMethods(['GET', 'PUT']))),
   payload_too_large: envelope('payload_too_large', 'The request body must be at most 65536 bytes'),
   unsupported_media_type: fromGateway(gatewayAnswers.unsupportedMediaType),

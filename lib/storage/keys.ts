@@ -41,6 +41,12 @@ export const publisherKeyKey = (publisherId: string, keyId: string) => ({
   pk: publisherPartition(publisherId),
   sk: `${PUBLISHER_KEY_PREFIX}${keyId}`,
 });
+/** A publisher's live keys take one slot each, so the cap holds however many mint at once. */
+export const KEY_SLOT_PREFIX = 'KEYSLOT#';
+export const keySlotKey = (publisherId: string, slot: number) => ({
+  pk: publisherPartition(publisherId),
+  sk: `${KEY_SLOT_PREFIX}${String(slot).padStart(3, '0')}`,
+});
 
 export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'POLICY' });
 

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
@@ -169,8 +169,9 @@ describe('authorizer', () => {
 });
 
 describe('createApiKey', () => {
-  it('stores only the hash, writes the policy first, the lookup item after the others, then its event', async () => {
+  it('stores only the hash, writes the policy first, takes a live-key slot, the lookup item after the others, then its event', async () => {
     ddb.on(PutCommand).resolves({});
+    ddb.on(QueryCommand).resolves({ Items: [{ sk: 'KEYSLOT#000' }] });
     const made = await createApiKey('pub-a', 'ci');
 
     expect(made.api_key).toMatch(API_KEY_PATTERN);
@@ -178,11 +179,18 @@ describe('createApiKey', () => {
     expect(puts.map((p) => p.Item?.pk)).toEqual([
       publisherPartition('pub-a'),
       publisherPartition('pub-a'),
+      publisherPartition('pub-a'),
       keyIdKey(made.key_id).pk,
       apiKeyKey(hashApiKey(made.api_key)).pk,
       auditPartition('pub-a'),
     ]);
-    expect(puts[4]?.Item?.event).toMatchObject({
+    // The lowest free slot, taken only if still free; the listing item names it.
+    expect(puts[1]).toMatchObject({
+      Item: { sk: 'KEYSLOT#001', key_id: made.key_id },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    expect(puts[2]?.Item).toMatchObject({ sk: `KEY#${made.key_id}`, slot: 1 });
+    expect(puts[5]?.Item?.event).toMatchObject({
       type: 'key.created',
       actor: { key_id: null, name: 'operator' },
       key: { key_id: made.key_id, name: 'ci' },

@@ -130,15 +130,15 @@ describe('the body is scanned before it is parsed', () => {
     expect(ddb.calls()).toHaveLength(0);
   });
 
-  it('refuses a body nesting past 64 levels as too deep, not as invalid JSON', async () => {
+  it('refuses a body nesting past 64 levels as too deep, naming the member, not as invalid JSON', async () => {
     for (const depth of [65, 3000]) {
       const rawBody = `{"details":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
       const res = await invoke(createBan, banRequest(full, { rawBody }));
       expect(res.statusCode).toBe(400);
       expect(res.json.error).toMatchObject({
         code: 'invalid_request',
-        message: 'The body nests deeper than 64 levels',
-        details: [{ field: 'body', issue: 'too_deep' }],
+        message: 'details nests deeper than 64 levels',
+        details: [{ field: 'details', issue: 'too_deep' }],
       });
     }
     expect(ddb.calls()).toHaveLength(0);
