@@ -131,7 +131,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -165,7 +165,7 @@ export interface paths {
     get: operations["listWebhooks"];
     /**
      * Register a webhook: an https URL your events are POSTed to
-     * @description Registers a URL that receives the caller's events (the change feed's items, see the Webhooks tag), and answers its signing `secret` (`whsec_…`), shown this once. The URL must be `https` (and not a private, loopback or link-local address): otherwise a 400 with `url` issue `not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and `http://localhost` for development. `events` defaults to all four; `games` limits the `game` bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th is a 400 with `url` issue `limit_reached`.
+     * @description Registers a URL that receives the caller's events (the change feed's items, see the Webhooks tag), and answers its signing `secret` (`whsec_…`), shown this once. The URL must be `https` (and not a private, loopback or link-local address): otherwise a 400 with `url` issue `not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and `http://localhost` for development. `events` defaults to all four; `games` limits the `game` bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th is a 400 with `url` issue `limit_reached`. A webhook is a standing read: its events need `bans:read` (ban events) and `policy:read` (`policy.updated`), else a 400 with `events` issue `not_held`; a key bound to games must name games, all its own, else a 400 with `games` issue `not_held`. Audited as `webhook.created`.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -526,6 +526,28 @@ export interface components {
       actor: components["schemas"]["Actor"];
       device_id: string;
       erased_bans: number;
+    } | ({
+      /** @constant */
+      type: "webhook.created";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      webhook: {
+        webhook_id: string;
+        url_origin: string;
+        events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated")[];
+        games: string[] | null;
+      };
+    }) | {
+      /** @constant */
+      type: "webhook.deleted";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      webhook: {
+        webhook_id: string;
+        url_origin: string;
+      };
     };
     AuditList: {
       items: components["schemas"]["AuditEvent"][];
@@ -1366,7 +1388,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -1387,7 +1409,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -1520,7 +1542,7 @@ export interface operations {
   };
   /**
    * Register a webhook: an https URL your events are POSTed to
-   * @description Registers a URL that receives the caller's events (the change feed's items, see the Webhooks tag), and answers its signing `secret` (`whsec_…`), shown this once. The URL must be `https` (and not a private, loopback or link-local address): otherwise a 400 with `url` issue `not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and `http://localhost` for development. `events` defaults to all four; `games` limits the `game` bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th is a 400 with `url` issue `limit_reached`.
+   * @description Registers a URL that receives the caller's events (the change feed's items, see the Webhooks tag), and answers its signing `secret` (`whsec_…`), shown this once. The URL must be `https` (and not a private, loopback or link-local address): otherwise a 400 with `url` issue `not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and `http://localhost` for development. `events` defaults to all four; `games` limits the `game` bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th is a 400 with `url` issue `limit_reached`. A webhook is a standing read: its events need `bans:read` (ban events) and `policy:read` (`policy.updated`), else a 400 with `events` issue `not_held`; a key bound to games must name games, all its own, else a 400 with `games` issue `not_held`. Audited as `webhook.created`.
    *
    * Needs a key with the `keys:manage` scope.
    */

@@ -367,8 +367,14 @@ export const createWebhookRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { body: createWebhookRequestSchema },
-  // The publisher's webhooks (which slots are taken), then a conditional put into a free one.
-  table: { 'dynamodb:Query': ['webhook'], 'dynamodb:PutItem': ['webhook'] },
+  // The publisher's webhooks (which slots are taken); its secret, then a conditional put into a
+  // free slot; the publisher counted into the index; the event; the deletes that withdraw them.
+  table: {
+    'dynamodb:Query': ['webhook'],
+    'dynamodb:PutItem': ['webhook', 'webhookSecret', 'audit'],
+    'dynamodb:UpdateItem': ['webhookIndex'],
+    'dynamodb:DeleteItem': ['webhook', 'webhookSecret', 'audit'],
+  },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -392,7 +398,15 @@ export const deleteWebhookRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { path: webhookPathSchema },
-  table: { 'dynamodb:Query': ['webhook'], 'dynamodb:DeleteItem': ['webhook'] },
+  // The webhook and the index entry; the mark, the event, then the secret, the webhook and (for
+  // the last one) the index entry go.
+  table: {
+    'dynamodb:Query': ['webhook'],
+    'dynamodb:GetItem': ['webhookIndex'],
+    'dynamodb:UpdateItem': ['webhook'],
+    'dynamodb:PutItem': ['audit'],
+    'dynamodb:DeleteItem': ['webhook', 'webhookSecret', 'webhookIndex'],
+  },
   throttle: 'write',
 } as const satisfies Route;
 
@@ -449,7 +463,9 @@ export const eventsDispatcherFunction = {
   id: 'eventsDispatcher',
   handler: 'events-dispatcher',
   table: {
-    'dynamodb:Query': ['feed', 'webhook'],
+    // The webhooks of the publishers a batch concerns, and the index of them for a global ban:
+    // never a webhook's secret.
+    'dynamodb:Query': ['feed', 'webhook', 'webhookIndex'],
     'dynamodb:GetItem': ['feed', 'publisher', 'delivery'],
     'dynamodb:PutItem': ['feed', 'delivery'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).
@@ -462,7 +478,8 @@ export const webhookSenderFunction = {
   id: 'webhookSender',
   handler: 'webhook-sender',
   table: {
-    'dynamodb:GetItem': ['delivery', 'webhook'],
+    // The only role that reads a webhook's signing secret.
+    'dynamodb:GetItem': ['delivery', 'webhook', 'webhookSecret'],
     'dynamodb:UpdateItem': ['delivery'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;

@@ -14,6 +14,8 @@ const auditTypes = [
   'key.created',
   'key.revoked',
   'device.erased',
+  'webhook.created',
+  'webhook.deleted',
 ] as const satisfies readonly AuditType[];
 // Every type the API documents is offered: this fails to compile when one is added.
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
@@ -39,6 +41,10 @@ const summary = (event: AuditEvent): string => {
       return `key ${event.key.key_id} "${event.key.name}"`;
     case 'device.erased':
       return `${event.device_id}: ${event.erased_bans} ${event.erased_bans === 1 ? 'ban' : 'bans'} erased`;
+    case 'webhook.created':
+      return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: ${event.webhook.events.join(' ')}; games ${event.webhook.games?.join(', ') ?? 'all'}`;
+    case 'webhook.deleted':
+      return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}`;
   }
 };
 

@@ -11,10 +11,17 @@ import { isConditionFailure } from '../storage/failures';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
 import { eventIdOf } from './audit';
 import type { ChangeEvent } from './change-events';
-import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
+import { IntegrityError, InvalidInputError } from './errors';
 import { toFeedEvent } from './feed';
 import { getPolicy } from './policy';
-import { allowsLoopback, allWebhooks, publisherWebhooks, receiversOf, type StoredWebhook } from './webhooks';
+import {
+  allowsLoopback,
+  allWebhooks,
+  reachableWebhook,
+  receiversOf,
+  type StoredWebhook,
+  webhookSecret,
+} from './webhooks';
 
 /**
  * Deliveries: one event to one webhook, tried until the receiver answers 2xx, for at least 24
@@ -276,17 +283,21 @@ export const attemptDelivery = async (
   if (heldUntil === 0) return { settled: true };
   if (heldUntil !== undefined) return { settled: false, retryAt: heldUntil, attempt };
   const nowIso = new Date(now).toISOString();
-  const { Item: webhook } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: webhookKey(ref.publisher_id, Number(delivery.slot)),
-      ConsistentRead: true,
-    }),
-  );
+  const [{ Item: webhook }, secret] = await Promise.all([
+    dynamo.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: webhookKey(ref.publisher_id, Number(delivery.slot)),
+        ConsistentRead: true,
+      }),
+    ),
+    webhookSecret(ref.publisher_id, ref.webhook_id),
+  ]);
   try {
     if (
       webhook?.webhook_id !== ref.webhook_id ||
-      typeof webhook.secret !== 'string' ||
+      webhook.deleted_at !== undefined ||
+      secret === undefined ||
       typeof webhook.url !== 'string'
     ) {
       await settle(
@@ -300,7 +311,7 @@ export const attemptDelivery = async (
     const eventId = String(delivery.event_id);
     const result = await postWebhook({
       url: webhook.url,
-      headers: webhookHeaders(webhook.secret, eventId, Math.floor(now / 1000), delivery.body),
+      headers: webhookHeaders(secret, eventId, Math.floor(now / 1000), delivery.body),
       body: delivery.body,
       allowLoopback: allowsLoopback(),
     });
@@ -374,12 +385,12 @@ const DELIVERY_CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[A-Za-
 /** One page of a webhook's deliveries, newest event first. Another publisher's webhook is not found. */
 export const listDeliveries = async (
   publisherId: string,
+  games: readonly string[] | null,
   webhookId: string,
   query: DeliveriesQuery,
 ): Promise<DeliveryList> => {
-  if (!(await publisherWebhooks(publisherId)).some((webhook) => webhook.webhook_id === webhookId)) {
-    throw new NotFoundError('No such webhook');
-  }
+  // A webhook outside a bound key's games is not found, as in the webhook listing.
+  await reachableWebhook(publisherId, games, webhookId);
   const pk = deliveryPartition(publisherId, webhookId);
   let start: Record<string, string> | undefined;
   if (query.cursor !== undefined) {

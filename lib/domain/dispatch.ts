@@ -1,7 +1,7 @@
 import { type ChangeRecord, eventsOfChange } from './change-events';
 import { type DeliveryRef, recordDeliveries, redactErasedDeliveries } from './deliveries';
 import { appendToFeed } from './feed';
-import { allWebhooks } from './webhooks';
+import { webhooksConcerning } from './webhooks';
 
 /**
  * The dispatcher: what happens to a batch of changes, on AWS (the stream's function,
@@ -16,7 +16,8 @@ export const dispatchChanges = async (
 ): Promise<{ events: number; deliveries: number }> => {
   const events = records.flatMap(eventsOfChange);
   if (events.length === 0) return { events: 0, deliveries: 0 };
-  const webhooks = await allWebhooks();
+  // Only the partitions of the publishers these events concern (all that have webhooks for a global ban).
+  const webhooks = await webhooksConcerning(events);
   // The feed and the deliveries are independent items: both are written at once, and deliveries
   // are handed to the queue as soon as they are recorded.
   const [refs] = await Promise.all([

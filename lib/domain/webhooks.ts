@@ -1,33 +1,49 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency';
 import {
   type CreateWebhookRequest,
   type FeedEventType,
   feedEventTypes,
   WEBHOOK_MAX_PER_PUBLISHER,
 } from '../model/requests';
-import type { NewWebhook, Webhook, WebhookList } from '../model/responses';
+import type { Actor, NewWebhook, Webhook, WebhookList } from '../model/responses';
+import type { Scope } from '../model/scopes';
 import { checkWebhookUrl } from '../outbound/webhook-address';
 import { newWebhookSecret } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { WEBHOOK_PARTITION, webhookKey, webhookPrefix } from '../storage/keys';
+import {
+  WEBHOOK_INDEX_PARTITION,
+  WEBHOOK_SLOT_PREFIX,
+  webhookIndexKey,
+  webhookKey,
+  webhookPartition,
+  webhookSecretKey,
+} from '../storage/keys';
+import type { Grantor } from './api-keys';
+import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import type { ChangeEvent } from './change-events';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 
 /**
  * Webhooks: where a publisher's events are POSTed, signed with the webhook's secret (shown once,
- * when made; kept in the table because every delivery signs with it). Item (lib/storage/keys.ts):
- *   webhook   `WEBHOOKS#ALL` / `<publisher_id>#<slot 0-9>`
- * One partition for all, so the dispatcher finds every receiver of a global ban in one Query;
- * ten slots per publisher, so the limit holds without a transaction.
+ * when made). Items (lib/storage/keys.ts):
+ *   webhook   `WEBHOOKS#<publisher_id>` / `SLOT#<0-9>`                (no secret)
+ *   index     `WEBHOOKINDEX#ALL` / `<publisher_id>`                   (publishers that have any)
+ *   secret    `WEBHOOKSECRET#<publisher_id>#<webhook_id>` / `SECRET`  (the sender's read only)
+ * One partition per publisher, so the dispatcher reads only the publishers a batch concerns (the
+ * index only for a global ban); ten slots per publisher, so the limit holds without a transaction;
+ * the secret apart, so that only the roles that make, delete or sign with it can read it.
+ * Making and deleting a webhook are audited (`webhook.created`, `webhook.deleted`).
  */
 
-/** A webhook as stored: the listed fields, its slot and the signing secret. */
+/** A webhook as stored: the listed fields and its slot (the secret is an item of its own). */
 export interface StoredWebhook extends Webhook {
   publisher_id: string;
   slot: number;
-  secret: string;
+  /** Set when a deletion began (its event may still be being recorded): no longer listed or sent to. */
+  deleted_at?: string;
 }
 
 /** Whether this process may call loopback http:// URLs: the local server's development mode only. */
@@ -37,14 +53,13 @@ const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((entry) => typeof entry === 'string');
 
 const webhookFromItem = (item: Record<string, unknown>): StoredWebhook => {
-  const { publisher_id, webhook_id, url, events, games, created_at, secret, sk } = item;
-  const slot = Number(String(sk).split('#').at(-1));
+  const { publisher_id, webhook_id, url, events, games, created_at, sk, deleted_at } = item;
+  const slot = Number(String(sk).slice(WEBHOOK_SLOT_PREFIX.length));
   if (
     typeof publisher_id !== 'string' ||
     typeof webhook_id !== 'string' ||
     typeof url !== 'string' ||
     typeof created_at !== 'string' ||
-    typeof secret !== 'string' ||
     !isStrings(events) ||
     !(games === null || isStrings(games)) ||
     !Number.isInteger(slot)
@@ -58,8 +73,8 @@ const webhookFromItem = (item: Record<string, unknown>): StoredWebhook => {
     events: events as FeedEventType[],
     games,
     created_at,
-    secret,
     slot,
+    ...(typeof deleted_at === 'string' ? { deleted_at } : {}),
   };
 };
 
@@ -71,49 +86,143 @@ export const toWebhookView = ({ webhook_id, url, events, games, created_at }: St
   created_at,
 });
 
-const queryWebhooks = async (prefix?: string): Promise<StoredWebhook[]> => {
+/** Every webhook of one publisher, those being deleted included, oldest first. */
+const storedWebhooks = async (publisherId: string): Promise<StoredWebhook[]> => {
   const found: StoredWebhook[] = [];
   const pages = paginateQuery(
     { client: dynamo },
     {
       TableName: tableName,
-      KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': WEBHOOK_PARTITION,
-        ...(prefix === undefined ? {} : { ':prefix': prefix }),
-      },
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
+      ExpressionAttributeValues: { ':pk': webhookPartition(publisherId), ':slot': WEBHOOK_SLOT_PREFIX },
       ConsistentRead: true,
     },
   );
   for await (const page of pages) for (const item of page.Items ?? []) found.push(webhookFromItem(item));
+  return found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+};
+
+/** A publisher's live webhooks, oldest first. */
+export const publisherWebhooks = async (publisherId: string): Promise<StoredWebhook[]> =>
+  (await storedWebhooks(publisherId)).filter((webhook) => webhook.deleted_at === undefined);
+
+/** The publishers that have (or recently had) webhooks: the receivers of a global ban are among them. */
+const indexedPublishers = async (): Promise<string[]> => {
+  const found: string[] = [];
+  const pages = paginateQuery(
+    { client: dynamo },
+    {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': WEBHOOK_INDEX_PARTITION },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) found.push(String(item.sk));
   return found;
 };
 
-/** A publisher's webhooks, oldest first. */
-export const publisherWebhooks = async (publisherId: string): Promise<StoredWebhook[]> =>
-  (await queryWebhooks(webhookPrefix(publisherId))).sort((a, b) => a.created_at.localeCompare(b.created_at));
+/** Publishers' webhooks read at once (one Query each). */
+const WEBHOOK_READ_CONCURRENCY = 10;
 
-/** Every publisher's webhooks (the dispatcher's read). */
-export const allWebhooks = () => queryWebhooks();
-
-export const listWebhooks = async (publisherId: string): Promise<WebhookList> => ({
-  items: (await publisherWebhooks(publisherId)).map(toWebhookView),
-});
+const webhooksOf = async (publisherIds: Iterable<string>): Promise<StoredWebhook[]> =>
+  (await mapWithConcurrency([...new Set(publisherIds)], WEBHOOK_READ_CONCURRENCY, publisherWebhooks)).flat();
 
 /**
- * Registers a webhook. The URL is checked for what can be judged without the network (https, no
+ * The webhooks a batch of events may go to (the dispatcher's read): each event's owner's, and for
+ * a global ban every publisher's that has any. Nobody else's partition is read.
+ */
+export const webhooksConcerning = async (events: readonly ChangeEvent[]): Promise<StoredWebhook[]> => {
+  const owners = events.map((event) => event.publisher_id);
+  const global = events.some((event) => event.type !== 'policy.updated' && event.ban.scope === 'global');
+  return webhooksOf(global ? [...owners, ...(await indexedPublishers())] : owners);
+};
+
+/** Every publisher's webhooks (the local dispatcher's restart, which finds what is still pending). */
+export const allWebhooks = async () => webhooksOf(await indexedPublishers());
+
+/** The secret a webhook's deliveries are signed with; undefined once the webhook is deleted. */
+export const webhookSecret = async (publisherId: string, webhookId: string): Promise<string | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: webhookSecretKey(publisherId, webhookId),
+      ConsistentRead: true,
+    }),
+  );
+  return typeof Item?.secret === 'string' ? Item.secret : undefined;
+};
+
+/** Whether a key bound to `games` (null: every game) reaches a webhook: all the webhook's games are its own. */
+const reaches = (games: readonly string[] | null, webhook: Pick<StoredWebhook, 'games'>) =>
+  games === null || (webhook.games?.every((game) => games.includes(game)) ?? false);
+
+/** The publisher's webhooks a key bound to `games` (null: every game) sees: those within its games. */
+export const listWebhooks = async (
+  publisherId: string,
+  games: readonly string[] | null,
+): Promise<WebhookList> => ({
+  items: (await publisherWebhooks(publisherId))
+    .filter((webhook) => reaches(games, webhook))
+    .map(toWebhookView),
+});
+
+/** One of the publisher's webhooks, if a key bound to `games` reaches it; otherwise not found (404). */
+export const reachableWebhook = async (
+  publisherId: string,
+  games: readonly string[] | null,
+  webhookId: string,
+): Promise<StoredWebhook> => {
+  const webhook = (await publisherWebhooks(publisherId)).find((found) => found.webhook_id === webhookId);
+  if (!webhook || !reaches(games, webhook)) throw new NotFoundError('No such webhook');
+  return webhook;
+};
+
+/** The read scope each event type needs: a webhook is a standing read of what it carries. */
+const readScopeOf = (type: FeedEventType): Scope => (type === 'policy.updated' ? 'policy:read' : 'bans:read');
+
+const originOf = (url: string) => new URL(url).origin;
+
+/**
+ * Registers a webhook. A webhook is a standing read credential, so it needs what reading its
+ * events needs: `bans:read` for ban events and `policy:read` for policy events, and a key bound to
+ * games may ask only for its own games (leaving `games` out, every game, is more): 400 `not_held`,
+ * like minting a key. The URL is checked for what can be judged without the network (https, no
  * credentials, no private or loopback address literal); where its name resolves is checked again
- * at every delivery, on the address actually connected to.
+ * at every delivery, on the address actually connected to. The secret is written first, then the
+ * webhook into a free slot, then the publisher into the index, then the event; a failure before
+ * the event withdraws the webhook and its secret.
  */
 export const createWebhook = async (
   publisherId: string,
+  caller: Grantor,
   request: CreateWebhookRequest,
+  actor: Actor,
 ): Promise<NewWebhook> => {
   const checked = checkWebhookUrl(request.url, { allowLoopback: allowsLoopback() });
   if (!checked.ok) throw new InvalidInputError('url', 'not_allowed', checked.reason);
   const events = feedEventTypes.filter((type) => (request.events ?? feedEventTypes).includes(type));
+  const lacking = [...new Set(events.map(readScopeOf))].filter((scope) => !caller.scopes.includes(scope));
+  if (lacking.length > 0)
+    throw new InvalidInputError(
+      'events',
+      'not_held',
+      `need ${lacking.join(' and ')}, which the calling key lacks: a webhook carries what reading them shows`,
+    );
   const games = request.games ? [...new Set(request.games)].sort() : null;
-  const taken = new Set((await publisherWebhooks(publisherId)).map((webhook) => webhook.slot));
+  if (caller.games) {
+    if (!games)
+      throw new InvalidInputError('games', 'not_held', 'are required: the calling key is bound to games');
+    const outside = games.filter((game) => !caller.games?.includes(game));
+    if (outside.length > 0)
+      throw new InvalidInputError(
+        'games',
+        'not_held',
+        `may not include ${outside.join(', ')}: the calling key is not bound to it`,
+      );
+  }
+  const taken = new Set((await storedWebhooks(publisherId)).map((webhook) => webhook.slot));
+  const secret = newWebhookSecret();
   const webhook: Omit<StoredWebhook, 'slot'> = {
     publisher_id: publisherId,
     webhook_id: `wh_${randomBytes(12).toString('base64url')}`,
@@ -121,48 +230,140 @@ export const createWebhook = async (
     events,
     games,
     created_at: new Date().toISOString(),
-    secret: newWebhookSecret(),
   };
-  for (let slot = 0; slot < WEBHOOK_MAX_PER_PUBLISHER; slot += 1) {
-    if (taken.has(slot)) continue;
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...webhookKey(publisherId, slot), ...webhook },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      const { publisher_id: _publisher, secret, ...view } = webhook;
-      return { ...view, secret };
-    } catch (error) {
-      // Another create took this slot since the read: try the next free one.
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  throw new InvalidInputError(
-    'url',
-    'limit_reached',
-    `cannot be added: a publisher has at most ${WEBHOOK_MAX_PER_PUBLISHER} webhooks; delete one first`,
+  const secretKey = webhookSecretKey(publisherId, webhook.webhook_id);
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...secretKey, secret },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
   );
+  let slot: number | undefined;
+  try {
+    for (let free = 0; free < WEBHOOK_MAX_PER_PUBLISHER && slot === undefined; free += 1) {
+      if (taken.has(free)) continue;
+      try {
+        await dynamo.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...webhookKey(publisherId, free), ...webhook },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        slot = free;
+      } catch (error) {
+        // Another create took this slot since the read: try the next free one.
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    if (slot === undefined)
+      throw new InvalidInputError(
+        'url',
+        'limit_reached',
+        `cannot be added: a publisher has at most ${WEBHOOK_MAX_PER_PUBLISHER} webhooks; delete one first`,
+      );
+    // A deletion of the publisher's last webhook drops the index entry only if no create counted
+    // itself in since it looked (deleteWebhook).
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: webhookIndexKey(publisherId),
+        UpdateExpression: 'ADD #generation :one',
+        ExpressionAttributeNames: { '#generation': 'generation' },
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+    await recordEvent(publisherId, webhook.webhook_id, webhook.created_at, actor, {
+      type: 'webhook.created',
+      webhook: { webhook_id: webhook.webhook_id, url_origin: originOf(webhook.url), events, games },
+    });
+  } catch (error) {
+    await undoUnrecorded(
+      [
+        eventKeyOf(publisherId, 'webhook.created', webhook.webhook_id, webhook.created_at),
+        ...(slot === undefined ? [] : [webhookKey(publisherId, slot)]),
+        secretKey,
+      ],
+      `webhook ${webhook.webhook_id}`,
+    );
+    throw error;
+  }
+  const { publisher_id: _publisher, ...view } = webhook;
+  return { ...view, secret };
 };
 
-/** Deletes one of the publisher's webhooks; another publisher's id is not found (404), like an unknown one. */
-export const deleteWebhook = async (publisherId: string, webhookId: string): Promise<void> => {
-  const webhook = (await publisherWebhooks(publisherId)).find((found) => found.webhook_id === webhookId);
-  if (!webhook) throw new NotFoundError('No such webhook');
+/**
+ * Deletes one of the publisher's webhooks a key bound to `games` reaches; any other is not found
+ * (404), like an unknown one. Retry-safe without a transaction: the webhook is marked deleted
+ * first (no longer listed or sent to), then `webhook.deleted` is recorded, then its secret and the
+ * webhook go; a retry after a fault finds the mark and finishes, recording the event once. The
+ * publisher leaves the index when its last webhook goes, unless a create counted itself in since.
+ */
+export const deleteWebhook = async (
+  publisherId: string,
+  games: readonly string[] | null,
+  webhookId: string,
+  actor: Actor,
+): Promise<void> => {
+  const found = (await storedWebhooks(publisherId)).find((webhook) => webhook.webhook_id === webhookId);
+  if (!found || !reaches(games, found)) throw new NotFoundError('No such webhook');
+  const { Item: index } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: webhookIndexKey(publisherId), ConsistentRead: true }),
+  );
+  const key = webhookKey(publisherId, found.slot);
+  let deletedAt: string;
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET deleted_at = if_not_exists(deleted_at, :now)',
+        ConditionExpression: 'webhook_id = :id',
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':id': webhookId },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    deletedAt = String(Attributes?.deleted_at);
+  } catch (error) {
+    // Deleted meanwhile by another request, which records the event: gone either way.
+    if (isConditionFailure(error)) return;
+    throw error;
+  }
+  await recordEvent(publisherId, webhookId, deletedAt, actor, {
+    type: 'webhook.deleted',
+    webhook: { webhook_id: webhookId, url_origin: originOf(found.url) },
+  });
+  await dynamo.send(
+    new DeleteCommand({ TableName: tableName, Key: webhookSecretKey(publisherId, webhookId) }),
+  );
   try {
     await dynamo.send(
       new DeleteCommand({
         TableName: tableName,
-        Key: webhookKey(publisherId, webhook.slot),
+        Key: key,
         ConditionExpression: 'webhook_id = :id',
         ExpressionAttributeValues: { ':id': webhookId },
       }),
     );
   } catch (error) {
-    // Deleted meanwhile by another request: gone either way.
     if (!isConditionFailure(error)) throw error;
+  }
+  if (index && (await storedWebhooks(publisherId)).length === 0) {
+    try {
+      await dynamo.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: webhookIndexKey(publisherId),
+          ConditionExpression: '#generation = :seen',
+          ExpressionAttributeNames: { '#generation': 'generation' },
+          ExpressionAttributeValues: { ':seen': index.generation },
+        }),
+      );
+    } catch (error) {
+      // A create counted itself in since: the publisher keeps its place.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 };
 

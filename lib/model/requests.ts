@@ -331,6 +331,8 @@ export const auditEventTypes = [
   'key.created',
   'key.revoked',
   'device.erased',
+  'webhook.created',
+  'webhook.deleted',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

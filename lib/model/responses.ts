@@ -239,6 +239,22 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     /** How many of the publisher's bans the erasure removed: the count, never what they were. */
     erased_bans: count,
   }),
+  z.strictObject({
+    type: z.literal('webhook.created'),
+    ...eventBase,
+    /** Never the secret; the URL by its origin only (its path or query may carry a token). */
+    webhook: z.strictObject({
+      webhook_id: z.string(),
+      url_origin: z.string(),
+      events: z.array(z.enum(feedEventTypes)),
+      games: z.nullable(z.array(z.string())),
+    }),
+  }),
+  z.strictObject({
+    type: z.literal('webhook.deleted'),
+    ...eventBase,
+    webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
+  }),
 ]);
 export type AuditEvent = z.output<typeof auditEventSchema>;
 

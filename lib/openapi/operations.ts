@@ -543,7 +543,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      'bans). Each names its `actor`: the key that made the change (its id and name then), or the ' +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
       '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
@@ -625,7 +625,10 @@ export const operations = {
       '`not_allowed`. The local server (`npm start`) also accepts `http://127.0.0.1` and ' +
       '`http://localhost` for development. `events` defaults to all four; `games` limits the `game` ' +
       'bans sent to those games (absent: every game). A publisher has at most 10 webhooks: an 11th ' +
-      'is a 400 with `url` issue `limit_reached`.',
+      'is a 400 with `url` issue `limit_reached`. A webhook is a standing read: its events need ' +
+      '`bans:read` (ban events) and `policy:read` (`policy.updated`), else a 400 with `events` issue ' +
+      '`not_held`; a key bound to games must name games, all its own, else a 400 with `games` issue ' +
+      '`not_held`. Audited as `webhook.created`.',
     request: {
       url: WEBHOOK_URL,
       events: ['ban.created', 'ban.revoked', 'ban.erased'],

@@ -18,6 +18,10 @@ export const partitions = {
   audit: 'AUDIT#',
   feed: 'FEED#',
   webhook: 'WEBHOOKS#',
+  /** Which publishers have webhooks (the dispatcher's read for a global ban). */
+  webhookIndex: 'WEBHOOKINDEX#',
+  /** Each webhook's signing secret, apart: only the sender reads it, and the routes that make or delete it. */
+  webhookSecret: 'WEBHOOKSECRET#',
   delivery: 'DELIVERY#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
@@ -126,15 +130,22 @@ export const feedMarkerKey = (partition: string, eventId: string) => ({
 });
 
 /**
- * Every webhook, in one partition (the dispatcher reads them all for a global ban) and in ten
- * slots per publisher: a webhook takes a free slot with a conditional put, so eleven cannot exist
- * even when created at once.
+ * A publisher's webhooks, one partition each (a read never touches another publisher's), in ten
+ * slots: a webhook takes a free slot with a conditional put, so eleven cannot exist even when
+ * created at once. The index names the publishers that have any (a global ban goes to all of them);
+ * the signing secrets live apart, where only the sender's role reads them.
  */
-export const WEBHOOK_PARTITION = `${partitions.webhook}ALL`;
-export const webhookPrefix = (publisherId: string) => `${publisherId}#`;
+export const webhookPartition = (publisherId: string) => `${partitions.webhook}${publisherId}`;
+export const WEBHOOK_SLOT_PREFIX = 'SLOT#';
 export const webhookKey = (publisherId: string, slot: number) => ({
-  pk: WEBHOOK_PARTITION,
-  sk: `${webhookPrefix(publisherId)}${slot}`,
+  pk: webhookPartition(publisherId),
+  sk: `${WEBHOOK_SLOT_PREFIX}${slot}`,
+});
+export const WEBHOOK_INDEX_PARTITION = `${partitions.webhookIndex}ALL`;
+export const webhookIndexKey = (publisherId: string) => ({ pk: WEBHOOK_INDEX_PARTITION, sk: publisherId });
+export const webhookSecretKey = (publisherId: string, webhookId: string) => ({
+  pk: `${partitions.webhookSecret}${publisherId}#${webhookId}`,
+  sk: 'SECRET',
 });
 
 /** One webhook's deliveries, oldest event first by sort key (read newest first). */

@@ -205,6 +205,27 @@ describe('every function, under the role the template gives it', () => {
     guard.denied.length = 0;
   });
 
+  it("no role but the sender's reads a webhook's signing secret; the dispatcher's is refused", async () => {
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { webhookSecretKey } = await import('../../lib/storage/keys');
+    const read = (fn: string) =>
+      as(fn, () => dynamo.send(new GetCommand({ TableName: tableName, Key: webhookSecretKey('p', 'wh_x') })));
+    await expect(read(eventsDispatcherFunction.id)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(read(webhookSenderFunction.id)).resolves.toBeDefined();
+    const readers = [...grants]
+      .filter(([, fnGrants]) =>
+        fnGrants.some(
+          (g) =>
+            g.actions.includes('dynamodb:GetItem') &&
+            g.leadingKeys?.some((p) => p.startsWith('WEBHOOKSECRET#')),
+        ),
+      )
+      .map(([fn]) => fn);
+    expect(readers).toEqual([webhookSenderFunction.id]);
+    guard.denied.length = 0;
+  });
+
   it('authorizer and the API: policy, bans at every scope, listings, enforcement, keys, audit, webhooks', async () => {
     const { createApiKey } = await import('../../lib/domain/api-keys');
     owner = await contextOf((await createApiKey('iam-pub-a', 'owner')).api_key);
@@ -341,7 +362,11 @@ describe('every function, under the role the template gives it', () => {
 
 /**
  * Table grants these flows do not reach, each reviewed: a create withdraws its half-made change
- * (the ban or key, and its audit event) only when a later write of the same request fails, a
+ * (the ban, key or webhook, and its audit event) only when a later write of the same request fails, a
  * fault these flows do not stage (test/robustness does, on the store without IAM).
  */
-const UNREACHED_HERE = ['createBan dynamodb:DeleteItem', 'createKey dynamodb:DeleteItem'];
+const UNREACHED_HERE = [
+  'createBan dynamodb:DeleteItem',
+  'createKey dynamodb:DeleteItem',
+  'createWebhook dynamodb:DeleteItem',
+];

@@ -583,7 +583,7 @@ describe('table access: least privilege', () => {
       )
       .map(({ id }) => id)
       .sort();
-    expect(deleters).toEqual(['createBan', 'createKey']);
+    expect(deleters).toEqual(['createBan', 'createKey', 'createWebhook']);
   });
 
   test('read-only routes cannot write; health cannot touch the table', () => {

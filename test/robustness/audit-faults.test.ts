@@ -262,7 +262,12 @@ const prefixOf = (key: string | undefined) =>
   Object.values(partitions).find((prefix) => key?.startsWith(prefix)) ?? '';
 
 const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
-const DISPATCHED: readonly string[] = [partitions.feed, partitions.delivery, partitions.webhook];
+const DISPATCHED: readonly string[] = [
+  partitions.feed,
+  partitions.delivery,
+  partitions.webhook,
+  partitions.webhookIndex,
+];
 
 /** One fault rule per storage call of a clean run (the n-th call of its operation on its kind of partition). */
 const rulesFor = async (op: WriteCase<any>) => {

@@ -15,13 +15,15 @@ import {
   gameFeedPartition,
   idempotencyKey,
   keyIdKey,
+  keySlotKey,
   leadingKeyPattern,
   partitions,
   policyKey,
   publisherFeedPartition,
   publisherKeyKey,
-  WEBHOOK_PARTITION,
+  webhookIndexKey,
   webhookKey,
+  webhookSecretKey,
 } from '../../lib/storage/keys';
 
 /**
@@ -51,7 +53,10 @@ describe('item keys', () => {
       sk: 'SEQ#0000000000000012',
     });
     expect(feedMarkerKey(GLOBAL_FEED_PARTITION, 'evt_x')).toEqual({ pk: 'FEED#GLOBAL', sk: 'EVENT#evt_x' });
-    expect(webhookKey('acme', 3)).toEqual({ pk: 'WEBHOOKS#ALL', sk: 'acme#3' });
+    expect(webhookKey('acme', 3)).toEqual({ pk: 'WEBHOOKS#acme', sk: 'SLOT#3' });
+    expect(webhookIndexKey('acme')).toEqual({ pk: 'WEBHOOKINDEX#ALL', sk: 'acme' });
+    expect(webhookSecretKey('acme', 'wh_1')).toEqual({ pk: 'WEBHOOKSECRET#acme#wh_1', sk: 'SECRET' });
+    expect(keySlotKey('acme', 7)).toEqual({ pk: 'PUBLISHER#acme', sk: 'KEYSLOT#007' });
     expect(deliveryKey('acme', 'wh_1', '2026-11-23T08:00:00.000Z', 'evt_x')).toEqual({
       pk: 'DELIVERY#acme#wh_1',
       sk: '2026-11-23T08:00:00.000Z#evt_x',
@@ -75,7 +80,9 @@ describe('item keys', () => {
       idempotency: idempotencyKey('acme', 'g1', 'k').pk,
       audit: auditEventKey('acme', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
       feed: feedEntryKey(gameFeedPartition('acme', 'g1'), 1).pk,
-      webhook: WEBHOOK_PARTITION,
+      webhook: webhookKey('acme', 0).pk,
+      webhookIndex: webhookIndexKey('acme').pk,
+      webhookSecret: webhookSecretKey('acme', 'wh_1').pk,
       delivery: deliveryKey('acme', 'wh_1', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
       changeLog: CHANGE_LOG_PARTITION,
     };

@@ -7,7 +7,7 @@ import { handler } from '../../functions/webhook-sender';
 import { CLAIM_MS } from '../../lib/domain/deliveries';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, SENDER_FAILURE_MESSAGE } from '../../lib/log';
 import { postWebhook } from '../../lib/outbound/webhook-request';
-import { deliveryKey, webhookKey } from '../../lib/storage/keys';
+import { deliveryKey, webhookKey, webhookSecretKey } from '../../lib/storage/keys';
 import { captureLogs } from '../support/logs';
 
 /**
@@ -50,7 +50,6 @@ const webhook = {
   ...webhookKey(ref.publisher_id, 0),
   webhook_id: ref.webhook_id,
   url: 'https://hooks.example.com/receive/path?token=tok-in-query',
-  secret,
 };
 const message = (attempt: number, dueAt = 0) =>
   ({
@@ -68,6 +67,9 @@ beforeEach(() => {
   vi.mocked(postWebhook).mockReset();
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
   ddb.on(GetCommand, { Key: webhookKey(ref.publisher_id, 0) }).resolves({ Item: webhook });
+  ddb
+    .on(GetCommand, { Key: webhookSecretKey(ref.publisher_id, ref.webhook_id) })
+    .resolves({ Item: { ...webhookSecretKey(ref.publisher_id, ref.webhook_id), secret } });
 });
 
 const conditionFailed = () =>
