@@ -282,7 +282,7 @@ export class ModeratorConsole extends Construct {
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR2',
       reason:
-        'No WAF web ACL, as for the API itself: the page is static and every API call needs a publisher key and is throttled by API Gateway; an operator can attach one',
+        'No web ACL on the distribution itself: the page is static, and every API call it passes on reaches the stage, whose regional web ACL (infra/stack/firewall.ts) inspects it; a CloudFront web ACL would have to live in us-east-1, outside this stack',
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR4',

@@ -33,6 +33,7 @@ import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { ModeratorConsole } from './console';
 import { Events } from './events';
+import { Firewall } from './firewall';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
@@ -58,6 +59,8 @@ export class ServiceStack extends Stack {
   readonly api: RestApi;
   /** The one usage plan: each publisher's API key on it gets the per-publisher limits. */
   readonly usagePlan: UsagePlan;
+  /** The web ACL on the stage; undefined with `-c waf=false`. */
+  readonly firewall: Firewall | undefined;
   readonly table: Table;
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly events: Events;
@@ -217,6 +220,7 @@ export class ServiceStack extends Stack {
     });
 
     addGatewayResponses(this.api);
+    this.firewall = settings.waf ? new Firewall(this, 'Firewall', { api: this.api }) : undefined;
 
     this.events = new Events(this, 'Events', { table: this.table, makeFunction });
 
@@ -255,7 +259,7 @@ export class ServiceStack extends Stack {
       description: 'SNS topic of every alarm; subscribe to be notified',
     });
 
-    acknowledgeNagFindings(this);
+    acknowledgeNagFindings(this, settings.waf);
   }
 }
 
@@ -296,17 +300,18 @@ const accessLogFormat = () =>
   );
 
 /** cdk-nag AwsSolutions findings we accept, each with the reason it does not apply here. */
-const acknowledgeNagFindings = (stack: ServiceStack) => {
+const acknowledgeNagFindings = (stack: ServiceStack, waf: boolean) => {
   Validations.of(stack.api).acknowledge({
     id: 'AwsSolutions-APIG2',
     reason:
       'Every handler validates its whole request (zod, strict bodies) and answers in the API error envelope; a gateway request validator would answer in its own shape',
   });
-  Validations.of(stack.api).acknowledge({
-    id: 'AwsSolutions-APIG3',
-    reason:
-      'No WAF web ACL: callers are authenticated publishers behind a Bearer-key authorizer with stage throttling; a WAF can be associated by the operator where required',
-  });
+  if (!waf)
+    Validations.of(stack.api).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'The web ACL was turned off for this stage with -c waf=false (infra/stack/firewall.ts): callers are still authenticated publishers behind a Bearer-key authorizer with stage and per-publisher throttling',
+    });
   Validations.of(stack.api).acknowledge({
     id: 'AwsSolutions-COG4',
     reason:

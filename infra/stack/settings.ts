@@ -19,6 +19,8 @@ export interface Settings {
    * it (AWS_LAMBDA_LOG_LEVEL) to skip writing them. `-c logLevel=debug` while investigating.
    */
   readonly logLevel: ApplicationLogLevel;
+  /** The regional web ACL on the stage (infra/stack/firewall.ts); `-c waf=false` leaves it out. */
+  readonly waf: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: Settings = {
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
   logLevel: ApplicationLogLevel.INFO,
+  waf: true,
 };
 
 // Stage names end up in the stack name and the API's URL path: keep them short and plain.
@@ -52,6 +55,14 @@ const logLevel = (scope: Construct): ApplicationLogLevel => {
   return value as ApplicationLogLevel;
 };
 
+const flag = (scope: Construct, name: 'waf'): boolean => {
+  const raw: unknown = scope.node.tryGetContext(name) ?? DEFAULT_SETTINGS[name];
+  // Context from the command line arrives as a string.
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new Error(`context ${name} must be true or false, got ${String(raw)}`);
+};
+
 export const readSettings = (scope: Construct): Settings => {
   const stage = String(scope.node.tryGetContext('stage') ?? DEFAULT_SETTINGS.stage);
   if (!STAGE_PATTERN.test(stage)) {
@@ -64,6 +75,7 @@ export const readSettings = (scope: Construct): Settings => {
     throttleRateLimit: integer(scope, 'throttleRateLimit', 1, 10_000),
     throttleBurstLimit: integer(scope, 'throttleBurstLimit', 1, 5_000),
     logLevel: logLevel(scope),
+    waf: flag(scope, 'waf'),
   };
 };
 

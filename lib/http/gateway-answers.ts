@@ -29,7 +29,7 @@ export const gatewayAnswers = {
   },
   /** The key's policy does not allow this method. */
   forbidden: { code: 'forbidden', message: 'This key may not call this operation' },
-  /** A web application firewall rule blocked the request (none is attached today). */
+  /** A rule of the stage's web application firewall blocked the request (infra/stack/firewall.ts). */
   blocked: { code: 'forbidden', message: 'The request was blocked by a firewall rule' },
   /** No route of the table has this path. */
   noRoute: { code: 'not_found', message: 'No route matches the request' },

@@ -25,6 +25,7 @@ import {
   SENDER_TIMEOUT,
   STREAM_RETRY_ATTEMPTS,
 } from '../../infra/stack/events';
+import { COUNTED_COMMON_RULES, RATE_LIMIT_PER_ADDRESS } from '../../infra/stack/firewall';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
 import { DEAD_LETTER_RETENTION } from '../../infra/stack/queues';
 import { BUNDLE_TARGET, FUNCTION_TIMEOUT, PROJECT_ROOT, RUNTIME } from '../../infra/stack/service-function';
@@ -32,6 +33,7 @@ import { BEARER_VALIDATION_REGEX, PLAN_WIDE_CLASS, ServiceStack } from '../../in
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
+import { MAX_BODY_BYTES } from '../../lib/http/chain';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
 import {
@@ -39,6 +41,7 @@ import {
   DELIVERY_ATTEMPT_FAILED_MESSAGE,
   SENDER_FAILURE_MESSAGE,
 } from '../../lib/log';
+import { DETAILS_MAX_BYTES } from '../../lib/model/requests';
 import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,
@@ -447,6 +450,57 @@ describe('per-publisher limits', () => {
   test('no API key is in the template: npm run keys makes one per publisher on the plan', () => {
     expect(ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
     expect(ofType('AWS::ApiGateway::UsagePlanKey')).toEqual([]);
+  });
+});
+
+describe('the web application firewall', () => {
+  const acls = ofType('AWS::WAFv2::WebACL');
+
+  test('one regional web ACL on the stage: a rate-based rule per source address, then the common rule set', () => {
+    expect(acls).toHaveLength(1);
+    const acl = acls[0]?.[1].Properties ?? {};
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const [rate, common] = acl.Rules;
+    expect(rate).toMatchObject({
+      Name: 'RateLimitPerAddress',
+      Statement: { RateBasedStatement: { Limit: RATE_LIMIT_PER_ADDRESS, AggregateKeyType: 'IP' } },
+      Action: { Block: { CustomResponse: { ResponseCode: 429 } } },
+    });
+    // The 429 speaks the API's error envelope.
+    const body = Object.values(acl.CustomResponseBodies as Record<string, { Content: string }>)[0];
+    expect(JSON.parse(body?.Content ?? '{}')).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(common).toMatchObject({
+      Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' } },
+      OverrideAction: { None: {} },
+    });
+    const associations = ofType('AWS::WAFv2::WebACLAssociation').map(([, a]) => a.Properties ?? {});
+    expect(associations).toHaveLength(1);
+    expect(JSON.stringify(associations[0]?.ResourceArn)).toContain(
+      logicalId(stack.api.deploymentStage.node.defaultChild),
+    );
+  });
+
+  test('the common rules that would refuse valid requests (bodies over 8 KB, URLs and free text in bodies, no User-Agent) only count', () => {
+    const common = acls[0]?.[1].Properties?.Rules[1];
+    const counted = common.Statement.ManagedRuleGroupStatement.RuleActionOverrides.map(
+      (o: { Name: string; ActionToUse: unknown }) => {
+        expect(o.ActionToUse).toEqual({ Count: {} });
+        return o.Name;
+      },
+    );
+    expect(counted).toEqual([...COUNTED_COMMON_RULES]);
+    // What the API accepts, which the counted rules would block: a body past 8 KB, a URL in a body.
+    expect(MAX_BODY_BYTES).toBeGreaterThan(8 * 1024);
+    expect(DETAILS_MAX_BYTES).toBeGreaterThan(8 * 1024);
+  });
+
+  test('-c waf=false leaves it out, and the stack says why cdk-nag may pass without it', () => {
+    const off = build({ waf: 'false' });
+    expect(off.ofType('AWS::WAFv2::WebACL')).toEqual([]);
+    expect(off.ofType('AWS::WAFv2::WebACLAssociation')).toEqual([]);
+    expect(off.stack.firewall).toBeUndefined();
+    expect(() => build({ waf: 'maybe' })).toThrow('context waf must be true or false, got maybe');
   });
 });
 
