@@ -179,9 +179,13 @@ export const startLocalEvents = async (options: {
   const poller = setInterval(() => void pump(), POLL_MS);
   // What a previous run left: records handed on but not pruned, records not yet dispatched,
   // deliveries not yet settled.
-  pruning = recordsBetween(1, handedOn)
-    .then(({ Items = [] }) => prune(Items))
-    .catch((error) => log('warn', 'pruning the change log failed', describeError(error)));
+  // Nothing was ever handed on (a fresh store): nothing to prune, and no range to ask for.
+  pruning =
+    handedOn === 0
+      ? Promise.resolve()
+      : recordsBetween(1, handedOn)
+          .then(({ Items = [] }) => prune(Items))
+          .catch((error) => log('warn', 'pruning the change log failed', describeError(error)));
   for (const { ref, attempt, dueAt } of await pendingDeliveries()) schedule(ref, attempt, dueAt);
   void pump();
 

@@ -25,10 +25,16 @@ const where =
     ? (api.store.dataDir ?? 'memory (DATA_DIR=:memory:)')
     : (api.store.endpoint ?? 'AWS');
 console.log(`Device ban API listening on ${api.url}`);
+if (api.consoleUrl) console.log(`Console: ${api.consoleUrl}`);
 console.log(`Store: ${where}, table ${api.store.tableName}${api.tableCreated ? ' (created)' : ''}`);
 if (api.events) {
+  // As the server set it (WEBHOOK_ALLOW_LOOPBACK, default on locally): say what it really does.
+  const loopback =
+    process.env.WEBHOOK_ALLOW_LOOPBACK === '1'
+      ? 'loopback http:// receivers allowed'
+      : 'loopback receivers refused (WEBHOOK_ALLOW_LOOPBACK=0): https and public addresses only';
   console.log(
-    `Events: feed and webhooks dispatched here (http://127.0.0.1 receivers allowed; WEBHOOK_RETRY_BASE_MS=${process.env.WEBHOOK_RETRY_BASE_MS ?? 30000})`,
+    `Events: feed and webhooks dispatched here (${loopback}; WEBHOOK_RETRY_BASE_MS=${process.env.WEBHOOK_RETRY_BASE_MS ?? 30000})`,
   );
 }
 

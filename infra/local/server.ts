@@ -36,6 +36,8 @@ export interface LocalApiOptions {
 
 export interface LocalApi {
   url: string;
+  /** Where the moderator console is served (undefined when it is not). */
+  consoleUrl: string | undefined;
   store: Store;
   tableCreated: boolean;
   /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
@@ -97,6 +99,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     const { address, port } = server.address() as AddressInfo;
     return {
       url: `http://${address}:${port}`,
+      consoleUrl: options.console === false ? undefined : `http://${address}:${port}/console/`,
       store,
       tableCreated,
       events,

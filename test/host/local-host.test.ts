@@ -77,6 +77,39 @@ describe('npm start', () => {
   });
 });
 
+describe('the start banner', () => {
+  it("prints the console's address beside the API's, says loopback receivers are allowed, and logs no pruning failure on a fresh store", async () => {
+    const run = await start(tempDir());
+    const url = urlOf(run.output());
+    expect(run.output()).toContain(`Console: ${url}/console/`);
+    expect(run.output()).toContain('loopback http:// receivers allowed');
+    const page = await fetch(`${url}/console/`);
+    expect(page.status).toBe(200);
+    expect(run.errors()).not.toContain('pruning the change log failed');
+    expect(await run.stop('SIGTERM')).toBe(0);
+    expect(run.errors()).not.toMatch(/pruning|ValidationException/);
+  });
+
+  it('says loopback receivers are refused when WEBHOOK_ALLOW_LOOPBACK=0, and the API refuses one', async () => {
+    const run = await startTs(
+      'infra/local/main.ts',
+      childEnv({ DATA_DIR: tempDir(), PORT: '0', WEBHOOK_ALLOW_LOOPBACK: '0' }),
+      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)/,
+    );
+    expect(run.output()).toContain('loopback receivers refused (WEBHOOK_ALLOW_LOOPBACK=0)');
+    expect(run.output()).not.toContain('receivers allowed');
+    const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(run.output()) as RegExpExecArray)[0];
+    const res = await call(urlOf(run.output()), '/v1/webhooks', key, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'url', issue: 'not_allowed' }]);
+    expect(await run.stop('SIGTERM')).toBe(0);
+  });
+});
+
 describe('npm run keys', () => {
   it('creates, lists and revokes keys with or without npm start running', async () => {
     const dataDir = tempDir();

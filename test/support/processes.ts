@@ -59,6 +59,7 @@ export const startTs = async (entry: string, env: NodeJS.ProcessEnv, ready: RegE
   return {
     child,
     output: () => stdout,
+    errors: () => stderr,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       const exited = once(child, 'exit');
       child.kill(signal);
