@@ -42,12 +42,59 @@ const banRecordSchema = /* @__PURE__ */ (() =>
 
 export type Ban = z.output<typeof banRecordSchema>;
 
+type Check = (value: unknown) => boolean;
+const string: Check = (value) => typeof value === 'string';
+const oneOf =
+  (values: readonly string[]): Check =>
+  (value) =>
+    typeof value === 'string' && values.includes(value);
+const optional =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || check(value);
+const nullable =
+  (check: Check): Check =>
+  (value) =>
+    value === null || check(value);
+const actorCheck: Check = (value) =>
+  typeof value === 'object' &&
+  value !== null &&
+  string((value as { name?: unknown }).name) &&
+  nullable(string)((value as { key_id?: unknown }).key_id);
+
+/**
+ * The runtime check of every read, field by field, without zod: the events dispatcher reads bans
+ * from the stream and its bundle stays within its size budget without the validation library
+ * (docs/performance.md). The schema above stays the one definition of the type: this table must
+ * name exactly its fields (the `satisfies` fails to compile otherwise).
+ */
+const banChecks = {
+  ban_id: Number.isSafeInteger,
+  device_id: string,
+  ban_type: oneOf(banTypes),
+  scope: oneOf(banScopes),
+  publisher_id: string,
+  game_id: string,
+  reason_code: string,
+  details_json: optional(string),
+  created_at: string,
+  expires_at: nullable(string),
+  revoked_at: nullable(string),
+  revoke_reason_code: optional(string),
+  created_by: optional(actorCheck),
+  revoked_by: optional(actorCheck),
+  idempotency_key: optional(string),
+} satisfies { [K in keyof Ban]-?: Check };
+
+const banFields = Object.keys(banChecks) as (keyof Ban)[];
+
+/** The ban an item holds (its fields only, as the schema's parse would keep them), or IntegrityError. */
 export const banFromItem = (item: Record<string, unknown> | undefined): Ban => {
-  const parsed = banRecordSchema.safeParse(item);
-  if (!parsed.success) {
-    throw new IntegrityError(`stored ban is malformed: ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
-  }
-  return parsed.data;
+  const failed = banFields.find((field) => !banChecks[field](item?.[field]));
+  if (!item || failed !== undefined) throw new IntegrityError(`stored ban is malformed: ${failed ?? ''}`);
+  const ban: Record<string, unknown> = {};
+  for (const field of banFields) if (item[field] !== undefined) ban[field] = item[field];
+  return ban as Ban;
 };
 
 export const banToItem = (ban: Ban) => ({ ...banKey(ban.device_id, ban.ban_id), ...ban });
