@@ -57,6 +57,17 @@ describe('bundles', () => {
     console.log('bundle sizes (minified):', sizes);
   });
 
+  test("the events functions stay within 1.25x the authorizer's bundle (the bench floor's size, within 3%)", () => {
+    // The dispatcher once carried zod for its ban reads: 1.29x the bench's floor bundle against a
+    // 1.25 budget (docs/performance.md). The authorizer is the nearest thing to the floor here.
+    const paths = bundlePaths(cdkOut);
+    const authorizer = statSync(paths.get('authorizer') as string).size;
+    for (const handler of ['events-dispatcher', 'webhook-sender']) {
+      const ratio = statSync(paths.get(handler) as string).size / authorizer;
+      expect(ratio, handler).toBeLessThanOrEqual(1.25);
+    }
+  });
+
   test('the SDK is in the bundle, minus the credential chain Lambda never reaches', () => {
     const code = readFileSync(bundlePaths(cdkOut).get('get-policy') as string, 'utf8');
     expect(code).toContain('DynamoDB_20120810');
