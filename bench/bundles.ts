@@ -52,10 +52,13 @@ export const measureSizes = (paths: ReadonlyMap<string, string>) => {
     ]);
 };
 
-/** Imports a bundle in a fresh node process (what Lambda does at INIT) and returns the milliseconds it took. */
-const importOnce = (file: string): number => {
+/**
+ * Imports a bundle in a fresh node process (what Lambda does at INIT) and returns the milliseconds
+ * it took; `flags` are node's (`--enable-source-maps`, as `-c sourceMaps=true` deploys it).
+ */
+const importOnce = (file: string, flags: readonly string[] = []): number => {
   const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); console.log(performance.now() - t);`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+  const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
       TABLE_NAME: 'bench',
@@ -99,4 +102,37 @@ export const measureColdImports = (paths: ReadonlyMap<string, string>, runs: num
         ratio: median(own.map((ms, i) => ms / (floor[i] as number))),
       };
     });
+};
+
+/** The bundles whose cold import with source maps enabled the bench reports: the largest route and the stream's. */
+export const SOURCE_MAP_BUNDLES = ['create-ban', 'events-dispatcher'];
+
+/**
+ * What `-c sourceMaps=true` (NODE_OPTIONS=--enable-source-maps) costs at INIT: each bundle's
+ * import with the flag, paired with its import without it, alternating; the median ratio, and the
+ * ratio to the floor (without the flag), which the cold import target applies to.
+ */
+export const measureSourceMapCost = (paths: ReadonlyMap<string, string>, runs: number) => {
+  const floorFile = paths.get(FLOOR_HANDLER) as string;
+  return SOURCE_MAP_BUNDLES.map((handler) => {
+    const file = paths.get(handler) as string;
+    const on: number[] = [];
+    const off: number[] = [];
+    const floor: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const order = [
+        () => on.push(importOnce(file, ['--enable-source-maps'])),
+        () => off.push(importOnce(file)),
+        () => floor.push(importOnce(floorFile)),
+      ];
+      for (let k = 0; k < order.length; k++) order[(i + k) % order.length]?.();
+    }
+    return {
+      bundle: handler,
+      on_median_ms: median(on),
+      off_median_ms: median(off),
+      ratio_to_off: median(on.map((ms, i) => ms / (off[i] as number))),
+      ratio_to_floor: median(on.map((ms, i) => ms / (floor[i] as number))),
+    };
+  });
 };

@@ -103,6 +103,7 @@ export class ServiceStack extends Stack {
         // A function that never touches storage is not even told the table's name.
         environment: table ? { TABLE_NAME: this.table.tableName } : {},
         logLevel: settings.logLevel,
+        sourceMaps: settings.sourceMaps,
         timeout: options.timeout,
       }).function;
       grantTableAccess(fn, this.table.tableArn, table);

@@ -53,6 +53,13 @@ describe('bundles', () => {
       const code = readFileSync(file, 'utf8');
       // The createRequire banner, which CommonJS code inside an ESM bundle needs.
       expect(code.startsWith('import { createRequire }'), handler).toBe(true);
+      // Its source map beside it (names and lines, not the sources), for readable stack traces.
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+      expect(
+        map.sources.some((source: string) => source.includes('lib/')) || handler === 'health',
+        handler,
+      ).toBe(true);
+      expect(map.sourcesContent ?? null, handler).toBeNull();
     }
     console.log('bundle sizes (minified):', sizes);
   });

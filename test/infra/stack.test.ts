@@ -197,6 +197,21 @@ describe('functions', () => {
     }
   });
 
+  test('stack traces are mapped through the shipped source maps only with -c sourceMaps=true', () => {
+    for (const { id } of allFunctions)
+      expect(
+        resources[fnLogicalId(id)]?.Properties?.Environment?.Variables?.NODE_OPTIONS,
+        id,
+      ).toBeUndefined();
+    const mapped = build({ sourceMaps: 'true' });
+    const lambdas = mapped
+      .ofType('AWS::Lambda::Function')
+      .filter(([, r]) => String(r.Properties?.Runtime).startsWith('nodejs'));
+    expect(lambdas.length).toBe(allFunctions.length);
+    for (const [id, lambda] of lambdas)
+      expect(lambda.Properties?.Environment?.Variables?.NODE_OPTIONS, id).toBe('--enable-source-maps');
+  });
+
   test('only the dispatcher and the sender are told the deliveries queue', () => {
     const queueUrl = { Ref: logicalId(stack.events.deliveries.node.defaultChild) };
     for (const { id } of allFunctions) {
