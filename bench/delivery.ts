@@ -10,7 +10,6 @@ import {
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import type { AuthorizerHandler, ProxyHandler } from '../infra/local/gateway';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { throttleClasses } from '../lib/routes';
 import { startChild, stopChild, waitForLine } from './children';
@@ -98,10 +97,14 @@ const startEventsApi = async (): Promise<RunningApi> => {
   };
 };
 
-/** The same gateway and handlers straight on the store: no recorder, no dispatcher (`--plain`). */
+/** The same gateway and handlers straight on the store: no recorder, no dispatcher (bench/api-process.ts). */
 const startPlainApi = async (): Promise<RunningApi> => {
-  const child = startChild(['bench/delivery.ts', '--plain'], { ...IN_MEMORY, ...API_ENV });
-  return { ...(await jsonLine<{ url: string; key: string }>(child, 'plain')), child };
+  const child = startChild(['bench/api-process.ts'], {
+    ...IN_MEMORY,
+    ...API_ENV,
+    BENCH_PUBLISHER: PUBLISHER,
+  });
+  return { ...(await jsonLine<{ url: string; key: string }>(child, 'api')), child };
 };
 
 // --- the counting proxy ----------------------------------------------------------------------
@@ -570,49 +573,11 @@ export const eventsRows = (result: EventsResult) => {
 
 // --- entry points ----------------------------------------------------------------------------
 
-/** `--plain`: startLocalApi without the recorder and dispatcher (infra/local/server.ts, in short). */
-const serve = async () => {
-  const { openStore, ensureTable, useStore } = await import('../infra/local/store');
-  const store = await openStore({ env: { DATA_DIR: ':memory:' } });
-  await ensureTable(store);
-  useStore(store);
-  const { createGateway } = await import('../infra/local/gateway');
-  const { rateLimitsFrom } = await import('../infra/local/rate-limits');
-  const { authorizerFunction, handlerEntry, routes } = await import('../lib/routes');
-  const { createApiKey } = await import('../lib/domain/api-keys');
-  const handlers = new Map<string, ProxyHandler>();
-  for (const route of routes) {
-    handlers.set(route.id, (await import(`../${handlerEntry(route.handler)}`)).handler as ProxyHandler);
-  }
-  const authorizer = (await import(`../${handlerEntry(authorizerFunction.handler)}`))
-    .handler as AuthorizerHandler;
-  const server = createServer(
-    createGateway({
-      routes,
-      handlers,
-      authorizer,
-      authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
-      publisherLimits: rateLimitsFrom(process.env),
-    }),
-  );
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const key = await createApiKey(PUBLISHER, 'bench');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  console.log(JSON.stringify({ plain: { url, key: key.api_key } }));
-  process.on('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    void store.close().then(() => process.exit(0));
-  });
-};
-
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   process.env.LOG_LEVEL = 'silent';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const mode = process.argv[2];
-  if (mode === '--plain') await serve();
-  else if (mode === '--store-calls') {
+  if (mode === '--store-calls') {
     console.log(JSON.stringify({ storeCalls: await storeCallsChild() }));
     process.exit(0);
   } else {

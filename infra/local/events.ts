@@ -43,11 +43,18 @@ const POLL_MS = 1_000;
 /** The wait before trying again when the store failed. */
 const RETRY_MS = 1_000;
 
-export const startLocalEvents = async (options: {
-  recorder: ChangeRecorder;
+export interface LocalEventsOptions {
+  /** Tells the dispatcher a record was stored (the recorder itself, or the thread's messages). */
+  recorder: Pick<ChangeRecorder, 'onRecord'>;
   storeEndpoint: string;
   tableName: string;
-}): Promise<LocalEvents> => {
+}
+
+/**
+ * The dispatcher and the delivery timers, on the calling thread. `npm start` runs them on a
+ * thread of their own (./events-thread.ts), so they do not queue behind the API's requests.
+ */
+export const startLocalEvents = async (options: LocalEventsOptions): Promise<LocalEvents> => {
   // Imported here: the storage client reads the store's settings at import (server.ts sets them).
   const { dispatchChanges } = await import('../../lib/domain/dispatch');
   const { attemptDelivery, pendingDeliveries } = await import('../../lib/domain/deliveries');

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
 import { consoleListener } from './console';
-import { type LocalEvents, startLocalEvents } from './events';
+import type { LocalEvents } from './events';
+import { startLocalEventsThread } from './events-thread';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
@@ -67,7 +68,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     process.env.WEBHOOK_ALLOW_LOOPBACK = env.WEBHOOK_ALLOW_LOOPBACK ?? '1';
     if (env.WEBHOOK_RETRY_BASE_MS) process.env.WEBHOOK_RETRY_BASE_MS = env.WEBHOOK_RETRY_BASE_MS;
     if (recorder && store.endpoint) {
-      events = await startLocalEvents({
+      events = await startLocalEventsThread({
         recorder,
         storeEndpoint: store.endpoint,
         tableName: store.tableName,

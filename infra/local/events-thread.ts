@@ -1,0 +1,51 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { LocalEvents, LocalEventsOptions } from './events';
+
+/**
+ * `npm start`'s events on a worker thread of their own (./events-worker.ts): the dispatcher and
+ * the delivery attempts no longer wait behind the API's requests and the store on the main
+ * thread, which held local delivery p99 at seconds under a paced load (docs/performance.md, part
+ * 7). The same code as on the main thread; records are signalled by message, and drain and close
+ * answer by message.
+ */
+export const startLocalEventsThread = async (options: LocalEventsOptions): Promise<LocalEvents> => {
+  const worker = new Worker(new URL('./events-worker.mjs', import.meta.url), {
+    workerData: { storeEndpoint: options.storeEndpoint, tableName: options.tableName },
+    // Not the main thread's loader flags: the worker registers tsx itself.
+    execArgv: [],
+  });
+  const ready = await new Promise<{ type: string; message?: string }>((done, fail) => {
+    worker.once('message', done);
+    worker.once('error', fail);
+    worker.once('exit', (code) => fail(new Error(`the events thread exited (${code}) before it started`)));
+  });
+  if (ready.type !== 'ready')
+    throw new Error(`the events thread could not start: ${ready.message ?? ready.type}`);
+  options.recorder.onRecord(() => worker.postMessage({ type: 'record' }));
+  let next = 0;
+  const waiting = new Map<number, () => void>();
+  worker.on('message', (message: { type: string; id?: number }) => {
+    if (message.type === 'drained' && message.id !== undefined) {
+      waiting.get(message.id)?.();
+      waiting.delete(message.id);
+    }
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    drain: () =>
+      new Promise<void>((done) => {
+        const id = next++;
+        waiting.set(id, done);
+        worker.postMessage({ type: 'drain', id });
+      }),
+    close: () => {
+      closing ??= (async () => {
+        const exited = once(worker, 'exit');
+        worker.postMessage({ type: 'close' });
+        await exited;
+      })();
+      return closing;
+    },
+  };
+};

@@ -1,0 +1,37 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { describeError, log } from '../../lib/log';
+import { startLocalEvents } from './events';
+
+/**
+ * The local dispatcher's thread (./events-thread.ts): the same startLocalEvents, told of each
+ * record by a message, answering drain and close. Its storage client reaches the store through
+ * the recorder, like the API's (the environment is the main thread's, copied when it started).
+ */
+
+type Message = { type: 'record' } | { type: 'drain'; id: number } | { type: 'close' };
+
+const port = parentPort;
+if (!port) throw new Error('events-worker.ts runs as a worker thread only');
+const listeners: Array<() => void> = [];
+try {
+  const events = await startLocalEvents({
+    recorder: { onRecord: (listener) => listeners.push(listener) },
+    storeEndpoint: workerData.storeEndpoint,
+    tableName: workerData.tableName,
+  });
+  port.on('message', (message: Message) => {
+    if (message.type === 'record') for (const listener of listeners) listener();
+    else if (message.type === 'drain')
+      void events.drain().then(() => port.postMessage({ type: 'drained', id: message.id }));
+    else if (message.type === 'close')
+      void events.close().then(() => {
+        port.postMessage({ type: 'closed' });
+        // Ends this thread only, whatever keep-alive sockets the storage client still holds.
+        process.exit(0);
+      });
+  });
+  port.postMessage({ type: 'ready' });
+} catch (error) {
+  log('error', 'the local events thread could not start', describeError(error));
+  port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+}
