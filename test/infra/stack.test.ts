@@ -74,6 +74,9 @@ type Resource = {
  */
 const USAGE_PLAN_METHOD_THROTTLES_QUOTA = 20;
 
+/** Resources the stack may hold: CloudFormation refuses a template past 500; this leaves room to see it coming. */
+const STACK_RESOURCE_BUDGET = 450;
+
 const build = (context: Record<string, unknown> = {}) => {
   const app = templateApp(context);
   const settings = readSettings(app);
@@ -465,6 +468,14 @@ describe('per-publisher limits', () => {
   test('no API key is in the template: npm run keys makes one per publisher on the plan', () => {
     expect(ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
     expect(ofType('AWS::ApiGateway::UsagePlanKey')).toEqual([]);
+  });
+});
+
+describe('the template', () => {
+  test(`stays within its budget of ${STACK_RESOURCE_BUDGET} resources, under CloudFormation's 500 per template`, () => {
+    // 323 today (docs/scale.md, limit 9): each route adds about ten.
+    expect(Object.keys(resources).length).toBeLessThanOrEqual(STACK_RESOURCE_BUDGET);
+    expect(STACK_RESOURCE_BUDGET).toBeLessThan(500);
   });
 });
 
