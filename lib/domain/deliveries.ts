@@ -3,6 +3,7 @@ import { mapWithConcurrency } from '../concurrency';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
 import type { DeliveriesQuery, FeedEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
+import { originOf } from '../outbound/webhook-address';
 import { postWebhook } from '../outbound/webhook-request';
 import { webhookHeaders } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';
@@ -248,15 +249,6 @@ const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<nu
     const until = Number(held?.claimed_until);
     // Settled or moved on meanwhile: nothing for this message to do (0: drop it).
     return held?.status === 'pending' && Number(held.attempts) === attempt - 1 && until > now ? until : 0;
-  }
-};
-
-/** The receiver's scheme, host and port, the only part of its URL a log line names. */
-const originOf = (url: string) => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'unparseable';
   }
 };
 

@@ -9,7 +9,7 @@ import {
 } from '../model/requests';
 import type { Actor, NewWebhook, Webhook, WebhookList } from '../model/responses';
 import type { Scope } from '../model/scopes';
-import { checkWebhookUrl } from '../outbound/webhook-address';
+import { checkWebhookUrl, originOf } from '../outbound/webhook-address';
 import { newWebhookSecret } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
@@ -180,8 +180,6 @@ export const reachableWebhook = async (
 
 /** The read scope each event type needs: a webhook is a standing read of what it carries. */
 const readScopeOf = (type: FeedEventType): Scope => (type === 'policy.updated' ? 'policy:read' : 'bans:read');
-
-const originOf = (url: string) => new URL(url).origin;
 
 /**
  * Registers a webhook. A webhook is a standing read credential, so it needs what reading its

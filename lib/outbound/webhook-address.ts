@@ -169,3 +169,12 @@ export const checkWebhookUrl = (
     };
   return { ok: true, url };
 };
+
+/** A URL's scheme, host and port: all of it a log line or the audit trail names (its path or query may carry a token). */
+export const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'unparseable';
+  }
+};
