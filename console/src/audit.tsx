@@ -104,7 +104,14 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
       <h2 id="audit-heading">Audit trail</h2>
       {knowledge['audit:read'].held === false ? (
         <p class="gate">
-          The audit trail is hidden: it needs the scope <code>audit:read</code>, which this key lacks (
+          {knowledge['audit:read'].bound
+            ? 'The audit trail is hidden: it spans every game, and this key is bound to games ('
+            : 'The audit trail is hidden: it needs the scope '}
+          {!knowledge['audit:read'].bound && (
+            <>
+              <code>audit:read</code>, which this key lacks (
+            </>
+          )}
           {knowledge['audit:read'].note}).
         </p>
       ) : (

@@ -84,9 +84,17 @@ export const signIn = async (
 
   let identity: ApiKey | null = null;
   if (keys.status === 200) {
-    const mine = keys.body.items.filter(
-      (k) => k.revoked_at === null && k.last4 !== null && key.endsWith(k.last4),
-    );
+    // Every page of the listing, to find which key this is by its last 4 characters.
+    const live: ApiKey[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_IDENTITY_PAGES; page++) {
+      const answer = await call('get', '/v1/keys', { query: { limit: 200, ...(cursor ? { cursor } : {}) } });
+      if (answer.status !== 200) break;
+      live.push(...answer.body.items.filter((k) => k.revoked_at === null));
+      if (answer.body.next_cursor === null) break;
+      cursor = answer.body.next_cursor;
+    }
+    const mine = live.filter((k) => k.last4 !== null && key.endsWith(k.last4));
     if (mine.length === 1 && mine[0]) {
       identity = mine[0];
       for (const scope of scopes) {
@@ -94,6 +102,13 @@ export const signIn = async (
           ? { held: true, note: `key ${identity.key_id} holds it` }
           : { held: false, note: `key ${identity.key_id} was made without it` };
       }
+      // The audit trail spans every game: a key bound to games is refused it, whatever it holds.
+      if (identity.games !== null && audit.status === 403)
+        knowledge['audit:read'] = {
+          held: false,
+          note: `key ${identity.key_id} is bound to games`,
+          bound: true,
+        };
     }
   }
   return {
@@ -101,6 +116,9 @@ export const signIn = async (
     session: { key, knowledge, identity, policy: policy.status === 200 ? policy.body : null },
   };
 };
+
+/** Pages of 200 keys read at sign-in to find the key's own entry (a publisher holds at most 100 live keys). */
+const MAX_IDENTITY_PAGES = 10;
 
 /** The scope each operation needs (docs/api.md "Scopes"), to learn from what the API answers. */
 const scopeOf: Record<string, Scope> = {

@@ -132,7 +132,8 @@ export const apiFieldError = (message: Message, field: string): string | undefin
   return issue ? `The API refused it: ${issue.issue}` : undefined;
 };
 
-export type ScopeKnowledge = Record<Scope, { held: boolean | null; note: string }>;
+/** What the console knows of each scope; `bound`: held, but refused because the key is bound to games. */
+export type ScopeKnowledge = Record<Scope, { held: boolean | null; note: string; bound?: true }>;
 
 /** Shown instead of a section (or a form) that the key's scopes do not allow. */
 export const ScopeGate = ({
