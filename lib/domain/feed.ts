@@ -254,24 +254,45 @@ const decodeCursor = (publisherId: string, gameId: string, cursor: string): Posi
 interface Entry {
   partition: number;
   seq: number;
-  appendedAt: string;
   event: ChangeEvent;
 }
 
 const entryFromItem = (partition: number, item: Record<string, unknown>): Entry => {
   const event = item.event as ChangeEvent | undefined;
-  if (typeof event?.event_id !== 'string' || typeof item.appended_at !== 'string') {
+  if (typeof event?.event_id !== 'string' || typeof event.occurred_at !== 'string') {
     throw new IntegrityError('stored feed entry is malformed');
   }
-  return { partition, seq: seqOf(item.sk), appendedAt: item.appended_at, event };
+  return { partition, seq: seqOf(item.sk), event };
+};
+
+/**
+ * The entries of the partitions read, as one list: each partition's in its own order (its
+ * positions), the heads compared by when their events happened. Only heads are compared, so a
+ * partition is never reordered, whatever the appenders' clocks, and the cursor's positions only
+ * grow. Across partitions the order is the order of the changes: a revoke answered before a
+ * policy update comes first, even when one dispatcher batch appended them the other way round.
+ */
+const mergeByOccurrence = (read: readonly (readonly Entry[])[]): Entry[] => {
+  const next = read.map(() => 0);
+  const merged: Entry[] = [];
+  for (;;) {
+    let pick: Entry | undefined;
+    for (const [index, list] of read.entries()) {
+      const head = list[next[index] ?? 0];
+      if (head && (!pick || head.event.occurred_at < pick.event.occurred_at)) pick = head;
+    }
+    if (!pick) return merged;
+    merged.push(pick);
+    next[pick.partition] = (next[pick.partition] ?? 0) + 1;
+  }
 };
 
 /**
  * One page of the feed for (publisher, game), oldest first: one Query per partition read (three)
- * and the reader's policy, in parallel. The partitions are merged by when their entries were
- * appended; the page stops where any partition's read stops, so nothing later is shown before
- * something earlier that was not read yet. `next_cursor` holds a position per partition: from
- * it, every entry after is read once, whatever was appended meanwhile.
+ * and the reader's policy, in parallel. The partitions are merged by when their events happened
+ * (mergeByOccurrence); the page stops where any partition's read stops, so nothing later is shown
+ * before something earlier that was not read yet. `next_cursor` holds a position per partition:
+ * from it, every entry after is read once, whatever was appended meanwhile.
  */
 export const readFeed = async (
   publisherId: string,
@@ -288,13 +309,10 @@ export const readFeed = async (
     ),
   ]);
   const read = pages.map((page, index) => (page.Items ?? []).map((item) => entryFromItem(index, item)));
-  const merged = read
-    .flat()
-    .sort((a, b) => a.appendedAt.localeCompare(b.appendedAt) || a.partition - b.partition || a.seq - b.seq);
   const positions = [...from];
   const items: FeedEvent[] = [];
   const now = new Date().toISOString();
-  for (const entry of merged) {
+  for (const entry of mergeByOccurrence(read)) {
     items.push(toFeedEvent(entry.event, policy, now));
     positions[entry.partition] = entry.seq;
     // A partition read in full may hold more after its last entry: stop with it.

@@ -253,4 +253,36 @@ describe('dispatching a batch of changes', () => {
     ]);
     await expectDispatchedOnce(s, queued);
   });
+
+  it("gives each event once, page by page, in each partition's own order, when the appenders' clocks disagree", async () => {
+    const s = await scenario();
+    faults.reset();
+    // The revoke stamped by a clock an hour behind the one that made the ban: its event "happened"
+    // before the ban's creation, yet comes after it, where the game's partition put it.
+    const [created, global, revoked, ...rest] = s.records as [ChangeRecord, ChangeRecord, ChangeRecord];
+    const skewed = structuredClone(revoked);
+    const image = skewed.dynamodb?.NewImage as Record<string, { S?: string }>;
+    image.revoked_at = { S: new Date(Date.now() - 3_600_000).toISOString() };
+    await dispatch([created, global, skewed, ...rest], new Set());
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1_000; page += 1) {
+      const read = await lib.readFeed(s.a, 'g1', { limit: 1, ...(cursor ? { cursor } : {}) });
+      if (read.items.length === 0) break;
+      seen.push(
+        ...read.items
+          .filter((e) => e.device_id === s.device || e.type === 'policy.updated')
+          .map((e) => e.type),
+      );
+      cursor = read.next_cursor;
+    }
+    const whole = (await lib.readFeed(s.a, 'g1', { limit: 500 })).items.filter(
+      (e) => e.device_id === s.device || e.type === 'policy.updated',
+    );
+    expect(seen).toEqual(whole.map((e) => e.type));
+    expect(
+      whole.filter((e) => e.device_id === s.device && e.ban.ban_id === s.gameBan).map((e) => e.type),
+    ).toEqual(['ban.created', 'ban.revoked', 'ban.erased']);
+    expect(seen).toHaveLength(5);
+  });
 });
