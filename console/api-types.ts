@@ -435,10 +435,19 @@ export interface components {
       created_at: string;
       expires_at: string | null;
     };
-    Actor: {
+    Actor: OneOf<[{
+      /** @constant */
+      type: "key";
       key_id: string | null;
       name: string;
-    };
+    }, {
+      /** @constant */
+      type: "user";
+      sub: string;
+      email: string | null;
+      /** @enum {string} */
+      role: "viewer" | "moderator" | "admin";
+    }]>;
     AuditEvent: ({
       /** @constant */
       type: "ban.created";
@@ -1415,6 +1424,11 @@ export interface operations {
          * @example device-7f3a9c
          */
         device_id?: string;
+        /**
+         * @description Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.
+         * @example key_Qm3vX8pLr2Tz
+         */
+        actor?: string;
       };
     };
     responses: {

@@ -21,6 +21,12 @@ const auditTypes = [
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
 void everyType;
 
+/** A person by their email (or subject) and role then; a key by its name and id. */
+const actorLabel = (actor: Schemas['Actor']): string =>
+  actor.type === 'user'
+    ? `${actor.email ?? actor.sub} (${actor.role})`
+    : `${actor.name}${actor.key_id ? ` (${actor.key_id})` : ''}`;
+
 const summary = (event: AuditEvent): string => {
   switch (event.type) {
     case 'ban.created':
@@ -166,10 +172,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
                     <tr key={event.event_id}>
                       <td>{formatTime(event.occurred_at)}</td>
                       <th scope="row">{event.type}</th>
-                      <td>
-                        {event.actor.name}
-                        {event.actor.key_id ? ` (${event.actor.key_id})` : ''}
-                      </td>
+                      <td>{actorLabel(event.actor)}</td>
                       <td>{summary(event)}</td>
                     </tr>
                   ))}

@@ -6,6 +6,7 @@ import { consoleListener } from './console';
 import type { LocalEvents } from './events';
 import { startLocalEventsThread } from './events-thread';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
+import { type LocalIdentity, startLocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
 
@@ -31,6 +32,11 @@ export interface LocalApiOptions {
   events?: boolean;
   /** Whether to build and serve the moderator console at /console/ (default true). */
   console?: boolean;
+  /**
+   * The local identity provider (./identity.ts), on this port (0: any free one); false for none
+   * (only API keys are accepted then). Default: on a free port.
+   */
+  identityPort?: number | false;
   /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
   loadModule?: (handler: string) => Promise<{ handler: unknown }>;
 }
@@ -39,6 +45,8 @@ export interface LocalApi {
   url: string;
   /** Where the moderator console is served (undefined when it is not). */
   consoleUrl: string | undefined;
+  /** The local identity provider's issuer (undefined when it does not run). */
+  identity: LocalIdentity | undefined;
   store: Store;
   tableCreated: boolean;
   /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
@@ -56,6 +64,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   const store = await openStore({ env, publish: true });
   let recorder: ChangeRecorder | undefined;
   let events: LocalEvents | undefined;
+  let identity: LocalIdentity | undefined;
   try {
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
     // Over a local store, writes pass the change log's recorder (the local stream); the API and
@@ -98,9 +107,20 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => done());
     });
     const { address, port } = server.address() as AddressInfo;
+    const consoleUrl = `http://${address}:${port}/console/`;
+    // People sign in at the local provider; the authorizer reads its settings at its next call.
+    if (options.identityPort !== false) {
+      identity = await startLocalIdentity({
+        port: options.identityPort ?? 0,
+        host: address,
+        consoleUrl,
+      });
+      process.env.IDENTITY_PROVIDER = JSON.stringify(identity.settings);
+    }
     return {
       url: `http://${address}:${port}`,
-      consoleUrl: options.console === false ? undefined : `http://${address}:${port}/console/`,
+      consoleUrl: options.console === false ? undefined : consoleUrl,
+      identity,
       store,
       tableCreated,
       events,
@@ -111,12 +131,14 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
           server.close(() => done());
           server.closeIdleConnections();
         });
+        await identity?.close();
         await events?.close();
         await recorder?.close();
         await store.close();
       },
     };
   } catch (error) {
+    await identity?.close();
     await events?.close();
     await recorder?.close();
     await store.close();

@@ -7,6 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { actorFromStored } from '../model/actors';
 import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
 import type { Actor, ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
 import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
@@ -304,7 +305,7 @@ export const revokeApiKey = async (
     );
     return {
       key: keyFromItem(Attributes),
-      revokedBy: Attributes?.revoked_by as Actor | undefined,
+      revokedBy: actorFromStored(Attributes?.revoked_by),
       slot: Attributes?.slot,
     };
   };
@@ -465,11 +466,11 @@ const beyond = (caller: Grantor, key: ApiKeyInfo): string[] => {
  */
 export const revokeKey = async (
   publisherId: string,
-  caller: Grantor & { keyId: string },
+  caller: Grantor & { actor: Actor },
   keyId: string,
   actor: Actor,
 ): Promise<ApiKey> => {
-  if (keyId !== caller.keyId) {
+  if (caller.actor.type !== 'key' || keyId !== caller.actor.key_id) {
     const { Item } = await dynamo.send(
       new GetCommand({
         TableName: tableName,

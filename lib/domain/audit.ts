@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describeError, log } from '../log';
+import { actorFromStored } from '../model/actors';
 import { type AuditEventType, type AuditQuery, auditEventTypes, type FeedEventType } from '../model/requests';
 import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -25,7 +26,7 @@ import { IntegrityError, InvalidInputError } from './errors';
 type Subject<E = AuditEvent> = E extends AuditEvent ? Omit<E, 'event_id' | 'occurred_at' | 'actor'> : never;
 
 /** The actor of what the operator's keys tool does (it holds no API key). */
-export const OPERATOR: Actor = { key_id: null, name: 'operator' };
+export const OPERATOR: Actor = { type: 'key', key_id: null, name: 'operator' };
 
 /**
  * The event id: a hash of the publisher, the type and the subject (a ban id, a key id, a policy
@@ -112,7 +113,10 @@ const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   ) {
     throw new IntegrityError('stored audit event is malformed');
   }
-  return event as AuditEvent;
+  // Events recorded before people signed in name keys without a type.
+  const actor = actorFromStored(event.actor);
+  if (!actor) throw new IntegrityError('stored audit event names no actor');
+  return { ...event, actor } as AuditEvent;
 };
 
 /** Events read per request at most when filters skip most of them; the cursor resumes from there. */
@@ -138,6 +142,12 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
   if (query.device_id) {
     filters.push('device_id = :device');
     values[':device'] = query.device_id;
+  }
+  if (query.actor) {
+    // A key by its id, a person by their subject; either way only this publisher's events.
+    filters.push('(#event.#actor.key_id = :actor OR #event.#actor.#sub = :actor)');
+    Object.assign(names, { '#event': 'event', '#actor': 'actor', '#sub': 'sub' });
+    values[':actor'] = query.actor;
   }
   const input: QueryCommandInput = {
     TableName: tableName,

@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
+import { actorFromStored } from '../model/actors';
 import { banScopes, banTypes } from '../model/requests';
+import type { Actor } from '../model/responses';
 import { banKey } from '../storage/keys';
 import { IntegrityError } from './errors';
 
@@ -10,7 +12,7 @@ import { IntegrityError } from './errors';
 
 const timestamp = () => z.string();
 /** Who made or revoked it (the audit trail's actor); absent on bans from before the audit. */
-const actor = () => z.object({ key_id: z.nullable(z.string()), name: z.string() });
+const actor = () => z.custom<Actor>();
 
 /**
  * A ban as stored, without its keys: the one definition of `Ban`. Every read goes through it, so
@@ -56,11 +58,7 @@ const nullable =
   (check: Check): Check =>
   (value) =>
     value === null || check(value);
-const actorCheck: Check = (value) =>
-  typeof value === 'object' &&
-  value !== null &&
-  string((value as { name?: unknown }).name) &&
-  nullable(string)((value as { key_id?: unknown }).key_id);
+const actorCheck: Check = (value) => actorFromStored(value) !== undefined;
 
 /**
  * The runtime check of every read, field by field, without zod: the events dispatcher reads bans
@@ -94,6 +92,9 @@ export const banFromItem = (item: Record<string, unknown> | undefined): Ban => {
   if (!item || failed !== undefined) throw new IntegrityError(`stored ban is malformed: ${failed ?? ''}`);
   const ban: Record<string, unknown> = {};
   for (const field of banFields) if (item[field] !== undefined) ban[field] = item[field];
+  // Actors stored before people signed in have no type: they read as the keys they were.
+  for (const field of ['created_by', 'revoked_by'] as const)
+    if (ban[field] !== undefined) ban[field] = actorFromStored(ban[field]);
   return ban as Ban;
 };
 

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
+import { actorFromStored } from '../model/actors';
 import type { BanScope, BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
 import type {
   Actor,
@@ -467,7 +468,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
   if (erased.size === 0) return { device_id: deviceId, erased_bans: 0 };
 
   const startedAt = typeof marker?.started_at === 'string' ? marker.started_at : new Date().toISOString();
-  const by = (marker?.actor as Actor | undefined) ?? actor;
+  const by = actorFromStored(marker?.actor) ?? actor;
   if (!marker || erased.size > known) {
     await dynamo.send(
       new PutCommand({

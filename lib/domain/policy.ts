@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { actorFromStored } from '../model/actors';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
 import type { PolicyPatch } from '../model/requests';
 import type { Actor, Policy } from '../model/responses';
@@ -66,9 +67,9 @@ const recordLastChange = async (publisherId: string, old: Record<string, unknown
   const before = flagsOf(old, 'before_');
   const after = flagsOf(old);
   const { version, changed_by, updated_at } = old;
-  const actor = changed_by as Actor | undefined;
+  const actor = actorFromStored(changed_by);
   if (!before || !after || typeof version !== 'number' || typeof updated_at !== 'string') return;
-  if (typeof actor?.name !== 'string') return;
+  if (!actor) return;
   await recordEvent(publisherId, String(version), updated_at, actor, {
     type: 'policy.updated',
     before,

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
+import { authenticatePerson, looksLikeJwt, type Person } from '../domain/people';
 import { publisherQuotaKey } from '../domain/quotas';
 import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
 import { encodeGrant } from '../model/scopes';
@@ -31,31 +32,49 @@ export const authorize = async (
 ): Promise<APIGatewayAuthorizerResult> => {
   const token = bearerToken(header);
   let caller: Awaited<ReturnType<typeof authenticate>>;
+  let person: Person | undefined;
   try {
-    caller = token === undefined ? undefined : await authenticate(token);
+    // An API key has its prefix; anything else may be a person's access token (no storage read).
+    if (token !== undefined && looksLikeJwt(token)) person = await authenticatePerson(token);
+    else caller = token === undefined ? undefined : await authenticate(token);
   } catch (error) {
     log('error', AUTHORIZER_FAILURE_MESSAGE, describeError(error));
     throw error;
   }
-  if (!caller) throw new Error('Unauthorized');
+  const context = person
+    ? {
+        publisherId: person.publisherId,
+        actorType: 'user',
+        sub: person.sub,
+        email: person.email ?? '',
+        role: person.role,
+        // A person does not expire (what they mint need not either); their token does.
+        expiresAt: '',
+        tokenExpiresAt: person.expiresAt,
+        scopes: encodeGrant(person.scopes),
+        games: encodeGrant(null),
+      }
+    : caller && {
+        publisherId: caller.publisherId,
+        keyId: caller.keyId,
+        keyName: caller.name,
+        // '' for a key that never expires (context values are strings).
+        expiresAt: caller.expiresAt ?? '',
+        scopes: encodeGrant(caller.scopes),
+        games: encodeGrant(caller.games),
+      };
+  if (!context) throw new Error('Unauthorized');
   return {
-    principalId: caller.publisherId,
+    principalId: person ? `${person.publisherId}/${person.sub}` : context.publisherId,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(methodArn) }],
     },
-    // The API key the usage plan counts this request against: one per publisher, whichever key.
-    usageIdentifierKey: publisherQuotaKey(caller.publisherId),
+    // The API key the usage plan counts this request against: one per publisher, whoever calls.
+    usageIdentifierKey: publisherQuotaKey(context.publisherId),
     // The grants ride along, so the chain checks each route's scope and the game binding with no
-    // further read (and API Gateway caches them with the rest of the answer).
-    context: {
-      publisherId: caller.publisherId,
-      keyId: caller.keyId,
-      keyName: caller.name,
-      // '' for a key that never expires (context values are strings).
-      expiresAt: caller.expiresAt ?? '',
-      scopes: encodeGrant(caller.scopes),
-      games: encodeGrant(caller.games),
-    },
+    // further read (and API Gateway caches them with the rest of the answer; the chain refuses a
+    // cached answer once `expiresAt` has passed).
+    context,
   };
 };

@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
+import { isRole } from '../model/people';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
 import type { Actor } from '../model/responses';
 import { scopes as allScopes, decodeGrant, isScope } from '../model/scopes';
@@ -53,11 +54,14 @@ type Schema = z.ZodMiniType;
 /** What the chain needs of a route of lib/routes.ts: whether it is behind the authorizer, the scope it needs, and what to validate. */
 export type RouteSpec = Pick<Route, 'auth' | 'scope' | 'request'>;
 
-/** The key a request came with, as the authorizer resolved it: its id and what it holds. */
-export interface CallerKey extends Grantor {
-  keyId: string;
-  /** The key's name (the audit trail's actor); '' in contexts cached from before names rode along. */
-  name: string;
+/**
+ * Who a request came from, as the authorizer resolved it: a key or a person signed in (the audit
+ * trail's actor), and what they hold (a person: their role's scopes, every game).
+ */
+export interface Caller extends Grantor {
+  actor: Actor;
+  /** When what the caller presented stops being valid: the key's expiry, or the person's token's. */
+  validUntil: string | null;
 }
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
@@ -66,8 +70,8 @@ export type RouteInput<R extends RouteSpec> = {
   /** Where this API is served, as the caller reached it (scheme, host and stage prefix). */
   baseUrl: string;
   publisherId: R['auth'] extends false ? undefined : string;
-  caller: R['auth'] extends false ? undefined : CallerKey;
-  /** The caller's key as the audit trail names it. */
+  caller: R['auth'] extends false ? undefined : Caller;
+  /** The caller as the audit trail names it. */
   actor: R['auth'] extends false ? undefined : Actor;
   gameId: R['request']['game'] extends true ? string : undefined;
   body: Out<R['request']['body']>;
@@ -85,7 +89,7 @@ type ChainRequest = Request<Event, APIGatewayProxyResult, Error, Context> & {
   internal: {
     startedAt?: number;
     publisherId?: string;
-    caller?: CallerKey;
+    caller?: Caller;
     rawBody?: string;
     scan?: JsonScan;
   };
@@ -140,6 +144,10 @@ const access = (request: ChainRequest, status: number, errorCode?: string) => {
     key_id:
       typeof event.requestContext?.authorizer?.keyId === 'string'
         ? event.requestContext.authorizer.keyId
+        : undefined,
+    user_sub:
+      typeof event.requestContext?.authorizer?.sub === 'string'
+        ? event.requestContext.authorizer.sub
         : undefined,
     cold_start: coldStart,
     duration_ms:
@@ -278,19 +286,37 @@ const baseUrlOf = (event: Event): string => {
 const emptyObject = z.strictObject({});
 
 /**
- * The caller's key from the authorizer's context. Contexts cached from before keys had scopes
- * carry none: those keys held every scope and game, and still do (an unscoped key keeps them all).
+ * The caller from the authorizer's context. Contexts cached from before keys had scopes carry
+ * none: those keys held every scope and game, and still do (an unscoped key keeps them all).
  */
-const callerOf = (authorizer: Record<string, unknown> | null | undefined): CallerKey | undefined => {
-  const keyId = authorizer?.keyId;
+const callerOf = (authorizer: Record<string, unknown> | null | undefined): Caller | undefined => {
   const scopes = authorizer?.scopes === undefined ? null : decodeGrant(authorizer.scopes);
   const games = authorizer?.games === undefined ? null : decodeGrant(authorizer.games);
-  if (typeof keyId !== 'string' || scopes === undefined || games === undefined) return undefined;
-  const name = typeof authorizer?.keyName === 'string' ? authorizer.keyName : '';
+  if (scopes === undefined || games === undefined) return undefined;
   const expiresAt =
     typeof authorizer?.expiresAt === 'string' && authorizer.expiresAt !== '' ? authorizer.expiresAt : null;
-  return { keyId, name, scopes: scopes ? scopes.filter(isScope) : [...allScopes], games, expiresAt };
+  const tokenExpiresAt = typeof authorizer?.tokenExpiresAt === 'string' ? authorizer.tokenExpiresAt : null;
+  const held = {
+    scopes: scopes ? scopes.filter(isScope) : [...allScopes],
+    games,
+    expiresAt,
+    validUntil: tokenExpiresAt ?? expiresAt,
+  };
+  if (authorizer?.actorType === 'user') {
+    const { sub, email, role } = authorizer;
+    if (typeof sub !== 'string' || typeof email !== 'string' || !isRole(role)) return undefined;
+    return { actor: { type: 'user', sub, email: email === '' ? null : email, role }, ...held };
+  }
+  const keyId = authorizer?.keyId;
+  if (typeof keyId !== 'string') return undefined;
+  // '' in contexts cached from before names rode along.
+  const name = typeof authorizer?.keyName === 'string' ? authorizer.keyName : '';
+  return { actor: { type: 'key', key_id: keyId, name }, ...held };
 };
+
+/** How a refusal names the caller: the key, or the person's role. */
+const holderOf = (caller: Caller) =>
+  caller.actor.type === 'user' ? `The role ${caller.actor.role}` : 'This key';
 
 const forbidden = (message: string) => new ApiError('forbidden', message);
 
@@ -313,9 +339,14 @@ const keyAccess = ({
     const parsed = publisherIdSchema.safeParse(event.requestContext?.authorizer?.publisherId);
     const caller = callerOf(event.requestContext?.authorizer);
     if (!parsed.success || !caller) throw gatewayError(gatewayAnswers.unauthorized);
+    // An authorizer answer is cached by the token for minutes: it never outlives the key or the
+    // person's token it was made for.
+    if (caller.validUntil !== null && caller.validUntil <= new Date().toISOString())
+      throw gatewayError(gatewayAnswers.unauthorized);
     internal.publisherId = parsed.data;
     internal.caller = caller;
-    if (scope && !caller.scopes.includes(scope)) throw forbidden(`This key lacks the scope ${scope}`);
+    if (scope && !caller.scopes.includes(scope))
+      throw forbidden(`${holderOf(caller)} lacks the scope ${scope}`);
     if (spec.everyGame && caller.games)
       throw forbidden('This key is bound to games, and this operation covers every game');
     const game = spec.game
@@ -372,7 +403,7 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
       baseUrl: baseUrlOf(event),
       publisherId,
       caller,
-      actor: caller && { key_id: caller.keyId, name: caller.name },
+      actor: caller?.actor,
       gameId,
       path,
       query: spec.query ? query : undefined,

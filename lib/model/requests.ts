@@ -343,6 +343,8 @@ export const auditQuerySchema = /* @__PURE__ */ define(() =>
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,400}$/, 'must be a next_cursor this API returned')),
     type: z.optional(z.enum(auditEventTypes)),
     device_id: z.optional(deviceIdSchema),
+    /** A key's id, or a person's `sub` (printable ASCII, as providers make them). */
+    actor: z.optional(pattern(/^[\x21-\x7e]{1,255}$/, "must be a key_id or a person's sub")),
   }),
 );
 export type AuditQuery = z.output<typeof auditQuerySchema>;

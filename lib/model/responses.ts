@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
+import { roles } from './people';
 import {
   banScopeSchema,
   banStatusFilters,
@@ -173,8 +174,19 @@ export const newApiKeySchema = z.strictObject({
 });
 export type NewApiKeyResult = z.output<typeof newApiKeySchema>;
 
-/** Who did it: the key (its id and its name then), or the operator's keys tool (key_id null). */
-export const actorSchema = z.strictObject({ key_id: z.nullable(z.string()), name: z.string() });
+/**
+ * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
+ * person signed in (the provider's subject, their email, their role then).
+ */
+export const actorSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
+  z.strictObject({
+    type: z.literal('user'),
+    sub: z.string(),
+    email: z.nullable(z.string()),
+    role: z.enum(roles),
+  }),
+]);
 export type Actor = z.output<typeof actorSchema>;
 
 const eventBase = {

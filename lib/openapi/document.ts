@@ -222,6 +222,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   },
   'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
   'listAudit.device_id': { description: 'Only events about this device.', example: 'device-7f3a9c' },
+  'listAudit.actor': {
+    description: 'Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.',
+    example: 'key_Qm3vX8pLr2Tz',
+  },
   'listEvents.limit': { description: 'Most events to return. Digits only.', example: 100 },
   'listEvents.cursor': {
     description:

@@ -25,6 +25,9 @@ export const partitions = {
   delivery: 'DELIVERY#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
+  /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
+  localPerson: 'LOCALPERSON#',
+  localPersonEmail: 'LOCALEMAIL#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -50,6 +53,13 @@ export const KEY_SLOT_PREFIX = 'KEYSLOT#';
 export const keySlotKey = (publisherId: string, slot: number) => ({
   pk: publisherPartition(publisherId),
   sk: `${KEY_SLOT_PREFIX}${String(slot).padStart(3, '0')}`,
+});
+
+/** A person of the local identity provider, by subject; and the email that names them, once. */
+export const localPersonKey = (sub: string) => ({ pk: `${partitions.localPerson}${sub}`, sk: 'PERSON' });
+export const localPersonEmailKey = (email: string) => ({
+  pk: `${partitions.localPersonEmail}${email}`,
+  sk: 'EMAIL',
 });
 
 export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'POLICY' });

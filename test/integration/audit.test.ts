@@ -44,7 +44,11 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const actorOf = (publisher: Publisher) => ({ key_id: ops[publisher].key_id, name: ops[publisher].name });
+const actorOf = (publisher: Publisher) => ({
+  type: 'key',
+  key_id: ops[publisher].key_id,
+  name: ops[publisher].name,
+});
 const audit = (publisher: Publisher, query = '') =>
   api.request('GET', `/v1/audit${query}`, { key: ops[publisher].key });
 /** The publisher's newest events about `device`, through the API. */
@@ -208,12 +212,30 @@ describe('GET /v1/audit', () => {
     expect(created.events.length).toBe(stored.filter((e) => e.type === 'ban.created').length);
   });
 
+  it("filters by actor: only what that key did, and nothing by another publisher's key", async () => {
+    const device = unique('aud-actor');
+    const mine = await createBan(api, ops['audit-c'].key, GAME, banBody({ device_id: device }));
+    await createBan(api, admin['audit-c'], GAME, banBody({ device_id: device }));
+    const byOps = await auditPages(
+      api,
+      ops['audit-c'].key,
+      `device_id=${device}&actor=${ops['audit-c'].key_id}`,
+    );
+    expect(byOps.events.map((e) => [e.ban_id, e.actor])).toEqual([[mine, actorOf('audit-c')]]);
+    const everyOps = await auditPages(api, ops['audit-c'].key, `actor=${ops['audit-c'].key_id}`);
+    expect(everyOps.events.length).toBeGreaterThan(0);
+    expect(everyOps.events.every((e) => e.actor.key_id === ops['audit-c'].key_id)).toBe(true);
+    // Another publisher's key id matches none of this publisher's events.
+    expect((await auditPages(api, ops['audit-c'].key, `actor=${ops['audit-a'].key_id}`)).events).toEqual([]);
+  });
+
   it('refuses a bad query in the envelope, naming the field', async () => {
     for (const [query, field] of [
       ['?limit=0', 'limit'],
       ['?limit=201', 'limit'],
       ['?type=ban.deleted', 'type'],
       ['?device_id=..', 'device_id'],
+      ['?actor=a%20b', 'actor'],
       ['?cursor=not*base64', 'cursor'],
       [`?cursor=${Buffer.from('2026-01-01#evt_x').toString('base64url')}`, 'cursor'],
       ['?colour=red', 'colour'],

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalApi } from '../../infra/local/server';
 import type { ApiKeyInfo, KeyGrants, NewApiKey } from '../../lib/domain/api-keys';
+import type { Role } from '../../lib/model/people';
 import { partitions } from '../../lib/storage/keys';
 import { checkResponse } from './contract';
 
@@ -42,6 +43,12 @@ export interface TestApi {
    * `derived` is asked for.
    */
   items(options?: { derived?: boolean }): Promise<Record<string, unknown>[]>;
+  /** The local identity provider's issuer, and where it sends people back (the console). */
+  identity: { issuer: string; redirectUri: string };
+  /** Adds a person of the local identity provider, with a password of their own. */
+  createPerson(publisherId: string, role: Role): Promise<{ sub: string; email: string; password: string }>;
+  /** Disables a person of the local identity provider. */
+  disablePerson(email: string): Promise<void>;
   /** Waits until every change made so far has been dispatched (feed appended, deliveries queued). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -72,6 +79,8 @@ export const startTestApi = async (
   // The storage client reads its settings at import, so these come after the store is chosen.
   const { createApiKey, revokeApiKey } = await import('../../lib/domain/api-keys');
   const { dynamo, tableName } = await import('../../lib/storage/client');
+  const people = await import('../../infra/local/people');
+  let personCount = 0;
 
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -115,6 +124,17 @@ export const startTestApi = async (
     createKey: (publisherId, name, grants) => createApiKey(publisherId, name, grants),
     revokeKey: (keyId) => revokeApiKey(keyId),
     items,
+    identity: { issuer: api.identity?.issuer ?? '', redirectUri: api.consoleUrl ?? `${api.url}/console/` },
+    createPerson: async (publisherId, role) => {
+      personCount += 1;
+      const email = `${role}-${personCount}-${randomUUID().slice(0, 8)}@${publisherId}.example`;
+      const password = people.newPassword();
+      const made = await people.createLocalPerson({ email, publisher_id: publisherId, role }, password);
+      return { sub: made.sub, email, password };
+    },
+    disablePerson: async (email) => {
+      await people.disableLocalPerson(email);
+    },
     settle: async () => api.events?.drain(),
     close: () => api.close(),
   };

@@ -192,7 +192,7 @@ describe('createApiKey', () => {
     expect(puts[2]?.Item).toMatchObject({ sk: `KEY#${made.key_id}`, slot: 1 });
     expect(puts[5]?.Item?.event).toMatchObject({
       type: 'key.created',
-      actor: { key_id: null, name: 'operator' },
+      actor: { type: 'key', key_id: null, name: 'operator' },
       key: { key_id: made.key_id, name: 'ci' },
     });
     expect(puts[0]?.Item?.sk).toBe(policyKey('pub-a').sk);

@@ -27,7 +27,7 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
   Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
 
-const actor: Actor = { key_id: 'key_abcdefghijkl', name: 'game server' };
+const actor: Actor = { type: 'key', key_id: 'key_abcdefghijkl', name: 'game server' };
 const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' } as const;
 
 const idem = idempotencyKey('pub-a', 'game-1', 'k-1');

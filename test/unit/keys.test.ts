@@ -17,6 +17,8 @@ import {
   keyIdKey,
   keySlotKey,
   leadingKeyPattern,
+  localPersonEmailKey,
+  localPersonKey,
   partitions,
   policyKey,
   publisherFeedPartition,
@@ -85,6 +87,8 @@ describe('item keys', () => {
       webhookSecret: webhookSecretKey('acme', 'wh_1').pk,
       delivery: deliveryKey('acme', 'wh_1', '2026-01-01T00:00:00.000Z', 'evt_1').pk,
       changeLog: CHANGE_LOG_PARTITION,
+      localPerson: localPersonKey('sub-1').pk,
+      localPersonEmail: localPersonEmailKey('a@b.c').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);

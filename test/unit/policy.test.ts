@@ -8,7 +8,7 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
   Object.assign(new Error('conditional'), { name: 'ConditionalCheckFailedException' });
 
-const actor = { key_id: 'key_abcdefghijkl', name: 'ops' };
+const actor = { type: 'key' as const, key_id: 'key_abcdefghijkl', name: 'ops' };
 
 beforeEach(() => ddb.reset());
 
@@ -54,7 +54,7 @@ describe('policy', () => {
   });
 
   it("records the previous change's event too, when the item says one was made (a retry finds it there)", async () => {
-    const previous = { key_id: 'key_previousone', name: 'other' };
+    const previous = { type: 'key' as const, key_id: 'key_previousone', name: 'other' };
     ddb.on(UpdateCommand).resolves({
       Attributes: {
         publisher_id: 'p',

@@ -1,0 +1,256 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider, { type Configuration, errors } from 'oidc-provider';
+import type { IdentityProvider } from '../../lib/domain/people';
+import type { LocalPerson } from './people';
+
+/**
+ * The local identity provider: a real OpenID Provider (`oidc-provider`, a certified
+ * implementation) beside the local API, so that people sign in to the console locally by the same
+ * protocol and the same code path as deployed (Cognito there). It serves discovery, JWKS,
+ * authorization code + PKCE, refresh, revocation and end-session; its access tokens are JWTs
+ * (RFC 9068) for the API's audience, carrying the person's publisher and role, which the API's
+ * authorizer verifies as it verifies Cognito's (lib/domain/people.ts).
+ *
+ * Its people are in the local store (./people.ts, `npm run users`). Its signing key, sessions
+ * and refresh tokens live in memory: a restart signs everyone out, nothing else.
+ */
+
+/** The audience of the API's access tokens (a resource indicator, RFC 8707). */
+export const LOCAL_API_AUDIENCE = 'urn:device-bans:api';
+/** The console's client: public (no secret), authorization code with PKCE. */
+export const CONSOLE_CLIENT_ID = 'console';
+/** An access token lives 15 minutes, as the deployed pool's do. */
+export const ACCESS_TOKEN_SECONDS = 900;
+const SESSION_SECONDS = 8 * 3600;
+
+export interface LocalIdentity {
+  issuer: string;
+  /** The authorizer's settings for this provider (IDENTITY_PROVIDER). */
+  settings: IdentityProvider;
+  close(): Promise<void>;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1f24}
+main{max-width:24rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 3px #0003}
+h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit;border:1px solid #6b7280;border-radius:4px}
+button{margin-top:1.25rem;width:100%;padding:.6rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:4px;cursor:pointer}
+.error{color:#b91c1c;font-weight:600}.note{color:#4b5563;font-size:.9rem}
+</style></head><body><main>${body}</main></body></html>`;
+
+const loginPage = (uid: string, error?: string) =>
+  page(
+    'Sign in: device bans (local)',
+    `<h1>Sign in to the device ban console</h1>
+<p class="note">Local identity provider. The people <code>npm start</code> made are printed where it started; add more with <code>npm run users</code>.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/interaction/${encodeURIComponent(uid)}/login" autocomplete="on">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+
+const readForm = (req: IncomingMessage, limit = 10_000) =>
+  new Promise<URLSearchParams>((done, fail) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+      if (body.length > limit) req.destroy(new Error('form too large'));
+    });
+    req.on('end', () => done(new URLSearchParams(body)));
+    req.on('error', fail);
+  });
+
+export const startLocalIdentity = async (options: {
+  port?: number;
+  host?: string;
+  /** The console's address: where sign-in returns, and the one origin allowed to call the token endpoint. */
+  consoleUrl: string;
+}): Promise<LocalIdentity> => {
+  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
+  const { findLocalPerson, signInLocalPerson } = await import('./people');
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, host, () => done());
+  });
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://${host}:${port}`;
+  const consoleOrigin = new URL(options.consoleUrl).origin;
+
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const signingKey = {
+    ...(await exportJWK(privateKey)),
+    kid: `local-${Date.now().toString(36)}`,
+    alg: 'ES256',
+    use: 'sig',
+  };
+
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: CONSOLE_CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [options.consoleUrl],
+        post_logout_redirect_uris: [options.consoleUrl],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        id_token_signed_response_alg: 'ES256',
+      },
+    ],
+    jwks: { keys: [signingKey as never] },
+    cookies: {
+      keys: [Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32))).toString('base64url')],
+    },
+    scopes: ['openid', 'email', 'offline_access', 'api'],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_SECONDS,
+      IdToken: ACCESS_TOKEN_SECONDS,
+      AuthorizationCode: 60,
+      Interaction: 3600,
+      Session: SESSION_SECONDS,
+      Grant: SESSION_SECONDS,
+      RefreshToken: SESSION_SECONDS,
+    },
+    // The console is in the browser on another origin: it alone may call the token endpoint.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientId === CONSOLE_CLIENT_ID && origin === consoleOrigin,
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => LOCAL_API_AUDIENCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== LOCAL_API_AUDIENCE) throw new errors.InvalidTarget();
+          return {
+            scope: 'api',
+            audience: LOCAL_API_AUDIENCE,
+            accessTokenTTL: ACCESS_TOKEN_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    // Refresh tokens for the console whether or not it was asked to consent to offline access:
+    // it is our own client, and a refresh never outlives the person (findAccount, below).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Our own client: its people are not asked to consent to it.
+    loadExistingGrant: async (ctx) => {
+      const { oidc } = ctx;
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session?.grantIdFor(oidc.client?.clientId ?? '');
+      if (grantId) {
+        const found = await oidc.provider.Grant.find(grantId);
+        if (found) return found;
+      }
+      if (!oidc.session?.accountId || !oidc.client) return undefined;
+      const grant = new oidc.provider.Grant({
+        clientId: oidc.client.clientId,
+        accountId: oidc.session.accountId,
+      });
+      grant.addOIDCScope('openid email offline_access');
+      grant.addResourceScope(LOCAL_API_AUDIENCE, 'api');
+      await grant.save();
+      return grant;
+    },
+    // A disabled person is no account: no sign-in, and no refresh of a session they had.
+    findAccount: async (_ctx, sub) => {
+      const person = await findLocalPerson(sub);
+      if (!person || person.disabled_at !== null) return undefined;
+      return { accountId: sub, claims: () => ({ sub, email: person.email, email_verified: true }) };
+    },
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
+      const person: LocalPerson | undefined = await findLocalPerson(token.accountId);
+      if (!person) return undefined;
+      return { publisher_id: person.publisher_id, role: person.role, email: person.email };
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // The provider's own error page, without its remote fonts: the error and its description.
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = page(
+        'Sign-in error',
+        `<h1>Sign-in error</h1><p class="error" role="alert">${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`,
+      );
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  const oidc = provider.callback();
+
+  const send = (res: ServerResponse, status: number, html: string) => {
+    res.writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      // The form posts here, and its answer redirects through the provider back to the console.
+      'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${consoleOrigin}; frame-ancestors 'none'; base-uri 'none'`,
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(html);
+  };
+
+  const interaction = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const [, , uid = '', action] = path.split('/');
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid)
+      return send(res, 400, page('Sign in', '<p>This sign-in has expired. Start again.</p>'));
+    if (req.method === 'GET' && action === undefined) return send(res, 200, loginPage(uid));
+    if (req.method === 'POST' && action === 'login') {
+      const form = await readForm(req);
+      const person = await signInLocalPerson(form.get('email') ?? '', form.get('password') ?? '');
+      if (!person)
+        return send(res, 401, loginPage(uid, 'That email and password do not match an active account.'));
+      return provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: person.sub } },
+        { mergeWithLastSubmission: false },
+      );
+    }
+    return send(res, 405, page('Sign in', '<p>Not here.</p>'));
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', issuer).pathname;
+    if (!path.startsWith('/interaction/')) return oidc(req, res);
+    interaction(req, res, path).catch(() => {
+      if (!res.headersSent)
+        send(res, 400, page('Sign in', '<p>This sign-in has expired. Start again from the console.</p>'));
+    });
+  });
+
+  return {
+    issuer,
+    settings: {
+      issuer,
+      jwks_uri: `${issuer}/jwks`,
+      audience: LOCAL_API_AUDIENCE,
+      audience_claim: 'aud',
+      token_use: 'at+jwt',
+      publisher_claim: 'publisher_id',
+      role_claim: 'role',
+      email_claim: 'email',
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+};

@@ -1,0 +1,194 @@
+import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { provisionPolicy } from '../../lib/domain/policy';
+import { isRole, type Role } from '../../lib/model/people';
+import { dynamo, tableName } from '../../lib/storage/client';
+import { isConditionFailure } from '../../lib/storage/failures';
+import { localPersonEmailKey, localPersonKey, partitions } from '../../lib/storage/keys';
+
+/**
+ * The people of the local identity provider (./identity.ts), in the local store: what Cognito's
+ * user pool is to the deployed stage. Items (lib/storage/keys.ts):
+ *   person   `LOCALPERSON#<sub>` / `PERSON`           (email, publisher_id, role, password hash, disabled_at)
+ *   email    `LOCALEMAIL#<email>   ` / `EMAIL`     (sub): one person per email, taken with a conditional put
+ *
+ * Passwords are kept as scrypt hashes with a salt each, never as given.
+ */
+
+export interface LocalPerson {
+  sub: string;
+  email: string;
+  publisher_id: string;
+  role: Role;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+const derive = promisify(scrypt) as (password: string, salt: Buffer, length: number) => Promise<Buffer>;
+const HASH_BYTES = 32;
+
+const hashPassword = async (password: string) => {
+  const salt = randomBytes(16);
+  return `scrypt:${salt.toString('base64url')}:${(await derive(password, salt, HASH_BYTES)).toString('base64url')}`;
+};
+
+const passwordMatches = async (password: string, stored: unknown) => {
+  const [kind, salt, hash] = String(stored).split(':');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await derive(password, Buffer.from(salt, 'base64url'), expected.length);
+  return expected.length === HASH_BYTES && timingSafeEqual(actual, expected);
+};
+
+/** A password worth typing: 16 characters of base64url, 96 bits. */
+export const newPassword = () => randomBytes(12).toString('base64url');
+
+const normalEmail = (email: string) => email.trim().toLowerCase();
+
+const personFromItem = (item: Record<string, unknown>): LocalPerson => {
+  const { sub, email, publisher_id, role, created_at, disabled_at } = item;
+  if (
+    typeof sub !== 'string' ||
+    typeof email !== 'string' ||
+    typeof publisher_id !== 'string' ||
+    !isRole(role) ||
+    typeof created_at !== 'string'
+  )
+    throw new Error('stored local person is malformed');
+  return {
+    sub,
+    email,
+    publisher_id,
+    role,
+    created_at,
+    disabled_at: typeof disabled_at === 'string' ? disabled_at : null,
+  };
+};
+
+export class PersonExistsError extends Error {}
+
+/** Adds a person; their email must be new. Their publisher is made if it is new (its policy, as a first key makes it). */
+export const createLocalPerson = async (
+  person: { email: string; publisher_id: string; role: Role },
+  password: string,
+): Promise<LocalPerson> => {
+  const email = normalEmail(person.email);
+  const sub = randomUUID();
+  await provisionPolicy(person.publisher_id);
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...localPersonEmailKey(email), sub },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new PersonExistsError(`${email} already has an account`);
+    throw error;
+  }
+  const made: LocalPerson = {
+    sub,
+    email,
+    publisher_id: person.publisher_id,
+    role: person.role,
+    created_at: new Date().toISOString(),
+    disabled_at: null,
+  };
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        // No disabled_at until disabled: disabling sets it once (if_not_exists).
+        Item: {
+          ...localPersonKey(sub),
+          sub,
+          email,
+          publisher_id: made.publisher_id,
+          role: made.role,
+          created_at: made.created_at,
+          password_hash: await hashPassword(password),
+        },
+      }),
+    );
+  } catch (error) {
+    // Give the email back, so a retry can make the person.
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: localPersonEmailKey(email) }));
+    throw error;
+  }
+  return made;
+};
+
+export const findLocalPerson = async (sub: string): Promise<LocalPerson | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: localPersonKey(sub), ConsistentRead: true }),
+  );
+  return Item ? personFromItem(Item) : undefined;
+};
+
+const subOfEmail = async (email: string): Promise<string | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: localPersonEmailKey(normalEmail(email)),
+      ConsistentRead: true,
+    }),
+  );
+  return typeof Item?.sub === 'string' ? Item.sub : undefined;
+};
+
+/** The person these credentials name, if the password is theirs and they are not disabled. */
+export const signInLocalPerson = async (
+  email: string,
+  password: string,
+): Promise<LocalPerson | undefined> => {
+  const sub = await subOfEmail(email);
+  if (!sub) return undefined;
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: localPersonKey(sub), ConsistentRead: true }),
+  );
+  if (!Item || !(await passwordMatches(password, Item.password_hash))) return undefined;
+  const person = personFromItem(Item);
+  return person.disabled_at === null ? person : undefined;
+};
+
+/** Disables a person: no new sign-in and no refresh from now on. */
+export const disableLocalPerson = async (email: string): Promise<LocalPerson | undefined> => {
+  const sub = await subOfEmail(email);
+  if (!sub) return undefined;
+  const { Attributes } = await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: localPersonKey(sub),
+      UpdateExpression: 'SET disabled_at = if_not_exists(disabled_at, :now)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return Attributes ? personFromItem(Attributes) : undefined;
+};
+
+/**
+ * A publisher's people, by email. A scan of the person items: the local provider holds a
+ * handful of people, and this is the operator's tool, never a request's path.
+ */
+export const listLocalPeople = async (publisherId: string): Promise<LocalPerson[]> => {
+  const people: LocalPerson[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(pk, :person) AND publisher_id = :publisher',
+        ExpressionAttributeValues: { ':person': partitions.localPerson, ':publisher': publisherId },
+        ExclusiveStartKey,
+        ConsistentRead: true,
+      }),
+    );
+    people.push(...(page.Items ?? []).map(personFromItem));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return people.sort((a, b) => a.email.localeCompare(b.email));
+};

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Role, roleScopes, roles } from '../../lib/model/people';
+import type { Scope } from '../../lib/model/scopes';
+import type { TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
+import { discover, refresh, signIn } from '../support/sign-in';
+
+/**
+ * People signed in through the local identity provider (a real OpenID Provider), calling the API
+ * with their access tokens: each role's routes, the audit trail naming the person, tenants kept
+ * apart, and what a disabled person can and cannot still do. Runs on the sources, the bundles,
+ * Node 24 and DynamoDB Local like every integration suite.
+ */
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api?.close());
+
+let n = 0;
+const unique = (prefix: string) => {
+  n += 1;
+  return `${prefix}-${Date.now().toString(36)}-${n}`;
+};
+
+const person = async (publisherId: string, role: Role) => {
+  const made = await api.createPerson(publisherId, role);
+  const result = await signIn(api.identity.issuer, api.identity.redirectUri, made.email, made.password);
+  if (!result.ok) throw new Error(`sign-in failed: ${result.status} ${result.page.slice(0, 300)}`);
+  return { ...made, role, token: result.tokens.access_token, tokens: result.tokens };
+};
+
+const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString());
+const headerOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString());
+
+const banBody = (device: string, scope = 'game') => ({
+  device_id: device,
+  ban_type: 'cheat',
+  scope,
+  reason_code: 'aimbot',
+});
+
+describe('people signed in', () => {
+  it('signs in with authorization code + PKCE and gets a 15-minute JWT for the API naming publisher and role', async () => {
+    const meta = await discover(api.identity.issuer);
+    expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    expect(meta.end_session_endpoint).toBeTruthy();
+    const pub = unique('ppl');
+    const alice = await person(pub, 'moderator');
+    expect(headerOf(alice.token)).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
+    const claims = claimsOf(alice.token);
+    expect(claims).toMatchObject({
+      iss: api.identity.issuer,
+      aud: 'urn:device-bans:api',
+      sub: alice.sub,
+      publisher_id: pub,
+      role: 'moderator',
+      email: alice.email,
+    });
+    expect(claims.exp - claims.iat).toBe(900);
+    expect(alice.tokens.refresh_token).toBeTruthy();
+    const policy = await api.request('GET', '/v1/policy', { key: alice.token });
+    expect(policy.status).toBe(200);
+    expect(policy.body.publisher_id).toBe(pub);
+  });
+
+  it('refuses a wrong password on the sign-in page, and issues nothing', async () => {
+    const made = await api.createPerson(unique('ppl'), 'admin');
+    const result = await signIn(
+      api.identity.issuer,
+      api.identity.redirectUri,
+      made.email,
+      'not-the-password',
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.status).toBe(401);
+      expect(result.page).toContain('do not match an active account');
+    }
+  });
+
+  it('refuses a PKCE-less or foreign-redirect authorization request', async () => {
+    const meta = await discover(api.identity.issuer);
+    const base = {
+      client_id: 'console',
+      response_type: 'code',
+      scope: 'openid',
+      state: 's',
+      redirect_uri: api.identity.redirectUri,
+    };
+    for (const params of [
+      base,
+      { ...base, code_challenge: 'x'.repeat(43), redirect_uri: 'https://evil.example/' },
+    ]) {
+      const res = await fetch(`${meta.authorization_endpoint}?${new URLSearchParams(params)}`, {
+        redirect: 'manual',
+      });
+      // Refused: an error page (bad redirect) or back to the console with an error, never a code.
+      const location = res.headers.get('location') ?? '';
+      expect(location.includes('code=')).toBe(false);
+      expect(location.startsWith('https://evil.example')).toBe(false);
+    }
+  });
+
+  describe('each role reaches exactly its routes', () => {
+    /** One call per scope, and what it needs: a 2xx when the role holds it, else 403 and nothing stored. */
+    const calls: Array<{
+      scope: Scope;
+      call: (token: string, device: string) => Promise<{ status: number; body: any }>;
+    }> = [
+      {
+        scope: 'bans:read',
+        call: (key, d) => api.request('GET', `/v1/device/${d}/bans`, { key, game: 'g1' }),
+      },
+      {
+        scope: 'bans:write',
+        call: (key, d) => api.request('POST', '/v1/bans', { key, game: 'g1', body: banBody(d) }),
+      },
+      { scope: 'policy:read', call: (key) => api.request('GET', '/v1/policy', { key }) },
+      {
+        scope: 'policy:write',
+        call: (key) => api.request('PUT', '/v1/policy', { key, body: { enforce_global: false } }),
+      },
+      { scope: 'audit:read', call: (key) => api.request('GET', '/v1/audit', { key }) },
+      { scope: 'keys:manage', call: (key) => api.request('GET', '/v1/keys', { key }) },
+    ];
+    for (const role of roles) {
+      it(`${role}: ${roleScopes[role].join(', ')}`, async () => {
+        const pub = unique(`m-${role}`);
+        const someone = await person(pub, role);
+        const device = unique('dev');
+        for (const { scope, call } of calls) {
+          const before = (await api.items()).length;
+          const res = await call(someone.token, device);
+          const held = (roleScopes[role] as readonly Scope[]).includes(scope);
+          if (held) expect(res.status, `${role} ${scope}`).toBeLessThan(300);
+          else {
+            expect(res.status, `${role} ${scope}`).toBe(403);
+            expect(res.body.error).toEqual({
+              code: 'forbidden',
+              message: `The role ${role} lacks the scope ${scope}`,
+            });
+            expect((await api.items()).length, `${role} ${scope} stored nothing`).toBe(before);
+          }
+        }
+      });
+    }
+  });
+
+  it('names the person in the audit trail for every write, and filters by their sub', async () => {
+    const pub = unique('aud');
+    const mod = await person(pub, 'moderator');
+    const admin = await person(pub, 'admin');
+    const device = unique('dev');
+    const made = await api.request('POST', '/v1/bans', { key: mod.token, game: 'g1', body: banBody(device) });
+    expect(made.status).toBe(201);
+    const revoked = await api.request('POST', `/v1/device/${device}/bans/${made.body.ban_id}/revoke`, {
+      key: mod.token,
+      game: 'g1',
+      body: { reason_code: 'appeal' },
+    });
+    expect(revoked.status).toBe(200);
+    expect(
+      (await api.request('PUT', '/v1/policy', { key: admin.token, body: { enforce_global: false } })).status,
+    ).toBe(200);
+    const key = await api.request('POST', '/v1/keys', {
+      key: admin.token,
+      body: { name: 'server', scopes: ['bans:read'] },
+    });
+    expect(key.status).toBe(201);
+    const erased = await api.request('POST', `/v1/device/${device}/erase`, { key: mod.token });
+    expect(erased.status).toBe(200);
+
+    const trail = await api.request('GET', '/v1/audit?limit=200', { key: admin.token });
+    const asMod = { type: 'user', sub: mod.sub, email: mod.email, role: 'moderator' };
+    const asAdmin = { type: 'user', sub: admin.sub, email: admin.email, role: 'admin' };
+    expect(trail.body.items.map((e: { type: string; actor: unknown }) => [e.type, e.actor])).toEqual([
+      ['device.erased', asMod],
+      ['key.created', asAdmin],
+      ['policy.updated', asAdmin],
+      ['ban.revoked', asMod],
+      ['ban.created', asMod],
+    ]);
+    const mine = await api.request('GET', `/v1/audit?actor=${mod.sub}`, { key: admin.token });
+    expect(mine.body.items.map((e: { type: string }) => e.type)).toEqual([
+      'device.erased',
+      'ban.revoked',
+      'ban.created',
+    ]);
+    // Never a token in what is stored.
+    const stored = JSON.stringify(await api.items({ derived: true }));
+    expect(stored).not.toContain(mod.token);
+    expect(stored).not.toContain(mod.password);
+  });
+
+  it("keeps publishers' people apart: another publisher's person sees and changes none of it", async () => {
+    const a = await person(unique('ta'), 'admin');
+    const b = await person(unique('tb'), 'admin');
+    const device = unique('dev');
+    const made = await api.request('POST', '/v1/bans', { key: a.token, game: 'g1', body: banBody(device) });
+    expect(made.status).toBe(201);
+    const seen = await api.request('GET', `/v1/device/${device}/bans`, { key: b.token, game: 'g1' });
+    expect(seen.status).toBe(200);
+    expect(seen.body.items ?? seen.body.bans ?? []).toEqual([]);
+    const revoke = await api.request('POST', `/v1/device/${device}/bans/${made.body.ban_id}/revoke`, {
+      key: b.token,
+      game: 'g1',
+      body: { reason_code: 'appeal' },
+    });
+    expect(revoke.status).toBe(404);
+    expect((await api.request('GET', '/v1/audit', { key: b.token })).body.items).toEqual([]);
+    const still = await api.request('GET', `/v1/device/${device}/bans`, { key: a.token, game: 'g1' });
+    expect(JSON.stringify(still.body)).toContain(String(made.body.ban_id));
+  });
+
+  it('renews with the refresh token; once disabled, no sign-in and no renewal, the access token lives out its 15 minutes', async () => {
+    const pub = unique('dis');
+    const bob = await person(pub, 'viewer');
+    const renewed = await refresh(api.identity.issuer, bob.tokens.refresh_token ?? '');
+    expect(renewed.status).toBe(200);
+    expect((await api.request('GET', '/v1/policy', { key: renewed.body.access_token })).status).toBe(200);
+    await api.disablePerson(bob.email);
+    const again = await signIn(api.identity.issuer, api.identity.redirectUri, bob.email, bob.password);
+    expect(again.ok).toBe(false);
+    const denied = await refresh(api.identity.issuer, renewed.body.refresh_token ?? '');
+    expect(denied.status).toBe(400);
+    expect(denied.body.error).toBe('invalid_grant');
+    // Documented: an access token already issued is not revocable at the API; it expires.
+    expect((await api.request('GET', '/v1/policy', { key: renewed.body.access_token })).status).toBe(200);
+  });
+
+  it('refuses an altered token, an ID token and a token of nobody with 401 in the envelope, storing nothing', async () => {
+    const eve = await person(unique('atk'), 'viewer');
+    const [header, , signature] = eve.token.split('.');
+    const claims = { ...claimsOf(eve.token), role: 'admin' };
+    const altered = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+    const before = (await api.items()).length;
+    for (const token of [altered, eve.tokens.id_token ?? '', 'a.b.c']) {
+      const res = await api.request('PUT', '/v1/policy', { key: token, body: { enforce_global: false } });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+    expect((await api.items()).length).toBe(before);
+  });
+});
