@@ -11,14 +11,19 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const DEV_PUBLISHER = 'dev-publisher';
 const DEV_GAME = 'dev-game';
 
+const port = Number(process.env.PORT ?? 3000);
 const api = await startLocalApi({
-  port: Number(process.env.PORT ?? 3000),
+  port,
   host: process.env.HOST ?? '127.0.0.1',
+  // The local identity provider beside the API (IDENTITY_PORT, default the next port).
+  identityPort: Number(process.env.IDENTITY_PORT ?? (port === 0 ? 0 : port + 1)),
   authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
 });
 
 // Imported after the store is chosen: the storage client reads its settings at import.
 const { createApiKey, listApiKeys } = await import('../../lib/domain/api-keys');
+const { createLocalPerson, listLocalPeople, newPassword } = await import('./people');
+const { roles } = await import('../../lib/model/people');
 
 const where =
   api.store.embedded || api.store.dataDir
@@ -26,6 +31,10 @@ const where =
     : (api.store.endpoint ?? 'AWS');
 console.log(`Device ban API listening on ${api.url}`);
 if (api.consoleUrl) console.log(`Console: ${api.consoleUrl}`);
+if (api.identity)
+  console.log(
+    `Sign-in: local OpenID provider at ${api.identity.issuer} (discovery: ${api.identity.issuer}/.well-known/openid-configuration)`,
+  );
 console.log(`Store: ${where}, table ${api.store.tableName}${api.tableCreated ? ' (created)' : ''}`);
 if (api.events) {
   // As the server set it (WEBHOOK_ALLOW_LOOPBACK, default on locally): say what it really does.
@@ -60,6 +69,29 @@ Try it:
 } else {
   console.log(`Development publisher "${DEV_PUBLISHER}" already has a key; make another with:
   npm run keys -- create --publisher ${DEV_PUBLISHER}`);
+}
+
+// Three people of the development publisher, one per role, shown once like the first key.
+if (api.identity && (await listLocalPeople(DEV_PUBLISHER)).length === 0) {
+  const made: string[] = [];
+  for (const role of roles) {
+    const password = newPassword();
+    const person = await createLocalPerson(
+      { email: `${role}@dev-publisher.local`, publisher_id: DEV_PUBLISHER, role },
+      password,
+    );
+    made.push(`  ${role.padEnd(9)} ${person.email.padEnd(30)} ${password}`);
+  }
+  console.log(`
+Made three people of "${DEV_PUBLISHER}" to sign in to the console as (${api.consoleUrl ?? ''}), shown only now:
+
+${made.join('\n')}
+
+Add more with: npm run users -- create --publisher ${DEV_PUBLISHER} --email <email> --role viewer|moderator|admin
+`);
+} else if (api.identity) {
+  console.log(`People of "${DEV_PUBLISHER}" sign in at the console; list them with:
+  npm run users -- list --publisher ${DEV_PUBLISHER}`);
 }
 
 let stopping = false;

@@ -19,3 +19,11 @@ export const roleScopes = {
   moderator: [...viewer, 'bans:write'],
   admin: scopes,
 } as const satisfies Record<Role, readonly Scope[]>;
+
+/**
+ * Where the deployed Cognito pool keeps a person's publisher and role: custom attributes that
+ * only administrators write (the console's app client may not). A pre-token-generation trigger
+ * copies them into the access token as `publisher_id` and `role` (infra/stack/identity.ts).
+ */
+export const COGNITO_PUBLISHER_ATTRIBUTE = 'custom:publisher_id';
+export const COGNITO_ROLE_ATTRIBUTE = 'custom:role';

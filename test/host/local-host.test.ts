@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv, runTs, startTs } from '../support/processes';
+import { signIn } from '../support/sign-in';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -22,7 +23,7 @@ const start = (dataDir: string) =>
   startTs(
     'infra/local/main.ts',
     childEnv({ DATA_DIR: dataDir, PORT: '0' }),
-    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)/,
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)[\s\S]*(Add more with|list them with)/,
   );
 const urlOf = (output: string) =>
   (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray)[1] as string;
@@ -94,7 +95,7 @@ describe('the start banner', () => {
     const run = await startTs(
       'infra/local/main.ts',
       childEnv({ DATA_DIR: tempDir(), PORT: '0', WEBHOOK_ALLOW_LOOPBACK: '0' }),
-      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)/,
+      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)[\s\S]*(Add more with|list them with)/,
     );
     expect(run.output()).toContain('loopback receivers refused (WEBHOOK_ALLOW_LOOPBACK=0)');
     expect(run.output()).not.toContain('receivers allowed');
@@ -107,6 +108,82 @@ describe('the start banner', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([{ field: 'url', issue: 'not_allowed' }]);
     expect(await run.stop('SIGTERM')).toBe(0);
+  });
+});
+
+describe('signing in locally', () => {
+  const users = (args: string[], dataDir: string) =>
+    runTs('infra/users-cli.ts', args, childEnv({ DATA_DIR: dataDir }));
+  const issuerOf = (output: string) =>
+    (
+      /Sign-in: local OpenID provider at (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray
+    )[1] as string;
+
+  it('prints three people of dev-publisher once, each signs in through the printed provider with their role; npm run users adds and disables', async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir);
+    const url = urlOf(first.output());
+    const issuer = issuerOf(first.output());
+    const printed = [
+      ...first.output().matchAll(/^\s+(viewer|moderator|admin)\s+(\S+@dev-publisher\.local)\s+(\S+)$/gm),
+    ];
+    expect(printed.map((m) => m[1])).toEqual(['viewer', 'moderator', 'admin']);
+    for (const [, role, email, password] of printed) {
+      const result = await signIn(issuer, `${url}/console/`, email as string, password as string);
+      expect(result.ok, `${role} signs in`).toBe(true);
+      if (!result.ok) continue;
+      const policy = await call(url, '/v1/policy', result.tokens.access_token);
+      expect(policy.status).toBe(200);
+      expect(policy.body.publisher_id).toBe('dev-publisher');
+      const write = await call(url, '/v1/policy', result.tokens.access_token, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ enforce_global: true }),
+      });
+      expect(write.status, role).toBe(role === 'admin' ? 200 : 403);
+    }
+
+    const made = await users(
+      [
+        'create',
+        '--publisher',
+        'dev-publisher',
+        '--email',
+        'Carol@Studio.example',
+        '--role',
+        'viewer',
+        '--json',
+      ],
+      dataDir,
+    );
+    expect(made.code).toBe(0);
+    const carol = JSON.parse(made.stdout);
+    expect(carol).toMatchObject({ email: 'carol@studio.example', role: 'viewer', status: 'enabled' });
+    expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(true);
+    const listed = await users(['list', '--publisher', 'dev-publisher', '--json'], dataDir);
+    expect(JSON.parse(listed.stdout).map((p: { email: string }) => p.email)).toEqual([
+      'admin@dev-publisher.local',
+      'carol@studio.example',
+      'moderator@dev-publisher.local',
+      'viewer@dev-publisher.local',
+    ]);
+    expect(listed.stdout).not.toContain('password');
+    expect((await users(['disable', '--email', 'carol@studio.example'], dataDir)).code).toBe(0);
+    expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(false);
+    expect(
+      (
+        await users(
+          ['create', '--publisher', 'dev-publisher', '--email', 'x@y.example', '--role', 'owner'],
+          dataDir,
+        )
+      ).code,
+    ).toBe(2);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await start(dataDir);
+    expect(second.output()).not.toMatch(/@dev-publisher\.local\s+\S+$/m);
+    expect(second.output()).toContain('npm run users -- list --publisher dev-publisher');
+    expect(await second.stop('SIGTERM')).toBe(0);
   });
 });
 
