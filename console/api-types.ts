@@ -106,7 +106,7 @@ export interface paths {
   "/v1/keys": {
     /**
      * List your publisher's keys, without their secrets
-     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret. Page with `next_cursor` until it is null.
+     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -421,6 +421,7 @@ export interface components {
       expires_at: string | null;
       revoked_at: string | null;
       last4: string | null;
+      created_by: components["schemas"]["Actor"] | null;
     };
     ApiKeyList: {
       items: components["schemas"]["ApiKey"][];
@@ -1277,7 +1278,7 @@ export interface operations {
   };
   /**
    * List your publisher's keys, without their secrets
-   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept); never a secret. Page with `next_cursor` until it is null.
+   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
    *
    * Needs a key with the `keys:manage` scope.
    */

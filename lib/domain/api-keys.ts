@@ -55,6 +55,8 @@ export interface ApiKeyInfo {
   revoked_at: string | null;
   /** The key's last 4 characters, to tell keys apart in a listing; null for keys made before. */
   last4: string | null;
+  /** Who made it; null for keys made before it was recorded. */
+  created_by: Actor | null;
 }
 
 export interface NewApiKey extends ApiKeyInfo {
@@ -98,7 +100,8 @@ const keyFromItem = (item: Record<string, unknown> | undefined): ApiKeyInfo => {
   ) {
     throw new IntegrityError('stored API key item is malformed');
   }
-  return { key_id, publisher_id, name, scopes, games, created_at, expires_at, revoked_at, last4 };
+  const created_by = actorFromStored(item?.created_by) ?? null;
+  return { key_id, publisher_id, name, scopes, games, created_at, expires_at, revoked_at, last4, created_by };
 };
 
 const keyToItem = (key: Record<string, string>, info: ApiKeyInfo, extra = {}) => ({
@@ -141,6 +144,7 @@ export const createApiKey = async (
     expires_at: grants.expiresAt ?? null,
     revoked_at: null,
     last4: apiKey.slice(-4),
+    created_by: actor,
   };
   const slot = await claimKeySlot(publisherId, info.key_id);
   try {
@@ -368,6 +372,7 @@ const keyView = (key: ApiKeyInfo): ApiKey => ({
   expires_at: key.expires_at,
   revoked_at: key.revoked_at,
   last4: key.last4,
+  created_by: key.created_by,
 });
 
 /** What the calling key holds, as the authorizer resolved it. */
@@ -433,7 +438,7 @@ export const issueApiKey = async (
     actor,
   );
   // The listing's view of the key, with the secret instead of what a new key cannot have yet.
-  const { revoked_at: _revoked, last4: _last4, ...view } = keyView(key);
+  const { revoked_at: _revoked, last4: _last4, created_by: _by, ...view } = keyView(key);
   return { ...view, api_key: key.api_key };
 };
 

@@ -143,6 +143,21 @@ export const openApiDocumentSchema = z.looseObject({
   paths: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
+ * person signed in (the provider's subject, their email, their role then).
+ */
+export const actorSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
+  z.strictObject({
+    type: z.literal('user'),
+    sub: z.string(),
+    email: z.nullable(z.string()),
+    role: z.enum(roles),
+  }),
+]);
+export type Actor = z.output<typeof actorSchema>;
+
 /** A key as listed: never its secret, only its last 4 characters (null for keys made before them). */
 export const apiKeySchema = z.strictObject({
   key_id: z.string(),
@@ -153,6 +168,8 @@ export const apiKeySchema = z.strictObject({
   expires_at: z.nullable(timestampSchema),
   revoked_at: z.nullable(timestampSchema),
   last4: z.nullable(z.string()),
+  /** Who made it: a key, the operator's keys tool, or a person; null for keys made before it was recorded. */
+  created_by: z.nullable(actorSchema),
 });
 export type ApiKey = z.output<typeof apiKeySchema>;
 
@@ -173,21 +190,6 @@ export const newApiKeySchema = z.strictObject({
   expires_at: z.nullable(timestampSchema),
 });
 export type NewApiKeyResult = z.output<typeof newApiKeySchema>;
-
-/**
- * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
- * person signed in (the provider's subject, their email, their role then).
- */
-export const actorSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
-  z.strictObject({
-    type: z.literal('user'),
-    sub: z.string(),
-    email: z.nullable(z.string()),
-    role: z.enum(roles),
-  }),
-]);
-export type Actor = z.output<typeof actorSchema>;
 
 const eventBase = {
   /** Derived from what happened: the same however often it is recorded. */

@@ -157,6 +157,12 @@ const serverKey: ApiKey = {
   created_at: '2026-03-02T10:20:00.000Z',
   expires_at: '2027-06-30T00:00:00.000Z',
   revoked_at: null,
+  created_by: {
+    type: 'user',
+    sub: '3f2a9c1e-7b41-4d0e-9a55-0c1d2e3f4a5b',
+    email: 'alice@acme.example',
+    role: 'admin',
+  },
   last4: 'Xq-Y',
 };
 
@@ -501,8 +507,9 @@ export const operations = {
     tag: 'Keys',
     description:
       "The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 " +
-      'characters to tell it apart (null for keys made before they were kept); never a secret. Page ' +
-      'with `next_cursor` until it is null.',
+      'characters to tell it apart (null for keys made before they were kept) and who made it ' +
+      '(`created_by`: a key, the operator, or a person; null for keys made before it was recorded); ' +
+      'never a secret. Page with `next_cursor` until it is null.',
     responses: {
       200: response(apiKeyListSchema, "The publisher's keys.", {
         items: [
@@ -512,6 +519,7 @@ export const operations = {
             scopes: ['bans:read', 'bans:write', 'policy:read', 'policy:write', 'keys:manage', 'audit:read'],
             games: null,
             created_at: '2026-01-05T09:00:00.000Z',
+            created_by: { type: 'key', key_id: null, name: 'operator' },
             expires_at: null,
             revoked_at: null,
             last4: 'k9Qa',

@@ -140,11 +140,14 @@ describe('POST /v1/keys', () => {
 });
 
 describe('GET /v1/keys', () => {
-  it("lists the publisher's own keys with their last 4 characters and no secret", async () => {
+  it("lists the publisher's own keys with their last 4 characters, who made each, and no secret", async () => {
     const made = await make(admin['keys-b'], { name: 'listed', scopes: ['policy:read'] });
     const res = await api.request('GET', '/v1/keys', { key: admin['keys-b'] });
     expect(res.status).toBe(200);
     const listed = res.body.items.find((k: { key_id: string }) => k.key_id === made.body.key_id);
+    // The calling key made it; the operator's keys tool made the calling key.
+    const caller = res.body.items.find((k: { last4: string }) => admin['keys-b'].endsWith(k.last4));
+    expect(caller.created_by).toEqual({ type: 'key', key_id: null, name: 'operator' });
     expect(listed).toEqual({
       key_id: made.body.key_id,
       name: 'listed',
@@ -154,6 +157,7 @@ describe('GET /v1/keys', () => {
       expires_at: null,
       revoked_at: null,
       last4: (made.body.api_key as string).slice(-4),
+      created_by: { type: 'key', key_id: caller.key_id, name: caller.name },
     });
     expect(res.text).not.toContain('bsk_');
     expect(res.text).not.toContain('key_hash');

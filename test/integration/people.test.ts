@@ -188,6 +188,13 @@ describe('people signed in', () => {
       'ban.revoked',
       'ban.created',
     ]);
+    // The key records who made it, in the listing; another publisher's admin sees no such key.
+    const listed = await api.request('GET', '/v1/keys', { key: admin.token });
+    const server = listed.body.items.find((k: { key_id: string }) => k.key_id === key.body.key_id);
+    expect(server.created_by).toEqual(asAdmin);
+    const stranger = await person(unique('aud-other'), 'admin');
+    const theirs = await api.request('GET', '/v1/keys', { key: stranger.token });
+    expect(theirs.body.items.map((k: { key_id: string }) => k.key_id)).not.toContain(key.body.key_id);
     // Never a token in what is stored.
     const stored = JSON.stringify(await api.items({ derived: true }));
     expect(stored).not.toContain(mod.token);
