@@ -4,23 +4,26 @@
  * can read it at synth without loading anything else.
  *
  * The page loads only its own script and stylesheet and talks only to its own origin (the API is
- * served from the same one), so everything else is refused: no inline script or style, no frames,
- * no form posts, no base URL changes. `img-src data:` is for CSS-drawn icons only.
+ * served from the same one) and, when people sign in, to their identity provider's token endpoint
+ * (`tokenOrigin`: the code exchange and renewals; the sign-in and sign-out pages are navigations,
+ * which connect-src does not govern). Everything else is refused: no inline script or style, no
+ * frames, no form posts, no base URL changes. `img-src data:` is for CSS-drawn icons only.
  */
-export const contentSecurityPolicy = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const contentSecurityPolicy = (tokenOrigin?: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    tokenOrigin ? `connect-src 'self' ${tokenOrigin}` : "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
-/** Headers every console file carries. */
-export const consoleHeaders: Record<string, string> = {
-  'Content-Security-Policy': contentSecurityPolicy,
+/** Headers every console file carries; `tokenOrigin` as in contentSecurityPolicy. */
+export const consoleHeaders = (tokenOrigin?: string): Record<string, string> => ({
+  'Content-Security-Policy': contentSecurityPolicy(tokenOrigin),
   'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -29,13 +32,14 @@ export const consoleHeaders: Record<string, string> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
   'Cache-Control': 'no-cache',
-};
+});
 
 /** Each file's content type. */
 export const consoleContentTypes: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'sign-in.json': 'application/json',
 };
 
 /**
@@ -46,11 +50,12 @@ export const consoleCacheControl: Record<string, string> = {
   'index.html': 'no-store',
   'app.js': 'no-cache',
   'app.css': 'no-cache',
+  'sign-in.json': 'no-cache',
 };
 
 /** Everything one file is served with. */
-export const headersFor = (name: string): Record<string, string> => ({
-  ...consoleHeaders,
+export const headersFor = (name: string, tokenOrigin?: string): Record<string, string> => ({
+  ...consoleHeaders(tokenOrigin),
   'Content-Type': consoleContentTypes[name] ?? 'application/octet-stream',
   'Cache-Control': consoleCacheControl[name] ?? 'no-store',
 });

@@ -484,6 +484,15 @@ export const webhookSenderFunction = {
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
+/**
+ * The deployed user pool's pre-token-generation trigger (lib/domain/people.ts cognitoTokenClaims):
+ * it reads only the event Cognito hands it, never the table.
+ */
+export const tokenClaimsFunction = {
+  id: 'tokenClaims',
+  handler: 'token-claims',
+} as const satisfies Pick<Route, 'id' | 'handler'>;
+
 /** The queue the dispatcher and the sender hand deliveries on through (SQS; its URL in this variable). */
 export const DELIVERY_QUEUE_ENV = 'DELIVERY_QUEUE_URL';
 

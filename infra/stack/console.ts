@@ -14,7 +14,9 @@ import {
   HeadersFrameOption,
   HeadersReferrerPolicy,
   HttpVersion,
+  OriginProtocolPolicy,
   OriginRequestPolicy,
+  OriginSslPolicy,
   PriceClass,
   type ResponseCustomHeader,
   ResponseHeadersPolicy,
@@ -23,7 +25,7 @@ import {
   Signing,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { RestApiOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import {
   BlockPublicAccess,
@@ -32,11 +34,12 @@ import {
   type CfnBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
-import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { BucketDeployment, CacheControl, type ISource, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { buildConsole } from '../../console/build';
 import { consoleHeaders, headersFor } from '../../console/headers';
+import { type ConsoleSignIn, SIGN_IN_FILE } from '../../lib/model/sign-in';
 import { LOG_RETENTION } from './service-function';
 
 /**
@@ -168,8 +171,12 @@ export const responseHeadersFrom = (headers: Readonly<Record<string, string>>) =
 };
 
 export interface ModeratorConsoleProps {
-  /** The service's REST API: its deployment stage becomes the API origin's path. */
+  /** The service's REST API: the API origin's host. */
   readonly api: RestApi;
+  /** The API's stage: the API origin's path. */
+  readonly stage: string;
+  /** The identity provider's token endpoint origin: the one other origin the page may call. */
+  readonly tokenOrigin: string;
 }
 
 export class ModeratorConsole extends Construct {
@@ -190,7 +197,9 @@ export class ModeratorConsole extends Construct {
   /** `https://<distribution domain>/console/`: the ConsoleUrl output. */
   readonly url: string;
 
-  constructor(scope: Construct, id: string, { api }: ModeratorConsoleProps) {
+  private readonly deployFile: (name: string, source: ISource) => BucketDeployment;
+
+  constructor(scope: Construct, id: string, { api, stage, tokenOrigin }: ModeratorConsoleProps) {
     super(scope, id);
 
     // Both buckets are kept when the stack is deleted, like the table (no auto-delete custom
@@ -221,7 +230,7 @@ export class ModeratorConsole extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const { security, custom } = responseHeadersFrom(consoleHeaders);
+    const { security, custom } = responseHeadersFrom(consoleHeaders(tokenOrigin));
     // CloudFront's names are global to the account: the region keeps the same stage deployed in
     // two regions from colliding (CDK's default names come from the construct path alone).
     const globalName = (what: string) => `${Stack.of(this).stackName}-${Aws.REGION}-${what}`;
@@ -254,8 +263,15 @@ export class ModeratorConsole extends Construct {
     // header but Host (API Gateway needs its own host name; with caching off this managed policy
     // also forwards Authorization), so the authorizer, X-Game-Id and every query reach it. Plain
     // HTTP is refused rather than redirected: a redirected POST would arrive as a GET.
+    // The origin is named from the API's id and the stage's name, not from its stage resource
+    // (RestApiOrigin): the authorizer's settings name the user pool's client, whose callback is
+    // this distribution, and a distribution waiting on the stage would close that circle.
     const apiBehavior = {
-      origin: new RestApiOrigin(api),
+      origin: new HttpOrigin(`${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
+        originPath: `/${stage}`,
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+      }),
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
@@ -296,12 +312,12 @@ export class ModeratorConsole extends Construct {
     const dir = mkdtempSync(join(tmpdir(), 'console-'));
     try {
       this.files = buildConsole(dir).files;
-      this.deployments = deployFiles(this, {
+      ({ deployments: this.deployments, deployFile: this.deployFile } = deployFiles(this, {
         dir,
         files: this.files.map((f) => f.name),
         bucket: this.bucket,
         distribution: this.distribution,
-      });
+      }));
     } finally {
       if (!this.node.tryGetContext(DISABLE_ASSET_STAGING_CONTEXT))
         rmSync(dir, { recursive: true, force: true });
@@ -309,14 +325,19 @@ export class ModeratorConsole extends Construct {
 
     this.url = `https://${this.distribution.distributionDomainName}${CONSOLE_PATH}`;
   }
+
+  /** The identity provider's settings for the page, as `/console/sign-in.json` (lib/model/sign-in.ts). */
+  addSignIn(settings: ConsoleSignIn) {
+    return this.deployFile(SIGN_IN_FILE, Source.jsonData(SIGN_IN_FILE, settings));
+  }
 }
 
 /**
  * One deployment per file, since object metadata is per deployment: each copies only its file (an
  * exclude-all, include-one filter, so its pruning touches no other file) under console/ with the
  * Content-Type and Cache-Control console/headers.ts gives it. The pages (index.html) go last, after
- * every asset they load is in place, and their deployment then invalidates /console/* on the
- * distribution, waiting for the invalidation to finish.
+ * every other file is in place (sign-in.json too, added later by addSignIn), and their deployment
+ * then asks CloudFront to invalidate /console/*.
  */
 const deployFiles = (
   scope: Construct,
@@ -332,12 +353,11 @@ const deployFiles = (
     removalPolicy: RemovalPolicy.DESTROY,
   });
   const isPage = (name: string) => name.endsWith('.html');
-  const ordered = [...files.filter((f) => !isPage(f)), ...files.filter(isPage)];
   const deployments = new Map<string, BucketDeployment>();
-  for (const name of ordered) {
+  const deployFile = (name: string, source: ISource) => {
     const headers = headersFor(name);
     const deployment = new BucketDeployment(scope, `Deploy ${name}`, {
-      sources: [Source.asset(dir)],
+      sources: [source],
       destinationBucket: bucket,
       destinationKeyPrefix: CONSOLE_PREFIX,
       exclude: ['*'],
@@ -354,17 +374,28 @@ const deployFiles = (
         waitForDistributionInvalidation: false,
       }),
     });
-    if (isPage(name)) {
-      for (const [other, before] of deployments) if (!isPage(other)) deployment.node.addDependency(before);
+    for (const [other, page] of deployments) {
+      if (isPage(other) && !isPage(name)) page.node.addDependency(deployment);
+      if (isPage(name) && !isPage(other)) deployment.node.addDependency(page);
     }
     deployments.set(name, deployment);
-  }
+    return deployment;
+  };
+  for (const name of [...files.filter((f) => !isPage(f)), ...files.filter(isPage)])
+    deployFile(name, Source.asset(dir));
   // The deployments share one handler function (a singleton per stack), which uses the AWS CLI
   // layer of the first; every other deployment makes a layer of its own that nothing uses.
   const [first, ...others] = deployments.values();
   for (const deployment of others) deployment.node.tryRemoveChild('AwsCliLayer');
   if (first) acknowledgeDeploymentHandler(first, bucket);
-  return deployments;
+  return {
+    deployments,
+    deployFile: (name: string, source: ISource) => {
+      const deployment = deployFile(name, source);
+      deployment.node.tryRemoveChild('AwsCliLayer');
+      return deployment;
+    },
+  };
 };
 
 /** cdk-nag findings on aws-cdk-lib's own deployment handler (its function, role and policy). */

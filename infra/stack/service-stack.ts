@@ -28,6 +28,7 @@ import {
   type TableAccess,
   type ThrottleClass,
   throttleClasses,
+  tokenClaimsFunction,
 } from '../../lib/routes';
 import { TABLE_KEYS } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
@@ -36,6 +37,7 @@ import { Events } from './events';
 import { Firewall } from './firewall';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
+import { People } from './people';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { type FunctionHandler, grantTableAccess } from './table-access';
@@ -66,6 +68,8 @@ export class ServiceStack extends Stack {
   readonly events: Events;
   /** The moderator console: its bucket, and the distribution in front of it and of the API. */
   readonly moderatorConsole: ModeratorConsole;
+  /** Who signs in to the console: the Cognito pool, or a publisher's own provider. */
+  readonly people: People;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     // The prod stack holds the bans publishers rely on: deleting it takes a deliberate extra step.
@@ -224,6 +228,10 @@ export class ServiceStack extends Stack {
     this.firewall = settings.waf ? new Firewall(this, 'Firewall', { api: this.api }) : undefined;
 
     this.events = new Events(this, 'Events', { table: this.table, makeFunction });
+    this.people = new People(this, 'People', {
+      own: settings.identity,
+      tokenClaims: () => makeFunction(tokenClaimsFunction),
+    });
 
     const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
     addAlarms(this, {
@@ -238,7 +246,16 @@ export class ServiceStack extends Stack {
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 
-    this.moderatorConsole = new ModeratorConsole(this, 'Console', { api: this.api });
+    this.moderatorConsole = new ModeratorConsole(this, 'Console', {
+      api: this.api,
+      stage: settings.stage,
+      tokenOrigin: this.people.tokenOrigin,
+    });
+    // The pool's app client returns to the console's address; then the authorizer and the page
+    // learn the provider's settings.
+    const signIn = this.people.addConsoleClient(this.moderatorConsole.url);
+    authorizerFn.addEnvironment('IDENTITY_PROVIDER', this.toJsonString(signIn.authorizer));
+    this.moderatorConsole.addSignIn(signIn.console);
 
     // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
     this.api.node.tryRemoveChild('Endpoint');
@@ -255,6 +272,11 @@ export class ServiceStack extends Stack {
       value: this.moderatorConsole.url,
       description: 'The moderator console (its distribution also serves the API, under /v1/)',
     });
+    if (this.people.pool)
+      new CfnOutput(this, 'UserPoolId', {
+        value: this.people.pool.userPoolId,
+        description: 'The Cognito pool of the people who sign in (USER_POOL_ID for npm run users)',
+      });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: alarmTopic.topicArn,
       description: 'SNS topic of every alarm; subscribe to be notified',
@@ -316,7 +338,7 @@ const acknowledgeNagFindings = (stack: ServiceStack, waf: boolean) => {
   Validations.of(stack.api).acknowledge({
     id: 'AwsSolutions-COG4',
     reason:
-      'Callers authenticate with publisher API keys through the Lambda TOKEN authorizer, by design; there are no Cognito users',
+      'One Lambda TOKEN authorizer takes both kinds of Bearer: API keys (servers) and people’s access tokens, which it verifies against the pool’s (or own provider’s) JWKS (lib/domain/people.ts); a Cognito authorizer would refuse every API key',
   });
   Validations.of(stack.api).acknowledge({
     id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

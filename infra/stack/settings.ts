@@ -26,7 +26,72 @@ export interface Settings {
    * function; the maps ship either way). Off by default: it costs about 3% of each cold import.
    */
   readonly sourceMaps: boolean;
+  /**
+   * A publisher's own OpenID provider for the console and the API's people, instead of the
+   * stack's Cognito pool (`-c identity=<json>`, docs/deploy.md "Bring your own provider").
+   */
+  readonly identity: OwnIdentityProvider | undefined;
 }
+
+/** What the stack must know of an own provider: its endpoints, the console's client, the claims. */
+export interface OwnIdentityProvider {
+  /** Shown on the console's button: "Sign in with <name>". */
+  readonly name: string;
+  readonly issuer: string;
+  readonly jwks_uri: string;
+  /** The API's audience (`aud` of the access tokens, RFC 9068). */
+  readonly audience: string;
+  readonly client_id: string;
+  readonly authorization_endpoint: string;
+  readonly token_endpoint: string;
+  readonly end_session_endpoint: string;
+  readonly scope: string;
+  /** Sent as `resource` (RFC 8707) where the provider needs it to issue a token for the API. */
+  readonly resource?: string;
+  readonly publisher_claim: string;
+  readonly role_claim: string;
+  readonly email_claim: string;
+}
+
+const OWN_PROVIDER_URLS = [
+  'issuer',
+  'jwks_uri',
+  'authorization_endpoint',
+  'token_endpoint',
+  'end_session_endpoint',
+] as const satisfies readonly (keyof OwnIdentityProvider)[];
+const OWN_PROVIDER_TEXTS = [
+  'name',
+  'audience',
+  'client_id',
+  'scope',
+  'publisher_claim',
+  'role_claim',
+  'email_claim',
+] as const satisfies readonly (keyof OwnIdentityProvider)[];
+
+/** The `identity` context: JSON (from the command line) or an object (cdk.json); every URL https. */
+const ownIdentity = (scope: Construct): OwnIdentityProvider | undefined => {
+  const raw: unknown = scope.node.tryGetContext('identity');
+  if (raw === undefined || raw === '' || raw === 'cognito') return undefined;
+  const value = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Record<string, unknown>;
+  const problem = (what: string) => new Error(`context identity: ${what}`);
+  for (const name of OWN_PROVIDER_TEXTS)
+    if (typeof value[name] !== 'string' || value[name] === '')
+      throw problem(`${name} must be a non-empty string`);
+  for (const name of OWN_PROVIDER_URLS) {
+    const text = value[name];
+    if (typeof text !== 'string' || !URL.canParse(text) || new URL(text).protocol !== 'https:')
+      throw problem(`${name} must be an https URL`);
+  }
+  if (value.resource !== undefined && typeof value.resource !== 'string')
+    throw problem('resource must be a string');
+  if (!String(value.scope).split(' ').includes('openid')) throw problem('scope must include openid');
+  const known = new Set<string>([...OWN_PROVIDER_URLS, ...OWN_PROVIDER_TEXTS, 'resource']);
+  const unknown = Object.keys(value).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw problem(`unknown settings ${unknown.join(', ')}`);
+  return value as unknown as OwnIdentityProvider;
+};
 
 export const DEFAULT_SETTINGS: Settings = {
   stage: 'dev',
@@ -36,6 +101,7 @@ export const DEFAULT_SETTINGS: Settings = {
   logLevel: ApplicationLogLevel.INFO,
   waf: true,
   sourceMaps: false,
+  identity: undefined,
 };
 
 // Stage names end up in the stack name and the API's URL path: keep them short and plain.
@@ -83,6 +149,7 @@ export const readSettings = (scope: Construct): Settings => {
     logLevel: logLevel(scope),
     waf: flag(scope, 'waf'),
     sourceMaps: flag(scope, 'sourceMaps'),
+    identity: ownIdentity(scope),
   };
 };
 

@@ -6,6 +6,7 @@ import {
   routes,
   type TableAccess,
   type TableAction,
+  tokenClaimsFunction,
   webhookSenderFunction,
 } from '../../lib/routes';
 import { leadingKeyPattern, type Partition } from '../../lib/storage/keys';
@@ -26,6 +27,7 @@ export const nonRouteFunctions = [
   authorizerFunction,
   eventsDispatcherFunction,
   webhookSenderFunction,
+  tokenClaimsFunction,
 ] as const;
 
 /** Every function the stack makes, by its row: one per route, and the functions that are not routes. */

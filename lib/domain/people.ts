@@ -5,7 +5,13 @@ import {
   errors as joseErrors,
   jwtVerify,
 } from 'jose';
-import { isRole, type Role, roleScopes } from '../model/people';
+import {
+  COGNITO_PUBLISHER_ATTRIBUTE,
+  COGNITO_ROLE_ATTRIBUTE,
+  isRole,
+  type Role,
+  roleScopes,
+} from '../model/people';
 import type { Scope } from '../model/scopes';
 
 /**
@@ -161,4 +167,18 @@ export const authenticatePerson = async (token: string): Promise<Person | undefi
     scopes: roleScopes[role],
     expiresAt: new Date(payload.exp * 1000).toISOString(),
   };
+};
+
+/**
+ * The claims the deployed pool's pre-token-generation trigger adds to a person's access token:
+ * their publisher, role and email from the attributes only administrators write
+ * (COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE). Nothing is added for a person missing
+ * either, or with a role we do not know: the authorizer then refuses their token (401) rather
+ * than guessing. It runs again at every refresh, so a changed role holds from the next renewal.
+ */
+export const cognitoTokenClaims = (attributes: Readonly<Record<string, string | undefined>>) => {
+  const publisher = attributes[COGNITO_PUBLISHER_ATTRIBUTE];
+  const role = attributes[COGNITO_ROLE_ATTRIBUTE];
+  if (!publisher || !isRole(role)) return {};
+  return { publisher_id: publisher, role, ...(attributes.email && { email: attributes.email }) };
 };

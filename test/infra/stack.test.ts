@@ -42,6 +42,7 @@ import {
   SENDER_FAILURE_MESSAGE,
 } from '../../lib/log';
 import { DETAILS_MAX_BYTES } from '../../lib/model/requests';
+import { SIGN_IN_FILE } from '../../lib/model/sign-in';
 import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,
@@ -51,6 +52,7 @@ import {
   type TableAccess,
   type TableAction,
   throttleClasses,
+  tokenClaimsFunction,
   webhookSenderFunction,
 } from '../../lib/routes';
 import * as keys from '../../lib/storage/keys';
@@ -123,21 +125,21 @@ const apiFunctions = [
 ];
 /** The functions of events and webhooks: the table stream's, and the deliveries queue's. */
 const eventFunctions = [eventsDispatcherFunction, webhookSenderFunction];
-const allFunctions = [...apiFunctions, ...eventFunctions];
+const allFunctions = [...apiFunctions, ...eventFunctions, tokenClaimsFunction];
 
 /** 10 s behind the API (under its 29 s); the stream's and the queue's functions have their own. */
 const timeoutOf = (id: string) =>
   id === eventsDispatcherFunction.id ? 60 : id === webhookSenderFunction.id ? 30 : 10;
 
 describe('functions', () => {
-  test('one per route plus the authorizer, the events dispatcher and the webhook sender', () => {
+  test("one per route plus the authorizer, the events dispatcher, the webhook sender and the pool's token trigger", () => {
     // Besides aws-cdk-lib's handler of the console's deployment (see 'moderator console').
     const own = ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'));
-    expect(own).toHaveLength(routes.length + 3);
+    expect(own).toHaveLength(routes.length + 4);
     expect([...stack.functions.keys()].sort()).toEqual(allFunctions.map((f) => f.id).sort());
   });
 
-  test('every handler module under functions/ is deployed: a route, the authorizer or an events function', () => {
+  test('every handler module under functions/ is deployed: a route, the authorizer, an events function or the token trigger', () => {
     const modules = readdirSync(`${PROJECT_ROOT}functions`)
       .filter((file) => file.endsWith('.ts'))
       .map((file) => `functions/${file}`)
@@ -193,9 +195,9 @@ describe('functions', () => {
   });
 
   test('only functions that touch storage are told the table name', () => {
-    for (const { id, table } of allFunctions) {
-      const env = resources[fnLogicalId(id)]?.Properties?.Environment?.Variables ?? {};
-      if (!table) expect(env.TABLE_NAME).toBeUndefined();
+    for (const fn of allFunctions) {
+      const env = resources[fnLogicalId(fn.id)]?.Properties?.Environment?.Variables ?? {};
+      if (!('table' in fn && fn.table)) expect(env.TABLE_NAME).toBeUndefined();
       else expect(env.TABLE_NAME).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
     }
   });
@@ -639,7 +641,9 @@ describe('table access: least privilege', () => {
     },
   );
 
-  test.each(allFunctions)('$id sends each action only to the partitions it declares', ({ id, table }) => {
+  test.each(allFunctions)('$id sends each action only to the partitions it declares', (fn) => {
+    const { id } = fn;
+    const table = 'table' in fn ? fn.table : undefined;
     for (const s of statementsOf(id)) {
       const keys = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
       for (const action of [s.Action].flat() as TableAction[]) {
@@ -1191,7 +1195,7 @@ describe('alarms and outputs', () => {
     );
   });
 
-  test('outputs: the API URL, the table name, the usage plan, the console URL and the alarm topic', () => {
+  test('outputs: the API URL, the table name, the usage plan, the console URL, the user pool and the alarm topic', () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual([
       'AlarmTopicArn',
@@ -1199,10 +1203,188 @@ describe('alarms and outputs', () => {
       'ConsoleUrl',
       'TableName',
       'UsagePlanId',
+      'UserPoolId',
     ]);
     expect(outputs.TableName.Value).toEqual({ Ref: logicalId(stack.table.node.defaultChild) });
     expect(outputs.UsagePlanId.Value).toEqual({ Ref: logicalId(stack.usagePlan.node.defaultChild) });
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+  });
+});
+
+describe('people signing in', () => {
+  const only = (type: string) => {
+    const found = ofType(type);
+    expect(found, type).toHaveLength(1);
+    return found[0]?.[1] as Resource;
+  };
+  const pool = only('AWS::Cognito::UserPool');
+  const client = only('AWS::Cognito::UserPoolClient');
+  const poolId = logicalId(stack.people.pool?.node.defaultChild);
+  const clientRef = { Ref: ofType('AWS::Cognito::UserPoolClient')[0]?.[0] };
+  const authorizerEnv = () =>
+    JSON.stringify(resources[fnLogicalId(authorizerFunction.id)]?.Properties?.Environment?.Variables);
+
+  test('the pool: no self sign-up, TOTP MFA required, a strong password policy, threat protection, kept on delete', () => {
+    expect(pool.Properties).toMatchObject({
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'ON',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      Policies: {
+        PasswordPolicy: {
+          MinimumLength: 14,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+          TemporaryPasswordValidityDays: 3,
+        },
+      },
+      UsernameAttributes: ['email'],
+      UserPoolTier: 'PLUS',
+      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+      DeletionProtection: 'ACTIVE',
+    });
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  test("a person's publisher is set once (immutable); the role may change; the console's client writes neither", () => {
+    const schema = pool.Properties?.Schema as Array<Record<string, unknown>>;
+    expect(schema).toContainEqual(expect.objectContaining({ Name: 'publisher_id', Mutable: false }));
+    expect(schema).toContainEqual(expect.objectContaining({ Name: 'role', Mutable: true }));
+    expect(client.Properties?.WriteAttributes ?? []).toEqual([]);
+    expect(client.Properties?.ReadAttributes).toEqual(
+      expect.arrayContaining(['custom:publisher_id', 'custom:role', 'email']),
+    );
+  });
+
+  test('the pre-token trigger (V2) puts publisher and role into access tokens, and Cognito alone may invoke it', () => {
+    expect(pool.Properties?.LambdaConfig?.PreTokenGenerationConfig).toEqual({
+      LambdaArn: { 'Fn::GetAtt': [fnLogicalId(tokenClaimsFunction.id), 'Arn'] },
+      LambdaVersion: 'V2_0',
+    });
+    const permission = ofType('AWS::Lambda::Permission').find(([, p]) =>
+      JSON.stringify(p.Properties?.FunctionName).includes(fnLogicalId(tokenClaimsFunction.id)),
+    )?.[1];
+    expect(permission?.Properties).toMatchObject({
+      Principal: 'cognito-idp.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [poolId, 'Arn'] },
+    });
+    // It reads only its event: no table, no policy statements beyond its logs.
+    expect(roleStatementsOf(tokenClaimsFunction.id)).toEqual([]);
+  });
+
+  test("the console's client: code flow only, no secret, back to the console's address, 15-minute tokens, revocable", () => {
+    const consoleUrl = stack.resolve(stack.moderatorConsole.url);
+    expect(client.Properties).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email'],
+      CallbackURLs: [consoleUrl],
+      LogoutURLs: [consoleUrl],
+      SupportedIdentityProviders: ['COGNITO'],
+      AccessTokenValidity: 15,
+      IdTokenValidity: 15,
+      RefreshTokenValidity: 480,
+      TokenValidityUnits: { AccessToken: 'minutes', IdToken: 'minutes', RefreshToken: 'minutes' },
+      EnableTokenRevocation: true,
+      PreventUserExistenceErrors: 'ENABLED',
+    });
+    expect(JSON.stringify(consoleUrl)).toContain(
+      logicalId(stack.moderatorConsole.distribution.node.defaultChild),
+    );
+  });
+
+  test('managed login (v2) on a domain of its own, styled for the client', () => {
+    expect(only('AWS::Cognito::UserPoolDomain').Properties).toMatchObject({
+      ManagedLoginVersion: 2,
+      UserPoolId: { Ref: poolId },
+    });
+    expect(only('AWS::Cognito::ManagedLoginBranding').Properties).toMatchObject({
+      UseCognitoProvidedValues: true,
+      ClientId: clientRef,
+    });
+  });
+
+  test("the authorizer verifies the pool's access tokens: its issuer, its keys, the console's client id", () => {
+    const env = authorizerEnv();
+    expect(env).toContain('IDENTITY_PROVIDER');
+    expect(env).toContain('https://cognito-idp.');
+    expect(env).toContain('/.well-known/jwks.json');
+    expect(env).toContain(`"audience_claim":"client_id"`.replace(/"/g, '\\"'));
+    expect(env).toContain(`"token_use":"cognito"`.replace(/"/g, '\\"'));
+    expect(env).toContain(JSON.stringify(clientRef));
+    expect(env).toContain(JSON.stringify({ Ref: poolId }));
+  });
+
+  test("the page's CSP allows exactly the pool's domain for the token calls; sign-in.json names the client", () => {
+    const csp = JSON.stringify(
+      resources[logicalId(stack.moderatorConsole.responseHeadersPolicy.node.defaultChild)]?.Properties
+        ?.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy,
+    );
+    expect(csp).toContain("connect-src 'self' https://");
+    expect(csp).toContain('.auth.');
+    expect(csp).not.toMatch(/connect-src[^;]*\*/);
+    const signIn = ofType('Custom::CDKBucketDeployment').find(
+      ([, d]) => d.Properties?.Include?.[0] === SIGN_IN_FILE,
+    )?.[1];
+    const markers = JSON.stringify(signIn?.Properties?.SourceMarkers);
+    expect(markers).toContain(JSON.stringify(clientRef));
+    expect(markers).toContain(logicalId(stack.people.domain?.node.defaultChild));
+  });
+
+  describe("with -c identity: the publisher's own provider instead of the pool", () => {
+    const own = {
+      name: 'Example Okta',
+      issuer: 'https://login.example.com/oauth2/default',
+      jwks_uri: 'https://login.example.com/oauth2/default/v1/keys',
+      audience: 'api://device-bans',
+      client_id: '0oa-console',
+      authorization_endpoint: 'https://login.example.com/oauth2/default/v1/authorize',
+      token_endpoint: 'https://login.example.com/oauth2/default/v1/token',
+      end_session_endpoint: 'https://login.example.com/oauth2/default/v1/logout',
+      scope: 'openid email offline_access',
+      publisher_claim: 'publisher',
+      role_claim: 'ban_role',
+      email_claim: 'email',
+    };
+    const byo = build({ identity: JSON.stringify(own) });
+
+    test('no pool, no trigger, no UserPoolId output', () => {
+      expect(byo.ofType('AWS::Cognito::UserPool')).toHaveLength(0);
+      expect(byo.stack.functions.has(tokenClaimsFunction.id)).toBe(false);
+      expect(Object.keys(byo.template.toJSON().Outputs)).not.toContain('UserPoolId');
+    });
+
+    test('the authorizer checks its issuer, keys, audience and claims; the CSP names its token origin only', () => {
+      const fn = byo.stack.functions.get(authorizerFunction.id)?.node.defaultChild as CfnFunction;
+      const settings = JSON.parse(
+        byo.resources[byo.logicalId(fn)]?.Properties?.Environment?.Variables?.IDENTITY_PROVIDER,
+      );
+      expect(settings).toEqual({
+        issuer: own.issuer,
+        jwks_uri: own.jwks_uri,
+        audience: own.audience,
+        audience_claim: 'aud',
+        token_use: 'at+jwt',
+        publisher_claim: 'publisher',
+        role_claim: 'ban_role',
+        email_claim: 'email',
+      });
+      const [, policy] = byo.ofType('AWS::CloudFront::ResponseHeadersPolicy')[0] ?? [];
+      const csp = policy?.Properties?.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy;
+      expect(csp.ContentSecurityPolicy).toContain("connect-src 'self' https://login.example.com;");
+    });
+
+    test.each([
+      [{ ...own, token_endpoint: 'http://login.example.com/token' }, /token_endpoint must be an https URL/],
+      [{ ...own, scope: 'email' }, /scope must include openid/],
+      [{ ...own, role_claim: '' }, /role_claim must be a non-empty string/],
+      [{ ...own, extra: 'x' }, /unknown settings extra/],
+    ])('a mistake in it fails the synth, naming the setting (%#)', (context, message) => {
+      expect(() => build({ identity: JSON.stringify(context) })).toThrow(message);
+    });
   });
 });
 
@@ -1320,13 +1502,13 @@ describe('moderator console', () => {
 
   test('the API: /v1/*, /health and /openapi.json to its stage, uncached, every method, every viewer header but Host', () => {
     const api = originOf(behavior('/v1/*'));
-    // The stage's invoke URL, split: the execute-api host name is the origin, the stage its path.
+    // The stage's invoke URL, split: the execute-api host name is the origin, the stage its path
+    // (by name, not by a reference to the stage resource: see 'people signing in').
     expect(JSON.stringify(api?.DomainName)).toContain(
       `{"Ref":"${logicalId(stack.api.node.defaultChild)}"},".execute-api."`,
     );
-    expect(JSON.stringify(api?.OriginPath)).toContain(
-      `{"Ref":"${logicalId(stack.api.deploymentStage.node.defaultChild)}"}`,
-    );
+    const stageResource = resources[logicalId(stack.api.deploymentStage.node.defaultChild)];
+    expect(api?.OriginPath).toBe(`/${stageResource?.Properties?.StageName}`);
     expect(api?.CustomOriginConfig).toEqual({
       OriginProtocolPolicy: 'https-only',
       OriginSSLProtocols: ['TLSv1.2'],
@@ -1399,13 +1581,15 @@ describe('moderator console', () => {
 
   test('the response headers policy is console/headers.ts: its CSP exactly, HSTS a year or more with subdomains', () => {
     expect(securityHeaders.ContentSecurityPolicy).toEqual({
-      ContentSecurityPolicy: consoleHeaders['Content-Security-Policy'],
+      ContentSecurityPolicy: stack.resolve(
+        consoleHeaders(stack.people.tokenOrigin)['Content-Security-Policy'],
+      ),
       Override: true,
     });
     const hsts = securityHeaders.StrictTransportSecurity;
     expect(hsts).toMatchObject({ IncludeSubdomains: true, Override: true });
     expect(hsts.AccessControlMaxAgeSec).toBeGreaterThanOrEqual(365 * 24 * 3600);
-    expect(consoleHeaders['Strict-Transport-Security']).toContain(`max-age=${hsts.AccessControlMaxAgeSec}`);
+    expect(consoleHeaders()['Strict-Transport-Security']).toContain(`max-age=${hsts.AccessControlMaxAgeSec}`);
   });
 
   test('every other header of console/headers.ts is in the policy too; the per-file ones are on the files', () => {
@@ -1422,17 +1606,19 @@ describe('moderator console', () => {
         ]),
       ),
     };
-    for (const [name, value] of Object.entries(consoleHeaders)) {
+    for (const [name, value] of Object.entries(consoleHeaders(stack.people.tokenOrigin)).map(
+      ([n, v]) => [n, stack.resolve(v)] as const,
+    )) {
       const key = name.toLowerCase();
       if (key === 'strict-transport-security') continue; // the test above
       if (key === 'content-type' || key === 'cache-control') expect(served[key], name).toBeUndefined();
-      else expect(served[key], name).toBe(value);
+      else expect(served[key], name).toEqual(value);
     }
     for (const b of Object.values(securityHeaders)) expect(b.Override).toBe(true);
   });
 
   test('a header CloudFront cannot express fails the synth', () => {
-    const csp = consoleHeaders['Content-Security-Policy'] as string;
+    const csp = consoleHeaders()['Content-Security-Policy'] as string;
     const hsts = 'max-age=31536000; includeSubDomains';
     expect(() => responseHeadersFrom({ 'Strict-Transport-Security': hsts })).toThrow(
       /Content-Security-Policy/,
@@ -1459,9 +1645,9 @@ describe('moderator console', () => {
     ).toThrow(/X-Frame-Options/);
   });
 
-  test('the deployment puts the three files under console/, each with its type and caching from console/headers.ts', () => {
-    expect(deployments).toHaveLength(consoleFiles.length);
-    for (const name of consoleFiles) {
+  test('the deployment puts the three files and sign-in.json under console/, each with its type and caching from console/headers.ts', () => {
+    expect(deployments).toHaveLength(consoleFiles.length + 1);
+    for (const name of [...consoleFiles, SIGN_IN_FILE]) {
       const props = deploymentOf(name)?.[1].Properties;
       expect(props, name).toMatchObject({
         DestinationBucketName: { Ref: bucketId },
@@ -1476,9 +1662,10 @@ describe('moderator console', () => {
       });
     }
     // One build, one asset: the staged directory holds exactly the three files.
-    const keys = new Set(deployments.map(([, d]) => JSON.stringify(d.Properties?.SourceObjectKeys)));
+    const built = deployments.filter(([, d]) => d.Properties?.Include?.[0] !== SIGN_IN_FILE);
+    const keys = new Set(built.map(([, d]) => JSON.stringify(d.Properties?.SourceObjectKeys)));
     expect(keys.size).toBe(1);
-    const hash = String(deployments[0]?.[1].Properties?.SourceObjectKeys[0]).replace(/\.zip$/, '');
+    const hash = String(built[0]?.[1].Properties?.SourceObjectKeys[0]).replace(/\.zip$/, '');
     expect(readdirSync(join(app.outdir, `asset.${hash}`)).sort()).toEqual([...consoleFiles].sort());
   });
 

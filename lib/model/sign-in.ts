@@ -1,0 +1,33 @@
+/**
+ * What the console needs to sign a person in: its identity provider's endpoints and its own client
+ * id, served beside the page as `sign-in.json` (by `npm start` for the local provider, by the
+ * stack for the Cognito pool or a publisher's own provider). No discovery request: the page's CSP
+ * then names exactly one other origin, the token endpoint's (Cognito's discovery document is on
+ * another host than its endpoints). No dependencies: the console, the stack and the local server
+ * all read it.
+ */
+export interface ConsoleSignIn {
+  /** Shown on the button: "Sign in with <name>". */
+  name: string;
+  issuer: string;
+  client_id: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  /** Where signing out ends the provider's session. */
+  end_session_endpoint: string;
+  /** Its return-address parameter: OpenID's `post_logout_redirect_uri`, or Cognito's `logout_uri`. */
+  logout_redirect_param: 'post_logout_redirect_uri' | 'logout_uri';
+  /** Scopes asked for: at least `openid`; a refresh token may need `offline_access`. */
+  scope: string;
+  /** The API's resource indicator (RFC 8707), where the provider issues its tokens for one. */
+  resource?: string;
+  /** How the provider signs ID tokens, when not RS256 (the default of OpenID Connect). */
+  id_token_signed_response_alg?: string;
+  /** The access token's claims naming the publisher, the role and the email. */
+  publisher_claim: string;
+  role_claim: string;
+  email_claim: string;
+}
+
+/** The file's name beside index.html. Without a provider it holds `null`. */
+export const SIGN_IN_FILE = 'sign-in.json';
