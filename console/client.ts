@@ -52,7 +52,15 @@ export type Call = <M extends Method, P extends PathWith<M>>(
   init: Init<Op<P, M>>,
 ) => Promise<Answer<Op<P, M>> | Failure>;
 
-export const createClient = (key: string, base = '', fetchImpl: typeof fetch = fetch): Call =>
+/**
+ * `bearer` is an API key, or (for a person) a function returning the current access token, which
+ * the console renews in place.
+ */
+export const createClient = (
+  bearer: string | (() => string),
+  base = '',
+  fetchImpl: typeof fetch = fetch,
+): Call =>
   (async (
     method: Method,
     path: string,
@@ -64,6 +72,7 @@ export const createClient = (key: string, base = '', fetchImpl: typeof fetch = f
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(init.query ?? {}))
       if (value !== undefined && value !== '') query.set(name, String(value));
+    const key = typeof bearer === 'string' ? bearer : bearer();
     const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
     if (init.game !== undefined) headers['X-Game-Id'] = init.game;
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';

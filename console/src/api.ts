@@ -111,3 +111,9 @@ export const formatTime = (iso: string | null): string => {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 };
+
+/** Who did something (the audit's actor, a key's `created_by`): a person by email and role, a key by name and id. */
+export const actorLabel = (actor: Schemas['Actor']): string =>
+  actor.type === 'user'
+    ? `${actor.email ?? actor.sub} (${actor.role})`
+    : `${actor.name}${actor.key_id ? ` (${actor.key_id})` : ''}`;

@@ -1,19 +1,29 @@
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Policy, type Scope, scopes, scopeUses } from './api';
 import { AuditView } from './audit';
 import { type OpenDevice, readDevice } from './device';
 import { DeviceView } from './device-view';
 import { KeysView } from './keys';
+import {
+  type ConsoleSignIn,
+  finishSignIn,
+  isReturnFromProvider,
+  loadSignIn,
+  renewalDelay,
+  renewTokens,
+  signOutAddress,
+  startSignIn,
+} from './people';
 import { PolicyView } from './policy';
-import { type Session, sessionClient, signIn } from './session';
+import { type Session, sessionClient, signIn, signInPerson } from './session';
 import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy, useFocusOn } from './ui';
 import { check } from './validation';
 import { WebhooksView } from './webhooks';
 
 /**
- * The moderator console. The key lives only in this component's state (memory): never in
- * localStorage, sessionStorage or a URL. Signing out, or a 401, drops the session and with it the
- * key and everything read with it.
+ * The moderator console. The key, or a person's tokens, live only in this component's state
+ * (memory): never in localStorage, sessionStorage or a URL. Signing out, or a 401, drops the
+ * session and with it the credential and everything read with it.
  */
 
 type View = 'device' | 'policy' | 'audit' | 'keys' | 'webhooks';
@@ -25,7 +35,16 @@ const views: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
 ];
 
-const SignIn = ({ onSignedIn, notice }: { onSignedIn: (session: Session) => void; notice: Message }) => {
+const SignIn = ({
+  onSignedIn,
+  notice,
+  provider,
+}: {
+  onSignedIn: (session: Session) => void;
+  notice: Message;
+  /** The organisation's identity provider; null when this deployment has none. */
+  provider: ConsoleSignIn | null;
+}) => {
   const [key, setKey] = useState('');
   const [message, setMessage] = useState<Message>(notice);
   const { busy, run } = useBusy();
@@ -45,9 +64,18 @@ const SignIn = ({ onSignedIn, notice }: { onSignedIn: (session: Session) => void
   return (
     <section aria-labelledby="signin-heading" class="panel narrow">
       <h2 id="signin-heading">Sign in</h2>
+      {provider && (
+        <>
+          <p>Moderators sign in as themselves, with their organisation's account and its role.</p>
+          <button type="button" disabled={busy} onClick={() => void run(() => startSignIn(provider))}>
+            Sign in with {provider.name}
+          </button>
+          <h3>Or with an API key</h3>
+        </>
+      )}
       <p>
-        Paste an API key. It is kept in this tab's memory only, and forgotten when you sign out or close the
-        tab.
+        {provider ? 'For automation and break-glass access: paste' : 'Paste'} an API key. It is kept in this
+        tab's memory only, and forgotten when you sign out or close the tab.
       </p>
       <form onSubmit={submit} noValidate>
         <Field
@@ -70,8 +98,13 @@ const SignIn = ({ onSignedIn, notice }: { onSignedIn: (session: Session) => void
 
 const KeyPanel = ({ session, knowledge }: { session: Session; knowledge: ScopeKnowledge }) => (
   <details class="panel key-panel">
-    <summary>What this key may do</summary>
-    {session.identity ? (
+    <summary>{session.person ? 'What your role may do' : 'What this key may do'}</summary>
+    {session.person ? (
+      <p>
+        {session.person.who.email}, {session.person.who.role} of {session.person.who.publisher_id}: every
+        game.
+      </p>
+    ) : session.identity ? (
       <p>
         Key {session.identity.name} ({session.identity.key_id}), games:{' '}
         {session.identity.games === null ? 'every game' : session.identity.games.join(', ')}
@@ -102,15 +135,23 @@ const summary = (session: Session): string => {
   const by = (held: boolean | null) => scopes.filter((s) => session.knowledge[s].held === held);
   const list = (items: Scope[]) => items.join(', ');
   const parts = [
-    `Signed in${session.policy ? ` for ${session.policy.publisher_id}` : ''}.`,
-    by(true).length ? `This key holds ${list(by(true))}.` : '',
+    `Signed in${session.person ? ` as ${session.person.who.email} (${session.person.who.role})` : ''}${session.policy ? ` for ${session.policy.publisher_id}` : ''}.`,
+    by(true).length ? `${session.person ? 'Your role' : 'This key'} holds ${list(by(true))}.` : '',
     by(false).length ? `It lacks ${list(by(false))}: what needs them is hidden.` : '',
     by(null).length ? `${list(by(null))}: checked when first used.` : '',
   ];
   return parts.filter(Boolean).join(' ');
 };
 
-const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message: Message) => void }) => {
+const Console = ({
+  session,
+  onSignOut,
+  provider,
+}: {
+  session: Session;
+  onSignOut: (message: Message) => void;
+  provider: ConsoleSignIn | null;
+}) => {
   const [knowledge, setKnowledge] = useState<ScopeKnowledge>(session.knowledge);
   const [policy, setPolicy] = useState<Policy | null>(session.policy);
   const [view, setView] = useState<View>('device');
@@ -119,19 +160,44 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
   const [device, setDevice] = useState<OpenDevice | null>(null);
   const signOutRef = useRef(onSignOut);
   signOutRef.current = onSignOut;
+  // A person's access token is renewed in place, before it expires; the calls read the current one.
+  const tokens = useRef(session.person?.tokens);
+  const bearer = useRef(session.key);
+  useEffect(() => {
+    if (!session.person || !provider) return;
+    let timer: ReturnType<typeof setTimeout>;
+    const schedule = () => {
+      const current = tokens.current;
+      if (!current) return;
+      timer = setTimeout(async () => {
+        const renewed = await renewTokens(provider, current);
+        if (!renewed) {
+          signOutRef.current({ kind: 'error', text: 'Your session ended. Sign in again.' });
+          return;
+        }
+        tokens.current = renewed;
+        bearer.current = renewed.access;
+        schedule();
+      }, renewalDelay(current));
+    };
+    schedule();
+    return () => clearTimeout(timer);
+  }, [session, provider]);
 
   const call = useMemo(
     () =>
-      sessionClient(session.key, {
+      sessionClient(() => bearer.current, {
         onUnauthorized: (answer) =>
           signOutRef.current({
             kind: 'error',
-            text: `Signed out: ${errorMessage(answer)?.text ?? 'the API refused the key.'} Sign in with a valid key.`,
+            text: session.person
+              ? `Signed out: ${errorMessage(answer)?.text ?? 'the API refused your session.'} Sign in again.`
+              : `Signed out: ${errorMessage(answer)?.text ?? 'the API refused the key.'} Sign in with a valid key.`,
           }),
         onScope: (scope, held, note) =>
           setKnowledge((k) => (k[scope].held === held ? k : { ...k, [scope]: { held, note } })),
       }),
-    [session.key],
+    [session],
   );
 
   const gameProblem =
@@ -232,14 +298,49 @@ const Console = ({ session, onSignOut }: { session: Session; onSignOut: (message
   );
 };
 
+/** The header's account line: who, in which role, for which publisher. */
+const signedInAs = (session: Session) =>
+  session.person
+    ? `Signed in as ${session.person.who.email} (${session.person.who.role}) for ${session.person.who.publisher_id}`
+    : `Signed in${session.identity ? ` with key ${session.identity.name} (${session.identity.key_id})` : ''}${
+        session.policy ? ` for ${session.policy.publisher_id}` : ''
+      }`;
+
 export const App = () => {
   const [session, setSession] = useState<Session | null>(null);
   const [notice, setNotice] = useState<Message>(null);
   const [generation, setGeneration] = useState(0);
+  const [provider, setProvider] = useState<ConsoleSignIn | null>(null);
+  const [returning, setReturning] = useState(isReturnFromProvider);
   const signOut = (message: Message) => {
     setSession(null);
     setNotice(message);
     setGeneration((g) => g + 1);
+  };
+  useEffect(() => {
+    void (async () => {
+      const config = await loadSignIn();
+      setProvider(config);
+      if (!returning) return;
+      const finished = config
+        ? await finishSignIn(config)
+        : ({ ok: false, text: 'This console has no identity provider to finish signing in with.' } as const);
+      const signedIn = finished.ok ? await signInPerson(finished.person, finished.tokens) : null;
+      setReturning(false);
+      if (!finished.ok) setNotice({ kind: 'error', text: finished.text });
+      else if (signedIn && !signedIn.ok) setNotice(errorMessage(signedIn.problem));
+      else if (signedIn?.ok) setSession(signedIn.session);
+    })();
+    // Once, at load: the provider's answer is in this load's address only.
+  }, []);
+  const endSession = () => {
+    const person = session?.person;
+    signOut({
+      kind: 'ok',
+      text: person ? 'Signed out. Your tokens are forgotten.' : 'Signed out. The key is forgotten.',
+    });
+    // A person's sign-out also ends their session at the provider, which sends them back here.
+    if (person && provider) location.assign(signOutAddress(provider, person.tokens));
   };
   return (
     <>
@@ -247,15 +348,8 @@ export const App = () => {
         <h1>Device ban console</h1>
         {session && (
           <div class="session">
-            <span>
-              Signed in
-              {session.identity ? ` with key ${session.identity.name} (${session.identity.key_id})` : ''}
-              {session.policy ? ` for ${session.policy.publisher_id}` : ''}
-            </span>
-            <button
-              type="button"
-              onClick={() => signOut({ kind: 'ok', text: 'Signed out. The key is forgotten.' })}
-            >
+            <span>{signedInAs(session)}</span>
+            <button type="button" onClick={endSession}>
               Sign out
             </button>
           </div>
@@ -263,11 +357,16 @@ export const App = () => {
       </header>
       <main id="main">
         {session ? (
-          <Console key={generation} session={session} onSignOut={signOut} />
+          <Console key={generation} session={session} onSignOut={signOut} provider={provider} />
+        ) : returning ? (
+          <p class="panel narrow" role="status">
+            Finishing sign-in…
+          </p>
         ) : (
           <SignIn
             key={generation}
             notice={notice}
+            provider={provider}
             onSignedIn={(s) => {
               setNotice(null);
               setSession(s);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Call, formatTime, type Schemas } from './api';
+import { actorLabel, type Call, formatTime, type Schemas } from './api';
 import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
 import { check } from './validation';
 
@@ -20,12 +20,6 @@ const auditTypes = [
 // Every type the API documents is offered: this fails to compile when one is added.
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
 void everyType;
-
-/** A person by their email (or subject) and role then; a key by its name and id. */
-const actorLabel = (actor: Schemas['Actor']): string =>
-  actor.type === 'user'
-    ? `${actor.email ?? actor.sub} (${actor.role})`
-    : `${actor.name}${actor.key_id ? ` (${actor.key_id})` : ''}`;
 
 const summary = (event: AuditEvent): string => {
   switch (event.type) {
@@ -115,7 +109,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
             : 'The audit trail is hidden: it needs the scope '}
           {!knowledge['audit:read'].bound && (
             <>
-              <code>audit:read</code>, which this key lacks (
+              <code>audit:read</code>, which this session lacks (
             </>
           )}
           {knowledge['audit:read'].note}).

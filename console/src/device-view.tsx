@@ -47,7 +47,7 @@ export const DeviceView = ({
   const writeMissing = knowledge['bans:write'].held === false;
   const bound = session.identity?.games;
   const eraseRefusal = writeMissing
-    ? `Erasing needs the scope bans:write, which this key lacks (${knowledge['bans:write'].note}).`
+    ? `Erasing needs the scope bans:write, which this session lacks (${knowledge['bans:write'].note}).`
     : bound
       ? `Erasing is refused to a key bound to games (this one is bound to ${bound.join(', ')}): an erasure covers every game.`
       : null;
@@ -56,7 +56,7 @@ export const DeviceView = ({
     <>
       {knowledge['bans:read'].held === false && (
         <p class="gate">
-          Looking up devices needs the scope <code>bans:read</code>, which this key lacks (
+          Looking up devices needs the scope <code>bans:read</code>, which this session lacks (
           {knowledge['bans:read'].note}).
         </p>
       )}
@@ -83,7 +83,7 @@ export const DeviceView = ({
           />
           {writeMissing && (
             <p class="gate">
-              Revoking needs the scope <code>bans:write</code>, which this key lacks (
+              Revoking needs the scope <code>bans:write</code>, which this session lacks (
               {knowledge['bans:write'].note}).
             </p>
           )}
@@ -119,7 +119,7 @@ export const DeviceView = ({
         <section aria-labelledby="create-heading" class="panel">
           <h2 id="create-heading">Create a ban</h2>
           <p class="gate">
-            Creating bans needs the scope <code>bans:write</code>, which this key lacks (
+            Creating bans needs the scope <code>bans:write</code>, which this session lacks (
             {knowledge['bans:write'].note}).
           </p>
         </section>

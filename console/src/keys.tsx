@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
+import { actorLabel, type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
 import { OnceSecret } from './secret';
 import type { Session } from './session';
 import {
@@ -180,7 +180,7 @@ export const KeysView = ({
       <section aria-labelledby="keys-heading" class="panel">
         <h2 id="keys-heading">API keys</h2>
         <p class="gate">
-          Keys are hidden: managing them needs the scope <code>keys:manage</code>, which this key lacks (
+          Keys are hidden: managing them needs the scope <code>keys:manage</code>, which this session lacks (
           {knowledge['keys:manage'].note}).
         </p>
       </section>
@@ -227,6 +227,7 @@ export const KeysView = ({
                 <th scope="col">Scopes</th>
                 <th scope="col">Games</th>
                 <th scope="col">Created</th>
+                <th scope="col">Made by</th>
                 <th scope="col">Expires</th>
                 <th scope="col">Status</th>
                 <th scope="col">Ends in</th>
@@ -244,6 +245,7 @@ export const KeysView = ({
                   <td>{key.scopes.join(' ')}</td>
                   <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
                   <td>{formatTime(key.created_at)}</td>
+                  <td>{key.created_by ? actorLabel(key.created_by) : '—'}</td>
                   <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
                   <td>{keyStatus(key)}</td>
                   <td>{key.last4 ? `…${key.last4}` : '—'}</td>

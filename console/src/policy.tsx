@@ -103,7 +103,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
       <section aria-labelledby="policy-heading" class="panel">
         <h2 id="policy-heading">Policy</h2>
         <p class="gate">
-          The policy is hidden: it needs the scope <code>policy:read</code>, which this key lacks (
+          The policy is hidden: it needs the scope <code>policy:read</code>, which this session lacks (
           {knowledge['policy:read'].note}).
         </p>
       </section>
@@ -172,7 +172,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
           </section>
           {writeMissing && (
             <p class="gate">
-              Saving needs the scope <code>policy:write</code>, which this key lacks (
+              Saving needs the scope <code>policy:write</code>, which this session lacks (
               {knowledge['policy:write'].note}).
             </p>
           )}

@@ -1,3 +1,4 @@
+import { roleScopes } from '../../lib/model/people';
 import { type Call, createClient } from '../client';
 import {
   type AnyAnswer,
@@ -9,6 +10,7 @@ import {
   type Scope,
   scopes,
 } from './api';
+import type { Person, PersonTokens } from './people';
 import type { ScopeKnowledge } from './ui';
 
 /**
@@ -27,10 +29,13 @@ import type { ScopeKnowledge } from './ui';
 export type ApiKey = Schemas['ApiKey'];
 
 export interface Session {
+  /** The API key, or the person's access token at sign-in (renewed in the Console). */
   key: string;
   knowledge: ScopeKnowledge;
   /** This key's own entry in the key list, when keys:manage found exactly one. */
   identity: ApiKey | null;
+  /** The person signed in with their organisation, and their tokens; null with a key. */
+  person: { who: Person; tokens: PersonTokens } | null;
   policy: Policy | null;
 }
 
@@ -113,7 +118,42 @@ export const signIn = async (
   }
   return {
     ok: true,
-    session: { key, knowledge, identity, policy: policy.status === 200 ? policy.body : null },
+    session: { key, knowledge, identity, person: null, policy: policy.status === 200 ? policy.body : null },
+  };
+};
+
+/**
+ * A person's session: their role says which scopes they hold (lib/model/people.ts), and one read
+ * of the policy checks that the API accepts their token before the console opens.
+ */
+export const signInPerson = async (
+  who: Person,
+  tokens: PersonTokens,
+  base = '',
+): Promise<{ ok: true; session: Session } | { ok: false; problem: Problem }> => {
+  const policy = await createClient(tokens.access, base)('get', '/v1/policy', {});
+  if (policy.status !== 200 && policy.status !== 403) {
+    const problem = explain(policy);
+    return { ok: false, problem: { ...problem, text: `Could not sign in. ${problem.text}` } };
+  }
+  const held: readonly Scope[] = roleScopes[who.role];
+  const knowledge = Object.fromEntries(
+    scopes.map((s) => [
+      s,
+      held.includes(s)
+        ? { held: true, note: `the ${who.role} role holds it` }
+        : { held: false, note: `the ${who.role} role does not hold it` },
+    ]),
+  ) as ScopeKnowledge;
+  return {
+    ok: true,
+    session: {
+      key: tokens.access,
+      knowledge,
+      identity: null,
+      person: { who, tokens },
+      policy: policy.status === 200 ? policy.body : null,
+    },
   };
 };
 
@@ -138,7 +178,7 @@ const scopeOf: Record<string, Scope> = {
  * success), and a 401 ends the session (the key was revoked or expired meanwhile).
  */
 export const sessionClient = (
-  key: string,
+  key: string | (() => string),
   hooks: {
     onUnauthorized: (answer: AnyAnswer) => void;
     onScope: (scope: Scope, held: boolean, note: string) => void;

@@ -150,7 +150,7 @@ export const ScopeGate = ({
   if (known[scope].held !== false) return <>{children}</>;
   return (
     <p class="gate">
-      {what} is hidden: it needs the scope <code>{scope}</code>, which this key lacks
+      {what} is hidden: it needs the scope <code>{scope}</code>, which this session lacks
       {known[scope].note ? ` (${known[scope].note})` : ''}.
     </p>
   );

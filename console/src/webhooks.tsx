@@ -241,8 +241,8 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
       <section aria-labelledby="webhooks-heading" class="panel">
         <h2 id="webhooks-heading">Webhooks</h2>
         <p class="gate">
-          Webhooks are hidden: managing them needs the scope <code>keys:manage</code>, which this key lacks (
-          {knowledge['keys:manage'].note}).
+          Webhooks are hidden: managing them needs the scope <code>keys:manage</code>, which this session
+          lacks ({knowledge['keys:manage'].note}).
         </p>
       </section>
     );

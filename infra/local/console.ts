@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConsole } from '../../console/build';
 import { headersFor } from '../../console/headers';
+import { type ConsoleSignIn, SIGN_IN_FILE } from '../../lib/model/sign-in';
 
 /**
  * The moderator console on the local server: built once at start (console/build.ts) and served
@@ -14,6 +15,7 @@ import { headersFor } from '../../console/headers';
  *   GET /console/          → index.html
  *   GET /console/app.js    → the bundle
  *   GET /console/app.css   → the stylesheet
+ *   GET /console/sign-in.json → the local identity provider's settings for the page (or null)
  *   anything else under /console/ → 404; another method → 405
  */
 
@@ -36,14 +38,23 @@ export const buildConsoleInMemory = (): Map<string, Buffer> => {
   }
 };
 
-/** Answers the console's requests and returns true; false for every other path (the API's). */
+/**
+ * Answers the console's requests and returns true; false for every other path (the API's).
+ * `signIn` gives the identity provider's settings once it runs (it starts after the server, since
+ * it needs the console's address); its token endpoint's origin goes into the CSP.
+ */
 export const consoleListener = (
   files: ReadonlyMap<string, Buffer> = buildConsoleInMemory(),
+  signIn: () => ConsoleSignIn | null = () => null,
 ): ConsoleListener => {
+  const headers = (name: string) => {
+    const provider = signIn();
+    return headersFor(name, provider ? new URL(provider.token_endpoint).origin : undefined);
+  };
   const plain = (res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}) =>
     res
       .writeHead(status, {
-        ...headersFor('index.html'),
+        ...headers('index.html'),
         'Content-Type': 'text/plain; charset=utf-8',
         ...extra,
       })
@@ -63,12 +74,16 @@ export const consoleListener = (
     }
     const name = pathname === `${PREFIX}/` ? 'index.html' : pathname.slice(PREFIX.length + 1);
     const body =
-      name === 'index.html' || name === 'app.js' || name === 'app.css' ? files.get(name) : undefined;
+      name === SIGN_IN_FILE
+        ? Buffer.from(JSON.stringify(signIn()))
+        : name === 'index.html' || name === 'app.js' || name === 'app.css'
+          ? files.get(name)
+          : undefined;
     if (!body) {
       plain(res, 404, 'Not found\n');
       return true;
     }
-    res.writeHead(200, { ...headersFor(name), 'Content-Length': String(body.length) });
+    res.writeHead(200, { ...headers(name), 'Content-Length': String(body.length) });
     res.end(method === 'HEAD' ? undefined : body);
     return true;
   };

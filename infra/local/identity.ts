@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration, errors } from 'oidc-provider';
 import type { IdentityProvider } from '../../lib/domain/people';
+import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
 
 /**
@@ -29,6 +30,8 @@ export interface LocalIdentity {
   issuer: string;
   /** The authorizer's settings for this provider (IDENTITY_PROVIDER). */
   settings: IdentityProvider;
+  /** The console's settings for this provider (its sign-in.json). */
+  console: ConsoleSignIn;
   close(): Promise<void>;
 }
 
@@ -76,7 +79,10 @@ export const startLocalIdentity = async (options: {
   host?: string;
   /** The console's address: where sign-in returns, and the one origin allowed to call the token endpoint. */
   consoleUrl: string;
+  /** How long access and ID tokens live (default ACCESS_TOKEN_SECONDS, as deployed). */
+  accessTokenSeconds?: number;
 }): Promise<LocalIdentity> => {
+  const tokenSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
   // Imported here: the storage client reads the store's settings at import (server.ts sets them).
   const { findLocalPerson, signInLocalPerson } = await import('./people');
   const host = options.host ?? '127.0.0.1';
@@ -117,8 +123,8 @@ export const startLocalIdentity = async (options: {
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     pkce: { required: () => true },
     ttl: {
-      AccessToken: ACCESS_TOKEN_SECONDS,
-      IdToken: ACCESS_TOKEN_SECONDS,
+      AccessToken: tokenSeconds,
+      IdToken: tokenSeconds,
       AuthorizationCode: 60,
       Interaction: 3600,
       Session: SESSION_SECONDS,
@@ -131,7 +137,23 @@ export const startLocalIdentity = async (options: {
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // The provider's confirmation, in the sign-in page's style: one button, then back to the console.
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = page(
+            'Sign out: device bans (local)',
+            `<h1>Sign out of the device ban console?</h1>
+<p class="note">This ends your session at the local identity provider.</p>
+${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button>`,
+          );
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = page('Signed out', '<h1>Signed out</h1><p>You can close this tab.</p>');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => LOCAL_API_AUDIENCE,
@@ -141,7 +163,7 @@ export const startLocalIdentity = async (options: {
           return {
             scope: 'api',
             audience: LOCAL_API_AUDIENCE,
-            accessTokenTTL: ACCESS_TOKEN_SECONDS,
+            accessTokenTTL: tokenSeconds,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
@@ -243,6 +265,21 @@ export const startLocalIdentity = async (options: {
       audience: LOCAL_API_AUDIENCE,
       audience_claim: 'aud',
       token_use: 'at+jwt',
+      publisher_claim: 'publisher_id',
+      role_claim: 'role',
+      email_claim: 'email',
+    },
+    console: {
+      name: 'the local identity provider',
+      issuer,
+      client_id: CONSOLE_CLIENT_ID,
+      authorization_endpoint: `${issuer}/auth`,
+      token_endpoint: `${issuer}/token`,
+      end_session_endpoint: `${issuer}/session/end`,
+      logout_redirect_param: 'post_logout_redirect_uri',
+      scope: 'openid email offline_access',
+      resource: LOCAL_API_AUDIENCE,
+      id_token_signed_response_alg: 'ES256',
       publisher_claim: 'publisher_id',
       role_claim: 'role',
       email_claim: 'email',

@@ -18,6 +18,8 @@ const api = await startLocalApi({
   // The local identity provider beside the API (IDENTITY_PORT, default the next port).
   identityPort: Number(process.env.IDENTITY_PORT ?? (port === 0 ? 0 : port + 1)),
   authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
+  // Shorter than the deployed 15 minutes only to watch the console renew a session.
+  ...(process.env.ACCESS_TOKEN_SECONDS && { accessTokenSeconds: Number(process.env.ACCESS_TOKEN_SECONDS) }),
 });
 
 // Imported after the store is chosen: the storage client reads its settings at import.

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
 import { consoleListener } from './console';
@@ -37,6 +38,8 @@ export interface LocalApiOptions {
    * (only API keys are accepted then). Default: on a free port.
    */
   identityPort?: number | false;
+  /** How long the local provider's access tokens live (default 900 s, as deployed). */
+  accessTokenSeconds?: number;
   /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
   loadModule?: (handler: string) => Promise<{ handler: unknown }>;
 }
@@ -96,7 +99,8 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       publisherLimits,
     });
     // The moderator console (issue 14) is served at /console/ beside the API, built once here.
-    const consolePage = options.console === false ? () => false : consoleListener();
+    let signIn: ConsoleSignIn | null = null;
+    const consolePage = options.console === false ? () => false : consoleListener(undefined, () => signIn);
     const server: Server = createServer((req, res) => {
       if (!consolePage(req, res)) gateway(req, res);
     });
@@ -114,8 +118,10 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         port: options.identityPort ?? 0,
         host: address,
         consoleUrl,
+        accessTokenSeconds: options.accessTokenSeconds,
       });
       process.env.IDENTITY_PROVIDER = JSON.stringify(identity.settings);
+      signIn = identity.console;
     }
     return {
       url: `http://${address}:${port}`,

@@ -268,7 +268,9 @@ describe('API keys', () => {
     expect(await page.content()).not.toContain(secret);
     const row = (await rowsOf(table)).find((r) => r[0] === made.key_id) as string[];
     expect(row.slice(1, 4)).toEqual(['eu game servers', 'bans:read bans:write', 'space-raiders, game-2']);
-    expect(row[7]).toBe(`…${made.last4}`);
+    // Made by the development key the console is signed in with.
+    expect(row[5]).toMatch(/^local development \(key_[\w-]+\)$/);
+    expect(row[8]).toBe(`…${made.last4}`);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
@@ -292,7 +294,7 @@ describe('API keys', () => {
     const revokedRow = (
       await rowsOf(page.getByRole('table', { name: 'Keys of your publisher, oldest first' }))
     ).find((r) => r[0] === doomed.key_id);
-    expect(revokedRow?.[6]).toBe('revoked');
+    expect(revokedRow?.[7]).toBe('revoked');
     expect((await server.call('GET', '/v1/audit?type=key.revoked')).body.items).toHaveLength(1);
   });
 });

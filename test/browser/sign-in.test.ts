@@ -171,7 +171,7 @@ describe('scopes', () => {
       if (offered) {
         await openSection(page, section);
         expect(await page.getByRole('main').innerText()).toMatch(
-          new RegExp(`hidden\\b[^\\n]*needs the scope ${scope}, which this key lacks`),
+          new RegExp(`hidden\\b[^\\n]*needs the scope ${scope}, which this session lacks`),
         );
       }
     }
@@ -190,7 +190,7 @@ describe('scopes', () => {
     await page.getByRole('button', { name: 'Look up', exact: true }).click();
     await alertHolding(page, 'Not allowed (403): This key lacks the scope bans:read');
     expect(await page.getByRole('main').innerText()).toMatch(
-      /needs the scope bans:read, which this key lacks/,
+      /needs the scope bans:read, which this session lacks/,
     );
     await screenshot(page, 'scope-refused');
     expect(unexpectedProblems(problems)).toEqual([]);

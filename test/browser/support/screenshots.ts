@@ -3,6 +3,8 @@
  * them from .artifacts/console/ to docs/screenshots/ after a run that passed.
  */
 export const CURATED_SCREENSHOTS: readonly string[] = [
+  'people-sign-in',
+  'people-viewer-audit',
   'sign-in',
   'scopes-bans-read',
   'device-enforcement',

@@ -29,6 +29,8 @@ export interface LocalServer {
   consoleUrl: string;
   /** The development publisher's key printed on first start: every scope, every game. */
   devKey: string;
+  /** The three people of dev-publisher printed on first start, by role. */
+  people: Record<'viewer' | 'moderator' | 'admin', { email: string; password: string }>;
   dataDir: string;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiAnswer<T>>;
   /** A new key of dev-publisher's, made through POST /v1/keys with the development key. */
@@ -47,7 +49,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
     process_ = await startTs(
       'infra/local/main.ts',
       childEnv({ DATA_DIR: dataDir, PORT: '0', WEBHOOK_RETRY_BASE_MS: '50', ...extraEnv }),
-      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)/,
+      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)[\s\S]*(Add more with|list them with)/,
     );
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
@@ -57,6 +59,12 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
   const printed = server.output();
   const url = (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed) as RegExpExecArray)[1] as string;
   const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(printed) as RegExpExecArray)[0];
+  const person = (role: string) => {
+    const [, email = '', password = ''] =
+      new RegExp(`^ +${role} +(\\S+@\\S+) +(\\S+)$`, 'm').exec(printed) ?? [];
+    return { email, password };
+  };
+  const people = { viewer: person('viewer'), moderator: person('moderator'), admin: person('admin') };
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<ApiAnswer> => {
     const headers: Record<string, string> = {};
@@ -77,6 +85,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
     url,
     consoleUrl: `${url}/console/`,
     devKey,
+    people,
     dataDir,
     call,
     makeKey: async (name, scopes, games) => {

@@ -1,0 +1,252 @@
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/chromium';
+import {
+  alertHolding,
+  eventually,
+  lookUp,
+  openSection,
+  setGame,
+  statusHolding,
+  storageOf,
+} from './support/console';
+import {
+  axeScan,
+  type ConsolePage,
+  openPage,
+  screenshot,
+  seriousViolations,
+  unexpectedProblems,
+} from './support/page';
+import { DEV_PUBLISHER, type LocalServer, startServer } from './support/server';
+
+/**
+ * People sign in as themselves (issue 21): the console sends them to the local OpenID provider
+ * (`npm start` runs it), they sign in on its page with the password printed at first start, and
+ * come back signed in with their role's scopes. Each role does one task, the audit trail names
+ * the person, and signing out ends the provider's session too.
+ */
+
+let server: LocalServer;
+let browser: Browser;
+const pages: ConsolePage[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+});
+afterAll(async () => {
+  for (const p of pages) await p.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+type Role = 'viewer' | 'moderator' | 'admin';
+
+/** Every request the page makes to the API, with its Authorization header. */
+const recordApiCalls = (page: Page) => {
+  const requests: Request[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/v1/')) requests.push(request);
+  });
+  return requests;
+};
+
+/** Through the provider's page and back: what a person does, by the names on screen. */
+const signInAs = async (page: Page, role: Role) => {
+  const { email, password } = server.people[role];
+  await page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+  await page.getByRole('heading', { name: 'Sign in to the device ban console' }).waitFor();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+};
+
+const open = async () => {
+  const opened = await openPage(browser, server.consoleUrl);
+  pages.push(opened);
+  return opened;
+};
+
+const auditOf = async (type: string) =>
+  (await server.call('GET', `/v1/audit?type=${type}`)).body.items as Array<{
+    actor: Record<string, unknown>;
+  }>;
+
+describe('signing in with the organisation', () => {
+  it('offers the provider first and the API key for automation and break-glass, and the page may call only the token endpoint besides itself', async () => {
+    const { page } = await open();
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
+    expect(await page.getByText('For automation and break-glass access: paste an API key').count()).toBe(1);
+    const res = await fetch(server.consoleUrl);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const signIn = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as {
+      token_endpoint: string;
+    };
+    expect(csp).toContain(`connect-src 'self' ${new URL(signIn.token_endpoint).origin};`);
+    expect(signIn).toMatchObject({ client_id: 'console', logout_redirect_param: 'post_logout_redirect_uri' });
+    expect(seriousViolations(await axeScan(page, 'people-sign-in'))).toEqual([]);
+    await screenshot(page, 'people-sign-in', page.getByRole('region', { name: 'Sign in' }));
+  });
+
+  it('a moderator signs in on the provider page, bans a device, and the audit trail names them', async () => {
+    const { page, problems } = await open();
+    const calls = recordApiCalls(page);
+    await signInAs(page, 'moderator');
+    const { email } = server.people.moderator;
+    await page
+      .getByRole('banner')
+      .getByText(`Signed in as ${email} (moderator) for ${DEV_PUBLISHER}`)
+      .waitFor();
+    // The code is out of the address bar; nothing of the sign-in is left in web storage.
+    const kept = await storageOf(page);
+    expect(kept.href).toBe(server.consoleUrl);
+    expect(kept.session).toEqual({});
+    expect(kept.local).toEqual({});
+    expect(kept.cookie).toBe('');
+    expect(seriousViolations(await axeScan(page, 'people-moderator'))).toEqual([]);
+
+    await setGame(page, 'people-game');
+    const form = page.getByRole('region', { name: 'Create a ban', exact: true });
+    await form.getByLabel('Device ID to ban').fill('people-device-1');
+    await form.getByLabel('Ban type').selectOption('cheat');
+    await form.getByLabel('Scope').selectOption('game');
+    await form.getByLabel('Reason code').fill('aimbot');
+    await form.getByRole('button', { name: 'Create ban' }).click();
+    await statusHolding(page, /created/i);
+    await screenshot(page, 'people-moderator-ban', form);
+
+    // Every API call carried the person's access token (a JWT), never a key.
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    const [created] = await eventually(
+      () => auditOf('ban.created'),
+      (items) => items.length > 0,
+    );
+    expect(created?.actor).toEqual({ type: 'user', sub: expect.any(String), email, role: 'moderator' });
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('a viewer signs in, sees the audit trail naming the moderator, and is offered no ban form', async () => {
+    const { page, problems } = await open();
+    await signInAs(page, 'viewer');
+    await page.getByRole('banner').getByText(`Signed in as ${server.people.viewer.email} (viewer)`).waitFor();
+    await setGame(page, 'people-game');
+    await page
+      .getByText(
+        'Creating bans needs the scope bans:write, which this session lacks (the viewer role does not hold it)',
+      )
+      .waitFor();
+    expect(await page.getByLabel('Device ID to ban').count()).toBe(0);
+    await openSection(page, 'Audit trail');
+    await page.getByText(server.people.moderator.email).first().waitFor();
+    expect(seriousViolations(await axeScan(page, 'people-viewer-audit'))).toEqual([]);
+    await screenshot(page, 'people-viewer-audit');
+    await openSection(page, 'API keys');
+    await page
+      .getByText(/needs the scope keys:manage, which this session lacks/)
+      .first()
+      .waitFor();
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('an admin signs in and makes a key, which records who made it', async () => {
+    const { page, problems } = await open();
+    await signInAs(page, 'admin');
+    await openSection(page, 'API keys');
+    const form = page.getByRole('region', { name: 'Create a key', exact: true });
+    await form.getByLabel('Key name').fill('made by a person');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('New API key').waitFor();
+    // The key list says who made it.
+    await page
+      .getByRole('cell', { name: `${server.people.admin.email} (admin)` })
+      .first()
+      .waitFor();
+    const keys = (await server.call('GET', '/v1/keys')).body.items as Array<Record<string, unknown>>;
+    const made = keys.find((k) => k.name === 'made by a person');
+    expect(made?.created_by).toEqual({
+      type: 'user',
+      sub: expect.any(String),
+      email: server.people.admin.email,
+      role: 'admin',
+    });
+    const [audited] = await auditOf('key.created');
+    expect(audited?.actor).toMatchObject({ type: 'user', email: server.people.admin.email });
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('signs out at the provider too: the next sign-in asks for the password again', async () => {
+    const { page } = await open();
+    await signInAs(page, 'viewer');
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign out of the device ban console?' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/');
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the device ban console' }).waitFor();
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+  });
+
+  it('a wrong password stays on the provider page with its message, and nothing is signed in', async () => {
+    const { page } = await open();
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+    await page.getByLabel('Email').fill(server.people.viewer.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await alertHolding(page, 'do not match an active account');
+  });
+
+  it('a returning page whose sign-in this tab did not start is refused with a clear message', async () => {
+    const { page } = await open();
+    await page.goto(`${server.consoleUrl}?code=forged&state=forged`);
+    await alertHolding(page, 'That sign-in was not started from this tab');
+    expect(new URL(page.url()).search).toBe('');
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
+  });
+});
+
+describe('a session that outlives its access token', () => {
+  let shortLived: LocalServer;
+  beforeAll(async () => {
+    shortLived = await startServer({ ACCESS_TOKEN_SECONDS: '6' });
+  });
+  afterAll(async () => {
+    await shortLived?.stop();
+  });
+
+  it('is renewed with the refresh token before it expires, and the calls carry the new token', async () => {
+    const opened = await openPage(browser, shortLived.consoleUrl);
+    pages.push(opened);
+    const { page } = opened;
+    const calls = recordApiCalls(page);
+    const renewals: Request[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && (r.postData() ?? '').includes('grant_type=refresh_token'))
+        renewals.push(r);
+    });
+    const { email, password } = shortLived.people.viewer;
+    await page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    const first = calls.at(-1)?.headers().authorization;
+    // Renewal is due halfway through a 6-second token, and the provider grants it.
+    await eventually(
+      async () => renewals.length,
+      (n) => n > 0,
+      10_000,
+    );
+    expect((await renewals[0]?.response())?.status()).toBe(200);
+    // The next call carries the new token, and the API takes it.
+    await setGame(page, 'people-game');
+    await lookUp(page, 'renewed-device');
+    const after = calls.at(-1);
+    expect(after?.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(after?.headers().authorization).not.toBe(first);
+    expect((await after?.response())?.status()).toBe(200);
+    expect(unexpectedProblems(opened.problems)).toEqual([]);
+  });
+});
