@@ -11,6 +11,7 @@ import {
   seedListingDevice,
   startInProcess,
 } from './in-process';
+import { measurePersonAuthorization } from './people';
 import { measureThroughput } from './throughput';
 
 /**
@@ -54,6 +55,8 @@ step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
 const hotItem = await measureHotItem(env);
 step(`handler overhead (${invocations} warm invocations per operation)`);
 const overhead = await measureOverhead(env, invocations);
+step(`a person's access token through the authorizer (${invocations} warm, alternating with a key)`);
+const personAuth = await measurePersonAuthorization(env, invocations);
 step(`scale (${SCALE_SIZES.join(', ')} visible bans)`);
 const scale = await measureScale(env, SCALE_SIZES);
 await env.close();
@@ -131,6 +134,24 @@ const rows: Row[] = [
     target: '≤ 1 ms',
     ok: o.median_ours_ms <= 1,
   })),
+  {
+    part: '4b authorizer',
+    subject: "a person's access token, warm",
+    value: `${fixed(personAuth.warm_median_ms, 3)} ms, ${personAuth.warm_storage_calls} storage calls`,
+    baseline: `key ${fixed(personAuth.key_median_ms, 3)} ms, ${personAuth.key_storage_calls} storage call`,
+    ratio: fixed(personAuth.warm_median_ms / personAuth.key_median_ms),
+    target: '≤ 1 ms, 0 calls',
+    ok: personAuth.warm_median_ms <= 1 && personAuth.warm_storage_calls === 0,
+  },
+  {
+    part: '4b authorizer',
+    subject: "a person's access token, cold (fetches the provider's keys once)",
+    value: `${fixed(personAuth.cold_ms, 2)} ms, ${personAuth.cold_storage_calls} storage calls`,
+    baseline: `key warm ${fixed(personAuth.key_median_ms, 3)} ms`,
+    ratio: null,
+    target: '0 storage calls',
+    ok: personAuth.cold_storage_calls === 0,
+  },
   ...throughput.map((t) => ({
     part: '5 throughput',
     subject: t.operation,
@@ -169,7 +190,7 @@ console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, throughput, scale, events, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(
