@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Role, roleScopes, roles } from '../../lib/model/people';
 import type { Scope } from '../../lib/model/scopes';
+import { routes } from '../../lib/routes';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 import { discover, refresh, signIn } from '../support/sign-in';
@@ -145,6 +146,38 @@ describe('people signed in', () => {
           }
         }
       });
+    }
+  });
+
+  it('role × route: every authenticated route is refused (403, nothing stored) exactly when the role lacks its scope', async () => {
+    for (const role of roles) {
+      const someone = await person(unique(`rr-${role}`), role);
+      for (const route of routes.filter((r) => r.auth)) {
+        const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          name === 'ban_id'
+            ? '1'
+            : name === 'webhook_id'
+              ? 'wh_AAAAAAAAAAAAAAAA'
+              : name === 'key_id'
+                ? 'key_AAAAAAAAAAAA'
+                : `x-${name}`,
+        );
+        const before = (await api.items()).length;
+        const res = await api.request(route.method, path, {
+          key: someone.token,
+          game: 'g1',
+          ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: {} }),
+        });
+        const held = route.scope !== null && (roleScopes[role] as readonly Scope[]).includes(route.scope);
+        const label = `${role} ${route.method} ${route.path}`;
+        if (held) expect(res.status, label).not.toBe(403);
+        else {
+          expect(res.status, label).toBe(403);
+          expect(res.body.error.message, label).toBe(`The role ${role} lacks the scope ${route.scope}`);
+          expect((await api.items()).length, `${label} stored nothing`).toBe(before);
+        }
+        expect(res.status, label).not.toBe(401);
+      }
     }
   });
 
