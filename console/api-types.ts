@@ -213,6 +213,9 @@ export interface components {
       details?: {
         [key: string]: unknown;
       } | null;
+      /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+      player_message?: string;
+      appealable?: boolean;
       idempotency_key?: string;
     };
     PolicyPatch: {
@@ -285,6 +288,8 @@ export interface components {
       expires_at: string | null;
       revoked_at: string | null;
       revoke_reason_code: string | null;
+      player_message: string | null;
+      appealable: boolean;
       enforced: boolean;
     };
     BanList: {
@@ -323,6 +328,8 @@ export interface components {
           expires_at: string | null;
           revoked_at: string | null;
           revoke_reason_code: string | null;
+          player_message: string | null;
+          appealable: boolean;
           enforced: boolean;
           rule: ("enforce_game" | "enforce_publisher" | "enforce_global" | "enforce_cheat_global" | "enforce_social_global" | "rep_include_game" | "rep_include_publisher" | "rep_include_global")[];
         })[];
@@ -913,6 +920,8 @@ export interface operations {
          *     "match_id": "m-20260304-77",
          *     "detector": "anticheat-v5"
          *   },
+         *   "player_message": "This device is banned for using cheat software.",
+         *   "appealable": true,
          *   "idempotency_key": "report-991"
          * }
          */

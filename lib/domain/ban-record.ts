@@ -31,6 +31,10 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     reason_code: z.string(),
     /** The caller's `details`, serialised: a string, so any JSON survives DynamoDB's type rules. */
     details_json: z.optional(z.string()),
+    /** What a game may show the player; absent without one. */
+    player_message: z.optional(z.string()),
+    /** Stored only when false: absent (and on bans from before it) means appealable. */
+    appealable: z.optional(z.boolean()),
     created_at: timestamp(),
     expires_at: z.nullable(timestamp()),
     revoked_at: z.nullable(timestamp()),
@@ -75,6 +79,8 @@ const banChecks = {
   game_id: string,
   reason_code: string,
   details_json: optional(string),
+  player_message: optional(string),
+  appealable: optional((value) => typeof value === 'boolean'),
   created_at: string,
   expires_at: nullable(string),
   revoked_at: nullable(string),

@@ -195,6 +195,8 @@ export const createBan = async (
     game_id: gameId,
     reason_code: request.reason_code,
     ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
+    ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
+    ...(request.appealable === false ? { appealable: false } : {}),
     created_at: new Date().toISOString(),
     expires_at: request.expires_at ?? null,
     revoked_at: null,
@@ -228,6 +230,8 @@ export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan =>
   expires_at: ban.expires_at,
   revoked_at: ban.revoked_at,
   revoke_reason_code: ban.revoke_reason_code ?? null,
+  player_message: ban.player_message ?? null,
+  appealable: ban.appealable ?? true,
   enforced: isEnforced(policy, ban, now),
 });
 

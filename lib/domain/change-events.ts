@@ -83,8 +83,8 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       return ban.revoked_at !== null && !wasRevoked ? [banEvent('ban.revoked', ban, ban.revoked_at)] : [];
     }
     if (record.eventName === 'REMOVE' && before) {
-      // What was erased is gone: the event says which ban, never its details.
-      const { details_json: _erased, ...ban } = banFromItem(before);
+      // What was erased is gone: the event says which ban, never its details or its player's message.
+      const { details_json: _erased, player_message: _message, ...ban } = banFromItem(before);
       return [banEvent('ban.erased', ban, changeTime(record))];
     }
     return [];

@@ -142,9 +142,11 @@ export const redactErasedDeliveries = async (
           new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
         );
         if (Item?.status !== 'pending' || typeof Item.body !== 'string') continue;
-        const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown } };
-        if (!body.ban || body.ban.details_json === null) continue;
+        const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown; player_message?: unknown } };
+        if (!body.ban || (body.ban.details_json === null && (body.ban.player_message ?? null) === null))
+          continue;
         body.ban.details_json = null;
+        body.ban.player_message = null;
         try {
           await dynamo.send(
             new UpdateCommand({

@@ -185,9 +185,14 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
       new UpdateCommand({
         TableName: tableName,
         Key: feedEntryKey(partition, marker.seq),
-        UpdateExpression: 'REMOVE #event.#ban.#details',
+        UpdateExpression: 'REMOVE #event.#ban.#details, #event.#ban.#message',
         ConditionExpression: 'event_id = :id',
-        ExpressionAttributeNames: { '#event': 'event', '#ban': 'ban', '#details': 'details_json' },
+        ExpressionAttributeNames: {
+          '#event': 'event',
+          '#ban': 'ban',
+          '#details': 'details_json',
+          '#message': 'player_message',
+        },
         ExpressionAttributeValues: { ':id': eventId },
       }),
     );
@@ -222,7 +227,10 @@ export const toFeedEvent = (event: ChangeEvent, policy: Policy, now: string): Fe
     occurred_at: event.occurred_at,
     device_id: event.device_id,
     // An erased ban is enforced nowhere, whatever it was.
-    ban: event.type === 'ban.erased' ? { ...listed, details_json: null, enforced: false } : listed,
+    ban:
+      event.type === 'ban.erased'
+        ? { ...listed, details_json: null, player_message: null, enforced: false }
+        : listed,
   };
 };
 

@@ -79,6 +79,36 @@ export const publisherIdSchema = /* @__PURE__ */ define(() =>
 export const reasonCodeSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : -'),
 );
+/** The most characters (Unicode code points, as a player reads them) of a message for the player. */
+export const PLAYER_MESSAGE_MAX = 500;
+/** Plain text: no control characters (newlines included: one paragraph), no bidirectional overrides, not only spaces. */
+export const PLAYER_MESSAGE_PATTERN = '^(?=[\\s\\S]*\\S)[^\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069]*$';
+/**
+ * What a game may show the banned player, as it is: 1-500 characters counted as code points (an
+ * emoji is one), so the length is checked apart from the characters; bidirectional overrides could
+ * make it read on screen differently from what was stored.
+ */
+export const playerMessageSchema = /* @__PURE__ */ define(() =>
+  z.string().check(
+    z.superRefine((value, ctx) => {
+      const length = [...value].length;
+      if (length === 0 || length > PLAYER_MESSAGE_MAX)
+        ctx.addIssue({
+          code: length === 0 ? 'too_small' : 'too_big',
+          origin: 'string',
+          ...(length === 0 ? { minimum: 1 } : { maximum: PLAYER_MESSAGE_MAX }),
+          message:
+            length === 0
+              ? 'must be at least 1 character'
+              : `must be at most ${PLAYER_MESSAGE_MAX} characters`,
+        } as never);
+    }),
+    z.regex(
+      new RegExp(PLAYER_MESSAGE_PATTERN, 'u'),
+      'must be plain text: no control characters (newlines included) or bidirectional overrides, and not only spaces',
+    ),
+  ),
+);
 export const idempotencyKeySchema = /* @__PURE__ */ define(() =>
   pattern(/^[\x20-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters'),
 );
@@ -215,6 +245,8 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
     reason_code: reasonCodeSchema,
     expires_at: expiresAtSchema,
     details: detailsSchema,
+    player_message: z.optional(playerMessageSchema),
+    appealable: z.optional(z.boolean()),
     idempotency_key: z.optional(idempotencyKeySchema),
   }),
 );

@@ -70,6 +70,10 @@ export const listedBanSchema = z.strictObject({
   revoked_at: z.nullable(timestamp),
   /** Why its owner revoked it; null while it is not revoked. */
   revoke_reason_code: z.nullable(z.string()),
+  /** What a game may show the player, as it is; null without one. Written for players, so shown to every caller who sees the ban. */
+  player_message: z.nullable(z.string()),
+  /** Whether the player may contest it (true unless made with `appealable: false`). */
+  appealable: z.boolean(),
   /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
   enforced: z.boolean(),
 });

@@ -13,6 +13,8 @@ import {
   enforcementBatchRequestSchema,
   gameHeaderSchema,
   LATEST_EXPIRY,
+  PLAYER_MESSAGE_MAX,
+  PLAYER_MESSAGE_PATTERN,
   policyPatchSchema,
   RFC3339_PATTERN,
   revokeBanRequestSchema,
@@ -146,6 +148,21 @@ const described = new Map<$ZodType, JsonSchema>([
         `Arbitrary JSON metadata stored with the ban (an object, at most ${DETAILS_MAX_BYTES / 1024} ` +
         `KiB serialised and ${DETAILS_MAX_DEPTH} levels deep); null or absent means none. Returned ` +
         'as `details_json`, to its owner only.',
+    },
+  ],
+  [
+    innerOf(createBanRequestSchema.shape.player_message),
+    {
+      type: 'string',
+      minLength: 1,
+      maxLength: PLAYER_MESSAGE_MAX,
+      pattern: PLAYER_MESSAGE_PATTERN,
+      description:
+        `What a game may show the player, as it is: 1-${PLAYER_MESSAGE_MAX} characters (code points) of ` +
+        'plain text, with no control characters (newlines included) or bidirectional overrides, and ' +
+        'not only spaces. Returned as `player_message` to every caller who sees the ban: it is ' +
+        'written for players, unlike `details`. Erasing the device removes it.',
+      examples: ['You are muted in chat for 24 hours for abusive messages.'],
     },
   ],
   [

@@ -110,6 +110,8 @@ const socialBan: ListedBan = {
   expires_at: '2026-04-01T00:00:00.000Z',
   revoked_at: null,
   revoke_reason_code: null,
+  player_message: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
+  appealable: true,
   enforced: true,
 };
 
@@ -126,6 +128,8 @@ const cheatBan: ListedBan = {
   expires_at: null,
   revoked_at: null,
   revoke_reason_code: null,
+  player_message: 'This device is banned for using cheat software.',
+  appealable: false,
   enforced: true,
 };
 
@@ -230,6 +234,8 @@ const feedEvents: FeedEvent[] = [
       expires_at: null,
       revoked_at: '2026-03-04T09:12:40.227Z',
       revoke_reason_code: 'false_positive',
+      player_message: null,
+      appealable: true,
       enforced: false,
     },
   },
@@ -251,6 +257,8 @@ const feedEvents: FeedEvent[] = [
       expires_at: null,
       revoked_at: null,
       revoke_reason_code: null,
+      player_message: null,
+      appealable: true,
       enforced: false,
     },
   },
@@ -345,6 +353,8 @@ export const operations = {
       reason_code: 'aimbot',
       expires_at: '2030-01-01T00:00:00Z',
       details: { match_id: 'm-20260304-77', detector: 'anticheat-v5' },
+      player_message: 'This device is banned for using cheat software.',
+      appealable: true,
       idempotency_key: 'report-991',
     },
     responses: {

@@ -355,15 +355,20 @@ describe('webhooks', () => {
     );
   });
 
-  it("drops an erased ban's details from its deliveries still pending, and from the stored feed", async () => {
+  it("drops an erased ban's details and player message from its deliveries still pending, and from the stored feed", async () => {
     const a = await publisher();
     const made = await hook(a.key);
     const device = unique('dev');
     const evidence = `${device}-evidence`;
+    const message = `Banned: ${device}-message`;
     let erased = false;
     receiver.answer = (request) => (request.body.includes(device) && !erased ? 503 : 204);
     try {
-      const created = await ban(a.key, 'g1', { device_id: device, details: { evidence } });
+      const created = await ban(a.key, 'g1', {
+        device_id: device,
+        details: { evidence },
+        player_message: message,
+      });
       await receiver.waitFor((all) => all.some((r) => r.body.includes(evidence)));
       expect((await api.request('POST', `/v1/device/${device}/erase`, { key: a.key })).status).toBe(200);
       await api.settle();
@@ -377,11 +382,16 @@ describe('webhooks', () => {
         receiver
           .verified(made.secret)
           .some(
-            (e) => e.type === 'ban.created' && e.ban.ban_id === created.ban_id && e.ban.details_json === null,
+            (e) =>
+              e.type === 'ban.created' &&
+              e.ban.ban_id === created.ban_id &&
+              e.ban.details_json === null &&
+              e.ban.player_message === null,
           ),
       );
       const stored = JSON.stringify(await api.items({ derived: true }));
       expect(stored).not.toContain(evidence);
+      expect(stored).not.toContain(message);
     } finally {
       receiver.answer = () => 204;
     }

@@ -73,6 +73,8 @@ describe('what a publisher sees', () => {
       expires_at: null,
       revoked_at: null,
       revoke_reason_code: null,
+      player_message: null,
+      appealable: true,
       enforced: true,
     });
     expect(byId.get(ids.aPublisher)).toMatchObject({ game_id: null, details_json: { note: 'a only' } });
