@@ -18,7 +18,7 @@ interface Props {
   game: string;
   gameError: string | undefined;
   device: OpenDevice | null;
-  onDevice: (device: OpenDevice) => void;
+  onDevice: (device: OpenDevice | null) => void;
 }
 
 export const DeviceView = ({
@@ -28,9 +28,12 @@ export const DeviceView = ({
   policy,
   game,
   gameError,
-  device,
+  device: looked,
   onDevice,
 }: Props) => {
+  // The device is shown only in the game it was looked up in: with another Game ID, the page and
+  // the create form could otherwise disagree about which game a ban goes to.
+  const device = looked && looked.game === game ? looked : null;
   const [revoking, setRevoking] = useState<Ban | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const [version, setVersion] = useState(0);
@@ -64,6 +67,12 @@ export const DeviceView = ({
         call={call}
         game={game}
         gameError={gameError}
+        // A new question: what answered the last one leaves the page at once.
+        onAsk={() => {
+          setRevoking(null);
+          setMessage(null);
+          onDevice(null);
+        }}
         onOpen={(opened) => {
           setRevoking(null);
           setMessage(null);
@@ -71,6 +80,12 @@ export const DeviceView = ({
           onDevice(opened);
         }}
       />
+      {looked && !device && (
+        <p class="panel gate" role="status">
+          Device {looked.deviceId} was looked up in game {looked.game}; the Game ID is now {game || 'empty'}.
+          Look it up again to see it in this game.
+        </p>
+      )}
       {device && (
         <>
           <DeviceResult
@@ -104,15 +119,18 @@ export const DeviceView = ({
             />
           )}
           <Notice message={message} />
-          <ErasePanel
-            call={call}
-            deviceId={device.deviceId}
-            refusal={eraseRefusal}
-            onErased={(done) => {
-              setRevoking(null);
-              void refresh(done);
-            }}
-          />
+          {/* Nothing of the caller's to erase is visible: no Erase for a mistyped id. */}
+          {device.allBans?.length !== 0 && (
+            <ErasePanel
+              call={call}
+              deviceId={device.deviceId}
+              refusal={eraseRefusal}
+              onErased={(done) => {
+                setRevoking(null);
+                void refresh(done);
+              }}
+            />
+          )}
         </>
       )}
       {writeMissing ? (

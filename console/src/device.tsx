@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
 import { errorMessage, Field, type Message, Notice, TableScroll, useBusy, useFocusOn } from './ui';
@@ -242,11 +242,13 @@ interface LookupProps {
   call: Call;
   game: string;
   gameError: string | undefined;
+  /** A lookup starts: whatever answered the previous one is no longer the answer. */
+  onAsk: () => void;
   onOpen: (device: OpenDevice) => void;
 }
 
 /** The lookup form: a device id, in the session's game. */
-export const LookupForm = ({ call, game, gameError, onOpen }: LookupProps) => {
+export const LookupForm = ({ call, game, gameError, onAsk, onOpen }: LookupProps) => {
   const [deviceId, setDeviceId] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [message, setMessage] = useState<Message>(null);
@@ -262,6 +264,7 @@ export const LookupForm = ({ call, game, gameError, onOpen }: LookupProps) => {
       return;
     }
     setMessage(null);
+    onAsk();
     void run(async () => {
       const opened = await readDevice(call, game, id);
       if (!opened.ok) {
@@ -316,33 +319,55 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
   const { busy, run } = useBusy();
 
   const [applied, setApplied] = useState<{ status: StatusFilter; type: TypeFilter }>({ status, type });
+  // Which question the rows answer: only the answer to the latest one is shown, however the
+  // requests finish (a slow answer about the previous device never lands under this one).
+  const asked = useRef(0);
+  // Nothing visible at all: the enforcement answer would read as a clean device (score 100).
+  const nothingRecorded = device.allBans !== null && device.allBans.length === 0;
 
   /** A page of the filters last applied (paging, a reload), or of the form's (Show bans). */
-  const load = (stack: Array<number | undefined>, filter = applied) =>
-    run(async () => {
-      const cursor = stack[stack.length - 1];
-      const answer = await call('get', '/v1/device/{device_id}/bans', {
-        path: { device_id: device.deviceId },
-        query: {
-          status: filter.status,
-          limit: PAGE_SIZE,
-          ...(filter.type === 'any' ? {} : { type: filter.type }),
-          ...(cursor === undefined ? {} : { cursor }),
-        },
-        game: device.game,
-      });
-      if (answer.status !== 200) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setMessage(null);
-      setApplied(filter);
-      setCursors(stack);
-      setPage(answer.body);
-    });
+  const load = (stack: Array<number | undefined>, filter = applied) => {
+    const question = ++asked.current;
+    return run(
+      async () => {
+        const cursor = stack[stack.length - 1];
+        const answer = await call('get', '/v1/device/{device_id}/bans', {
+          path: { device_id: device.deviceId },
+          query: {
+            status: filter.status,
+            limit: PAGE_SIZE,
+            ...(filter.type === 'any' ? {} : { type: filter.type }),
+            ...(cursor === undefined ? {} : { cursor }),
+          },
+          game: device.game,
+        });
+        if (question !== asked.current) return;
+        if (answer.status !== 200) {
+          // Whatever was listed answered another question: it goes, and the failure says so.
+          setPage(null);
+          const failed = errorMessage(answer);
+          setMessage(
+            failed && {
+              ...failed,
+              text: `The bans of ${device.deviceId} could not be listed. ${failed.text}`,
+            },
+          );
+          return;
+        }
+        setMessage(null);
+        setApplied(filter);
+        setCursors(stack);
+        setPage(answer.body);
+      },
+      { supersedes: true },
+    );
+  };
 
-  // A new device, or a change to this one: back to the first page.
+  // A new device, or a change to this one: back to the first page, and nothing of the previous
+  // device's listing on screen meanwhile.
   useEffect(() => {
+    setPage(null);
+    setMessage(null);
     void load([undefined]);
   }, [device, version]);
 
@@ -356,60 +381,70 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
       <h2 id="device-heading" tabIndex={-1} ref={heading}>
         Device {device.deviceId} in game {device.game}
       </h2>
-      {device.enforcement && <EnforcementPanel enforcement={device.enforcement} />}
-      <section aria-labelledby="bans-heading" class="panel">
-        <h3 id="bans-heading">Bans</h3>
-        <form class="filters" onSubmit={applyFilters}>
-          <div class="field">
-            <label for="bans-status">Status</label>
-            <select
-              id="bans-status"
-              value={status}
-              onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as StatusFilter)}
-            >
-              <option value="all">all</option>
-              <option value="active">active</option>
-              <option value="inactive">inactive (revoked or expired)</option>
-            </select>
-          </div>
-          <div class="field">
-            <label for="bans-type">Type</label>
-            <select
-              id="bans-type"
-              value={type}
-              onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as TypeFilter)}
-            >
-              <option value="any">cheat and social</option>
-              <option value="cheat">cheat</option>
-              <option value="social">social</option>
-            </select>
-          </div>
-          <button type="submit" disabled={busy}>
-            Show bans
-          </button>
-        </form>
-        <Notice message={message} />
-        {page && <BansTable page={page} policy={policy} deviceId={device.deviceId} onRevoke={onRevoke} />}
-        {page && (
-          <div class="pager">
-            <button
-              type="button"
-              disabled={busy || cursors.length <= 1}
-              onClick={() => void load(cursors.slice(0, -1))}
-            >
-              Previous page
-            </button>
-            <span>Page {cursors.length}</span>
-            <button
-              type="button"
-              disabled={busy || page.next_cursor === null}
-              onClick={() => page.next_cursor !== null && void load([...cursors, page.next_cursor])}
-            >
-              Next page
-            </button>
-          </div>
-        )}
-      </section>
+      {nothingRecorded ? (
+        <p class="panel notice-empty" role="status">
+          No bans are recorded for device {device.deviceId} in your view of game {device.game} (your bans in
+          this game, your publisher-wide bans and every publisher's global bans). That is not a clean record:
+          a partial or mistyped device id, or another game, looks the same. Check both.
+        </p>
+      ) : (
+        <>
+          {device.enforcement && <EnforcementPanel enforcement={device.enforcement} />}
+          <section aria-labelledby="bans-heading" class="panel">
+            <h3 id="bans-heading">Bans</h3>
+            <form class="filters" onSubmit={applyFilters}>
+              <div class="field">
+                <label for="bans-status">Status</label>
+                <select
+                  id="bans-status"
+                  value={status}
+                  onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as StatusFilter)}
+                >
+                  <option value="all">all</option>
+                  <option value="active">active</option>
+                  <option value="inactive">inactive (revoked or expired)</option>
+                </select>
+              </div>
+              <div class="field">
+                <label for="bans-type">Type</label>
+                <select
+                  id="bans-type"
+                  value={type}
+                  onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as TypeFilter)}
+                >
+                  <option value="any">cheat and social</option>
+                  <option value="cheat">cheat</option>
+                  <option value="social">social</option>
+                </select>
+              </div>
+              <button type="submit" disabled={busy}>
+                Show bans
+              </button>
+            </form>
+            <Notice message={message} />
+            {page && <BansTable page={page} policy={policy} deviceId={device.deviceId} onRevoke={onRevoke} />}
+            {page && (
+              <div class="pager">
+                <button
+                  type="button"
+                  disabled={busy || cursors.length <= 1}
+                  onClick={() => void load(cursors.slice(0, -1))}
+                >
+                  Previous page
+                </button>
+                <span>Page {cursors.length}</span>
+                <button
+                  type="button"
+                  disabled={busy || page.next_cursor === null}
+                  onClick={() => page.next_cursor !== null && void load([...cursors, page.next_cursor])}
+                >
+                  Next page
+                </button>
+              </div>
+            )}
+          </section>
+        </>
+      )}
     </section>
   );
 };

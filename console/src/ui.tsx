@@ -47,19 +47,23 @@ export const Notice = ({ message, id }: { message: Message; id?: string }) => {
   );
 };
 
-/** Runs one request at a time: `busy` disables the form's buttons, and a second run while busy is ignored. */
+/**
+ * Runs one request at a time: `busy` disables the form's buttons, and a second run while busy is
+ * ignored; unless it `supersedes` (a new question, such as another device to list), which runs at
+ * once, the caller keeping only the latest answer. `busy` lasts until every run has finished.
+ */
 export const useBusy = () => {
   const [busy, setBusy] = useState(false);
-  const running = useRef(false);
-  const run = useCallback(async (work: () => Promise<void>) => {
-    if (running.current) return;
-    running.current = true;
+  const running = useRef(0);
+  const run = useCallback(async (work: () => Promise<void>, options: { supersedes?: boolean } = {}) => {
+    if (running.current > 0 && !options.supersedes) return;
+    running.current += 1;
     setBusy(true);
     try {
       await work();
     } finally {
-      running.current = false;
-      setBusy(false);
+      running.current -= 1;
+      if (running.current === 0) setBusy(false);
     }
   }, []);
   return { busy, run };

@@ -1,15 +1,7 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import {
-  alertHolding,
-  eventually,
-  lookUp,
-  openSection,
-  setGame,
-  statusHolding,
-  storageOf,
-} from './support/console';
+import { alertHolding, eventually, openSection, setGame, statusHolding, storageOf } from './support/console';
 import {
   axeScan,
   type ConsolePage,
@@ -242,7 +234,9 @@ describe('a session that outlives its access token', () => {
     expect((await renewals[0]?.response())?.status()).toBe(200);
     // The next call carries the new token, and the API takes it.
     await setGame(page, 'people-game');
-    await lookUp(page, 'renewed-device');
+    await page.getByLabel('Device ID', { exact: true }).first().fill('renewed-device');
+    await page.getByRole('button', { name: 'Look up', exact: true }).click();
+    await statusHolding(page, 'No bans are recorded for device renewed-device');
     const after = calls.at(-1);
     expect(after?.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
     expect(after?.headers().authorization).not.toBe(first);
