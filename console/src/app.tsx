@@ -16,7 +16,16 @@ import {
 } from './people';
 import { PolicyView } from './policy';
 import { type Session, sessionClient, signIn, signInPerson } from './session';
-import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, useBusy, useFocusOn } from './ui';
+import {
+  ConfirmStep,
+  errorMessage,
+  Field,
+  type Message,
+  Notice,
+  type ScopeKnowledge,
+  useBusy,
+  useFocusOn,
+} from './ui';
 import { check } from './validation';
 import { WebhooksView } from './webhooks';
 
@@ -209,6 +218,24 @@ const Console = ({
           : undefined));
   // Focus goes to the view's heading when the moderator changes views (not at sign-in).
   const [navigations, setNavigations] = useState(0);
+  // Ticked but unsaved policy flags are not dropped by leaving the view without asking.
+  const [policyDirty, setPolicyDirty] = useState(false);
+  const [leavingFor, setLeavingFor] = useState<View | null>(null);
+  const go = (target: View) => {
+    if (view === 'policy' && target !== 'policy' && policyDirty) {
+      setLeavingFor(target);
+      return;
+    }
+    setLeavingFor(null);
+    setView(target);
+    setNavigations((n) => n + 1);
+  };
+  useEffect(() => {
+    if (!policyDirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    addEventListener('beforeunload', warn);
+    return () => removeEventListener('beforeunload', warn);
+  }, [policyDirty]);
   const heading = useFocusOn<HTMLHeadingElement>(navigations);
   const [welcome] = useState<Message>(() => ({ kind: 'ok', text: summary(session) }));
 
@@ -223,10 +250,7 @@ const Console = ({
               <button
                 type="button"
                 aria-current={view === v.id ? 'page' : undefined}
-                onClick={() => {
-                  setView(v.id);
-                  setNavigations((n) => n + 1);
-                }}
+                onClick={() => go(v.id)}
               >
                 {v.label}
               </button>
@@ -263,8 +287,27 @@ const Console = ({
           onDevice={setDevice}
         />
       )}
+      {leavingFor && (
+        <ConfirmStep
+          id="leave-policy-heading"
+          title="Discard your unsaved policy changes?"
+          action="Discard and leave"
+          busyAction="Leaving…"
+          busy={false}
+          onConfirm={() => {
+            setPolicyDirty(false);
+            setLeavingFor(null);
+            setView(leavingFor);
+            setNavigations((n) => n + 1);
+          }}
+          onCancel={() => setLeavingFor(null)}
+        >
+          <p>The flags you ticked are not saved. Leaving the policy drops them.</p>
+        </ConfirmStep>
+      )}
       {view === 'policy' && (
         <PolicyView
+          onDirty={setPolicyDirty}
           call={call}
           knowledge={knowledge}
           device={device}

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Ban, Call, Schemas } from './api';
-import { apiFieldError, errorMessage, Field, type Message, Notice, useBusy } from './ui';
+import { apiFieldError, ConfirmStep, errorMessage, Field, type Message, Notice, useBusy } from './ui';
 import { check, parseDetails, parseExpiry } from './validation';
 
 /** The forms that change a device's bans: create, revoke, erase. */
@@ -223,35 +223,33 @@ export const RevokePanel = ({ call, game, deviceId, ban, onDone, onCancel }: Rev
   };
 
   return (
-    <section aria-labelledby="revoke-heading" class="panel">
-      <h3 id="revoke-heading">Revoke ban {ban.ban_id}</h3>
+    <ConfirmStep
+      id="revoke-heading"
+      title={`Revoke ban ${ban.ban_id}`}
+      action="Revoke ban"
+      busyAction="Revoking…"
+      busy={busy}
+      onConfirm={submit}
+      onCancel={onCancel}
+      focusHeading={false}
+    >
       <p>
         {ban.ban_type}, {ban.scope} scope, reason {ban.reason_code}. Revoking makes it inactive for everyone
         at once; it stays in the history.
       </p>
-      <form onSubmit={submit} noValidate>
-        <div ref={input}>
-          <Field
-            id="revoke-reason"
-            label="Revoke reason"
-            value={reason}
-            onValue={setReason}
-            error={error ?? apiFieldError(message, 'reason_code')}
-            hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. appeal_upheld"
-            required
-          />
-        </div>
-        <div class="actions">
-          <button type="submit" class="danger" disabled={busy}>
-            {busy ? 'Revoking…' : 'Revoke ban'}
-          </button>
-          <button type="button" class="secondary" onClick={onCancel} disabled={busy}>
-            Cancel
-          </button>
-        </div>
-      </form>
+      <div ref={input}>
+        <Field
+          id="revoke-reason"
+          label="Revoke reason"
+          value={reason}
+          onValue={setReason}
+          error={error ?? apiFieldError(message, 'reason_code')}
+          hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. appeal_upheld"
+          required
+        />
+      </div>
       <Notice message={message} />
-    </section>
+    </ConfirmStep>
   );
 };
 

@@ -5,6 +5,7 @@ import type { Session } from './session';
 import {
   apiFieldError,
   ChoiceList,
+  ConfirmStep,
   errorMessage,
   Field,
   type Message,
@@ -13,7 +14,6 @@ import {
   type ScopeKnowledge,
   TableScroll,
   useBusy,
-  useFocusOn,
 } from './ui';
 import { check, parseExpiry, parseGames } from './validation';
 
@@ -304,25 +304,19 @@ const ConfirmRevoke = ({
   busy: boolean;
   onConfirm: () => void;
   onCancel: () => void;
-}) => {
-  const heading = useFocusOn<HTMLHeadingElement>(keyToRevoke.key_id);
-  return (
-    <section aria-labelledby="revoke-key-heading" class="panel">
-      <h3 id="revoke-key-heading" tabIndex={-1} ref={heading}>
-        Revoke key {keyToRevoke.key_id} ({keyToRevoke.name})?
-      </h3>
-      <p>
-        Whatever uses it is refused from now on (a deployed API may accept it for up to 5 minutes).
-        {own ? ' This is the key you are signed in with: the console will sign out.' : ''}
-      </p>
-      <div class="actions">
-        <button type="button" class="danger" disabled={busy} onClick={onConfirm}>
-          {busy ? 'Revoking…' : 'Revoke key'}
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </section>
-  );
-};
+}) => (
+  <ConfirmStep
+    id="revoke-key-heading"
+    title={`Revoke key ${keyToRevoke.key_id} (${keyToRevoke.name})?`}
+    action="Revoke key"
+    busyAction="Revoking…"
+    busy={busy}
+    onConfirm={onConfirm}
+    onCancel={onCancel}
+  >
+    <p>
+      Whatever uses it is refused from now on (a deployed API may accept it for up to 5 minutes).
+      {own ? ' This is the key you are signed in with: the console will sign out.' : ''}
+    </p>
+  </ConfirmStep>
+);

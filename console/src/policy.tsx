@@ -17,6 +17,8 @@ interface Props {
   onRead: (policy: Policy) => void;
   /** The policy after a save. */
   onSaved: (policy: Policy) => void;
+  /** Whether flags are ticked but not saved (the console asks before leaving them). */
+  onDirty: (dirty: boolean) => void;
 }
 
 const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device: OpenDevice | null }) => {
@@ -74,7 +76,7 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
   );
 };
 
-export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) => {
+export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }: Props) => {
   const [saved, setSaved] = useState<Policy | null>(null);
   const [draft, setDraft] = useState<Flags | null>(null);
   const [message, setMessage] = useState<Message>(null);
@@ -114,6 +116,8 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
   if (saved && draft)
     for (const flag of policyFlags) if (draft[flag] !== saved[flag]) patch[flag] = draft[flag];
   const dirty = Object.keys(patch).length > 0;
+  useEffect(() => onDirty(dirty), [dirty]);
+  useEffect(() => () => onDirty(false), []);
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -150,6 +154,8 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
                   type="checkbox"
                   id={`flag-${flag}`}
                   checked={draft[flag]}
+                  // Read-only without policy:write: no form it could not submit.
+                  disabled={writeMissing}
                   aria-describedby={`flag-${flag}-help`}
                   onChange={(e) =>
                     setDraft({ ...draft, [flag]: (e.currentTarget as HTMLInputElement).checked })
@@ -167,7 +173,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
           </fieldset>
           <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
           <section aria-labelledby="preview-heading">
-            <h3 id="preview-heading">Preview before saving</h3>
+            <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>
             <Preview saved={saved} draft={draft} device={device} />
           </section>
           {writeMissing && (
@@ -176,22 +182,24 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved }: Props) 
               {knowledge['policy:write'].note}).
             </p>
           )}
-          <div class="actions">
-            <button type="submit" disabled={busy || !dirty || writeMissing}>
-              {busy ? 'Saving…' : 'Save policy'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={busy || !dirty}
-              onClick={() => {
-                setDraft(flagsOf(saved));
-                setMessage(null);
-              }}
-            >
-              Discard changes
-            </button>
-          </div>
+          {!writeMissing && (
+            <div class="actions">
+              <button type="submit" disabled={busy || !dirty}>
+                {busy ? 'Saving…' : 'Save policy'}
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy || !dirty}
+                onClick={() => {
+                  setDraft(flagsOf(saved));
+                  setMessage(null);
+                }}
+              >
+                Discard changes
+              </button>
+            </div>
+          )}
         </form>
       ) : (
         <p>

@@ -222,3 +222,65 @@ export const ChoiceList = <T extends string>(props: {
     </fieldset>
   );
 };
+
+/**
+ * A confirmation before something that cannot be taken back: a heading, what will happen (and any
+ * field it needs), the action and Cancel. Escape cancels, as Cancel does, unless the action is
+ * under way. The heading takes focus when it opens, unless `focusHeading` is false (the panel
+ * focuses its own field).
+ */
+export const ConfirmStep = ({
+  id,
+  title,
+  action,
+  busyAction,
+  busy,
+  onConfirm,
+  onCancel,
+  focusHeading = true,
+  children,
+}: {
+  id: string;
+  title: string;
+  action: string;
+  busyAction: string;
+  busy: boolean;
+  onConfirm: (e: Event) => void;
+  onCancel: () => void;
+  focusHeading?: boolean;
+  children: ComponentChildren;
+}) => {
+  const heading = useFocusOn<HTMLHeadingElement>(focusHeading ? title : null);
+  return (
+    <section
+      aria-labelledby={id}
+      class="panel confirm"
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || busy) return;
+        e.preventDefault();
+        onCancel();
+      }}
+    >
+      <h3 id={id} tabIndex={-1} ref={heading}>
+        {title}
+      </h3>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onConfirm(e);
+        }}
+        noValidate
+      >
+        {children}
+        <div class="actions">
+          <button type="submit" class="danger" disabled={busy}>
+            {busy ? busyAction : action}
+          </button>
+          <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+};

@@ -4,6 +4,7 @@ import { OnceSecret } from './secret';
 import {
   apiFieldError,
   ChoiceList,
+  ConfirmStep,
   errorMessage,
   Field,
   type Message,
@@ -222,7 +223,6 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [showing, setShowing] = useState<Webhook | null>(null);
   const { busy, run } = useBusy();
-  const confirmHeading = useFocusOn<HTMLHeadingElement>(deleting);
 
   const list = async () => {
     const answer = await call('get', '/v1/webhooks', {});
@@ -330,28 +330,20 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
         </TableScroll>
       )}
       {deleting && (
-        <section aria-labelledby="delete-webhook-heading" class="panel">
-          <h3 id="delete-webhook-heading" tabIndex={-1} ref={confirmHeading}>
-            Delete webhook {deleting.webhook_id}?
-          </h3>
+        <ConfirmStep
+          id="delete-webhook-heading"
+          title={`Delete webhook ${deleting.webhook_id}?`}
+          action="Delete webhook"
+          busyAction="Deleting…"
+          busy={busy}
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => {
+            refocus(`Delete webhook ${deleting.webhook_id}`);
+            setDeleting(null);
+          }}
+        >
           <p>Nothing more is sent to {deleting.url}, pending retries included.</p>
-          <div class="actions">
-            <button type="button" class="danger" disabled={busy} onClick={() => void remove(deleting)}>
-              {busy ? 'Deleting…' : 'Delete webhook'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={busy}
-              onClick={() => {
-                refocus(`Delete webhook ${deleting.webhook_id}`);
-                setDeleting(null);
-              }}
-            >
-              Cancel
-            </button>
-          </div>
-        </section>
+        </ConfirmStep>
       )}
       {showing && <Deliveries call={call} hook={showing} />}
       <AddWebhookForm

@@ -1,0 +1,159 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/chromium';
+import { alertHolding, lookUp, openSection, setGame, signIn, statusHolding } from './support/console';
+import { axeScan, type ConsolePage, openPage, seriousViolations } from './support/page';
+import { type LocalServer, startServer } from './support/server';
+
+/**
+ * Care before losing work or changing something for good (issue 25, items 4 and 7): unsaved
+ * policy flags are not dropped by leaving the view without asking; Escape closes every
+ * confirmation as Cancel does; a success does not look like an error.
+ */
+
+const GAME = 'game-1';
+
+let server: LocalServer;
+let browser: Browser;
+let console_: ConsolePage;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  const made = await server.call('POST', '/v1/bans', {
+    game: GAME,
+    body: { device_id: 'device-c', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+  });
+  expect(made.status).toBe(201);
+  console_ = await openPage(browser, server.consoleUrl);
+  await signIn(console_.page, server.devKey);
+  await setGame(console_.page, GAME);
+});
+afterAll(async () => {
+  await console_?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+const flag = (page: Page, name: string) => page.getByLabel(name, { exact: true });
+const leaveDialog = (page: Page) =>
+  page.getByRole('region', { name: 'Discard your unsaved policy changes?', exact: true });
+
+describe('unsaved policy flags', () => {
+  it('asks before leaving them; Escape keeps editing, and the tick is still there', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    const box = flag(page, 'enforce_social_global');
+    await box.waitFor();
+    const before = await box.isChecked();
+    await box.setChecked(!before);
+    await openSection(page, 'Devices');
+    await leaveDialog(page).waitFor();
+    expect(seriousViolations(await axeScan(page, 'policy-leave-confirm'))).toEqual([]);
+    await page.keyboard.press('Escape');
+    expect(await leaveDialog(page).count()).toBe(0);
+    expect(await box.isChecked()).toBe(!before);
+    // Leaving for good drops them; the saved policy is unchanged.
+    await openSection(page, 'Devices');
+    await leaveDialog(page).getByRole('button', { name: 'Discard and leave' }).click();
+    await page.getByRole('region', { name: 'Look up a device' }).waitFor();
+    expect((await server.call('GET', '/v1/policy')).body.enforce_social_global).toBe(before);
+    await openSection(page, 'Policy');
+    await flag(page, 'enforce_social_global').waitFor();
+    expect(await flag(page, 'enforce_social_global').isChecked()).toBe(before);
+    // Nothing ticked: leaving asks nothing.
+    await openSection(page, 'Devices');
+    await page.getByRole('region', { name: 'Look up a device' }).waitFor();
+    expect(await leaveDialog(page).count()).toBe(0);
+  });
+});
+
+describe('a read-only key', () => {
+  it('sees the policy read-only: no flag it could tick, no Save it could not use', async () => {
+    const reader = await server.makeKey('policy reader', ['policy:read']);
+    const opened = await openPage(browser, server.consoleUrl);
+    try {
+      await signIn(opened.page, reader.api_key);
+      await openSection(opened.page, 'Policy');
+      await flag(opened.page, 'enforce_game').waitFor();
+      expect(await flag(opened.page, 'enforce_game').isDisabled()).toBe(true);
+      expect(await opened.page.getByRole('button', { name: 'Save policy' }).count()).toBe(0);
+      await opened.page.getByText(/Saving needs the scope policy:write, which this session lacks/).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
+describe('confirmations', () => {
+  it('Escape closes the revoke confirmation as Cancel does, and nothing is revoked', async () => {
+    const { page } = console_;
+    await openSection(page, 'Devices');
+    await lookUp(page, 'device-c');
+    const [ban] = (await server.call('GET', '/v1/device/device-c/bans', { game: GAME })).body.items;
+    await page.getByRole('button', { name: `Revoke ban ${ban.ban_id}` }).click();
+    const confirm = page.getByRole('region', { name: `Revoke ban ${ban.ban_id}`, exact: true });
+    await confirm.getByLabel('Revoke reason').fill('appeal_upheld');
+    await page.keyboard.press('Escape');
+    expect(await confirm.count()).toBe(0);
+    const still = (await server.call('GET', '/v1/device/device-c/bans', { game: GAME })).body.items[0];
+    expect(still.revoked_at).toBeNull();
+  });
+
+  it('Escape closes the key revoke confirmation, and the key still works', async () => {
+    const { page } = console_;
+    const made = await server.makeKey('kept', ['bans:read']);
+    await openSection(page, 'API keys');
+    await page.getByRole('button', { name: `Revoke key ${made.key_id}` }).click();
+    const confirm = page.getByRole('region', { name: `Revoke key ${made.key_id} (kept)?`, exact: true });
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    expect(await confirm.count()).toBe(0);
+    expect((await server.call('GET', '/v1/device/d/bans', { key: made.api_key, game: GAME })).status).toBe(
+      200,
+    );
+  });
+});
+
+describe('messages', () => {
+  it('marks a success and an error differently, not by colour alone', async () => {
+    const { page } = console_;
+    await openSection(page, 'Devices');
+    const form = page.getByRole('region', { name: 'Create a ban', exact: true });
+    await form.getByLabel('Device ID to ban').fill('bad/device');
+    await form.getByRole('button', { name: 'Create ban' }).click();
+    await alertHolding(form, 'The ban was not created');
+    const mark = (role: 'alert' | 'status') =>
+      page
+        .getByRole(role)
+        .first()
+        .locator('p')
+        .first()
+        .evaluate((p) => {
+          const { getComputedStyle } = globalThis as any;
+          return {
+            before: getComputedStyle(p, '::before').content as string,
+            background: getComputedStyle(p.parentElement).backgroundColor as string,
+          };
+        });
+    const error = await mark('alert');
+    await form.getByLabel('Device ID to ban').fill('device-d');
+    await form.getByLabel('Reason code').fill('aimbot');
+    await form.getByRole('button', { name: 'Create ban' }).click();
+    await statusHolding(form, /created/);
+    const ok = await page
+      .getByRole('status')
+      .filter({ hasText: /created/ })
+      .locator('p')
+      .first()
+      .evaluate((p) => {
+        const { getComputedStyle } = globalThis as any;
+        return {
+          before: getComputedStyle(p, '::before').content as string,
+          background: getComputedStyle(p.parentElement).backgroundColor as string,
+        };
+      });
+    expect(error.before).toContain('Problem');
+    expect(ok.before).toContain('✓');
+    expect(ok.background).not.toBe(error.background);
+  });
+});
