@@ -128,35 +128,37 @@ export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) 
           Score <strong>{rep.score}</strong> of 100 (100 is clean). Counted scopes:{' '}
           {rep.included_scopes.length ? rep.included_scopes.join(', ') : 'none'}.
         </p>
-        <table>
-          <caption>Bans counted, by type, scope and state, with their weights</caption>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Active</th>
-              <th scope="col">Expired</th>
-              <th scope="col">Penalty</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ type, scope, counts }) => (
-              <tr key={`${type}-${scope}`}>
-                <th scope="row">{type}</th>
-                <td>{scope}</td>
-                <td>
-                  {counts.active} × {rep.weights[type].active}
-                </td>
-                <td>
-                  {counts.expired} × {rep.weights[type].expired}
-                </td>
-                <td>
-                  {counts.active * rep.weights[type].active + counts.expired * rep.weights[type].expired}
-                </td>
+        <TableScroll label="Reputation table">
+          <table>
+            <caption>Bans counted, by type, scope and state, with their weights</caption>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Active</th>
+                <th scope="col">Expired</th>
+                <th scope="col">Penalty</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map(({ type, scope, counts }) => (
+                <tr key={`${type}-${scope}`}>
+                  <th scope="row">{type}</th>
+                  <td>{scope}</td>
+                  <td>
+                    {counts.active} × {rep.weights[type].active}
+                  </td>
+                  <td>
+                    {counts.expired} × {rep.weights[type].expired}
+                  </td>
+                  <td>
+                    {counts.active * rep.weights[type].active + counts.expired * rep.weights[type].expired}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       </section>
     </>
   );
@@ -189,7 +191,11 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
           <th scope="col">Status</th>
           <th scope="col">Enforced</th>
           <th scope="col">Rule</th>
-          {onRevoke && <th scope="col">Actions</th>}
+          {onRevoke && (
+            <th scope="col" class="sticky-end">
+              Actions
+            </th>
+          )}
         </tr>
       </thead>
       <tbody>
@@ -217,7 +223,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
               <td>{yesNo(ban.enforced)}</td>
               <td>{ruleText(ban, policy)}</td>
               {onRevoke && (
-                <td>
+                <td class="sticky-end">
                   {state === 'active' && (policy === null || ban.publisher_id === policy.publisher_id) ? (
                     <button
                       type="button"

@@ -231,7 +231,9 @@ export const KeysView = ({
                 <th scope="col">Expires</th>
                 <th scope="col">Status</th>
                 <th scope="col">Ends in</th>
-                <th scope="col">Actions</th>
+                <th scope="col" class="sticky-end">
+                  Actions
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -249,7 +251,7 @@ export const KeysView = ({
                   <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
                   <td>{keyStatus(key)}</td>
                   <td>{key.last4 ? `…${key.last4}` : '—'}</td>
-                  <td>
+                  <td class="sticky-end">
                     {key.revoked_at === null && (
                       <button
                         type="button"

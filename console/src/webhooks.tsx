@@ -286,7 +286,9 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
                 <th scope="col">Events</th>
                 <th scope="col">Games</th>
                 <th scope="col">Created</th>
-                <th scope="col">Actions</th>
+                <th scope="col" class="sticky-end">
+                  Actions
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -302,7 +304,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
                   <td>{hook.events.join(' ')}</td>
                   <td>{hook.games === null ? 'every game' : hook.games.join(', ')}</td>
                   <td>{formatTime(hook.created_at)}</td>
-                  <td>
+                  <td class="sticky-end">
                     <div class="actions">
                       <button
                         type="button"
