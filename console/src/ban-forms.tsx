@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { Ban, Call, Schemas } from './api';
+import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
+import type { Ban, Call, Policy, Schemas } from './api';
 import { apiFieldError, ConfirmStep, errorMessage, Field, type Message, Notice, useBusy } from './ui';
 import { check, parseDetails, parseExpiry } from './validation';
 
@@ -19,10 +20,36 @@ interface CreateBanProps {
   gameError: string | undefined;
   /** The open device, to fill the form with. */
   deviceId: string | null;
+  /** The caller's policy, to say before and after where a ban would apply; null until read. */
+  policy: Policy | null;
   onCreated: (deviceId: string) => void;
 }
 
-export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: CreateBanProps) => {
+/**
+ * Where a ban of this type and scope applies under the caller's own policy: the rule flags it
+ * needs (lib/domain/policy-rules.ts) and which of them are off.
+ */
+export const reachOf = (
+  policy: Policy | null,
+  ban: Pick<CreateBanRequest, 'ban_type' | 'scope'>,
+): { applies: boolean | null; text: string } => {
+  const where =
+    ban.scope === 'game' ? 'this game' : ban.scope === 'publisher' ? 'all your games' : 'your games';
+  const others =
+    ban.scope === 'global' ? ' Other publishers apply it where their own policies enforce it.' : '';
+  if (!policy)
+    return { applies: null, text: `Where it applies depends on your policy, not read yet.${others}` };
+  const rule = ruleFor(ban);
+  if (policyEnforces(policy, ban))
+    return { applies: true, text: `Your policy enforces it in ${where} (${rule.join(' + ')}).${others}` };
+  const off = rule.filter((flag) => !policy[flag]);
+  return {
+    applies: false,
+    text: `Your own policy will not enforce it: ${off.join(' and ')} ${off.length === 1 ? 'is' : 'are'} off, so it restricts nothing in your games.${others}`,
+  };
+};
+
+export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
   const [device, setDevice] = useState(deviceId ?? '');
   const [banType, setBanType] = useState<CreateBanRequest['ban_type']>('cheat');
   const [scope, setScope] = useState<CreateBanRequest['scope']>('game');
@@ -76,11 +103,12 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: Cr
         return;
       }
       const ban = answer.body;
+      const reach = reachOf(policy, ban);
       setMessage({
         kind: 'ok',
         text:
           answer.status === 201
-            ? `Ban ${ban.ban_id} created: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} in game ${ban.game_id}.`
+            ? `Ban ${ban.ban_id} created: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} in game ${ban.game_id}. ${reach.text}`
             : // The same form sent again (after an unanswered or refused attempt): the API had made it.
               `Ban ${ban.ban_id} is in place: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} (this form's earlier attempt had made it; no second ban was created).`,
       });
@@ -134,7 +162,8 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, onCreated }: Cr
             <option value="global">global: every publisher</option>
           </select>
           <small id="ban-scope-hint" class="hint">
-            The game is the Game ID above ({game || 'none yet'}).
+            The game is the Game ID above ({game || 'none yet'}).{' '}
+            {reachOf(policy, { ban_type: banType, scope }).text}
           </small>
         </div>
         <Field

@@ -147,6 +147,7 @@ export const DeviceView = ({
           game={game}
           gameError={gameError}
           deviceId={device?.deviceId ?? null}
+          policy={policy}
           onCreated={(deviceId) => {
             if (device && deviceId === device.deviceId && game === device.game) void refresh(null);
           }}

@@ -114,6 +114,35 @@ describe('confirmations', () => {
   });
 });
 
+describe('where a new ban applies', () => {
+  it("says before and after creating that the caller's own policy will not enforce a global social ban", async () => {
+    const { page } = console_;
+    await openSection(page, 'Devices');
+    const form = page.getByRole('region', { name: 'Create a ban', exact: true });
+    const scopeHint = form.locator('#ban-scope-hint');
+    await form.getByLabel('Ban type').selectOption('social');
+    await form.getByLabel('Scope').selectOption('global');
+    // The default policy leaves enforce_social_global off.
+    expect((await server.call('GET', '/v1/policy')).body.enforce_social_global).toBe(false);
+    expect(await scopeHint.innerText()).toContain(
+      'Your own policy will not enforce it: enforce_social_global is off, so it restricts nothing in your games.',
+    );
+    await form.getByLabel('Ban type').selectOption('cheat');
+    expect(await scopeHint.innerText()).toContain(
+      'Your policy enforces it in your games (enforce_global + enforce_cheat_global).',
+    );
+    await form.getByLabel('Ban type').selectOption('social');
+    await form.getByLabel('Device ID to ban').fill('device-reach');
+    await form.getByLabel('Reason code').fill('spam');
+    await form.getByRole('button', { name: 'Create ban' }).click();
+    const said = await statusHolding(form, /created: social, global scope/);
+    expect(said).toContain('Your own policy will not enforce it: enforce_social_global is off');
+    // And the API agrees: the device is not restricted for social in the caller's game.
+    const enforcement = await server.call('GET', '/v1/device/device-reach/enforcement', { game: GAME });
+    expect(enforcement.body.restricted.social).toBe(false);
+  });
+});
+
 describe('messages', () => {
   it('marks a success and an error differently, not by colour alone', async () => {
     const { page } = console_;
