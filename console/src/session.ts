@@ -16,8 +16,9 @@ import type { ScopeKnowledge } from './ui';
 /**
  * Signing in. There is no "who am I" route, so the key is tried on three cheap reads, one per
  * scope that has one: GET /v1/policy (policy:read), GET /v1/keys (keys:manage) and
- * GET /v1/audit?limit=1 (audit:read), and on one write that cannot succeed: PUT /v1/policy with a
- * body that is no policy (403 without policy:write, 400 with it; nothing changes). A 401 on any means the key is unknown, revoked or expired:
+ * GET /v1/audit?limit=1 (audit:read), and on two writes that cannot succeed: PUT /v1/policy and
+ * POST /v1/bans with a body that is no policy and no ban (and no game): 403 without the scope,
+ * 400 with it, and nothing changes either way. A 401 on any means the key is unknown, revoked or expired:
  * the moderator stays signed out. A 200 or a 403 on each tells whether the key holds that scope.
  * Anything else (429, 503, 500, no network) leaves the moderator signed out with the reason, so
  * nothing starts half-known. The other scopes (bans:read, bans:write, policy:write) are learned
@@ -64,13 +65,15 @@ export const signIn = async (
       },
     };
   const call = createClient(key, base);
-  const [policy, keys, audit, policyWrite] = await Promise.all([
+  const [policy, keys, audit, policyWrite, bansWrite] = await Promise.all([
     call('get', '/v1/policy', {}),
     call('get', '/v1/keys', { query: { limit: 1 } }),
     call('get', '/v1/audit', { query: { limit: 1 } }),
     // A write that cannot succeed: the scope is checked before the body (403 without it), and
     // the body is never a policy (400 with it). Nothing changes either way.
     call('put', '/v1/policy', { body: [] as never }),
+    // The same for bans:write: no game and no ban, so 403 without the scope and 400 with it.
+    call('post', '/v1/bans', { body: [] as never } as never),
   ]);
   const answers: AnyAnswer[] = [policy, keys, audit];
   const refused = answers.find((a) => a.status === 401);
@@ -90,9 +93,13 @@ export const signIn = async (
   learn('policy:read', policy);
   learn('keys:manage', keys);
   learn('audit:read', audit);
-  if (policyWrite.status === 400) knowledge['policy:write'] = { held: true, note: 'checked at sign-in' };
-  else if (lackedScope(policyWrite) === 'policy:write')
-    knowledge['policy:write'] = { held: false, note: 'the API answered 403 at sign-in' };
+  const probe = (scope: Scope, answer: AnyAnswer) => {
+    if (answer.status === 400) knowledge[scope] = { held: true, note: 'checked at sign-in' };
+    else if (lackedScope(answer) === scope)
+      knowledge[scope] = { held: false, note: 'the API answered 403 at sign-in' };
+  };
+  probe('policy:write', policyWrite);
+  probe('bans:write', bansWrite);
 
   let identity: ApiKey | null = null;
   if (keys.status === 200) {

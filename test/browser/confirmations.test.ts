@@ -84,6 +84,27 @@ describe('a read-only key', () => {
   });
 });
 
+describe('a key that may only read bans', () => {
+  it('is offered no ban form it could not submit: sign-in learns it lacks bans:write', async () => {
+    const reader = await server.makeKey('ban reader', ['bans:read']);
+    const opened = await openPage(browser, server.consoleUrl);
+    try {
+      await signIn(opened.page, reader.api_key);
+      await setGame(opened.page, GAME);
+      await opened.page
+        .getByText(
+          'Creating bans needs the scope bans:write, which this session lacks (the API answered 403 at sign-in)',
+        )
+        .waitFor();
+      expect(await opened.page.getByLabel('Device ID to ban').count()).toBe(0);
+      // Nothing was written by finding out.
+      expect((await server.call('GET', '/v1/audit?type=ban.created')).body.items).toHaveLength(1);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
 describe('confirmations', () => {
   it('Escape closes the revoke confirmation as Cancel does, and nothing is revoked', async () => {
     const { page } = console_;

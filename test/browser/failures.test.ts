@@ -269,7 +269,9 @@ describe('a 429 from the API', () => {
   beforeAll(async () => {
     limited = await startServer({ RATE_LIMIT_RPS: '0.01', RATE_LIMIT_BURST: '1' });
     console_ = await openPage(browser, limited.consoleUrl);
-    // Sign-in reads /v1/policy, /v1/keys and /v1/audit once each: each route's one request.
+    // Sign-in reads /v1/policy, /v1/keys and /v1/audit once each, and sends PUT /v1/policy and
+    // POST /v1/bans once each with a body that cannot succeed (to learn policy:write and
+    // bans:write): each route's one request of the next 100 s.
     await signIn(console_.page, limited.devKey);
     await setGame(console_.page, GAME);
   });
@@ -282,8 +284,9 @@ describe('a 429 from the API', () => {
 
   it('creating a ban: says when to try again, and nothing is stored', async () => {
     const { page } = console_;
-    // This publisher's one POST /v1/bans of the next 100 s, spent on a request that stores nothing.
-    expect((await limited.call('POST', '/v1/bans', { game: GAME, body: {} })).status).toBe(400);
+    // This publisher's one POST /v1/bans of the next 100 s was spent by the sign-in's probe, which
+    // stored nothing: the next one is refused.
+    expect((await limited.call('POST', '/v1/bans', { game: GAME, body: {} })).status).toBe(429);
     await fillBan(page, 'device-throttled');
     await createForm(page).getByRole('button', { name: 'Create ban' }).click();
     const text = await alertHolding(createForm(page), THROTTLED);
