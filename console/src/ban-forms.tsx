@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import type { Ban, Call, Policy, Schemas } from './api';
 import { apiFieldError, ConfirmStep, errorMessage, Field, type Message, Notice, useBusy } from './ui';
-import { check, parseDetails, parseExpiry } from './validation';
+import { check, parseDetails, parseExpiry, parsePlayerMessage } from './validation';
 
 /** The forms that change a device's bans: create, revoke, erase. */
 
@@ -56,6 +56,8 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
   const [reason, setReason] = useState('');
   const [expires, setExpires] = useState('');
   const [details, setDetails] = useState('');
+  const [playerMessage, setPlayerMessage] = useState('');
+  const [appealable, setAppealable] = useState(true);
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
   const [errors, setErrors] = useState<Record<string, string | undefined>>({});
   const [message, setMessage] = useState<Message>(null);
@@ -70,14 +72,16 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
     const id = device.trim();
     const expiry = parseExpiry(expires);
     const parsedDetails = parseDetails(details);
+    const message_ = parsePlayerMessage(playerMessage);
     const found = {
       device_id: check('device_id', id),
       reason_code: check('reason_code', reason.trim()),
       expires_at: expiry.ok ? undefined : expiry.message,
       details: parsedDetails.ok ? undefined : parsedDetails.message,
+      player_message: message_.ok ? undefined : message_.message,
     };
     setErrors(found);
-    if (gameError || Object.values(found).some(Boolean) || !expiry.ok || !parsedDetails.ok) {
+    if (gameError || Object.values(found).some(Boolean) || !expiry.ok || !parsedDetails.ok || !message_.ok) {
       setMessage({
         kind: 'error',
         text: gameError
@@ -94,6 +98,8 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
       idempotency_key: idempotencyKey,
       ...(expiry.value === undefined ? {} : { expires_at: expiry.value }),
       ...(parsedDetails.value === undefined ? {} : { details: parsedDetails.value }),
+      ...(message_.value === undefined ? {} : { player_message: message_.value }),
+      ...(appealable ? {} : { appealable: false }),
     };
     setMessage(null);
     void run(async () => {
@@ -116,6 +122,8 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
       setReason('');
       setExpires('');
       setDetails('');
+      setPlayerMessage('');
+      setAppealable(true);
       setIdempotencyKey(newIdempotencyKey());
       onCreated(ban.device_id);
     });
@@ -193,6 +201,23 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           error={err('details')}
           hint='Private to your publisher, e.g. {"match": "m-77"}; at most 16 KiB.'
         />
+        <Field
+          id="ban-player-message"
+          label="Message for the player (optional)"
+          value={playerMessage}
+          onValue={setPlayerMessage}
+          error={err('player_message')}
+          hint="What a game may show the player, as it is: plain text, one paragraph, at most 500 characters. Every publisher who sees the ban sees it."
+        />
+        <div class="check">
+          <input
+            type="checkbox"
+            id="ban-appealable"
+            checked={appealable}
+            onChange={(e) => setAppealable((e.currentTarget as HTMLInputElement).checked)}
+          />
+          <label for="ban-appealable">The player may appeal this ban</label>
+        </div>
         <p class="meta">
           Idempotency key of this form: <code>{idempotencyKey}</code> (sending the form twice makes one ban).
         </p>

@@ -191,6 +191,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
           <th scope="col">Status</th>
           <th scope="col">Enforced</th>
           <th scope="col">Rule</th>
+          <th scope="col">For the player</th>
           {onRevoke && (
             <th scope="col" class="sticky-end">
               Actions
@@ -201,7 +202,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
       <tbody>
         {page.items.length === 0 && (
           <tr>
-            <td colSpan={onRevoke ? 12 : 11}>No bans match.</td>
+            <td colSpan={onRevoke ? 13 : 12}>No bans match.</td>
           </tr>
         )}
         {page.items.map((ban) => {
@@ -222,6 +223,10 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
               </td>
               <td>{yesNo(ban.enforced)}</td>
               <td>{ruleText(ban, policy)}</td>
+              <td>
+                {ban.player_message ?? '—'}
+                {ban.appealable ? '' : ' (no appeal)'}
+              </td>
               {onRevoke && (
                 <td class="sticky-end">
                   {state === 'active' && (policy === null || ban.publisher_id === policy.publisher_id) ? (

@@ -4,6 +4,13 @@
  * its field errors are shown as well when it refuses.
  */
 
+import {
+  PLAYER_MESSAGE_MAX,
+  PLAYER_MESSAGE_PATTERN,
+  PLAYER_MESSAGE_RULE,
+  playerMessageLength,
+} from '../../lib/model/player-message';
+
 export const rules = {
   device_id: {
     re: /^(?!\.\.?$)[A-Za-z0-9._~:@+=-]{1,128}$/,
@@ -82,4 +89,17 @@ export const parseGames = (
   if (bad !== undefined) return { ok: false, message: `"${bad}" ${rules.game_id.message}` };
   if (games.length > 100) return { ok: false, message: 'must name at most 100 games' };
   return { ok: true, value: [...new Set(games)] };
+};
+
+const playerMessage = new RegExp(PLAYER_MESSAGE_PATTERN, 'u');
+
+/** `player_message`: empty for none, else the API's rule (lib/model/player-message.ts). */
+export const parsePlayerMessage = (
+  text: string,
+): { ok: true; value: string | undefined } | { ok: false; message: string } => {
+  if (text === '') return { ok: true, value: undefined };
+  if (playerMessageLength(text) > PLAYER_MESSAGE_MAX)
+    return { ok: false, message: `must be at most ${PLAYER_MESSAGE_MAX} characters` };
+  if (!playerMessage.test(text)) return { ok: false, message: PLAYER_MESSAGE_RULE };
+  return { ok: true, value: text };
 };

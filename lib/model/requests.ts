@@ -1,5 +1,11 @@
 import * as z from 'zod/mini';
 import { parseSafeInteger } from './numbers';
+import {
+  PLAYER_MESSAGE_MAX,
+  PLAYER_MESSAGE_PATTERN,
+  PLAYER_MESSAGE_RULE,
+  playerMessageLength,
+} from './player-message';
 import { type PolicyFlag, policyFlags } from './policy-flags';
 import { scopes } from './scopes';
 
@@ -79,10 +85,7 @@ export const publisherIdSchema = /* @__PURE__ */ define(() =>
 export const reasonCodeSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : -'),
 );
-/** The most characters (Unicode code points, as a player reads them) of a message for the player. */
-export const PLAYER_MESSAGE_MAX = 500;
-/** Plain text: no control characters (newlines included: one paragraph), no bidirectional overrides, not only spaces. */
-export const PLAYER_MESSAGE_PATTERN = '^(?=[\\s\\S]*\\S)[^\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069]*$';
+export { PLAYER_MESSAGE_MAX, PLAYER_MESSAGE_PATTERN };
 /**
  * What a game may show the banned player, as it is: 1-500 characters counted as code points (an
  * emoji is one), so the length is checked apart from the characters; bidirectional overrides could
@@ -91,7 +94,7 @@ export const PLAYER_MESSAGE_PATTERN = '^(?=[\\s\\S]*\\S)[^\\p{Cc}\\u202A-\\u202E
 export const playerMessageSchema = /* @__PURE__ */ define(() =>
   z.string().check(
     z.superRefine((value, ctx) => {
-      const length = [...value].length;
+      const length = playerMessageLength(value);
       if (length === 0 || length > PLAYER_MESSAGE_MAX)
         ctx.addIssue({
           code: length === 0 ? 'too_small' : 'too_big',
@@ -103,10 +106,7 @@ export const playerMessageSchema = /* @__PURE__ */ define(() =>
               : `must be at most ${PLAYER_MESSAGE_MAX} characters`,
         } as never);
     }),
-    z.regex(
-      new RegExp(PLAYER_MESSAGE_PATTERN, 'u'),
-      'must be plain text: no control characters (newlines included) or bidirectional overrides, and not only spaces',
-    ),
+    z.regex(new RegExp(PLAYER_MESSAGE_PATTERN, 'u'), PLAYER_MESSAGE_RULE),
   ),
 );
 export const idempotencyKeySchema = /* @__PURE__ */ define(() =>

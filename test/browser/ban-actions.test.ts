@@ -174,6 +174,31 @@ describe('creating a ban', () => {
   });
 });
 
+describe('a message for the player', () => {
+  it('is sent as typed with the appeal choice, refused in the page when it is not plain text, and shown with the ban', async () => {
+    const { page } = console_;
+    const device = 'device-player-message';
+    await fillBan({ device, type: 'cheat', scope: 'game', reason: 'aimbot' });
+    const field = createForm().getByLabel('Message for the player (optional)');
+    await field.fill('x'.repeat(501));
+    const before = posts('/v1/bans').length;
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    await alertHolding(createForm(), 'The ban was not created');
+    expect(await createForm().getByText('must be at most 500 characters').count()).toBe(1);
+    expect(posts('/v1/bans').length).toBe(before);
+    const message = 'Banned for cheat software. Écrivez au support: ✉ support@example.com';
+    await field.fill(message);
+    await createForm().getByLabel('The player may appeal this ban').uncheck();
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    await statusHolding(createForm(), 'created');
+    const [stored] = await bansOf(device);
+    expect(stored).toMatchObject({ player_message: message, appealable: false });
+    await lookUp(page, device);
+    const rows = await rowsOf(bansTable(page, device));
+    expect(rows[0]?.[11]).toBe(`${message} (no appeal)`);
+  });
+});
+
 describe('revoking a ban', () => {
   it('revokes the chosen ban with a reason, shows it revoked, and the API has it revoked once', async () => {
     const { page, problems } = console_;
