@@ -218,6 +218,14 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           />
           <label for="ban-appealable">The player may appeal this ban</label>
         </div>
+        <p class="meta" id="ban-reach">
+          {expires === ''
+            ? `Permanent: it never expires; only a revoke ends it. `
+            : 'It ends at the expiry above. '}
+          {scope === 'global'
+            ? `Global: it can restrict the device in every other publisher's games whose policy enforces global ${banType} bans.`
+            : ''}
+        </p>
         <p class="meta">
           Idempotency key of this form: <code>{idempotencyKey}</code> (sending the form twice makes one ban).
         </p>

@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Call, Policy, Schemas } from './api';
 import type { OpenDevice } from './device';
-import { type Flags, flagHelp, flagsOf, outcome, policyFlags, previewRows } from './preview';
+import {
+  enforcementChanges,
+  type Flags,
+  flagHelp,
+  flagsOf,
+  outcome,
+  policyFlags,
+  previewRows,
+} from './preview';
 import { errorMessage, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
 
 /**
@@ -73,6 +81,23 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
         </table>
       </TableScroll>
     </>
+  );
+};
+
+/** In every game, for every device: the kinds of bans the draft starts or stops applying. */
+const Reach = ({ saved, draft }: { saved: Flags; draft: Flags }) => {
+  const { start, stop } = enforcementChanges(saved, draft);
+  return (
+    <div class="panel" role="status" aria-live="polite">
+      <p>In every game, for every device, saving these flags:</p>
+      <ul>
+        {start.length > 0 && <li>starts applying {start.join(', ')};</li>}
+        {stop.length > 0 && <li>stops applying {stop.join(', ')};</li>}
+        {start.length === 0 && stop.length === 0 && (
+          <li>changes no ban's enforcement (only the reputation).</li>
+        )}
+      </ul>
+    </div>
   );
 };
 
@@ -172,6 +197,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
             ))}
           </fieldset>
           <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
+          {dirty && <Reach saved={flagsOf(saved)} draft={draft} />}
           <section aria-labelledby="preview-heading">
             <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>
             <Preview saved={saved} draft={draft} device={device} />

@@ -101,3 +101,23 @@ export const previewRows = (
     ),
   ];
 };
+
+const kindName = (type: Ban['ban_type'], scope: Ban['scope']) =>
+  `${type} bans of ${scope === 'game' ? 'game' : scope === 'publisher' ? 'publisher' : 'global'} scope`;
+
+/**
+ * What a draft changes for every device and game, before saving: the kinds of bans (type and
+ * scope) that start or stop applying, by the API's own rule (policyEnforces).
+ */
+export const enforcementChanges = (saved: Flags, draft: Flags) => {
+  const start: string[] = [];
+  const stop: string[] = [];
+  for (const scope of ['game', 'publisher', 'global'] as const)
+    for (const type of ['cheat', 'social'] as const) {
+      const before = policyEnforces(saved as Policy, { ban_type: type, scope });
+      const after = policyEnforces(draft as Policy, { ban_type: type, scope });
+      if (!before && after) start.push(kindName(type, scope));
+      if (before && !after) stop.push(kindName(type, scope));
+    }
+  return { start, stop };
+};

@@ -158,9 +158,36 @@ describe('where a new ban applies', () => {
     await form.getByRole('button', { name: 'Create ban' }).click();
     const said = await statusHolding(form, /created: social, global scope/);
     expect(said).toContain('Your own policy will not enforce it: enforce_social_global is off');
+    // A global ban left without an expiry says both before it is sent.
+    await form.getByLabel('Ban type').selectOption('cheat');
+    expect(await form.locator('#ban-reach').innerText()).toBe(
+      "Permanent: it never expires; only a revoke ends it. Global: it can restrict the device in every other publisher's games whose policy enforces global cheat bans.",
+    );
+    await form.getByLabel('Ban type').selectOption('social');
     // And the API agrees: the device is not restricted for social in the caller's game.
     const enforcement = await server.call('GET', '/v1/device/device-reach/enforcement', { game: GAME });
     expect(enforcement.body.restricted.social).toBe(false);
+  });
+});
+
+describe('a policy change, before it is saved', () => {
+  it('lists the kinds of bans it starts and stops applying in every game', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    await flag(page, 'enforce_social_global').waitFor();
+    const on = await flag(page, 'enforce_social_global').isChecked();
+    expect(on).toBe(false);
+    await flag(page, 'enforce_social_global').check();
+    await flag(page, 'enforce_publisher').uncheck();
+    const said = await page
+      .getByText('In every game, for every device, saving these flags:')
+      .locator('..')
+      .innerText();
+    expect(said).toContain('starts applying social bans of global scope');
+    expect(said).toContain('stops applying cheat bans of publisher scope, social bans of publisher scope');
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    expect(await page.getByText('In every game, for every device, saving these flags:').count()).toBe(0);
+    await openSection(page, 'Devices');
   });
 });
 
