@@ -121,6 +121,58 @@ export const recordDeliveries = async (
 const RECORD_CONCURRENCY = 10;
 
 /**
+ * How long a redaction waits for an attempt in flight: longer than an attempt takes (a 10 s POST
+ * and its writes). A claim still held after that belongs to an attempt that died: the redaction
+ * then goes ahead regardless of it.
+ */
+const REDACT_WAIT_MS = 20_000;
+const REDACT_POLL_MS = 100;
+
+/**
+ * Drops an erased ban's details and player message from one pending delivery's body, once no
+ * attempt holds it: an attempt sends the body it claimed, so a redaction made while one is in
+ * flight would not reach that attempt's POST. Waiting for it (at most its claim) means every
+ * attempt that starts after the erasure is dispatched sends the redacted body.
+ */
+const redactDelivery = async (key: Record<string, string>) => {
+  for (const until = Date.now() + REDACT_WAIT_MS; ; ) {
+    const waited = Date.now() > until;
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+    );
+    if (Item?.status !== 'pending' || typeof Item.body !== 'string') return;
+    const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown; player_message?: unknown } };
+    if (!body.ban || (body.ban.details_json === null && (body.ban.player_message ?? null) === null)) return;
+    body.ban.details_json = null;
+    body.ban.player_message = null;
+    const now = Date.now();
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET #body = :redacted',
+          ConditionExpression: waited
+            ? '#body = :body'
+            : '#body = :body AND (attribute_not_exists(#claimed) OR #claimed <= :now)',
+          ExpressionAttributeNames: waited
+            ? { '#body': 'body' }
+            : { '#body': 'body', '#claimed': 'claimed_until' },
+          ExpressionAttributeValues: waited
+            ? { ':redacted': JSON.stringify(body), ':body': Item.body }
+            : { ':redacted': JSON.stringify(body), ':body': Item.body, ':now': now },
+        }),
+      );
+      return;
+    } catch (error) {
+      // Settled, redacted or claimed meanwhile: read it again (an attempt in flight ends soon).
+      if (!isConditionFailure(error)) throw error;
+      await new Promise((done) => setTimeout(done, REDACT_POLL_MS));
+    }
+  }
+};
+
+/**
  * An erasure reaches deliveries not yet made too: the owner's pending deliveries of the erased
  * ban's earlier events (the only ones that carry its details) lose the details from their body.
  */
@@ -138,30 +190,7 @@ export const redactErasedDeliveries = async (
       for (const { type, at } of earlier) {
         const eventId = eventIdOf(event.publisher_id, type, String(event.ban.ban_id));
         const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, at, eventId);
-        const { Item } = await dynamo.send(
-          new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
-        );
-        if (Item?.status !== 'pending' || typeof Item.body !== 'string') continue;
-        const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown; player_message?: unknown } };
-        if (!body.ban || (body.ban.details_json === null && (body.ban.player_message ?? null) === null))
-          continue;
-        body.ban.details_json = null;
-        body.ban.player_message = null;
-        try {
-          await dynamo.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: key,
-              UpdateExpression: 'SET #body = :redacted',
-              ConditionExpression: '#body = :body',
-              ExpressionAttributeNames: { '#body': 'body' },
-              ExpressionAttributeValues: { ':redacted': JSON.stringify(body), ':body': Item.body },
-            }),
-          );
-        } catch (error) {
-          // Settled meanwhile (its body dropped): nothing left to redact.
-          if (!isConditionFailure(error)) throw error;
-        }
+        await redactDelivery(key);
       }
     }
   }
@@ -214,11 +243,12 @@ const settle = (
 /**
  * Claims attempt `attempt` of a delivery for this sender until `now + CLAIM_MS`: only while the
  * delivery is pending, has made exactly the attempts before this one, and no other attempt holds
- * it. Answers the held claim's end when another attempt holds it, undefined when claimed here.
+ * it. Answers the body claimed, or the held claim's end when another attempt holds it (0: none
+ * to make).
  */
-const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<number | undefined> => {
+const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<{ body: string } | number> => {
   try {
-    await dynamo.send(
+    const { Attributes } = await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
@@ -236,9 +266,12 @@ const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<nu
           ':before': attempt - 1,
           ':now': now,
         },
+        // The body as claimed: what this attempt sends. A redaction (an erasure) changes the body
+        // only while no attempt holds it, so nothing sent after it carries what it removed.
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return undefined;
+    return { body: String(Attributes?.body ?? '') };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const { Item: held } = await dynamo.send(
@@ -273,9 +306,9 @@ export const attemptDelivery = async (
   if (delivery?.status !== 'pending' || typeof delivery.body !== 'string') return { settled: true };
   const attempts = Number(delivery.attempts ?? 0) + 1;
   if (attempts !== attempt) return { settled: true };
-  const heldUntil = await claim(ref, attempt, now);
-  if (heldUntil === 0) return { settled: true };
-  if (heldUntil !== undefined) return { settled: false, retryAt: heldUntil, attempt };
+  const claimed = await claim(ref, attempt, now);
+  if (claimed === 0) return { settled: true };
+  if (typeof claimed === 'number') return { settled: false, retryAt: claimed, attempt };
   const nowIso = new Date(now).toISOString();
   const [{ Item: webhook }, secret] = await Promise.all([
     dynamo.send(
@@ -305,8 +338,8 @@ export const attemptDelivery = async (
     const eventId = String(delivery.event_id);
     const result = await postWebhook({
       url: webhook.url,
-      headers: webhookHeaders(secret, eventId, Math.floor(now / 1000), delivery.body),
-      body: delivery.body,
+      headers: webhookHeaders(secret, eventId, Math.floor(now / 1000), claimed.body),
+      body: claimed.body,
       allowLoopback: allowsLoopback(),
     });
     const firstAttemptAt = typeof delivery.first_attempt_at === 'string' ? delivery.first_attempt_at : nowIso;

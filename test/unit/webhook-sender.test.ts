@@ -88,7 +88,7 @@ describe('one chain of attempts per delivery', () => {
 
   it('claims the delivery for this attempt only while it has made the attempts before it and no one holds it', async () => {
     ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
-    ddb.on(UpdateCommand).resolves({});
+    ddb.on(UpdateCommand).resolves({ Attributes: stored(0) });
     vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
     await handler(message(1), context, () => {});
     const [claim, settle] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
@@ -101,6 +101,17 @@ describe('one chain of attempts per delivery', () => {
     expect(settle?.UpdateExpression).toMatch(/REMOVE .*#claimed_until/);
     expect(postWebhook).toHaveBeenCalledTimes(1);
     expect(sentMessages()).toEqual([]);
+  });
+
+  it('sends the body it claimed, not the one it first read: an erasure redacted it in between', async () => {
+    const redacted = '{"type":"ban.created","ban":{"details_json":null,"player_message":null}}';
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({ Attributes: stored(0, { body: redacted }) });
+    vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
+    await handler(message(1), context, () => {});
+    const [claim] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(claim?.ReturnValues).toBe('ALL_NEW');
+    expect(vi.mocked(postWebhook).mock.calls[0]?.[0].body).toBe(redacted);
   });
 
   it('sends a copy that finds the delivery held by another attempt back for when the claim ends, without a POST', async () => {
@@ -189,5 +200,68 @@ describe('failures are logged and counted', () => {
     vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 200, error: null, durationMs: 5 });
     await handler(message(1), context, () => {});
     expect(logs.entries().filter((entry) => entry.level === 'warn' || entry.level === 'error')).toEqual([]);
+  });
+});
+
+describe('an erasure while an attempt is in flight', () => {
+  it('redacts the pending body only once no attempt holds it, so no later POST carries the details', async () => {
+    const { redactErasedDeliveries } = await import('../../lib/domain/deliveries');
+    const { eventIdOf } = await import('../../lib/domain/audit');
+    const createdAt = '2026-11-23T10:00:00.000Z';
+    const ban = {
+      ban_id: 7,
+      device_id: 'd-1',
+      ban_type: 'cheat' as const,
+      scope: 'game' as const,
+      publisher_id: ref.publisher_id,
+      game_id: 'g1',
+      reason_code: 'aimbot',
+      created_at: createdAt,
+      expires_at: null,
+      revoked_at: null,
+    };
+    const pendingKey = deliveryKey(
+      ref.publisher_id,
+      ref.webhook_id,
+      createdAt,
+      eventIdOf(ref.publisher_id, 'ban.created', '7'),
+    );
+    const held = { ...stored(1, { ...pendingKey }), claimed_until: Date.now() + 5_000 };
+    // Held by an attempt on the first read; free on the second.
+    ddb
+      .on(GetCommand, { Key: pendingKey })
+      .resolvesOnce({ Item: held })
+      .resolves({ Item: { ...held, claimed_until: undefined } });
+    ddb.on(UpdateCommand).rejectsOnce(conditionFailed()).resolves({});
+    await redactErasedDeliveries(
+      [
+        {
+          event_id: 'evt_erased',
+          type: 'ban.erased',
+          occurred_at: '2026-11-23T11:00:00.000Z',
+          publisher_id: ref.publisher_id,
+          device_id: 'd-1',
+          ban,
+        },
+      ],
+      [
+        {
+          ...webhook,
+          publisher_id: ref.publisher_id,
+          slot: 0,
+          events: ['ban.created'],
+          games: null,
+          created_at: createdAt,
+        } as never,
+      ],
+    );
+    const updates = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(updates).toHaveLength(2);
+    for (const update of updates)
+      expect(update.ConditionExpression).toContain('attribute_not_exists(#claimed) OR #claimed <= :now');
+    expect(JSON.parse(String(updates[1]?.ExpressionAttributeValues?.[':redacted'])).ban).toMatchObject({
+      details_json: null,
+      player_message: null,
+    });
   });
 });
