@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { readAddress, showAddress, type View } from './address';
 import { type Policy, type Scope, scopes, scopeUses } from './api';
 import { AuditView } from './audit';
 import { type OpenDevice, readDevice } from './device';
@@ -6,13 +7,16 @@ import { DeviceView } from './device-view';
 import { KeysView } from './keys';
 import {
   type ConsoleSignIn,
+  type Finished,
   finishSignIn,
   isReturnFromProvider,
   loadSignIn,
+  rememberSignedIn,
   renewalDelay,
   renewTokens,
   signOutAddress,
   startSignIn,
+  wasSignedIn,
 } from './people';
 import { PolicyView } from './policy';
 import { type Session, sessionClient, signIn, signInPerson } from './session';
@@ -35,8 +39,7 @@ import { WebhooksView } from './webhooks';
  * session and with it the credential and everything read with it.
  */
 
-type View = 'device' | 'policy' | 'audit' | 'keys' | 'webhooks';
-const views: Array<{ id: View; label: string; needs?: Scope }> = [
+const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'device', label: 'Devices' },
   { id: 'policy', label: 'Policy', needs: 'policy:read' },
   { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
@@ -163,9 +166,11 @@ const Console = ({
 }) => {
   const [knowledge, setKnowledge] = useState<ScopeKnowledge>(session.knowledge);
   const [policy, setPolicy] = useState<Policy | null>(session.policy);
-  const [view, setView] = useState<View>('device');
+  // Where the address points when the console opens (a link, a reload, Back).
+  const [start] = useState(readAddress);
+  const [view, setView] = useState<View>(start.view);
   const bound = session.identity?.games;
-  const [game, setGame] = useState(bound?.length === 1 ? (bound[0] ?? '') : '');
+  const [game, setGame] = useState(start.game ?? (bound?.length === 1 ? (bound[0] ?? '') : ''));
   const [device, setDevice] = useState<OpenDevice | null>(null);
   const signOutRef = useRef(onSignOut);
   signOutRef.current = onSignOut;
@@ -221,15 +226,64 @@ const Console = ({
   // Ticked but unsaved policy flags are not dropped by leaving the view without asking.
   const [policyDirty, setPolicyDirty] = useState(false);
   const [leavingFor, setLeavingFor] = useState<View | null>(null);
+  const enter = (target: View) => {
+    setLeavingFor(null);
+    setView(target);
+    setNavigations((n) => n + 1);
+  };
   const go = (target: View) => {
     if (view === 'policy' && target !== 'policy' && policyDirty) {
       setLeavingFor(target);
       return;
     }
-    setLeavingFor(null);
-    setView(target);
-    setNavigations((n) => n + 1);
+    enter(target);
+    showAddress({ view: target, game, device: device?.deviceId });
   };
+  /** A device opened (or read again): the address names it, so Back returns to the one before. */
+  const openDevice = (opened: OpenDevice | null) => {
+    setDevice(opened);
+    if (opened) showAddress({ view: 'device', game: opened.game, device: opened.deviceId });
+  };
+  const lookUpAt = (at: { game?: string | undefined; device?: string | undefined }) => {
+    if (!at.game || !at.device) return;
+    void readDevice(call, at.game, at.device).then((read) => read.ok && setDevice(read.device));
+  };
+  // The address the console opened at: its device is looked up; then it follows what is shown.
+  useEffect(() => {
+    if (start.view === 'device') lookUpAt(start);
+    showAddress({ view, game, device: start.device }, { replace: true });
+  }, []);
+  // The Game ID typed refines the current entry rather than adding one per keystroke.
+  useEffect(() => {
+    // Until the device the address names is read, the address keeps naming it (for its game).
+    const at = readAddress();
+    const named = device
+      ? device.game === game
+        ? device.deviceId
+        : undefined
+      : at.game === game
+        ? at.device
+        : undefined;
+    showAddress({ view, game, device: named }, { replace: true });
+  }, [game]);
+  // Back and Forward: the view, game and device the address names.
+  useEffect(() => {
+    const follow = () => {
+      const at = readAddress();
+      if (view === 'policy' && at.view !== 'policy' && policyDirty) {
+        setLeavingFor(at.view);
+        history.pushState(null, '', '#/policy');
+        return;
+      }
+      enter(at.view);
+      if (at.game !== undefined) setGame(at.game);
+      if (at.view !== 'device') return;
+      if (!at.device) setDevice(null);
+      else if (device?.deviceId !== at.device || device.game !== at.game) lookUpAt(at);
+    };
+    addEventListener('popstate', follow);
+    return () => removeEventListener('popstate', follow);
+  });
   useEffect(() => {
     if (!policyDirty) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
@@ -245,7 +299,7 @@ const Console = ({
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
-          {views.map((v) => (
+          {sections.map((v) => (
             <li key={v.id}>
               <button
                 type="button"
@@ -273,7 +327,7 @@ const Console = ({
         />
       </div>
       <h2 class="visually-hidden" tabIndex={-1} ref={heading}>
-        {views.find((v) => v.id === view)?.label}
+        {sections.find((v) => v.id === view)?.label}
       </h2>
       {view === 'device' && (
         <DeviceView
@@ -284,7 +338,7 @@ const Console = ({
           game={game}
           gameError={gameProblem}
           device={device}
-          onDevice={setDevice}
+          onDevice={openDevice}
         />
       )}
       {leavingFor && (
@@ -296,9 +350,8 @@ const Console = ({
           busy={false}
           onConfirm={() => {
             setPolicyDirty(false);
-            setLeavingFor(null);
-            setView(leavingFor);
-            setNavigations((n) => n + 1);
+            enter(leavingFor);
+            showAddress({ view: leavingFor, game, device: device?.deviceId });
           }}
           onCancel={() => setLeavingFor(null)}
         >
@@ -354,8 +407,10 @@ export const App = () => {
   const [notice, setNotice] = useState<Message>(null);
   const [generation, setGeneration] = useState(0);
   const [provider, setProvider] = useState<ConsoleSignIn | null>(null);
-  const [returning, setReturning] = useState(isReturnFromProvider);
+  // Back from the provider, or about to go there again for a reload's silent sign-in.
+  const [returning, setReturning] = useState(() => isReturnFromProvider() || wasSignedIn());
   const signOut = (message: Message) => {
+    rememberSignedIn(false);
     setSession(null);
     setNotice(message);
     setGeneration((g) => g + 1);
@@ -364,15 +419,28 @@ export const App = () => {
     void (async () => {
       const config = await loadSignIn();
       setProvider(config);
-      if (!returning) return;
+      // A reload of a tab a person was signed in to: back through the provider, without a prompt.
+      if (!isReturnFromProvider()) {
+        if (config && wasSignedIn()) await startSignIn(config, { silent: true });
+        else setReturning(false);
+        return;
+      }
       const finished = config
         ? await finishSignIn(config)
-        : ({ ok: false, text: 'This console has no identity provider to finish signing in with.' } as const);
+        : ({
+            ok: false,
+            text: 'This console has no identity provider to finish signing in with.',
+          } as Finished);
       const signedIn = finished.ok ? await signInPerson(finished.person, finished.tokens) : null;
       setReturning(false);
-      if (!finished.ok) setNotice({ kind: 'error', text: finished.text });
-      else if (signedIn && !signedIn.ok) setNotice(errorMessage(signedIn.problem));
-      else if (signedIn?.ok) setSession(signedIn.session);
+      if (!finished.ok) {
+        rememberSignedIn(false);
+        setNotice({ kind: finished.silent ? 'ok' : 'error', text: finished.text });
+      } else if (signedIn && !signedIn.ok) setNotice(errorMessage(signedIn.problem));
+      else if (signedIn?.ok) {
+        rememberSignedIn(true);
+        setSession(signedIn.session);
+      }
     })();
     // Once, at load: the provider's answer is in this load's address only.
   }, []);

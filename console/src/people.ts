@@ -62,12 +62,22 @@ export const loadSignIn = async (): Promise<ConsoleSignIn | null> => {
   }
 };
 
-/** Leaves for the provider's sign-in page. */
-export const startSignIn = async (config: ConsoleSignIn) => {
+/** Set while a person is signed in in this tab (no secret): a reload signs them in again silently. */
+const SIGNED_IN = 'device-bans.person';
+export const rememberSignedIn = (signedIn: boolean) =>
+  signedIn ? sessionStorage.setItem(SIGNED_IN, '1') : sessionStorage.removeItem(SIGNED_IN);
+export const wasSignedIn = () => sessionStorage.getItem(SIGNED_IN) === '1';
+
+/**
+ * Leaves for the provider's sign-in page; `silent` asks it not to show one (`prompt=none`): a
+ * reload of a signed-in tab comes straight back signed in while the provider's session lasts.
+ * The page's address (its view, game and device) comes back with the person.
+ */
+export const startSignIn = async (config: ConsoleSignIn, { silent = false } = {}) => {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const nonce = oauth.generateRandomNonce();
-  sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, nonce }));
+  sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, nonce, hash: location.hash, silent }));
   const url = new URL(config.authorization_endpoint);
   url.search = new URLSearchParams({
     client_id: config.client_id,
@@ -79,6 +89,7 @@ export const startSignIn = async (config: ConsoleSignIn) => {
     state,
     nonce,
     ...(config.resource && { resource: config.resource }),
+    ...(silent && { prompt: 'none' }),
   }).toString();
   location.assign(url.href);
 };
@@ -124,7 +135,9 @@ const personOf = (config: ConsoleSignIn, access: string): Person | string => {
   };
 };
 
-export type Finished = { ok: true; person: Person; tokens: PersonTokens } | { ok: false; text: string };
+export type Finished =
+  | { ok: true; person: Person; tokens: PersonTokens }
+  | { ok: false; text: string; silent?: boolean };
 
 /**
  * Completes a sign-in on the provider's return: checks state, trades the code (with the PKCE
@@ -132,11 +145,23 @@ export type Finished = { ok: true; person: Person; tokens: PersonTokens } | { ok
  */
 export const finishSignIn = async (config: ConsoleSignIn): Promise<Finished> => {
   const here = new URL(location.href);
-  history.replaceState(null, '', returnAddress());
   const saved = sessionStorage.getItem(PENDING);
   sessionStorage.removeItem(PENDING);
-  const pending = saved ? (JSON.parse(saved) as { verifier: string; state: string; nonce: string }) : null;
+  const pending = saved
+    ? (JSON.parse(saved) as {
+        verifier: string;
+        state: string;
+        nonce: string;
+        hash?: string;
+        silent?: boolean;
+      })
+    : null;
+  // The code leaves the address bar at once; the view the person was on comes back.
+  history.replaceState(null, '', `${returnAddress()}${pending?.hash ?? ''}`);
   if (!pending) return { ok: false, text: 'That sign-in was not started from this tab. Sign in again.' };
+  // A silent sign-in the provider could not do (no session there any more): just sign in.
+  if (pending.silent && here.searchParams.has('error'))
+    return { ok: false, silent: true, text: 'Your session ended. Sign in again.' };
   try {
     const as = server(config);
     const params = oauth.validateAuthResponse(as, client(config), here, pending.state);

@@ -30,6 +30,9 @@ import { type LocalServer, startServer } from './support/server';
  */
 
 let server: LocalServer;
+/** The console's address with at most a view (and its game and device) in its fragment: never a key. */
+const atConsole = () =>
+  new RegExp(`^${server.consoleUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(#/[a-z]+(\\?[\\w=&.~:-]*)?)?$`);
 let browser: Browser;
 const pages: ConsolePage[] = [];
 
@@ -90,7 +93,8 @@ describe('signing in', () => {
     const signedIn = await storageOf(page);
     expect(signedIn.local).toEqual({});
     expect(signedIn.cookie).toBe('');
-    expect(signedIn.href).toBe(server.consoleUrl);
+    // The address names the view, never the key.
+    expect(signedIn.href).toBe(`${server.consoleUrl}#/device`);
     expect(JSON.stringify(signedIn.session)).not.toContain(server.devKey);
     expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
     expect(await page.content()).not.toContain(server.devKey);
@@ -107,7 +111,7 @@ describe('signing in', () => {
     await signOut(page);
     await statusHolding(page, /signed out/i);
     const after = await storageOf(page);
-    expect(after).toEqual({ local: {}, session: {}, cookie: '', href: server.consoleUrl });
+    expect(after).toEqual({ local: {}, session: {}, cookie: '', href: expect.stringMatching(atConsole()) });
     expect(await (await signInForm(page)).inputValue()).toBe('');
     expect(await page.content()).not.toContain(server.devKey);
     // Nothing the page does after sign-out carries the key.
@@ -115,7 +119,12 @@ describe('signing in', () => {
     await page.reload();
     await signInForm(page);
     expect(requests.length).toBe(before);
-    expect(await storageOf(page)).toEqual({ local: {}, session: {}, cookie: '', href: server.consoleUrl });
+    expect(await storageOf(page)).toEqual({
+      local: {},
+      session: {},
+      cookie: '',
+      href: expect.stringMatching(atConsole()),
+    });
     expect(unexpectedProblems(problems)).toEqual([]);
     await close();
   });
@@ -127,7 +136,12 @@ describe('signing in', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await alertHolding(page, /refused this key \(401\).*unknown, revoked or expired/);
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
-    expect(await storageOf(page)).toEqual({ local: {}, session: {}, cookie: '', href: server.consoleUrl });
+    expect(await storageOf(page)).toEqual({
+      local: {},
+      session: {},
+      cookie: '',
+      href: expect.stringMatching(atConsole()),
+    });
     await screenshot(page, 'sign-in-refused');
     expect(unexpectedProblems(problems)).toEqual([]);
     await close();
@@ -208,7 +222,12 @@ describe('scopes', () => {
     await page.getByRole('button', { name: 'Look up', exact: true }).click();
     await signInForm(page);
     await alertHolding(page, /Signed out: .*401/);
-    expect(await storageOf(page)).toEqual({ local: {}, session: {}, cookie: '', href: server.consoleUrl });
+    expect(await storageOf(page)).toEqual({
+      local: {},
+      session: {},
+      cookie: '',
+      href: expect.stringMatching(atConsole()),
+    });
     expect(unexpectedProblems(problems)).toEqual([]);
     await close();
   });

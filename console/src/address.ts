@@ -1,0 +1,42 @@
+/**
+ * The console's address: which view, and in Devices which game and device, in the URL's fragment
+ * (`#/device?game=g1&device=d-1`, `#/policy`, ...), so Back and Forward work and a link can be
+ * sent to a colleague. Never a credential: keys and tokens are not in it, ever.
+ */
+
+export const views = ['device', 'policy', 'audit', 'keys', 'webhooks'] as const;
+export type View = (typeof views)[number];
+
+export interface Address {
+  view: View;
+  game?: string | undefined;
+  device?: string | undefined;
+}
+
+const isView = (value: string): value is View => (views as readonly string[]).includes(value);
+
+export const readAddress = (hash = location.hash): Address => {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const params = new URLSearchParams(query);
+  return {
+    view: isView(path) ? path : 'device',
+    game: params.get('game') ?? undefined,
+    device: params.get('device') ?? undefined,
+  };
+};
+
+export const addressHash = ({ view, game, device }: Address) => {
+  const params = new URLSearchParams();
+  if (view === 'device' && game) params.set('game', game);
+  if (view === 'device' && game && device) params.set('device', device);
+  const query = params.toString();
+  return `#/${view}${query ? `?${query}` : ''}`;
+};
+
+/** A new entry in the history (a view or a device opened); `replace` for what refines this one (the game typed). */
+export const showAddress = (address: Address, { replace = false } = {}) => {
+  const hash = addressHash(address);
+  if (location.hash === hash) return;
+  if (replace) history.replaceState(null, '', hash);
+  else history.pushState(null, '', hash);
+};
