@@ -106,6 +106,23 @@ export const scopeUses: Record<Scope, string> = {
   'audit:read': 'read the audit trail',
 };
 
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+/** "in 3 days", "2 hours ago": how far a time is from now, in the largest whole unit. */
+export const fromNow = (iso: string, now = Date.now()): string => {
+  const delta = new Date(iso).getTime() - now;
+  for (const [unit, ms] of UNITS)
+    if (Math.abs(delta) >= ms) return relative.format(Math.trunc(delta / ms), unit);
+  return relative.format(Math.trunc(delta / 1000), 'second');
+};
+
 export const formatTime = (iso: string | null): string => {
   if (iso === null) return '—';
   const date = new Date(iso);

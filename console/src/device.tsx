@@ -1,7 +1,17 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
-import { errorMessage, Field, type Message, Notice, TableScroll, useBusy, useFocusOn } from './ui';
+import {
+  errorMessage,
+  Field,
+  type Message,
+  Notice,
+  StateBadge,
+  TableScroll,
+  TimeText,
+  useBusy,
+  useFocusOn,
+} from './ui';
 import { check } from './validation';
 
 /**
@@ -215,10 +225,18 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
               <td>{ban.publisher_id}</td>
               <td>{ban.game_id ?? '—'}</td>
               <td>{ban.reason_code}</td>
-              <td>{formatTime(ban.created_at)}</td>
-              <td>{ban.expires_at === null ? 'never' : formatTime(ban.expires_at)}</td>
               <td>
-                {state}
+                <TimeText iso={ban.created_at} />
+              </td>
+              <td>
+                {ban.expires_at === null ? (
+                  'never'
+                ) : (
+                  <TimeText iso={ban.expires_at} prefix={state === 'expired' ? 'ended ' : 'until '} />
+                )}
+              </td>
+              <td>
+                <StateBadge state={state} />
                 {ban.revoke_reason_code ? ` (${ban.revoke_reason_code})` : ''}
               </td>
               <td>{yesNo(ban.enforced)}</td>

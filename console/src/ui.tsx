@@ -1,6 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { type AnyAnswer, explain, type FieldIssue, type Problem, type Scope } from './api';
+import {
+  type AnyAnswer,
+  explain,
+  type FieldIssue,
+  formatTime,
+  fromNow,
+  type Problem,
+  type Scope,
+} from './api';
 
 /** Shared pieces: messages that take focus, labelled fields, the in-flight guard, scope gates. */
 
@@ -284,3 +292,19 @@ export const ConfirmStep = ({
     </section>
   );
 };
+
+/**
+ * A time in the moderator's own time zone, with how far it is from now ("in 3 days"); the exact
+ * UTC time on hover and for assistive technology (the `datetime` attribute).
+ */
+export const TimeText = ({ iso, prefix = '' }: { iso: string; prefix?: string }) => (
+  <time dateTime={iso} title={`${iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}`}>
+    {prefix}
+    {formatTime(iso)} ({fromNow(iso)})
+  </time>
+);
+
+/** A ban's state in words and in colour (never colour alone). */
+export const StateBadge = ({ state }: { state: 'active' | 'revoked' | 'expired' }) => (
+  <span class={`badge badge-${state}`}>{state}</span>
+);

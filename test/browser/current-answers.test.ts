@@ -137,4 +137,35 @@ describe('answers to the current question only', () => {
     expect(await page.getByRole('button', { name: /^Erase/ }).count()).toBe(0);
     expect(seriousViolations(await axeScan(page, 'device-nothing-recorded'))).toEqual([]);
   });
+
+  it("says when a ban ends in the moderator's time and how far off it is, with UTC on hover, and its state in words and colour", async () => {
+    const { page } = console_;
+    const expires = new Date(Date.now() + 3 * 86_400_000 + 3_600_000).toISOString();
+    const made = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: {
+        device_id: 'device-dated',
+        ban_type: 'social',
+        scope: 'game',
+        reason_code: 'spam',
+        expires_at: expires,
+      },
+    });
+    expect(made.status).toBe(201);
+    await lookUp(page, 'device-dated');
+    const [row] = await rowsOf(bansTable(page, 'device-dated'));
+    expect(row?.[7]).toMatch(/^until .+ \(in 3 days\)$/);
+    const time = bansTable(page, 'device-dated')
+      .locator('tbody tr')
+      .first()
+      .locator('td')
+      .nth(6)
+      .locator('time');
+    expect(await time.getAttribute('datetime')).toBe(expires);
+    expect(await time.getAttribute('title')).toBe(`${expires.replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`);
+    const badge = bansTable(page, 'device-dated').locator('.badge').first();
+    expect(await badge.innerText()).toBe('active');
+    expect(await badge.evaluate((el) => (globalThis as any).getComputedStyle(el).borderStyle)).toBe('solid');
+    expect(seriousViolations(await axeScan(page, 'device-dated'))).toEqual([]);
+  });
 });
