@@ -183,7 +183,7 @@ export interface paths {
   "/v1/webhooks/{webhook_id}/deliveries": {
     /**
      * List a webhook's deliveries and how each went
-     * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
+     * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -1644,7 +1644,7 @@ export interface operations {
   };
   /**
    * List a webhook's deliveries and how each went
-   * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
+   * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
    *
    * Needs a key with the `keys:manage` scope.
    */
@@ -1661,6 +1661,11 @@ export interface operations {
          * @example MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE
          */
         cursor?: string;
+        /**
+         * @description Only deliveries in this state: `pending` (still being tried), `delivered` or `failed`.
+         * @example pending
+         */
+        status?: "pending" | "delivered" | "failed";
       };
       path: {
         /**

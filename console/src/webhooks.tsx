@@ -121,18 +121,21 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
   );
 };
 
+type DeliveryStatus = Schemas['Delivery']['status'];
+
 const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
   const heading = useFocusOn<HTMLHeadingElement>(hook.webhook_id);
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<Schemas['DeliveryList'] | null>(null);
   const [message, setMessage] = useState<Message>(null);
+  const [status, setStatus] = useState<DeliveryStatus | 'any'>('any');
   const { busy, run } = useBusy();
-  const load = (stack: Array<string | undefined>) =>
+  const load = (stack: Array<string | undefined>, only = status) =>
     run(async () => {
       const cursor = stack[stack.length - 1];
       const answer = await call('get', '/v1/webhooks/{webhook_id}/deliveries', {
         path: { webhook_id: hook.webhook_id },
-        query: { limit: 25, ...(cursor ? { cursor } : {}) },
+        query: { limit: 25, ...(cursor ? { cursor } : {}), ...(only === 'any' ? {} : { status: only }) },
       });
       if (answer.status !== 200) {
         setMessage(errorMessage(answer));
@@ -152,6 +155,24 @@ const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
         Deliveries of {hook.webhook_id}
       </h3>
       <p class="meta">{hook.url}</p>
+      <div class="field">
+        <label for="deliveries-status">Show</label>
+        <select
+          id="deliveries-status"
+          value={status}
+          disabled={busy}
+          onChange={(e) => {
+            const only = (e.currentTarget as HTMLSelectElement).value as DeliveryStatus | 'any';
+            setStatus(only);
+            void load([undefined], only);
+          }}
+        >
+          <option value="any">every delivery</option>
+          <option value="pending">pending: still being tried</option>
+          <option value="failed">failed</option>
+          <option value="delivered">delivered</option>
+        </select>
+      </div>
       <Notice message={message} />
       {page && (
         <TableScroll label="Deliveries table">

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describeError, log } from '../log';
 import { actorFromStored } from '../model/actors';
 import { type AuditEventType, type AuditQuery, auditEventTypes, type FeedEventType } from '../model/requests';
 import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
+import { filteredPage } from '../storage/filtered-pages';
 import { AUDIT_EVENT_PREFIX, auditEventKey, auditPartition } from '../storage/keys';
 import { IntegrityError, InvalidInputError } from './errors';
 
@@ -119,9 +120,6 @@ const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   return { ...event, actor } as AuditEvent;
 };
 
-/** Events read per request at most when filters skip most of them; the cursor resumes from there. */
-const READ_BUDGET = 1000;
-
 /**
  * One page of the publisher's events, newest first, of one type and/or about one device if asked.
  * One Query per page of storage; with a filter that matches few events, the answer may stop
@@ -157,25 +155,8 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ScanIndexForward: false,
     ConsistentRead: true,
-    // One more than asked tells whether there is a next page, when nothing is filtered out.
-    Limit: filters.length > 0 ? 200 : query.limit + 1,
   };
-  const found: Array<{ sk: string; event: AuditEvent }> = [];
-  let start: Record<string, unknown> | undefined =
-    query.cursor === undefined ? undefined : cursorKey(publisherId, query.cursor);
-  let read = 0;
-  for (;;) {
-    const page = await dynamo.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) found.push({ sk: String(item.sk), event: eventFromItem(item) });
-    read += page.ScannedCount ?? 0;
-    if (found.length > query.limit) {
-      const items = found.slice(0, query.limit);
-      return { items: items.map((e) => e.event), next_cursor: cursorOf(items.at(-1)?.sk ?? '') };
-    }
-    if (!page.LastEvaluatedKey) return { items: found.map((e) => e.event), next_cursor: null };
-    start = page.LastEvaluatedKey;
-    if (read >= READ_BUDGET) {
-      return { items: found.map((e) => e.event), next_cursor: cursorOf(String(page.LastEvaluatedKey.sk)) };
-    }
-  }
+  const start = query.cursor === undefined ? undefined : cursorKey(publisherId, query.cursor);
+  const page = await filteredPage(input, query.limit, start, eventFromItem);
+  return { items: page.items, next_cursor: page.resumeAfter === null ? null : cursorOf(page.resumeAfter) };
 };

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, paginateQuery, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
 import type { DeliveriesQuery, FeedEventType } from '../model/requests';
@@ -9,6 +9,7 @@ import { webhookHeaders } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';
 import type { DeliveryRef } from '../storage/delivery-queue';
 import { isConditionFailure } from '../storage/failures';
+import { filteredPage } from '../storage/filtered-pages';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
 import { eventIdOf } from './audit';
 import type { ChangeEvent } from './change-events';
@@ -426,22 +427,24 @@ export const listDeliveries = async (
       throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
     start = { pk, sk };
   }
-  const page = await dynamo.send(
-    new QueryCommand({
+  const page = await filteredPage(
+    {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
+      ExpressionAttributeValues: { ':pk': pk, ...(query.status ? { ':status': query.status } : {}) },
+      ...(query.status
+        ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
+        : {}),
       ScanIndexForward: false,
       ConsistentRead: true,
-      Limit: query.limit + 1,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
+    },
+    query.limit,
+    start,
+    deliveryFromItem,
   );
-  const items = (page.Items ?? []).slice(0, query.limit);
-  const more = (page.Items?.length ?? 0) > query.limit;
   return {
-    items: items.map(deliveryFromItem),
-    next_cursor: more ? Buffer.from(String(items.at(-1)?.sk)).toString('base64url') : null,
+    items: page.items,
+    next_cursor: page.resumeAfter === null ? null : Buffer.from(page.resumeAfter).toString('base64url'),
   };
 };
 

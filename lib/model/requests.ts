@@ -428,10 +428,15 @@ export const listKeysQuerySchema = /* @__PURE__ */ define(() =>
 export type ListKeysQuery = z.output<typeof listKeysQuerySchema>;
 
 /** `GET /v1/webhooks/{webhook_id}/deliveries`: newest first. */
+/** What became of a delivery: still being tried, delivered (2xx), or given up on. */
+export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+
 export const deliveriesQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     limit: z._default(integerParam(1, 200), 50),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+    /** Only the deliveries in this state (the cursor then resumes within them). */
+    status: z.optional(z.enum(deliveryStatuses)),
   }),
 );
 export type DeliveriesQuery = z.output<typeof deliveriesQuerySchema>;

@@ -5,6 +5,7 @@ import {
   banScopeSchema,
   banStatusFilters,
   banTypeSchema,
+  deliveryStatuses,
   feedEventTypes,
   policyFlagShape,
   policyFlags,
@@ -337,7 +338,7 @@ export type WebhookList = z.output<typeof webhookListSchema>;
 export const newWebhookSchema = z.extend(webhookSchema, { secret: z.string() });
 export type NewWebhook = z.output<typeof newWebhookSchema>;
 
-export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
+export { deliveryStatuses };
 
 /** One event's delivery to one webhook. */
 export const deliverySchema = z.strictObject({

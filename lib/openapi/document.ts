@@ -260,6 +260,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description: "The previous page's `next_cursor` (opaque): the deliveries older than that page.",
     example: 'MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE',
   },
+  'listWebhookDeliveries.status': {
+    description: 'Only deliveries in this state: `pending` (still being tried), `delivered` or `failed`.',
+    example: 'pending',
+  },
   webhook_id: {
     description: 'The webhook, by the `webhook_id` its creation returned.',
     example: 'wh_q2KpV5gziZvdbeOf',

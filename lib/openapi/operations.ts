@@ -699,7 +699,9 @@ export const operations = {
       'One delivery per event sent to the webhook, newest event first: `pending` (being tried; ' +
       '`next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at ' +
       'least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the ' +
-      'last attempt went. Page with `next_cursor` until it is null. ' +
+      'last attempt went. `status` keeps the deliveries in one state (what is failing now: ' +
+      '`status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, ' +
+      'and `next_cursor` goes on from there. Page with `next_cursor` until it is null. ' +
       "Another publisher's webhook id is a 404, as an unknown one.",
     notFound: true,
     responses: {

@@ -370,6 +370,15 @@ describe('webhooks', () => {
     expect(seriousViolations(await axeScan(page, 'webhook-deliveries'))).toEqual([]);
     expect(seriousViolations(await narrowAxeScan(page, 'webhook-deliveries'))).toEqual([]);
 
+    // What is failing now: only the pending one, as the API lists it with status=pending.
+    await page.getByLabel('Show', { exact: true }).selectOption('pending');
+    const pendingRows = await eventually(
+      () => rowsOf(deliveries),
+      (shown) => shown.length === 1,
+    );
+    expect(pendingRows[0]?.[0]).toBe(failing[0]);
+    expect(pendingRows[0]?.[3]).toBe('pending');
+
     // Deleting it stops the retries.
     await page.getByRole('button', { name: `Delete webhook ${hook.webhook_id}` }).click();
     await region(`Delete webhook ${hook.webhook_id}?`)

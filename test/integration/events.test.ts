@@ -397,6 +397,37 @@ describe('webhooks', () => {
     }
   });
 
+  it('lists only the deliveries in the state asked for, and refuses a state it does not know', async () => {
+    const a = await publisher();
+    const made = await hook(a.key);
+    const failing = unique('dev');
+    receiver.answer = (request) => (request.body.includes(failing) ? 503 : 204);
+    try {
+      await ban(a.key, 'g1', { device_id: unique('dev') });
+      await ban(a.key, 'g1', { device_id: failing });
+      const deliveries = (status?: string) =>
+        api.request('GET', `/v1/webhooks/${made.webhook_id}/deliveries${status ? `?status=${status}` : ''}`, {
+          key: a.key,
+        });
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const all = (await deliveries()).body.items as Array<{ status: string }>;
+        if (all.some((d) => d.status === 'delivered') && all.some((d) => d.status === 'pending')) break;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      const pending = await deliveries('pending');
+      expect(pending.status).toBe(200);
+      expect(pending.body.items.map((d: { status: string }) => d.status)).toEqual(['pending']);
+      const delivered = await deliveries('delivered');
+      expect(delivered.body.items.map((d: { status: string }) => d.status)).toEqual(['delivered']);
+      const bad = await deliveries('stuck');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toEqual([{ field: 'status', issue: 'invalid_value' }]);
+    } finally {
+      receiver.answer = () => 204;
+    }
+  });
+
   it('retries a failing receiver with the same id and body until it answers 2xx', async () => {
     const a = await publisher();
     const made = await hook(a.key);
