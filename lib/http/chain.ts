@@ -9,7 +9,7 @@ import { describeError, log } from '../log';
 import { isRole } from '../model/people';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
 import type { Actor } from '../model/responses';
-import { scopes as allScopes, decodeGrant, isScope } from '../model/scopes';
+import { scopes as allScopes, decodeGrant, isScope, scopesOf } from '../model/scopes';
 import type { Route } from '../routes';
 import {
   ApiError,
@@ -345,8 +345,8 @@ const keyAccess = ({
       throw gatewayError(gatewayAnswers.unauthorized);
     internal.publisherId = parsed.data;
     internal.caller = caller;
-    if (scope && !caller.scopes.includes(scope))
-      throw forbidden(`${holderOf(caller)} lacks the scope ${scope}`);
+    if (scope && !scopesOf(scope).some((needed) => caller.scopes.includes(needed)))
+      throw forbidden(`${holderOf(caller)} lacks the scope ${scopesOf(scope).join(' or ')}`);
     if (spec.everyGame && caller.games)
       throw forbidden('This key is bound to games, and this operation covers every game');
     const game = spec.game

@@ -16,7 +16,7 @@ const viewer = ['bans:read', 'policy:read', 'audit:read'] as const satisfies rea
 /** What each role may do. `admin` holds every scope, including any added later. */
 export const roleScopes = {
   viewer,
-  moderator: [...viewer, 'bans:write'],
+  moderator: [...viewer, 'bans:write', 'appeals:decide'],
   admin: scopes,
 } as const satisfies Record<Role, readonly Scope[]>;
 

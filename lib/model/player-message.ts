@@ -13,5 +13,17 @@ export const PLAYER_MESSAGE_PATTERN = '^(?=[\\s\\S]*\\S)[^\\p{Cc}\\u202A-\\u202E
 export const PLAYER_MESSAGE_RULE =
   'must be plain text: no control characters (newlines included) or bidirectional overrides, and not only spaces';
 
+/**
+ * An appeal's texts (the player's message, a moderator's note): the same rule, but several
+ * paragraphs may be written, so a newline is allowed (no other control character).
+ */
+export const APPEAL_TEXT_MAX = 2000;
+export const MULTILINE_TEXT_PATTERN = '^(?=[\\s\\S]*\\S)(?:\\n|[^\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069])*$';
+export const MULTILINE_TEXT_RULE =
+  'must be plain text: no control characters but newlines, no bidirectional overrides, and not only spaces';
+
+/** How the player may be reached about an appeal (an email, a handle): one line. */
+export const APPEAL_CONTACT_MAX = 254;
+
 /** The code points of a text: what the length limit counts. */
 export const playerMessageLength = (text: string) => [...text].length;

@@ -1,6 +1,10 @@
 import * as z from 'zod/mini';
 import { parseSafeInteger } from './numbers';
 import {
+  APPEAL_CONTACT_MAX,
+  APPEAL_TEXT_MAX,
+  MULTILINE_TEXT_PATTERN,
+  MULTILINE_TEXT_RULE,
   PLAYER_MESSAGE_MAX,
   PLAYER_MESSAGE_PATTERN,
   PLAYER_MESSAGE_RULE,
@@ -86,28 +90,42 @@ export const reasonCodeSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : -'),
 );
 export { PLAYER_MESSAGE_MAX, PLAYER_MESSAGE_PATTERN };
+
 /**
  * What a game may show the banned player, as it is: 1-500 characters counted as code points (an
  * emoji is one), so the length is checked apart from the characters; bidirectional overrides could
  * make it read on screen differently from what was stored.
  */
-export const playerMessageSchema = /* @__PURE__ */ define(() =>
+/**
+ * Plain text of 1-`max` characters counted as code points (an emoji is one), so the length is
+ * checked apart from the characters; bidirectional overrides could make it read on screen
+ * differently from what was stored.
+ */
+const plainText = (max: number, characters: string, rule: string) =>
   z.string().check(
     z.superRefine((value, ctx) => {
       const length = playerMessageLength(value);
-      if (length === 0 || length > PLAYER_MESSAGE_MAX)
+      if (length === 0 || length > max)
         ctx.addIssue({
           code: length === 0 ? 'too_small' : 'too_big',
           origin: 'string',
-          ...(length === 0 ? { minimum: 1 } : { maximum: PLAYER_MESSAGE_MAX }),
-          message:
-            length === 0
-              ? 'must be at least 1 character'
-              : `must be at most ${PLAYER_MESSAGE_MAX} characters`,
+          ...(length === 0 ? { minimum: 1 } : { maximum: max }),
+          message: length === 0 ? 'must be at least 1 character' : `must be at most ${max} characters`,
         } as never);
     }),
-    z.regex(new RegExp(PLAYER_MESSAGE_PATTERN, 'u'), PLAYER_MESSAGE_RULE),
-  ),
+    z.regex(new RegExp(characters, 'u'), rule),
+  );
+
+/** What a game may show the banned player, as it is: 1-500 characters, one paragraph. */
+export const playerMessageSchema = /* @__PURE__ */ define(() =>
+  plainText(PLAYER_MESSAGE_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE),
+);
+/** An appeal's message or a decision's note: 1-2,000 characters, newlines allowed. */
+export const appealTextSchema = /* @__PURE__ */ define(() =>
+  plainText(APPEAL_TEXT_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
+);
+export const appealContactSchema = /* @__PURE__ */ define(() =>
+  plainText(APPEAL_CONTACT_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE),
 );
 export const idempotencyKeySchema = /* @__PURE__ */ define(() =>
   pattern(/^[\x20-\x7E]{1,255}$/, 'must be 1-255 printable ASCII characters'),
@@ -365,6 +383,9 @@ export const auditEventTypes = [
   'device.erased',
   'webhook.created',
   'webhook.deleted',
+  'ban.updated',
+  'appeal.created',
+  'appeal.decided',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -382,7 +403,15 @@ export const auditQuerySchema = /* @__PURE__ */ define(() =>
 export type AuditQuery = z.output<typeof auditQuerySchema>;
 
 /** What the change feed and webhooks carry (lib/domain/change-events.ts). */
-export const feedEventTypes = ['ban.created', 'ban.revoked', 'ban.erased', 'policy.updated'] as const;
+export const feedEventTypes = [
+  'ban.created',
+  'ban.revoked',
+  'ban.erased',
+  'policy.updated',
+  'ban.updated',
+  'appeal.created',
+  'appeal.decided',
+] as const;
 export type FeedEventType = (typeof feedEventTypes)[number];
 
 /** `GET /v1/events`: oldest first from the cursor (opaque; the domain decodes and checks it). */
@@ -440,3 +469,52 @@ export const deliveriesQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type DeliveriesQuery = z.output<typeof deliveriesQuerySchema>;
+
+/** An appeal's id: `apl_` and 22 characters, derived from the ban it contests (lib/domain/appeals.ts). */
+export const appealIdSchema = /* @__PURE__ */ define(() =>
+  pattern(/^apl_[A-Za-z0-9_-]{22}$/, 'must be apl_ and 22 characters of A-Z a-z 0-9 _ -'),
+);
+export const appealPathSchema = /* @__PURE__ */ define(() => z.strictObject({ appeal_id: appealIdSchema }));
+
+/** `POST /v1/appeals`: a player's appeal of a ban enforced against their device in this game. */
+export const createAppealRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    device_id: deviceIdSchema,
+    ban_id: z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)),
+    message: appealTextSchema,
+    contact: z.optional(appealContactSchema),
+    idempotency_key: z.optional(idempotencyKeySchema),
+  }),
+);
+export type CreateAppealRequest = z.output<typeof createAppealRequestSchema>;
+
+export const appealOutcomes = ['upheld', 'overturned', 'shortened'] as const;
+export type AppealOutcome = (typeof appealOutcomes)[number];
+
+/**
+ * `POST /v1/appeals/{appeal_id}/decision`. Whether `expires_at` fits (shortened only, earlier than
+ * the ban's expiry, in the future) is the domain's check: it needs the ban.
+ */
+export const appealDecisionRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    outcome: z.enum(appealOutcomes),
+    note: z.optional(appealTextSchema),
+    player_message: z.optional(playerMessageSchema),
+    expires_at: expiresAtSchema,
+  }),
+);
+export type AppealDecisionRequest = z.output<typeof appealDecisionRequestSchema>;
+
+export const appealStatusFilters = ['open', 'decided', 'all'] as const;
+
+/** `GET /v1/appeals`: the owner's queue, open ones oldest first, then decided ones newest first. */
+export const appealsQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    status: z._default(z.enum(appealStatusFilters), 'open'),
+    ban_id: z.optional(integerParam(1, Number.MAX_SAFE_INTEGER)),
+    device_id: z.optional(deviceIdSchema),
+    limit: z._default(integerParam(1, 200), 50),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type AppealsQuery = z.output<typeof appealsQuerySchema>;

@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
 import { roles } from './people';
 import {
+  appealOutcomes,
+  appealStatusFilters,
   banScopeSchema,
   banStatusFilters,
   banTypeSchema,
@@ -75,6 +77,14 @@ export const listedBanSchema = z.strictObject({
   player_message: z.nullable(z.string()),
   /** Whether the player may contest it (true unless made with `appealable: false`). */
   appealable: z.boolean(),
+  /** Its appeal, if one was filed: open, or decided with its outcome (the details are the owner's). */
+  appeal: z.nullable(
+    z.strictObject({
+      appeal_id: z.string(),
+      status: z.enum(['open', 'decided']),
+      outcome: z.nullable(z.enum(appealOutcomes)),
+    }),
+  ),
   /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
   enforced: z.boolean(),
 });
@@ -196,6 +206,91 @@ export const newApiKeySchema = z.strictObject({
 });
 export type NewApiKeyResult = z.output<typeof newApiKeySchema>;
 
+/** Who filed an appeal: the publisher whose key filed it, from which game. */
+const filedBySchema = z.strictObject({ publisher_id: z.string(), game_id: z.string() });
+
+/** What the audit, the feed and webhooks say of an appeal: what and whose, never its texts. */
+export const appealSubjectSchema = z.strictObject({
+  appeal_id: z.string(),
+  ban_id: banId,
+  /** The ban's owner: the publisher that decides the appeal. */
+  ban_publisher_id: z.string(),
+  filed_by: filedBySchema,
+  status: z.enum(['open', 'decided']),
+  outcome: z.nullable(z.enum(appealOutcomes)),
+  created_at: timestamp,
+  decided_at: z.nullable(timestamp),
+});
+export type AppealSubject = z.output<typeof appealSubjectSchema>;
+
+/**
+ * An appeal. Its owner (the ban's publisher) sees all of it; the filer (another publisher's key)
+ * sees the same with the owner's private parts null: `decision.note` and `decision.decided_by`.
+ * An erasure of the device drops the player's texts: `message` and `contact` are then null.
+ */
+export const appealSchema = z.strictObject({
+  appeal_id: z.string(),
+  status: z.enum(['open', 'decided']),
+  device_id: z.string(),
+  ban_id: banId,
+  ban_publisher_id: z.string(),
+  filed_by: filedBySchema,
+  /** The player's words; null once the device was erased. */
+  message: z.nullable(z.string()),
+  contact: z.nullable(z.string()),
+  created_at: timestamp,
+  decision: z.nullable(
+    z.strictObject({
+      outcome: z.enum(appealOutcomes),
+      /** The moderator's private note: the owner's only (null for the filer). */
+      note: z.nullable(z.string()),
+      /** What the player is shown now, if the decision changed it. */
+      player_message: z.nullable(z.string()),
+      /** The ban's new expiry (shortened only). */
+      expires_at: z.nullable(timestamp),
+      decided_at: timestamp,
+      /** Who decided: the owner's only (null for the filer). */
+      decided_by: z.nullable(actorSchema),
+      /** When its effect on the ban (revoke, new expiry, message) was done; null while a retry must finish it. */
+      applied_at: z.nullable(timestamp),
+    }),
+  ),
+  erased_at: z.nullable(timestamp),
+});
+export type Appeal = z.output<typeof appealSchema>;
+
+export const appealListSchema = z.strictObject({
+  items: z.array(appealSchema),
+  next_cursor: z.nullable(z.string()),
+});
+export type AppealList = z.output<typeof appealListSchema>;
+
+/** A filed appeal: the appeal, and whether this request filed it or repeated an earlier one. */
+export const appealCreationSchema = z.extend(appealSchema, {
+  result: z.enum(['created', 'idempotent_ok']),
+});
+export type AppealCreation = z.output<typeof appealCreationSchema>;
+
+/** `GET /v1/appeals/stats`: a team lead's numbers, from counters and daily rollups. */
+export const appealStatsSchema = z.strictObject({
+  open: count,
+  oldest_open_at: z.nullable(timestamp),
+  oldest_open_age_seconds: z.nullable(count),
+  window_days: z.int(),
+  decided: count,
+  outcomes: z.strictObject(
+    Object.fromEntries(appealOutcomes.map((outcome) => [outcome, count])) as Record<
+      (typeof appealOutcomes)[number],
+      typeof count
+    >,
+  ),
+  time_to_decision_seconds: z.strictObject({ median: z.nullable(count), p90: z.nullable(count) }),
+  computed_at: timestamp,
+});
+export type AppealStats = z.output<typeof appealStatsSchema>;
+
+export { appealStatusFilters };
+
 const eventBase = {
   /** Derived from what happened: the same however often it is recorded. */
   event_id: z.string(),
@@ -228,6 +323,26 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     ...eventBase,
     ...banSubject,
     revoke_reason_code: z.string(),
+  }),
+  z.strictObject({
+    type: z.literal('ban.updated'),
+    ...eventBase,
+    ...banSubject,
+    /** Its expiry moved (an appeal decided `shortened`): from, to. */
+    previous_expires_at: z.nullable(timestamp),
+    expires_at: z.nullable(timestamp),
+  }),
+  z.strictObject({
+    type: z.literal('appeal.created'),
+    ...eventBase,
+    device_id: z.string(),
+    appeal: appealSubjectSchema,
+  }),
+  z.strictObject({
+    type: z.literal('appeal.decided'),
+    ...eventBase,
+    device_id: z.string(),
+    appeal: appealSubjectSchema,
   }),
   z.strictObject({
     type: z.literal('policy.updated'),
@@ -288,7 +403,7 @@ export const erasureSchema = z.strictObject({ device_id: z.string(), erased_bans
 export type Erasure = z.output<typeof erasureSchema>;
 
 /** One change as the feed and webhooks carry it: the ban as listed to the reader, or its policy. */
-const banFeedEvent = <T extends 'ban.created' | 'ban.revoked' | 'ban.erased'>(type: T) =>
+const banFeedEvent = <T extends 'ban.created' | 'ban.revoked' | 'ban.erased' | 'ban.updated'>(type: T) =>
   z.strictObject({
     event_id: z.string(),
     type: z.literal(type),
@@ -298,10 +413,23 @@ const banFeedEvent = <T extends 'ban.created' | 'ban.revoked' | 'ban.erased'>(ty
     ban: listedBanSchema,
   });
 
+/** An appeal as events carry it to its ban's owner and its filer: what happened, never the texts. */
+const appealFeedEvent = <T extends 'appeal.created' | 'appeal.decided'>(type: T) =>
+  z.strictObject({
+    event_id: z.string(),
+    type: z.literal(type),
+    occurred_at: timestamp,
+    device_id: z.string(),
+    appeal: appealSubjectSchema,
+  });
+
 export const feedEventSchema = z.discriminatedUnion('type', [
   banFeedEvent('ban.created'),
   banFeedEvent('ban.revoked'),
   banFeedEvent('ban.erased'),
+  banFeedEvent('ban.updated'),
+  appealFeedEvent('appeal.created'),
+  appealFeedEvent('appeal.decided'),
   z.strictObject({
     event_id: z.string(),
     type: z.literal('policy.updated'),

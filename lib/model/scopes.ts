@@ -11,8 +11,19 @@ export const scopes = [
   'policy:write',
   'keys:manage',
   'audit:read',
+  /** Files appeals on a player's behalf (a game server, a support site). */
+  'appeals:write',
+  /** Reads and decides the appeals of the publisher's bans (moderators). */
+  'appeals:decide',
 ] as const;
 export type Scope = (typeof scopes)[number];
+
+/**
+ * What a route needs: one scope, or any one of several (an appeal is read by its owner's
+ * moderators, `appeals:decide`, and by its filer, `appeals:write`).
+ */
+export type ScopeNeed = Scope | readonly Scope[];
+export const scopesOf = (need: ScopeNeed): readonly Scope[] => (typeof need === 'string' ? [need] : need);
 
 export const isScope = (value: unknown): value is Scope => (scopes as readonly unknown[]).includes(value);
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Every item key of the one table, and nothing else: the entity modules, the stack's IAM
  * conditions (dynamodb:LeadingKeys), the tests and the benchmark all build keys here, so a key's
@@ -23,6 +25,10 @@ export const partitions = {
   /** Each webhook's signing secret, apart: only the sender reads it, and the routes that make or delete it. */
   webhookSecret: 'WEBHOOKSECRET#',
   delivery: 'DELIVERY#',
+  /** Each appeal, by its id (lib/domain/appeals.ts): its owner or its filer reads it by id. */
+  appeal: 'APPEAL#',
+  /** Each publisher's appeal queue (open, decided) and its daily rollups. */
+  appealQueue: 'APPEALS#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
@@ -175,3 +181,33 @@ export const changeEntryKey = (seq: number) => ({
 });
 /** How far the local dispatcher has handed the log on (the stream's checkpoint, on AWS Lambda's side). */
 export const changeCheckpointKey = () => ({ pk: CHANGE_LOG_PARTITION, sk: 'CHECKPOINT' });
+
+/** An appeal, by its id: what the owner decides and the filer follows. */
+export const APPEAL_SK = 'APPEAL';
+/** The one appeal a ban can have: its id, derived from the ban id (unique across publishers). */
+export const appealIdOf = (banId: number) =>
+  `apl_${createHash('sha256').update(`appeal\n${banId}`).digest('base64url').slice(0, 22)}`;
+export const appealKey = (appealId: string) => ({ pk: `${partitions.appeal}${appealId}`, sk: APPEAL_SK });
+
+/**
+ * A publisher's appeals queue: an entry per open appeal, oldest first (`OPEN#<created_at>#<id>`),
+ * moved on decision to `DONE#<decided_at>#<id>` (read newest first), and a rollup per complete
+ * day of decisions (`DAY#<yyyy-mm-dd>`) for the stats. Entries hold a copy of the appeal, so a
+ * page of the queue is one Query.
+ */
+export const appealQueuePartition = (publisherId: string) => `${partitions.appealQueue}${publisherId}`;
+export const OPEN_APPEAL_PREFIX = 'OPEN#';
+export const DECIDED_APPEAL_PREFIX = 'DONE#';
+export const APPEAL_DAY_PREFIX = 'DAY#';
+export const openAppealKey = (publisherId: string, createdAt: string, appealId: string) => ({
+  pk: appealQueuePartition(publisherId),
+  sk: `${OPEN_APPEAL_PREFIX}${createdAt}#${appealId}`,
+});
+export const decidedAppealKey = (publisherId: string, decidedAt: string, appealId: string) => ({
+  pk: appealQueuePartition(publisherId),
+  sk: `${DECIDED_APPEAL_PREFIX}${decidedAt}#${appealId}`,
+});
+export const appealDayKey = (publisherId: string, day: string) => ({
+  pk: appealQueuePartition(publisherId),
+  sk: `${APPEAL_DAY_PREFIX}${day}`,
+});

@@ -36,9 +36,10 @@ describe('an actor read back from storage', () => {
 });
 
 describe('roles', () => {
-  it('gives viewers reads only, moderators bans:write too, and admins every scope', () => {
+  it('gives viewers reads only, moderators bans:write and appeals:decide too, and admins every scope', () => {
     expect([...roleScopes.viewer].sort()).toEqual(['audit:read', 'bans:read', 'policy:read']);
     expect([...roleScopes.moderator].sort()).toEqual([
+      'appeals:decide',
       'audit:read',
       'bans:read',
       'bans:write',

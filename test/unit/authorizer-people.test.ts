@@ -56,7 +56,7 @@ describe('authorizer with a person signed in', () => {
           sub: 'person-1',
           email: 'alice@studio.example',
           role: 'moderator',
-          scopes: 'bans:read policy:read audit:read bans:write',
+          scopes: 'bans:read policy:read audit:read bans:write appeals:decide',
           games: '*',
         },
       });
@@ -80,7 +80,16 @@ describe('authorizer with a person signed in', () => {
     expect(viewer.context?.scopes).toBe('bans:read policy:read audit:read');
     const admin = await authorize(await issuer.sign({ role: 'admin' }));
     expect(String(admin.context?.scopes).split(' ').sort()).toEqual(
-      ['audit:read', 'bans:read', 'bans:write', 'keys:manage', 'policy:read', 'policy:write'].sort(),
+      [
+        'audit:read',
+        'bans:read',
+        'bans:write',
+        'keys:manage',
+        'policy:read',
+        'policy:write',
+        'appeals:write',
+        'appeals:decide',
+      ].sort(),
     );
   });
 

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   apiKeyKey,
+  appealDayKey,
+  appealKey,
   auditEventKey,
   banKey,
   CHANGE_LOG_PARTITION,
   changeCheckpointKey,
   changeEntryKey,
   counterKey,
+  decidedAppealKey,
   deliveryKey,
   erasureKey,
   feedEntryKey,
@@ -19,6 +22,7 @@ import {
   leadingKeyPattern,
   localPersonEmailKey,
   localPersonKey,
+  openAppealKey,
   partitions,
   policyKey,
   publisherFeedPartition,
@@ -65,6 +69,16 @@ describe('item keys', () => {
     });
     expect(changeEntryKey(5)).toEqual({ pk: 'CHANGELOG#LOCAL', sk: 'ENTRY#0000000000000005' });
     expect(changeCheckpointKey()).toEqual({ pk: 'CHANGELOG#LOCAL', sk: 'CHECKPOINT' });
+    expect(appealKey('apl_1')).toEqual({ pk: 'APPEAL#apl_1', sk: 'APPEAL' });
+    expect(openAppealKey('acme', '2026-11-23T08:00:00.000Z', 'apl_1')).toEqual({
+      pk: 'APPEALS#acme',
+      sk: 'OPEN#2026-11-23T08:00:00.000Z#apl_1',
+    });
+    expect(decidedAppealKey('acme', '2026-11-24T08:00:00.000Z', 'apl_1')).toEqual({
+      pk: 'APPEALS#acme',
+      sk: 'DONE#2026-11-24T08:00:00.000Z#apl_1',
+    });
+    expect(appealDayKey('acme', '2026-11-24')).toEqual({ pk: 'APPEALS#acme', sk: 'DAY#2026-11-24' });
   });
 
   it('order ban sort keys numerically', () => {
@@ -89,6 +103,8 @@ describe('item keys', () => {
       changeLog: CHANGE_LOG_PARTITION,
       localPerson: localPersonKey('sub-1').pk,
       localPersonEmail: localPersonEmailKey('a@b.c').pk,
+      appeal: appealKey('apl_1').pk,
+      appealQueue: openAppealKey('acme', '2026-01-01T00:00:00.000Z', 'apl_1').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
