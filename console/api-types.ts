@@ -189,6 +189,49 @@ export interface paths {
      */
     get: operations["listWebhookDeliveries"];
   };
+  "/v1/appeals": {
+    /**
+     * Your bans' appeals: the open queue, oldest first
+     * @description The appeals of your bans: `status=open` (the default) oldest first, `decided` newest decision first, `all` the open ones then the decided ones. `ban_id` and `device_id` narrow it; with them a page may hold fewer than `limit` after 1,000 appeals read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. A key bound to games is refused (the queue spans every game).
+     *
+     * Needs a key with the `appeals:decide` scope.
+     */
+    get: operations["listAppeals"];
+    /**
+     * File a player's appeal of a ban enforced against their device
+     * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
+     *
+     * Needs a key with the `appeals:write` scope.
+     */
+    post: operations["createAppeal"];
+  };
+  "/v1/appeals/stats": {
+    /**
+     * How your appeals queue is doing
+     * @description Open appeals and the oldest one's age, and over the last 30 days (UTC days, today included) the decisions by outcome and the median and 90th percentile time from filing to decision (nearest rank, in seconds; null without decisions). Each complete day is read once, then kept as a rollup: a call reads the open queue, the rollups and today's decisions, never every appeal.
+     *
+     * Needs a key with the `appeals:decide` scope.
+     */
+    get: operations["appealStats"];
+  };
+  "/v1/appeals/{appeal_id}": {
+    /**
+     * One appeal
+     * @description The ban's owner sees all of it; the publisher that filed it sees its status, outcome and what the player is shown, with `decision.note` and `decision.decided_by` null. Anyone else's appeal is a 404, as an unknown id. After an erasure of the device, `message` and `contact` are null.
+     *
+     * Needs a key with the `appeals:decide` or `appeals:write` scope.
+     */
+    get: operations["getAppeal"];
+  };
+  "/v1/appeals/{appeal_id}/decision": {
+    /**
+     * Decide an appeal of one of your bans
+     * @description `upheld` keeps the ban; `overturned` revokes it as a revoke does (`revoke_reason_code` `appeal_overturned`); `shortened` moves its expiry to `expires_at`, which must be in the future and earlier than the ban's expiry. `player_message` replaces what the player is shown; `note` stays yours. An appeal is decided once: another decision is a 409; the same decision again answers 200 and finishes anything a fault left undone (until then `decision.applied_at` is null). A decision on a ban revoked or erased meanwhile is recorded and changes nothing more (`shortened` is then a 409: there is no expiry left to move).
+     *
+     * Needs a key with the `appeals:decide` scope.
+     */
+    post: operations["decideAppeal"];
+  };
   "/openapi.json": {
     /**
      * This API described in OpenAPI 3.1
@@ -236,14 +279,29 @@ export interface components {
     };
     CreateKeyRequest: {
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
       games?: string[];
       expires_at?: string | null;
     };
     CreateWebhookRequest: {
       url: string;
-      events?: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated")[];
+      events?: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
       games?: string[];
+    };
+    CreateAppealRequest: {
+      device_id: string;
+      ban_id: number;
+      message: string;
+      contact?: string;
+      idempotency_key?: string;
+    };
+    AppealDecisionRequest: {
+      /** @enum {string} */
+      outcome: "upheld" | "overturned" | "shortened";
+      note?: string;
+      /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+      player_message?: string;
+      expires_at?: string | null;
     };
     Health: {
       ok: boolean;
@@ -290,6 +348,12 @@ export interface components {
       revoke_reason_code: string | null;
       player_message: string | null;
       appealable: boolean;
+      appeal: ({
+        appeal_id: string;
+        /** @enum {string} */
+        status: "open" | "decided";
+        outcome: ("upheld" | "overturned" | "shortened") | null;
+      }) | null;
       enforced: boolean;
     };
     BanList: {
@@ -330,6 +394,12 @@ export interface components {
           revoke_reason_code: string | null;
           player_message: string | null;
           appealable: boolean;
+          appeal: ({
+            appeal_id: string;
+            /** @enum {string} */
+            status: "open" | "decided";
+            outcome: ("upheld" | "overturned" | "shortened") | null;
+          }) | null;
           enforced: boolean;
           rule: ("enforce_game" | "enforce_publisher" | "enforce_global" | "enforce_cheat_global" | "enforce_social_global" | "rep_include_game" | "rep_include_publisher" | "rep_include_global")[];
         })[];
@@ -422,7 +492,7 @@ export interface components {
     ApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -438,7 +508,7 @@ export interface components {
       key_id: string;
       api_key: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -486,7 +556,39 @@ export interface components {
       game_id: string;
       reason_code: string;
       revoke_reason_code: string;
+    }) | ({
+      /** @constant */
+      type: "ban.updated";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      device_id: string;
+      ban_id: number;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      game_id: string;
+      reason_code: string;
+      previous_expires_at: string | null;
+      expires_at: string | null;
     }) | {
+      /** @constant */
+      type: "appeal.created";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+    } | {
+      /** @constant */
+      type: "appeal.decided";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+    } | {
       /** @constant */
       type: "policy.updated";
       event_id: string;
@@ -521,7 +623,7 @@ export interface components {
       key: {
         key_id: string;
         name: string;
-        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read")[];
+        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
         games: string[] | null;
         expires_at: string | null;
       };
@@ -552,7 +654,7 @@ export interface components {
       webhook: {
         webhook_id: string;
         url_origin: string;
-        events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated")[];
+        events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
         games: string[] | null;
       };
     }) | {
@@ -574,35 +676,56 @@ export interface components {
       device_id: string;
       erased_bans: number;
     };
-    FeedEvent: OneOf<[{
+    FeedEvent: {
       event_id: string;
       /** @constant */
       type: "ban.created";
       occurred_at: string;
       device_id: string;
       ban: components["schemas"]["RevokedBan"];
-    }, {
+    } | {
       event_id: string;
       /** @constant */
       type: "ban.revoked";
       occurred_at: string;
       device_id: string;
       ban: components["schemas"]["RevokedBan"];
-    }, {
+    } | {
       event_id: string;
       /** @constant */
       type: "ban.erased";
       occurred_at: string;
       device_id: string;
       ban: components["schemas"]["RevokedBan"];
-    }, {
+    } | {
+      event_id: string;
+      /** @constant */
+      type: "ban.updated";
+      occurred_at: string;
+      device_id: string;
+      ban: components["schemas"]["RevokedBan"];
+    } | {
+      event_id: string;
+      /** @constant */
+      type: "appeal.created";
+      occurred_at: string;
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+    } | {
+      event_id: string;
+      /** @constant */
+      type: "appeal.decided";
+      occurred_at: string;
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+    } | {
       event_id: string;
       /** @constant */
       type: "policy.updated";
       occurred_at: string;
       device_id: null;
       policy: components["schemas"]["Policy"];
-    }]>;
+    };
     FeedPage: {
       items: components["schemas"]["FeedEvent"][];
       next_cursor: string;
@@ -610,7 +733,7 @@ export interface components {
     Webhook: {
       webhook_id: string;
       url: string;
-      events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated")[];
+      events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
       games: string[] | null;
       created_at: string;
     };
@@ -620,7 +743,7 @@ export interface components {
     NewWebhook: {
       webhook_id: string;
       url: string;
-      events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated")[];
+      events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
       games: string[] | null;
       created_at: string;
       secret: string;
@@ -628,7 +751,7 @@ export interface components {
     Delivery: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided";
       occurred_at: string;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
@@ -642,6 +765,95 @@ export interface components {
     DeliveryList: {
       items: components["schemas"]["Delivery"][];
       next_cursor: string | null;
+    };
+    Appeal: {
+      appeal_id: string;
+      /** @enum {string} */
+      status: "open" | "decided";
+      device_id: string;
+      ban_id: number;
+      ban_publisher_id: string;
+      filed_by: {
+        publisher_id: string;
+        game_id: string;
+      };
+      message: string | null;
+      contact: string | null;
+      created_at: string;
+      decision: ({
+        /** @enum {string} */
+        outcome: "upheld" | "overturned" | "shortened";
+        note: string | null;
+        player_message: string | null;
+        expires_at: string | null;
+        decided_at: string;
+        decided_by: components["schemas"]["Actor"] | null;
+        applied_at: string | null;
+      }) | null;
+      erased_at: string | null;
+    };
+    AppealList: {
+      items: components["schemas"]["Appeal"][];
+      next_cursor: string | null;
+    };
+    AppealCreation: {
+      appeal_id: string;
+      /** @enum {string} */
+      status: "open" | "decided";
+      device_id: string;
+      ban_id: number;
+      ban_publisher_id: string;
+      filed_by: {
+        publisher_id: string;
+        game_id: string;
+      };
+      message: string | null;
+      contact: string | null;
+      created_at: string;
+      decision: ({
+        /** @enum {string} */
+        outcome: "upheld" | "overturned" | "shortened";
+        note: string | null;
+        player_message: string | null;
+        expires_at: string | null;
+        decided_at: string;
+        decided_by: components["schemas"]["Actor"] | null;
+        applied_at: string | null;
+      }) | null;
+      erased_at: string | null;
+      /** @enum {string} */
+      result: "created" | "idempotent_ok";
+    };
+    AppealStats: {
+      open: number;
+      oldest_open_at: string | null;
+      oldest_open_age_seconds: number | null;
+      window_days: number;
+      decided: number;
+      outcomes: {
+        upheld: number;
+        overturned: number;
+        shortened: number;
+      };
+      time_to_decision_seconds: {
+        median: number | null;
+        p90: number | null;
+      };
+      computed_at: string;
+    };
+    AppealSubject: {
+      appeal_id: string;
+      ban_id: number;
+      ban_publisher_id: string;
+      filed_by: {
+        publisher_id: string;
+        game_id: string;
+      };
+      /** @enum {string} */
+      status: "open" | "decided";
+      outcome: ("upheld" | "overturned" | "shortened") | null;
+      created_at: string;
+      decided_at: string | null;
     };
   };
   responses: {
@@ -1428,7 +1640,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -1689,6 +1901,231 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Your bans' appeals: the open queue, oldest first
+   * @description The appeals of your bans: `status=open` (the default) oldest first, `decided` newest decision first, `all` the open ones then the decided ones. `ban_id` and `device_id` narrow it; with them a page may hold fewer than `limit` after 1,000 appeals read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. A key bound to games is refused (the queue spans every game).
+   *
+   * Needs a key with the `appeals:decide` scope.
+   */
+  listAppeals: {
+    parameters: {
+      query?: {
+        /**
+         * @description `open` (the queue, oldest first), `decided` (newest decision first) or `all` (both, in that order).
+         * @example open
+         */
+        status?: "open" | "decided" | "all";
+        /**
+         * @description Only the appeal of this ban.
+         * @example 1042
+         */
+        ban_id?: number;
+        /**
+         * @description Only appeals about this device.
+         * @example device-7f3a9c
+         */
+        device_id?: string;
+        /**
+         * @description Most appeals to return. Digits only.
+         * @example 50
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque): the appeals after that page.
+         * @example T1BFTiMyMDI2LTAzLTAyVDA5OjAwOjAwLjAwMFojYXBsX1EyeDRiMVpwVG01SGRHaDNjRTFhV2w
+         */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of appeals. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["AppealList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * File a player's appeal of a ban enforced against their device
+   * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
+   *
+   * Needs a key with the `appeals:write` scope.
+   */
+  createAppeal: {
+    parameters: {
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "device_id": "device-7f3a9c",
+         *   "ban_id": 1042,
+         *   "message": "I was not cheating: my brother used my account that evening.",
+         *   "contact": "player@example.com",
+         *   "idempotency_key": "support-ticket-88121"
+         * }
+         */
+        "application/json": components["schemas"]["CreateAppealRequest"];
+      };
+    };
+    responses: {
+      /** @description The appeal filed earlier by the same request. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["AppealCreation"];
+        };
+      };
+      /** @description The appeal, filed now. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["AppealCreation"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * How your appeals queue is doing
+   * @description Open appeals and the oldest one's age, and over the last 30 days (UTC days, today included) the decisions by outcome and the median and 90th percentile time from filing to decision (nearest rank, in seconds; null without decisions). Each complete day is read once, then kept as a rollup: a call reads the open queue, the rollups and today's decisions, never every appeal.
+   *
+   * Needs a key with the `appeals:decide` scope.
+   */
+  appealStats: {
+    responses: {
+      /** @description The numbers. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["AppealStats"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * One appeal
+   * @description The ban's owner sees all of it; the publisher that filed it sees its status, outcome and what the player is shown, with `decision.note` and `decision.decided_by` null. Anyone else's appeal is a 404, as an unknown id. After an erasure of the device, `message` and `contact` are null.
+   *
+   * Needs a key with the `appeals:decide` or `appeals:write` scope.
+   */
+  getAppeal: {
+    parameters: {
+      path: {
+        /**
+         * @description The appeal, by the `appeal_id` its filing returned.
+         * @example apl_Q2x4b1ZpTm5HdGh3cE1aWl
+         */
+        appeal_id: string;
+      };
+    };
+    responses: {
+      /** @description The appeal. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Appeal"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Decide an appeal of one of your bans
+   * @description `upheld` keeps the ban; `overturned` revokes it as a revoke does (`revoke_reason_code` `appeal_overturned`); `shortened` moves its expiry to `expires_at`, which must be in the future and earlier than the ban's expiry. `player_message` replaces what the player is shown; `note` stays yours. An appeal is decided once: another decision is a 409; the same decision again answers 200 and finishes anything a fault left undone (until then `decision.applied_at` is null). A decision on a ban revoked or erased meanwhile is recorded and changes nothing more (`shortened` is then a 409: there is no expiry left to move).
+   *
+   * Needs a key with the `appeals:decide` scope.
+   */
+  decideAppeal: {
+    parameters: {
+      path: {
+        /**
+         * @description The appeal, by the `appeal_id` its filing returned.
+         * @example apl_Q2x4b1ZpTm5HdGh3cE1aWl
+         */
+        appeal_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "outcome": "overturned",
+         *   "note": "Account shared: the owner proved the match was played from another device.",
+         *   "player_message": "Your appeal was accepted and the ban was lifted."
+         * }
+         */
+        "application/json": components["schemas"]["AppealDecisionRequest"];
+      };
+    };
+    responses: {
+      /** @description The decided appeal. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Appeal"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];

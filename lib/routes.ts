@@ -1,7 +1,11 @@
 import type * as z from 'zod/mini';
 import {
+  appealDecisionRequestSchema,
+  appealPathSchema,
+  appealsQuerySchema,
   auditQuerySchema,
   banPathSchema,
+  createAppealRequestSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
   createWebhookRequestSchema,
@@ -17,7 +21,7 @@ import {
   revokeBanRequestSchema,
   webhookPathSchema,
 } from './model/requests';
-import type { Scope } from './model/scopes';
+import type { ScopeNeed } from './model/scopes';
 import type { Partition } from './storage/keys';
 
 /**
@@ -99,8 +103,8 @@ export interface Route {
   readonly handler: string;
   /** Whether the route sits behind the token authorizer. */
   readonly auth: boolean;
-  /** The scope a key needs to call it (lib/model/scopes.ts); null exactly for the public routes. */
-  readonly scope: Scope | null;
+  /** The scope a key needs to call it, or any one of several (lib/model/scopes.ts); null exactly for the public routes. */
+  readonly scope: ScopeNeed | null;
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
@@ -337,9 +341,13 @@ export const eraseDeviceRoute = {
   // The device Query, the erasure marker (put, read back by the Query, deleted when done), the
   // ban and record deletes, and the event.
   // It never deletes an audit event.
+  // The appeals of the erased bans, and those the publisher filed on others' bans there, lose
+  // their player's texts (the record and its queue entry).
   table: {
     'dynamodb:Query': ['device'],
+    'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
+    'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
     'dynamodb:DeleteItem': ['device', 'idempotency'],
   },
   throttle: 'write',
@@ -422,6 +430,87 @@ export const listWebhookDeliveriesRoute = {
   throttle: 'read',
 } as const satisfies Route;
 
+/** A player's appeal, filed by a game server or support site (`appeals:write`) from the game it plays. */
+export const createAppealRoute = {
+  id: 'createAppeal',
+  method: 'POST',
+  path: '/v1/appeals',
+  handler: 'create-appeal',
+  auth: true,
+  scope: 'appeals:write',
+  request: { game: true, body: createAppealRequestSchema },
+  // The policy and the device's visible bans (is it enforced here?), the appeal (put, or read when
+  // it exists), the ban claimed (or read, and the appeal withdrawn, when the claim is refused), the
+  // queue entry (deleted again when a decision won meanwhile) and the event.
+  table: {
+    'dynamodb:GetItem': ['publisher', 'appeal', 'device'],
+    'dynamodb:Query': ['device'],
+    'dynamodb:PutItem': ['appeal', 'appealQueue', 'audit'],
+    'dynamodb:UpdateItem': ['device'],
+    'dynamodb:DeleteItem': ['appeal', 'appealQueue'],
+  },
+  throttle: 'write',
+} as const satisfies Route;
+
+/** The owner's queue (`appeals:decide`): every game's appeals, so no key bound to games reads it. */
+export const listAppealsRoute = {
+  id: 'listAppeals',
+  method: 'GET',
+  path: '/v1/appeals',
+  handler: 'list-appeals',
+  auth: true,
+  scope: 'appeals:decide',
+  request: { query: appealsQuerySchema, everyGame: true },
+  table: { 'dynamodb:Query': ['appealQueue'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+/** A team lead's numbers: the open count and oldest, the window's rollups (written once a day). */
+export const appealStatsRoute = {
+  id: 'appealStats',
+  method: 'GET',
+  path: '/v1/appeals/stats',
+  handler: 'appeal-stats',
+  auth: true,
+  scope: 'appeals:decide',
+  request: { everyGame: true },
+  table: { 'dynamodb:Query': ['appealQueue'], 'dynamodb:PutItem': ['appealQueue'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+/** One appeal: its owner's moderators see all of it, its filer the filer's view. */
+export const getAppealRoute = {
+  id: 'getAppeal',
+  method: 'GET',
+  path: '/v1/appeals/{appeal_id}',
+  handler: 'get-appeal',
+  auth: true,
+  scope: ['appeals:decide', 'appeals:write'],
+  request: { path: appealPathSchema },
+  table: { 'dynamodb:GetItem': ['appeal'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+export const decideAppealRoute = {
+  id: 'decideAppeal',
+  method: 'POST',
+  path: '/v1/appeals/{appeal_id}/decision',
+  handler: 'decide-appeal',
+  auth: true,
+  scope: 'appeals:decide',
+  request: { path: appealPathSchema, body: appealDecisionRequestSchema },
+  // The appeal and (to shorten) the ban read; the appeal decided; the ban's update (or its read
+  // when the update's condition fails); the decided entry, the open one deleted; the events
+  // (`ban.revoked` / `ban.updated`, `appeal.decided`).
+  table: {
+    'dynamodb:GetItem': ['appeal', 'device'],
+    'dynamodb:UpdateItem': ['appeal', 'device'],
+    'dynamodb:PutItem': ['appealQueue', 'audit'],
+    'dynamodb:DeleteItem': ['appealQueue'],
+  },
+  throttle: 'write',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -443,6 +532,11 @@ export const routes = [
   listWebhooksRoute,
   deleteWebhookRoute,
   listWebhookDeliveriesRoute,
+  createAppealRoute,
+  listAppealsRoute,
+  appealStatsRoute,
+  getAppealRoute,
+  decideAppealRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 

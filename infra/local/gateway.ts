@@ -200,7 +200,8 @@ const decodeUtf8 = (body: Buffer) => {
 };
 
 export const createGateway = (options: GatewayOptions) => {
-  const compiled = options.routes.map(compile);
+  // A literal segment wins over a parameter, as in API Gateway: `/v1/appeals/stats` before `/v1/appeals/{appeal_id}`.
+  const compiled = options.routes.map(compile).sort((a, b) => a.params.length - b.params.length);
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const buckets = tokenBuckets(options.publisherLimits ?? DEFAULT_LOCAL_LIMITS);

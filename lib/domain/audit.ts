@@ -54,8 +54,10 @@ export const recordEvent = async (
   occurredAt: string,
   actor: Actor,
   subject: Subject,
+  /** Whose change it is, if not the trail's publisher's (an appeal filed on another's ban): the id is the feed's. */
+  changeOf: string = publisherId,
 ): Promise<void> => {
-  const eventId = eventIdOf(publisherId, subject.type, subjectId);
+  const eventId = eventIdOf(changeOf, subject.type, subjectId);
   const event = { event_id: eventId, occurred_at: occurredAt, actor, ...subject };
   try {
     await dynamo.send(

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { actorFromStored } from '../model/actors';
-import { banScopes, banTypes } from '../model/requests';
+import { appealOutcomes, banScopes, banTypes } from '../model/requests';
 import type { Actor } from '../model/responses';
 import { banKey } from '../storage/keys';
 import { IntegrityError } from './errors';
@@ -44,6 +44,14 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     revoked_by: z.optional(actor()),
     /** The idempotency key it was made with, so erasure can find the record holding its copy. */
     idempotency_key: z.optional(z.string()),
+    /** Its appeal (lib/domain/appeals.ts): a ban is appealed once, so this is set once. */
+    appeal_id: z.optional(z.string()),
+    appeal_status: z.optional(z.enum(['open', 'decided'])),
+    appeal_outcome: z.optional(z.enum(appealOutcomes)),
+    /** When and by whom its expiry last moved (an appeal decided `shortened`), and from what. */
+    updated_at: z.optional(timestamp()),
+    updated_by: z.optional(actor()),
+    previous_expires_at: z.optional(z.nullable(timestamp())),
   }))();
 
 export type Ban = z.output<typeof banRecordSchema>;
@@ -88,6 +96,12 @@ const banChecks = {
   created_by: optional(actorCheck),
   revoked_by: optional(actorCheck),
   idempotency_key: optional(string),
+  appeal_id: optional(string),
+  appeal_status: optional(oneOf(['open', 'decided'])),
+  appeal_outcome: optional(oneOf(appealOutcomes)),
+  updated_at: optional(string),
+  updated_by: optional(actorCheck),
+  previous_expires_at: optional(nullable(string)),
 } satisfies { [K in keyof Ban]-?: Check };
 
 const banFields = Object.keys(banChecks) as (keyof Ban)[];
@@ -99,7 +113,7 @@ export const banFromItem = (item: Record<string, unknown> | undefined): Ban => {
   const ban: Record<string, unknown> = {};
   for (const field of banFields) if (item[field] !== undefined) ban[field] = item[field];
   // Actors stored before people signed in have no type: they read as the keys they were.
-  for (const field of ['created_by', 'revoked_by'] as const)
+  for (const field of ['created_by', 'revoked_by', 'updated_by'] as const)
     if (ban[field] !== undefined) ban[field] = actorFromStored(ban[field]);
   return ban as Ban;
 };

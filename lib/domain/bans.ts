@@ -21,6 +21,7 @@ import type {
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { BAN_PREFIX, banKey, devicePartition, erasureKey, idempotencyKey } from '../storage/keys';
+import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
@@ -232,6 +233,14 @@ export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan =>
   revoke_reason_code: ban.revoke_reason_code ?? null,
   player_message: ban.player_message ?? null,
   appealable: ban.appealable ?? true,
+  appeal:
+    ban.appeal_id === undefined
+      ? null
+      : {
+          appeal_id: ban.appeal_id,
+          status: ban.appeal_status ?? 'open',
+          outcome: ban.appeal_outcome ?? null,
+        },
   enforced: isEnforced(policy, ban, now),
 });
 
@@ -338,12 +347,23 @@ export const listAllBans = (
 const banNotFound = () => new NotFoundError('No such ban on this device');
 
 /** Records `ban.revoked` for a ban revoked since the audit began (it names its revoker). */
-const recordRevoked = async (ban: Ban): Promise<void> => {
+export const recordRevoked = async (ban: Ban): Promise<void> => {
   if (!ban.revoked_by || ban.revoked_at === null) return;
   await recordEvent(ban.publisher_id, String(ban.ban_id), ban.revoked_at, ban.revoked_by, {
     type: 'ban.revoked',
     ...banSubject(ban),
     revoke_reason_code: ban.revoke_reason_code ?? '',
+  });
+};
+
+/** Records `ban.updated`: an appeal's decision moved its expiry or replaced its player message. */
+export const recordUpdated = async (ban: Ban): Promise<void> => {
+  if (!ban.updated_by || ban.updated_at === undefined) return;
+  await recordEvent(ban.publisher_id, `${ban.ban_id}\n${ban.updated_at}`, ban.updated_at, ban.updated_by, {
+    type: 'ban.updated',
+    ...banSubject(ban),
+    previous_expires_at: ban.previous_expires_at ?? null,
+    expires_at: ban.expires_at,
   });
 };
 
@@ -447,14 +467,17 @@ const ERASE_ROUNDS = 5;
 const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): Promise<Erasure> => {
   const markerKey = erasureKey(deviceId, publisherId);
   const bans: Ban[] = [];
+  /** Other publishers' bans with an appeal: one this publisher filed loses its texts. */
+  const appealed: Ban[] = [];
   let marker: Record<string, unknown> | undefined;
   const pages = paginateQuery(
     { client: dynamo },
     {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
-      // The publisher's bans and its own erasure marker: both carry its publisher_id.
-      FilterExpression: 'publisher_id = :publisher',
+      // The publisher's bans and its own erasure marker (both carry its publisher_id), and the
+      // bans with an appeal, which it may have filed (their player's texts go too).
+      FilterExpression: 'publisher_id = :publisher OR attribute_exists(appeal_id)',
       ExpressionAttributeValues: { ':pk': devicePartition(deviceId), ':publisher': publisherId },
       ConsistentRead: true,
     },
@@ -463,12 +486,19 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     for (const item of page.Items ?? []) {
       const sk = String(item.sk);
       if (sk === markerKey.sk) marker = item;
-      else if (sk.startsWith(BAN_PREFIX)) bans.push(banFromItem(item));
+      else if (!sk.startsWith(BAN_PREFIX)) continue;
+      else if (item.publisher_id === publisherId) bans.push(banFromItem(item));
+      else appealed.push(banFromItem(item));
     }
   }
   const erased = new Set<number>(Array.isArray(marker?.ban_ids) ? (marker.ban_ids as number[]) : []);
   const known = erased.size;
   for (const ban of bans) erased.add(ban.ban_id);
+  // An appeal's texts go before its ban, through which a retry finds them.
+  const filed = await appealsToErase(publisherId, appealed);
+  await mapWithConcurrency(filed, ERASE_CONCURRENCY, (appealId) =>
+    eraseAppealTexts(appealId, new Date().toISOString()),
+  );
   if (erased.size === 0) return { device_id: deviceId, erased_bans: 0 };
 
   const startedAt = typeof marker?.started_at === 'string' ? marker.started_at : new Date().toISOString();
@@ -495,6 +525,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     );
   }
   await mapWithConcurrency(bans, ERASE_CONCURRENCY, async (ban) => {
+    if (ban.appeal_id !== undefined) await eraseAppealTexts(ban.appeal_id, startedAt);
     if (ban.idempotency_key !== undefined) {
       await dynamo.send(
         new DeleteCommand({

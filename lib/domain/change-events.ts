@@ -1,8 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { Policy } from '../model/responses';
-import { BAN_PREFIX } from '../storage/keys';
+import type { AppealSubject, Policy } from '../model/responses';
+import { APPEAL_SK, BAN_PREFIX, partitions } from '../storage/keys';
+import { appealFromItem, appealSubject } from './appeal-record';
 import { eventIdOf } from './audit';
 import { type Ban, banFromItem } from './ban-record';
 import { isChangeSource } from './change-sources';
@@ -18,7 +19,11 @@ import { policyFromItem } from './policy';
  *   ban item revoked_at set        → ban.revoked  (at its revoked_at)
  *   ban item deleted               → ban.erased   (at the change's time): erasure, or a create
  *                                    withdrawn after a fault (then ban.created came before it)
+ *   ban item updated_at set anew   → ban.updated  (at its updated_at: an appeal moved its expiry
+ *                                    or replaced its player message)
  *   policy item updated            → policy.updated (at its updated_at)
+ *   appeal item inserted           → appeal.created (at its created_at)
+ *   appeal item decided            → appeal.decided (at its decided_at)
  *
  * Event ids are those of the audit trail for the same change (lib/domain/audit.ts), so one change
  * has one id everywhere, and the same one whenever its record is handed on again.
@@ -32,9 +37,17 @@ interface EventBase {
 }
 
 /** An event as the dispatcher stores and hands it on, before it is shown to a reader. */
+export type BanEventType = 'ban.created' | 'ban.revoked' | 'ban.erased' | 'ban.updated';
 export type ChangeEvent =
-  | (EventBase & { type: 'ban.created' | 'ban.revoked' | 'ban.erased'; device_id: string; ban: Ban })
-  | (EventBase & { type: 'policy.updated'; device_id: null; policy: Policy });
+  | (EventBase & { type: BanEventType; device_id: string; ban: Ban })
+  | (EventBase & { type: 'policy.updated'; device_id: null; policy: Policy })
+  | (EventBase & {
+      type: 'appeal.created' | 'appeal.decided';
+      device_id: string;
+      /** `publisher_id` is the ban's owner, who decides; the filer (maybe another publisher) sees it too. */
+      filer_publisher_id: string;
+      appeal: AppealSubject;
+    });
 
 /** A change record: the stream's (DynamoDB Streams, NEW_AND_OLD_IMAGES) or the local log's. */
 export type ChangeRecord = Pick<DynamoDBRecord, 'eventName' | 'dynamodb'>;
@@ -51,14 +64,21 @@ const changeTime = (record: ChangeRecord) => {
  * What an event keeps of a ban: what a listing can show. Who made or revoked it is the audit
  * trail's to keep, and the idempotency key is the caller's, so neither is copied into the feed.
  */
-const shown = ({ idempotency_key: _key, created_by: _by, revoked_by: _revoker, ...ban }: Ban): Ban => ban;
+const shown = ({
+  idempotency_key: _key,
+  created_by: _by,
+  revoked_by: _revoker,
+  updated_by: _updater,
+  ...ban
+}: Ban): Ban => ban;
 
 const banEvent = (
-  type: 'ban.created' | 'ban.revoked' | 'ban.erased',
+  type: BanEventType,
   ban: Ban,
   occurredAt: string,
+  subjectId = String(ban.ban_id),
 ): ChangeEvent => ({
-  event_id: eventIdOf(ban.publisher_id, type, String(ban.ban_id)),
+  event_id: eventIdOf(ban.publisher_id, type, subjectId),
   type,
   occurred_at: occurredAt,
   publisher_id: ban.publisher_id,
@@ -79,8 +99,13 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
     }
     if (record.eventName === 'MODIFY' && after) {
       const ban = banFromItem(after);
-      const wasRevoked = before ? banFromItem(before).revoked_at !== null : false;
-      return ban.revoked_at !== null && !wasRevoked ? [banEvent('ban.revoked', ban, ban.revoked_at)] : [];
+      const old = before ? banFromItem(before) : undefined;
+      const events: ChangeEvent[] = [];
+      if (ban.updated_at !== undefined && ban.updated_at !== old?.updated_at)
+        events.push(banEvent('ban.updated', ban, ban.updated_at, `${ban.ban_id}\n${ban.updated_at}`));
+      if (ban.revoked_at !== null && old?.revoked_at === null)
+        events.push(banEvent('ban.revoked', ban, ban.revoked_at));
+      return events;
     }
     if (record.eventName === 'REMOVE' && before) {
       // What was erased is gone: the event says which ban, never its details or its player's message.
@@ -88,6 +113,30 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       return [banEvent('ban.erased', ban, changeTime(record))];
     }
     return [];
+  }
+  if (String(keys.pk).startsWith(partitions.appeal) && keys.sk === APPEAL_SK) {
+    const appeal = appealFromItem(after);
+    if (!appeal) return [];
+    const opened = record.eventName === 'INSERT';
+    const decided =
+      record.eventName === 'MODIFY' &&
+      appeal.decision !== undefined &&
+      appealFromItem(before)?.status === 'open';
+    if (!opened && !decided) return [];
+    const type = opened ? 'appeal.created' : 'appeal.decided';
+    return [
+      {
+        event_id: eventIdOf(appeal.ban_publisher_id, type, appeal.appeal_id),
+        type,
+        occurred_at: opened ? appeal.created_at : (appeal.decision?.decided_at ?? appeal.created_at),
+        publisher_id: appeal.ban_publisher_id,
+        filer_publisher_id: appeal.filer_publisher_id,
+        device_id: appeal.device_id,
+        appeal: opened
+          ? appealSubject({ ...appeal, status: 'open', decision: undefined })
+          : appealSubject(appeal),
+      },
+    ];
   }
   // The policy: made with its defaults (INSERT) is no change of anyone's; each update is.
   if (record.eventName !== 'MODIFY' || !after) return [];

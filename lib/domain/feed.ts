@@ -34,12 +34,17 @@ import { getPolicy } from './policy';
  * dispatcher) lands once.
  */
 
-/** The partition an event goes to: the one every reader that may see it reads. */
-export const feedPartitionOf = (event: ChangeEvent): string => {
-  if (event.type === 'policy.updated') return publisherFeedPartition(event.publisher_id);
+/**
+ * The partitions an event goes to: those every reader that may see it reads. An appeal's events
+ * go to its ban's owner and, when another publisher filed it, to the filer too (publisher-wide).
+ */
+export const feedPartitionsOf = (event: ChangeEvent): string[] => {
+  if (event.type === 'policy.updated') return [publisherFeedPartition(event.publisher_id)];
+  if ('appeal' in event)
+    return [...new Set([event.publisher_id, event.filer_publisher_id])].map(publisherFeedPartition);
   const { scope, publisher_id, game_id } = event.ban;
-  if (scope === 'global') return GLOBAL_FEED_PARTITION;
-  return scope === 'game' ? gameFeedPartition(publisher_id, game_id) : publisherFeedPartition(publisher_id);
+  if (scope === 'global') return [GLOBAL_FEED_PARTITION];
+  return [scope === 'game' ? gameFeedPartition(publisher_id, game_id) : publisherFeedPartition(publisher_id)];
 };
 
 /** The partitions a reader reads, in the order its cursor lists their positions. */
@@ -202,10 +207,9 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
 /** Appends the events of a batch of changes to the feed, in their order. Safe to repeat. */
 export const appendToFeed = async (events: readonly ChangeEvent[]): Promise<void> => {
   const byPartition = new Map<string, ChangeEvent[]>();
-  for (const event of events) {
-    const partition = feedPartitionOf(event);
-    byPartition.set(partition, [...(byPartition.get(partition) ?? []), event]);
-  }
+  for (const event of events)
+    for (const partition of feedPartitionsOf(event))
+      byPartition.set(partition, [...(byPartition.get(partition) ?? []), event]);
   await Promise.all(
     [...byPartition].map(async ([partition, list]) => {
       await appendToPartition(partition, list);
@@ -219,6 +223,10 @@ export const toFeedEvent = (event: ChangeEvent, policy: Policy, now: string): Fe
   if (event.type === 'policy.updated') {
     const { event_id, type, occurred_at, policy: changed } = event;
     return { event_id, type, occurred_at, device_id: null, policy: changed };
+  }
+  if ('appeal' in event) {
+    const { event_id, type, occurred_at, device_id, appeal } = event;
+    return { event_id, type, occurred_at, device_id, appeal };
   }
   const listed = toListedBan(event.ban, policy, now);
   return {

@@ -133,8 +133,10 @@ const webhooksOf = async (publisherIds: Iterable<string>): Promise<StoredWebhook
  * a global ban every publisher's that has any. Nobody else's partition is read.
  */
 export const webhooksConcerning = async (events: readonly ChangeEvent[]): Promise<StoredWebhook[]> => {
-  const owners = events.map((event) => event.publisher_id);
-  const global = events.some((event) => event.type !== 'policy.updated' && event.ban.scope === 'global');
+  const owners = events.flatMap((event) =>
+    'filer_publisher_id' in event ? [event.publisher_id, event.filer_publisher_id] : [event.publisher_id],
+  );
+  const global = events.some((event) => 'ban' in event && event.ban.scope === 'global');
   return webhooksOf(global ? [...owners, ...(await indexedPublishers())] : owners);
 };
 
@@ -180,6 +182,7 @@ export const reachableWebhook = async (
 
 /** The read scope each event type needs: a webhook is a standing read of what it carries. */
 const readScopeOf = (type: FeedEventType): Scope => (type === 'policy.updated' ? 'policy:read' : 'bans:read');
+// Appeal events say which ban was contested and how it was decided: what `bans:read` reads in the feed.
 
 /**
  * Registers a webhook. A webhook is a standing read credential, so it needs what reading its
@@ -369,6 +372,13 @@ export const deleteWebhook = async (
 export const receiversOf = (event: ChangeEvent, webhooks: readonly StoredWebhook[]): StoredWebhook[] =>
   webhooks.filter((webhook) => {
     if (!webhook.events.includes(event.type)) return false;
+    // An appeal's events go to its ban's owner and its filer; a webhook bound to games takes those
+    // filed from its games.
+    if ('appeal' in event)
+      return (
+        (webhook.publisher_id === event.publisher_id || webhook.publisher_id === event.filer_publisher_id) &&
+        (webhook.games === null || webhook.games.includes(event.appeal.filed_by.game_id))
+      );
     if (webhook.publisher_id !== event.publisher_id)
       return event.type !== 'policy.updated' && event.ban.scope === 'global';
     if (event.type === 'policy.updated' || event.ban.scope !== 'game') return true;

@@ -4,6 +4,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
+  appealDecisionRequestSchema,
+  createAppealRequestSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
   createWebhookRequestSchema,
@@ -23,6 +25,11 @@ import {
   actorSchema,
   apiKeyListSchema,
   apiKeySchema,
+  appealCreationSchema,
+  appealListSchema,
+  appealSchema,
+  appealStatsSchema,
+  appealSubjectSchema,
   auditEventSchema,
   auditListSchema,
   banCreationResultSchema,
@@ -47,6 +54,7 @@ import {
   webhookListSchema,
   webhookSchema,
 } from '../model/responses';
+import { scopesOf } from '../model/scopes';
 import { type RequestSpec, type Route, routes } from '../routes';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
@@ -70,6 +78,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
   [createKeyRequestSchema, 'CreateKeyRequest'],
   [createWebhookRequestSchema, 'CreateWebhookRequest'],
+  [createAppealRequestSchema, 'CreateAppealRequest'],
+  [appealDecisionRequestSchema, 'AppealDecisionRequest'],
 ]);
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
@@ -98,6 +108,11 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [newWebhookSchema, 'NewWebhook'],
   [deliverySchema, 'Delivery'],
   [deliveryListSchema, 'DeliveryList'],
+  [appealSchema, 'Appeal'],
+  [appealListSchema, 'AppealList'],
+  [appealCreationSchema, 'AppealCreation'],
+  [appealStatsSchema, 'AppealStats'],
+  [appealSubjectSchema, 'AppealSubject'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -263,6 +278,22 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listWebhookDeliveries.status': {
     description: 'Only deliveries in this state: `pending` (still being tried), `delivered` or `failed`.',
     example: 'pending',
+  },
+  'listAppeals.status': {
+    description:
+      '`open` (the queue, oldest first), `decided` (newest decision first) or `all` (both, in that order).',
+    example: 'open',
+  },
+  'listAppeals.limit': { description: 'Most appeals to return. Digits only.', example: 50 },
+  'listAppeals.cursor': {
+    description: "The previous page's `next_cursor` (opaque): the appeals after that page.",
+    example: 'T1BFTiMyMDI2LTAzLTAyVDA5OjAwOjAwLjAwMFojYXBsX1EyeDRiMVpwVG01SGRHaDNjRTFhV2w',
+  },
+  'listAppeals.ban_id': { description: 'Only the appeal of this ban.', example: 1042 },
+  'listAppeals.device_id': { description: 'Only appeals about this device.', example: 'device-7f3a9c' },
+  appeal_id: {
+    description: 'The appeal, by the `appeal_id` its filing returned.',
+    example: 'apl_Q2x4b1ZpTm5HdGh3cE1aWl',
   },
   webhook_id: {
     description: 'The webhook, by the `webhook_id` its creation returned.',
@@ -450,7 +481,9 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
     operationId: route.id,
     summary: doc.summary,
     description: route.scope
-      ? `${doc.description}\n\nNeeds a key with the \`${route.scope}\` scope.`
+      ? `${doc.description}\n\nNeeds a key with the ${scopesOf(route.scope)
+          .map((scope) => `\`${scope}\``)
+          .join(' or ')} scope.`
       : doc.description,
     tags: [doc.tag],
     ...(route.auth ? {} : { security: [] }),
@@ -504,6 +537,10 @@ const tags: Record<Tag, string> = {
   Audit:
     "What your publisher's keys changed, newest first: one event per change that took effect (a " +
     'repeated request adds none), with the key that made it. Never a secret, never ban details.',
+  Appeals:
+    'A player contests a ban: a game server or support site files the appeal (`appeals:write`) and the ' +
+    "ban's owner decides it (`appeals:decide`). A ban is appealed once. What the player is shown " +
+    '(`player_message`, `expires_at`, `appealable`, `appeal`) is on the ban in every listing and enforcement answer.',
   Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
   Documentation: 'This description of the API.',
 };

@@ -4,8 +4,13 @@ import type { ErrorCode } from '../model/error-codes';
 import { defaultPolicyFlags } from '../model/policy-flags';
 import {
   type ApiKey,
+  type Appeal,
   apiKeyListSchema,
   apiKeySchema,
+  appealCreationSchema,
+  appealListSchema,
+  appealSchema,
+  appealStatsSchema,
   auditListSchema,
   type BanCreationResult,
   banCreationResultSchema,
@@ -51,6 +56,7 @@ export type Tag =
   | 'Webhooks'
   | 'Keys'
   | 'Audit'
+  | 'Appeals'
   | 'Documentation';
 
 /** A success response: a JSON body (its schema and an example), or none at all (204). */
@@ -98,6 +104,39 @@ const GAME = 'space-raiders';
 
 const policy: Policy = { publisher_id: 'acme', ...defaultPolicyFlags, updated_at: UPDATED_AT };
 
+const appealOpen: Appeal = {
+  appeal_id: 'apl_Q2x4b1ZpTm5HdGh3cE1aWl',
+  status: 'open',
+  device_id: DEVICE,
+  ban_id: 1042,
+  ban_publisher_id: 'acme',
+  filed_by: { publisher_id: 'acme', game_id: GAME },
+  message: 'I was not cheating: my brother used my account that evening.',
+  contact: 'player@example.com',
+  created_at: '2026-03-02T09:00:00.000Z',
+  decision: null,
+  erased_at: null,
+};
+
+const appealDecided: Appeal = {
+  ...appealOpen,
+  status: 'decided',
+  decision: {
+    outcome: 'overturned',
+    note: 'Account shared: the owner proved the match was played from another device.',
+    player_message: 'Your appeal was accepted and the ban was lifted.',
+    expires_at: null,
+    decided_at: NOW,
+    decided_by: {
+      type: 'user',
+      sub: '8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13',
+      email: 'sam@acme.example',
+      role: 'moderator',
+    },
+    applied_at: NOW,
+  },
+};
+
 const socialBan: ListedBan = {
   ban_id: 1042,
   ban_type: 'social',
@@ -112,6 +151,7 @@ const socialBan: ListedBan = {
   revoke_reason_code: null,
   player_message: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
   appealable: true,
+  appeal: null,
   enforced: true,
 };
 
@@ -130,6 +170,7 @@ const cheatBan: ListedBan = {
   revoke_reason_code: null,
   player_message: 'This device is banned for using cheat software.',
   appealable: false,
+  appeal: null,
   enforced: true,
 };
 
@@ -236,6 +277,7 @@ const feedEvents: FeedEvent[] = [
       revoke_reason_code: 'false_positive',
       player_message: null,
       appealable: true,
+      appeal: null,
       enforced: false,
     },
   },
@@ -259,6 +301,7 @@ const feedEvents: FeedEvent[] = [
       revoke_reason_code: null,
       player_message: null,
       appealable: true,
+      appeal: null,
       enforced: false,
     },
   },
@@ -711,6 +754,102 @@ export const operations = {
         next_cursor: 'MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE',
       }),
     },
+  },
+
+  createAppeal: {
+    summary: "File a player's appeal of a ban enforced against their device",
+    tag: 'Appeals',
+    description:
+      "A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). " +
+      'Only a ban the caller can see, that is active and enforced against the device in that game under ' +
+      'its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it ' +
+      'cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat ' +
+      'of the same appeal (the same `idempotency_key`, or without one the same words from the same game) ' +
+      "answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; " +
+      'the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.',
+    notFound: true,
+    conflict: true,
+    request: {
+      device_id: DEVICE,
+      ban_id: 1042,
+      message: 'I was not cheating: my brother used my account that evening.',
+      contact: 'player@example.com',
+      idempotency_key: 'support-ticket-88121',
+    },
+    responses: {
+      201: response(appealCreationSchema, 'The appeal, filed now.', { ...appealOpen, result: 'created' }),
+      200: response(appealCreationSchema, 'The appeal filed earlier by the same request.', {
+        ...appealOpen,
+        result: 'idempotent_ok',
+      }),
+    },
+  },
+
+  listAppeals: {
+    summary: "Your bans' appeals: the open queue, oldest first",
+    tag: 'Appeals',
+    description:
+      'The appeals of your bans: `status=open` (the default) oldest first, `decided` newest decision ' +
+      'first, `all` the open ones then the decided ones. `ban_id` and `device_id` narrow it; with them a ' +
+      'page may hold fewer than `limit` after 1,000 appeals read, and `next_cursor` goes on from there. ' +
+      'Page with `next_cursor` until it is null. A key bound to games is refused (the queue spans every game).',
+    responses: {
+      200: response(appealListSchema, 'A page of appeals.', { items: [appealOpen], next_cursor: null }),
+    },
+  },
+
+  appealStats: {
+    summary: 'How your appeals queue is doing',
+    tag: 'Appeals',
+    description:
+      "Open appeals and the oldest one's age, and over the last 30 days (UTC days, today included) the " +
+      'decisions by outcome and the median and 90th percentile time from filing to decision (nearest ' +
+      'rank, in seconds; null without decisions). Each complete day is read once, then kept as a rollup: ' +
+      "a call reads the open queue, the rollups and today's decisions, never every appeal.",
+    responses: {
+      200: response(appealStatsSchema, 'The numbers.', {
+        open: 12,
+        oldest_open_at: '2026-03-02T09:00:00.000Z',
+        oldest_open_age_seconds: 206431,
+        window_days: 30,
+        decided: 57,
+        outcomes: { upheld: 41, overturned: 11, shortened: 5 },
+        time_to_decision_seconds: { median: 14400, p90: 86400 },
+        computed_at: NOW,
+      }),
+    },
+  },
+
+  getAppeal: {
+    summary: 'One appeal',
+    tag: 'Appeals',
+    description:
+      "The ban's owner sees all of it; the publisher that filed it sees its status, outcome and what the " +
+      "player is shown, with `decision.note` and `decision.decided_by` null. Anyone else's appeal is a " +
+      '404, as an unknown id. After an erasure of the device, `message` and `contact` are null.',
+    notFound: true,
+    responses: { 200: response(appealSchema, 'The appeal.', appealDecided) },
+  },
+
+  decideAppeal: {
+    summary: 'Decide an appeal of one of your bans',
+    tag: 'Appeals',
+    description:
+      '`upheld` keeps the ban; `overturned` revokes it as a revoke does (`revoke_reason_code` ' +
+      '`appeal_overturned`); `shortened` moves its expiry to `expires_at`, which must be in the future ' +
+      "and earlier than the ban's expiry. `player_message` replaces what the player is shown; `note` " +
+      'stays yours. An appeal is decided once: another decision is a 409; the same decision again ' +
+      'answers 200 and finishes anything a fault left undone (until then `decision.applied_at` is null). ' +
+      'A decision on a ban revoked or erased meanwhile is recorded and changes nothing more (`shortened` ' +
+      'is then a 409: there is no expiry left to move).',
+    notFound: true,
+    conflict: true,
+    request: {
+      outcome: 'overturned',
+      note: 'Account shared: the owner proved the match was played from another device.',
+      player_message: 'Your appeal was accepted and the ban was lifted.',
+    },
+    responses: { 200: response(appealSchema, 'The decided appeal.', appealDecided) },
   },
 
   openapi: {

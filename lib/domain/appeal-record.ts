@@ -1,0 +1,137 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { actorFromStored } from '../model/actors';
+import type { AppealOutcome } from '../model/requests';
+import type { Actor, AppealSubject } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { isConditionFailure } from '../storage/failures';
+import { appealKey, decidedAppealKey, openAppealKey } from '../storage/keys';
+import type { Ban } from './ban-record';
+import { IntegrityError } from './errors';
+
+/**
+ * The appeal entity as stored (`APPEAL#<appeal_id>` / `APPEAL`, lib/storage/keys.ts): its type,
+ * its id rule and its mapping, apart from lib/domain/appeals.ts so that the events dispatcher
+ * reads appeals from the stream without the routes' code.
+ */
+
+/** The decision as stored on the appeal item. */
+export interface StoredDecision {
+  outcome: AppealOutcome;
+  note?: string;
+  player_message?: string;
+  expires_at?: string;
+  decided_at: string;
+  decided_by: Actor;
+}
+
+/** The appeal as stored, without its keys. */
+export interface StoredAppeal {
+  appeal_id: string;
+  status: 'open' | 'decided';
+  device_id: string;
+  ban_id: number;
+  ban_publisher_id: string;
+  /** The ban's scope and game, for the reach of a key bound to games. */
+  ban_scope: Ban['scope'];
+  ban_game_id: string;
+  filer_publisher_id: string;
+  filer_game_id: string;
+  message?: string;
+  contact?: string;
+  idempotency_key?: string;
+  created_at: string;
+  created_by: Actor;
+  decision?: StoredDecision;
+  applied_at?: string;
+  erased_at?: string;
+}
+
+export const appealFromItem = (item: Record<string, unknown> | undefined): StoredAppeal | undefined => {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  const appeal = rest as unknown as StoredAppeal;
+  if (
+    typeof appeal.appeal_id !== 'string' ||
+    (appeal.status !== 'open' && appeal.status !== 'decided') ||
+    typeof appeal.ban_id !== 'number' ||
+    typeof appeal.ban_publisher_id !== 'string' ||
+    typeof appeal.filer_publisher_id !== 'string' ||
+    typeof appeal.created_at !== 'string'
+  )
+    throw new IntegrityError('stored appeal is malformed');
+  const createdBy = actorFromStored(appeal.created_by);
+  if (!createdBy) throw new IntegrityError('stored appeal names no filer');
+  const decidedBy = appeal.decision ? actorFromStored(appeal.decision.decided_by) : undefined;
+  return {
+    ...appeal,
+    created_by: createdBy,
+    ...(appeal.decision && decidedBy ? { decision: { ...appeal.decision, decided_by: decidedBy } } : {}),
+  };
+};
+
+/** What the audit, the feed and webhooks say of an appeal: never its texts. */
+export const appealSubject = (appeal: StoredAppeal): AppealSubject => ({
+  appeal_id: appeal.appeal_id,
+  ban_id: appeal.ban_id,
+  ban_publisher_id: appeal.ban_publisher_id,
+  filed_by: { publisher_id: appeal.filer_publisher_id, game_id: appeal.filer_game_id },
+  status: appeal.status,
+  outcome: appeal.decision?.outcome ?? null,
+  created_at: appeal.created_at,
+  decided_at: appeal.decision?.decided_at ?? null,
+});
+
+export const readAppeal = async (appealId: string): Promise<StoredAppeal | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: appealKey(appealId), ConsistentRead: true }),
+  );
+  return appealFromItem(Item);
+};
+
+/** Drops an appeal's player texts (an erasure of its device), from the record and its queue entry. */
+export const eraseAppealTexts = async (appealId: string, erasedAt: string): Promise<void> => {
+  const appeal = await readAppeal(appealId);
+  if (!appeal || (appeal.message === undefined && appeal.contact === undefined)) return;
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: appealKey(appealId),
+      UpdateExpression: 'REMOVE message, contact SET erased_at = if_not_exists(erased_at, :at)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': erasedAt },
+    }),
+  );
+  const entries = [
+    openAppealKey(appeal.ban_publisher_id, appeal.created_at, appealId),
+    ...(appeal.decision
+      ? [decidedAppealKey(appeal.ban_publisher_id, appeal.decision.decided_at, appealId)]
+      : []),
+  ];
+  for (const Key of entries) {
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key,
+          UpdateExpression: 'REMOVE #appeal.message, #appeal.contact SET #appeal.erased_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#appeal': 'appeal' },
+          ExpressionAttributeValues: { ':at': erasedAt },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+};
+
+/** The appeals an erasure of the device by `publisherId` concerns: of its bans, or filed by it. */
+export const appealsToErase = async (publisherId: string, bans: readonly Ban[]): Promise<string[]> => {
+  const ids: string[] = [];
+  for (const ban of bans) {
+    if (ban.appeal_id === undefined) continue;
+    if (ban.publisher_id === publisherId) ids.push(ban.appeal_id);
+    else if ((await readAppeal(ban.appeal_id))?.filer_publisher_id === publisherId) ids.push(ban.appeal_id);
+  }
+  return ids;
+};
