@@ -201,7 +201,16 @@ describe('npm run keys', () => {
       publisher_id: 'acme',
       key_id: expect.stringMatching(/^key_/),
       api_key: expect.stringMatching(/^bsk_/),
-      scopes: ['bans:read', 'bans:write', 'policy:read', 'policy:write', 'keys:manage', 'audit:read'],
+      scopes: [
+        'bans:read',
+        'bans:write',
+        'policy:read',
+        'policy:write',
+        'keys:manage',
+        'audit:read',
+        'appeals:write',
+        'appeals:decide',
+      ],
       games: null,
     });
 

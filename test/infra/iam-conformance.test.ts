@@ -342,6 +342,73 @@ describe('every function, under the role the template gives it', () => {
     expect(denials()).toEqual([]);
   });
 
+  it('appeals: filed by another publisher on a global ban, repeated, read, listed, decided, counted, erased', async () => {
+    const until = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const bans: number[] = [];
+    for (const device of ['iam-appeal-1', 'iam-appeal-2']) {
+      const made = await call('createBan', owner, {
+        game: 'g1',
+        body: {
+          device_id: device,
+          ban_type: 'cheat',
+          scope: 'global',
+          reason_code: 'aimbot',
+          expires_at: until,
+        },
+      });
+      expect(made.status).toBe(201);
+      bans.push(made.body.ban_id);
+    }
+    const appeals: string[] = [];
+    for (const [index, device] of ['iam-appeal-1', 'iam-appeal-2'].entries()) {
+      const body = {
+        device_id: device,
+        ban_id: bans[index],
+        message: 'not me',
+        idempotency_key: `t-${index}`,
+      };
+      const filed = await call('createAppeal', other, { game: 'gb', body });
+      expect(filed.status).toBe(201);
+      appeals.push(filed.body.appeal_id);
+      // The same request again: the appeal read back (200).
+      expect((await call('createAppeal', other, { game: 'gb', body })).status).toBe(200);
+    }
+    const [first, second] = appeals as [string, string];
+    expect((await call('getAppeal', other, { path: { appeal_id: first } })).status).toBe(200);
+    expect((await call('getAppeal', owner, { path: { appeal_id: first } })).status).toBe(200);
+    expect(
+      (await call('listAppeals', owner, { query: { status: 'all', device_id: 'iam-appeal-1' } })).status,
+    ).toBe(200);
+    const sooner = new Date(Date.now() + 86_400_000).toISOString();
+    expect(
+      (
+        await call('decideAppeal', owner, {
+          path: { appeal_id: first },
+          body: { outcome: 'shortened', expires_at: sooner },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call('decideAppeal', owner, {
+          path: { appeal_id: second },
+          body: { outcome: 'overturned', player_message: 'Lifted on appeal.' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('appealStats', owner)).status).toBe(200);
+    // The filer erases what it holds of the device (its appeal's texts), then the owner its bans.
+    expect((await call('eraseDevice', other, { path: { device_id: 'iam-appeal-1' }, body: {} })).status).toBe(
+      200,
+    );
+    expect((await call('eraseDevice', owner, { path: { device_id: 'iam-appeal-2' }, body: {} })).status).toBe(
+      200,
+    );
+    await dispatch();
+    await send();
+    expect(denials()).toEqual([]);
+  });
+
   it('a webhook deleted, and every function exercised: no grant is unused but those the flows cannot reach', async () => {
     const hooks = await call('listWebhooks', owner);
     const webhookId = hooks.body.items[0].webhook_id;
@@ -366,6 +433,8 @@ describe('every function, under the role the template gives it', () => {
  * fault these flows do not stage (test/robustness does, on the store without IAM).
  */
 const UNREACHED_HERE = [
+  // An appeal is withdrawn only when its ban is revoked or expires between the read and the claim.
+  'createAppeal dynamodb:DeleteItem',
   'createBan dynamodb:DeleteItem',
   'createKey dynamodb:DeleteItem',
   'createWebhook dynamodb:DeleteItem',

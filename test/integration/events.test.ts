@@ -250,7 +250,7 @@ describe('webhooks', () => {
       { url: 'https://169.254.169.254/latest' },
       { url: 'http://10.0.0.1/hook' },
       { url: 'not a url' },
-      { url: `${receiver.url}/hooks`, events: ['ban.updated'] },
+      { url: `${receiver.url}/hooks`, events: ['ban.exploded'] },
       { url: `${receiver.url}/hooks`, events: [] },
       { url: `${receiver.url}/hooks`, games: ['bad#game'] },
       { url: `${receiver.url}/hooks`, extra: true },

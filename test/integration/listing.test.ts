@@ -75,6 +75,7 @@ describe('what a publisher sees', () => {
       revoke_reason_code: null,
       player_message: null,
       appealable: true,
+      appeal: null,
       enforced: true,
     });
     expect(byId.get(ids.aPublisher)).toMatchObject({ game_id: null, details_json: { note: 'a only' } });

@@ -118,7 +118,15 @@ describe('the audit trail of webhooks', () => {
       webhook: {
         webhook_id: made.body.webhook_id,
         url_origin: 'https://hooks.example.com',
-        events: ['ban.created', 'ban.revoked', 'ban.erased', 'policy.updated'],
+        events: [
+          'ban.created',
+          'ban.revoked',
+          'ban.erased',
+          'policy.updated',
+          'ban.updated',
+          'appeal.created',
+          'appeal.decided',
+        ],
         games: ['g7'],
       },
     });

@@ -41,6 +41,7 @@ describe('docs/openapi.json', () => {
       ),
     );
     expect(withGame.map((r) => r.id).sort()).toEqual([
+      'createAppeal',
       'createBan',
       'getEnforcement',
       'getEnforcementBatch',

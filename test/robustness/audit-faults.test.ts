@@ -1,15 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  erasureKey,
-  PUBLISHER_KEY_PREFIX,
-  partitions,
-  policyKey,
-  publisherPartition,
-} from '../../lib/storage/keys';
-import type { ApiResponse } from '../support/api';
+import { erasureKey, PUBLISHER_KEY_PREFIX, policyKey, publisherPartition } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
-import { type FaultInjector, type FaultRule, injectFaults, type Operation } from '../support/faults';
+import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
+import { type FaultInjector, injectFaults } from '../support/faults';
 import {
   banBody,
   createBan,
@@ -81,17 +75,6 @@ const storedKeys = async () => {
   );
   return Items ?? [];
 };
-
-interface WriteCase<C> {
-  setup(): Promise<C>;
-  send(ctx: C): Promise<ApiResponse>;
-  /** What must hold after the failed request: no event for a change that is not there. */
-  afterFailure(ctx: C): Promise<void>;
-  /** What must hold after the retry: the change, and exactly one event for it. */
-  afterRetry(ctx: C, res: ApiResponse): Promise<void>;
-}
-
-const writeCase = <C>(c: WriteCase<C>) => c;
 
 let flip = false;
 
@@ -258,74 +241,11 @@ const operations = {
 } as const;
 
 /** The partition kind of a key, by its prefix (lib/storage/keys.ts). */
-const prefixOf = (key: string | undefined) =>
-  Object.values(partitions).find((prefix) => key?.startsWith(prefix)) ?? '';
-
-const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
-const DISPATCHED: readonly string[] = [
-  partitions.feed,
-  partitions.delivery,
-  partitions.webhook,
-  partitions.webhookIndex,
-];
-
-/** One fault rule per storage call of a clean run (the n-th call of its operation on its kind of partition). */
-const rulesFor = async (op: WriteCase<any>) => {
-  const ctx = await op.setup();
-  faults.reset();
-  const res = await op.send(ctx);
-  expect(res.status).toBeLessThan(300);
-  const seen = new Map<string, number>();
-  const rules: Array<{ name: string; rule: FaultRule }> = [];
-  for (const call of faults.calls) {
-    const keyPrefix = prefixOf(call.key);
-    // The dispatcher's own calls, made in the background from the change log (dispatch-faults.test.ts).
-    if (DISPATCHED.includes(keyPrefix)) continue;
-    const id = `${call.operation} ${keyPrefix}`;
-    const nth = (seen.get(id) ?? 0) + 1;
-    seen.set(id, nth);
-    const operation = call.operation as Operation;
-    rules.push({
-      name: `${id}#${nth} before it reaches the store`,
-      rule: { operation, keyPrefix, nth, error: 'InternalServerError' },
-    });
-    if (WRITES.includes(call.operation))
-      rules.push({
-        name: `${id}#${nth} after it landed, its answer lost`,
-        rule: { operation, keyPrefix, nth, error: 'timeout', attempts: 'each', landedAttempts: 1 },
-      });
-  }
-  faults.reset();
-  return rules;
-};
-
 describe.each(Object.entries(operations))('%s', (_name, op: WriteCase<any>) => {
   it('keeps exactly one event per change with a fault at each of its storage calls, then the retry', async () => {
-    const rules = await rulesFor(op);
-    expect(rules.length).toBeGreaterThan(2);
-    for (const { name, rule } of rules) {
-      const ctx = await op.setup();
-      faults.reset();
-      faults.fail(rule);
-      const failed = await op.send(ctx);
-      try {
-        if (faults.injected.length === 0) {
-          // A conditional put whose condition failed in the clean run (the event was recorded
-          // already, the policy existed): nothing lands, so there is no answer to lose.
-          expect(rule.landedAttempts).toBe(1);
-          await op.afterRetry(ctx, failed);
-          continue;
-        }
-        expect(failed.status).toBe(503);
-        await op.afterFailure(ctx);
-        totals.injected += faults.injected.length;
-        faults.reset();
-        await op.afterRetry(ctx, await op.send(ctx));
-        totals.cases += 1;
-      } catch (error) {
-        throw new Error(`${name}: ${(error as Error).message}`);
-      }
-    }
+    const { cases, injected } = await faultAtEveryCall(faults, op);
+    totals.cases += cases;
+    totals.injected += injected;
     totals.events = (await storedEvents(OWNER)).length;
   });
 });

@@ -149,7 +149,7 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
   expect(new Set(mine.map((e) => e.event_id)).size).toBe(5);
   // The erased ban's details are gone from every event of it.
   for (const event of mine) {
-    if (event.device_id !== null && event.ban.ban_id === s.gameBan) expect(event.ban.details_json).toBeNull();
+    if ('ban' in event && event.ban.ban_id === s.gameBan) expect(event.ban.details_json).toBeNull();
   }
   const feedB = await lib.readFeed(s.b, 'g1', { limit: 500 });
   expect(feedB.items.filter((e) => e.device_id === s.device).map((e) => e.type)).toEqual(['ban.created']);
@@ -281,7 +281,9 @@ describe('dispatching a batch of changes', () => {
     );
     expect(seen).toEqual(whole.map((e) => e.type));
     expect(
-      whole.filter((e) => e.device_id === s.device && e.ban.ban_id === s.gameBan).map((e) => e.type),
+      whole
+        .filter((e) => e.device_id === s.device && 'ban' in e && e.ban.ban_id === s.gameBan)
+        .map((e) => e.type),
     ).toEqual(['ban.created', 'ban.revoked', 'ban.erased']);
     expect(seen).toHaveLength(5);
   });

@@ -148,8 +148,8 @@ describe.skipIf(!endpoint)('the local change log and the table stream', () => {
           const shown = event.type === 'ban.erased' ? rest : event;
           // The feed drops an erased ban's details from its earlier events; the stream keeps the images.
           if (
-            shown.type !== 'policy.updated' &&
-            fromStream.some((e) => e.type === 'ban.erased' && e.ban.ban_id === shown.ban.ban_id)
+            'ban' in shown &&
+            fromStream.some((e) => e.type === 'ban.erased' && 'ban' in e && e.ban.ban_id === shown.ban.ban_id)
           ) {
             const { details_json: _gone, ...ban } = shown.ban;
             return canonical({ ...shown, ban });

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appealIdOf, appealKey, banKey, partitions } from '../../lib/storage/keys';
+import { storedEvents } from '../support/audit';
+import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
+import { type FaultInjector, injectFaults } from '../support/faults';
+import { banBody, createBan, startWithPublishers, type TestApi, unique } from '../support/fixtures';
+
+/**
+ * Appeals under faults: a fault at every storage call of filing and of deciding (before the call
+ * reaches the store, and after it landed with its answer lost), then the retry of the same request.
+ * Nothing is lost or doubled: one appeal per ban, in the queue once, its ban claimed by it, one
+ * `appeal.created` in the filer's trail; one decision, its effect on the ban, one `appeal.decided`
+ * and one event of the effect. The filer is another publisher, as for a global ban. In-process, on
+ * the embedded store and on DynamoDB Local.
+ */
+
+const OWNER = 'appeal-fault';
+const FILER = 'appeal-fault-filer';
+const GAME = 'g-apf';
+let api: TestApi;
+let faults: FaultInjector;
+let ownerKey: string;
+let filerKey: string;
+const totals = { cases: 0, injected: 0 };
+
+beforeAll(async () => {
+  const started = await startWithPublishers([OWNER, FILER]);
+  api = started.api;
+  ownerKey = started.keys[OWNER];
+  filerKey = started.keys[FILER];
+  const { dynamo } = await import('../../lib/storage/client');
+  faults = injectFaults(dynamo);
+});
+afterAll(async () => {
+  faults?.remove();
+  await api?.close();
+  console.info(`appeals under faults: ${totals.cases} cases, ${totals.injected} faults injected`);
+});
+
+const item = async (key: { pk: string; sk: string }) => {
+  const { dynamo, tableName } = await import('../../lib/storage/client');
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  return (await dynamo.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+};
+const queueOf = async (appealId: string) =>
+  (await api.items()).filter(
+    (entry) => entry.pk === `${partitions.appealQueue}${OWNER}` && String(entry.sk).endsWith(`#${appealId}`),
+  );
+const events = async (publisher: string, type: string, appealId: string) =>
+  (await storedEvents(publisher)).filter(
+    (e) => e.type === type && (e.appeal as { appeal_id?: string } | undefined)?.appeal_id === appealId,
+  );
+
+interface Filing {
+  device: string;
+  banId: number;
+  appealId: string;
+  body: Record<string, unknown>;
+}
+
+const newFiling = async (withKey: boolean): Promise<Filing> => {
+  const device = unique('apf');
+  const banId = await createBan(api, ownerKey, GAME, banBody({ device_id: device, scope: 'global' }));
+  return {
+    device,
+    banId,
+    appealId: appealIdOf(banId),
+    body: {
+      device_id: device,
+      ban_id: banId,
+      message: 'It was not me.',
+      ...(withKey ? { idempotency_key: unique('ticket') } : {}),
+    },
+  };
+};
+
+const fileAppeal = (body: Record<string, unknown>) =>
+  api.request('POST', '/v1/appeals', { key: filerKey, game: 'g-filer', body });
+
+/** What a failed filing may leave: nothing that claims an appeal the store does not hold. */
+const noHalfFiling = async ({ device, banId, appealId }: Filing) => {
+  const appeal = await item(appealKey(appealId));
+  const ban = await item(banKey(device, banId));
+  if (ban?.appeal_id !== undefined) expect(appeal).toBeDefined();
+  if ((await queueOf(appealId)).length > 0) expect(appeal).toBeDefined();
+  if ((await events(FILER, 'appeal.created', appealId)).length > 0) expect(appeal).toBeDefined();
+};
+
+const filedOnce = async ({ device, banId, appealId }: Filing, res: { status: number; body: any }) => {
+  expect([200, 201]).toContain(res.status);
+  expect(res.body.appeal_id).toBe(appealId);
+  expect((await item(appealKey(appealId)))?.status).toBe('open');
+  expect((await item(banKey(device, banId)))?.appeal_id).toBe(appealId);
+  expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['OPEN#']);
+  expect(await events(FILER, 'appeal.created', appealId)).toHaveLength(1);
+};
+
+const filing = (withKey: boolean) =>
+  writeCase<Filing>({
+    setup: () => newFiling(withKey),
+    send: (ctx) => fileAppeal(ctx.body),
+    afterFailure: noHalfFiling,
+    afterRetry: filedOnce,
+  });
+
+const deciding = (
+  decision: () => Record<string, unknown>,
+  effect: (ban: Record<string, any>, decision: Record<string, unknown>) => void,
+) =>
+  writeCase<Filing & { decision: Record<string, unknown> }>({
+    setup: async () => {
+      const ctx = await newFiling(true);
+      expect((await fileAppeal(ctx.body)).status).toBe(201);
+      return { ...ctx, decision: decision() };
+    },
+    send: (ctx) =>
+      api.request('POST', `/v1/appeals/${ctx.appealId}/decision`, { key: ownerKey, body: ctx.decision }),
+    afterFailure: async ({ device, banId, appealId }) => {
+      // The ban changes only after the decision is recorded, and an event only after its change.
+      const appeal = await item(appealKey(appealId));
+      const ban = await item(banKey(device, banId));
+      if (ban?.appeal_status === 'decided') expect(appeal?.status).toBe('decided');
+      if ((await events(OWNER, 'appeal.decided', appealId)).length > 0)
+        expect(appeal?.status).toBe('decided');
+      const revoked = (await storedEvents(OWNER)).filter(
+        (e) => e.type === 'ban.revoked' && e.ban_id === banId,
+      );
+      if (revoked.length > 0) expect(ban?.revoked_at).not.toBeNull();
+    },
+    afterRetry: async ({ device, banId, appealId, decision: body }, res) => {
+      expect(res.status).toBe(200);
+      expect(res.body.decision).toMatchObject({ outcome: body.outcome });
+      expect(res.body.decision.applied_at).not.toBeNull();
+      const ban = (await item(banKey(device, banId))) as Record<string, any>;
+      expect(ban).toMatchObject({
+        appeal_id: appealId,
+        appeal_status: 'decided',
+        appeal_outcome: body.outcome,
+      });
+      effect(ban, body);
+      expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['DONE#']);
+      expect(await events(OWNER, 'appeal.decided', appealId)).toHaveLength(1);
+      const ofBan = (await storedEvents(OWNER)).filter(
+        (e) => (e.type === 'ban.revoked' || e.type === 'ban.updated') && e.ban_id === banId,
+      );
+      expect(ofBan.map((e) => e.type).sort()).toEqual(
+        [
+          ...(body.outcome === 'overturned' ? ['ban.revoked'] : []),
+          ...(body.outcome === 'shortened' || body.player_message ? ['ban.updated'] : []),
+        ].sort(),
+      );
+    },
+  });
+
+const operations: Record<string, WriteCase<any>> = {
+  'filing an appeal with an idempotency key': filing(true),
+  'filing an appeal without one': filing(false),
+  'deciding overturned with a new player message': deciding(
+    () => ({ outcome: 'overturned', note: 'proven', player_message: 'Your ban was lifted.' }),
+    (ban) =>
+      expect(ban).toMatchObject({
+        revoke_reason_code: 'appeal_overturned',
+        player_message: 'Your ban was lifted.',
+      }),
+  ),
+  'deciding shortened': deciding(
+    () => ({ outcome: 'shortened', expires_at: new Date(Date.now() + 86_400_000).toISOString() }),
+    (ban, decision) => {
+      expect(ban.revoked_at).toBeNull();
+      // Moved once, from permanent: a repeated move would have recorded its own expiry as the previous one.
+      expect(ban.previous_expires_at).toBeNull();
+      expect(ban.expires_at).toBe(decision.expires_at);
+    },
+  ),
+  'deciding upheld': deciding(
+    () => ({ outcome: 'upheld' }),
+    (ban) => expect(ban.revoked_at).toBeNull(),
+  ),
+};
+
+describe.each(Object.entries(operations))('%s', (_name, op) => {
+  it('loses nothing and doubles nothing with a fault at each of its storage calls, then the retry', async () => {
+    const { cases, injected } = await faultAtEveryCall(faults, op);
+    totals.cases += cases;
+    totals.injected += injected;
+  });
+});

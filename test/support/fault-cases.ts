@@ -1,0 +1,95 @@
+import { expect } from 'vitest';
+import { partitions } from '../../lib/storage/keys';
+import type { ApiResponse } from './api';
+import type { FaultInjector, FaultRule, Operation } from './faults';
+
+/**
+ * A write under a fault at each of its storage calls, then its retry: the shape of the audit and
+ * appeal fault suites. A clean run lists the request's storage calls; then, for every one of them,
+ * a new case fails that call (before it reaches the store, and, for writes, after it landed with
+ * its answer lost), checks what the 503 left, retries the same request and checks the outcome.
+ */
+export interface WriteCase<C> {
+  setup(): Promise<C>;
+  send(ctx: C): Promise<ApiResponse>;
+  /** What must hold after the failed request. */
+  afterFailure(ctx: C): Promise<void>;
+  /** What must hold after the retry. */
+  afterRetry(ctx: C, res: ApiResponse): Promise<void>;
+}
+
+export const writeCase = <C>(c: WriteCase<C>) => c;
+
+const prefixOf = (key: string | undefined) =>
+  Object.values(partitions)
+    .filter((prefix) => key?.startsWith(prefix))
+    .sort((a, b) => b.length - a.length)[0] ?? '';
+const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+/** The dispatcher's own calls, made in the background from the change log (dispatch-faults.test.ts). */
+const DISPATCHED: readonly string[] = [
+  partitions.feed,
+  partitions.delivery,
+  partitions.webhook,
+  partitions.webhookIndex,
+];
+
+/** One fault rule per storage call of a clean run (the n-th call of its operation on its kind of partition). */
+const rulesFor = async (faults: FaultInjector, op: WriteCase<any>) => {
+  const ctx = await op.setup();
+  faults.reset();
+  const res = await op.send(ctx);
+  expect(res.status).toBeLessThan(300);
+  const seen = new Map<string, number>();
+  const rules: Array<{ name: string; rule: FaultRule }> = [];
+  for (const call of faults.calls) {
+    const keyPrefix = prefixOf(call.key);
+    if (DISPATCHED.includes(keyPrefix)) continue;
+    const id = `${call.operation} ${keyPrefix}`;
+    const nth = (seen.get(id) ?? 0) + 1;
+    seen.set(id, nth);
+    const operation = call.operation as Operation;
+    rules.push({
+      name: `${id}#${nth} before it reaches the store`,
+      rule: { operation, keyPrefix, nth, error: 'InternalServerError' },
+    });
+    if (WRITES.includes(call.operation))
+      rules.push({
+        name: `${id}#${nth} after it landed, its answer lost`,
+        rule: { operation, keyPrefix, nth, error: 'timeout', attempts: 'each', landedAttempts: 1 },
+      });
+  }
+  faults.reset();
+  return rules;
+};
+
+/** Runs every case of `op`; answers how many were run and how many faults were injected. */
+export const faultAtEveryCall = async (faults: FaultInjector, op: WriteCase<any>) => {
+  const rules = await rulesFor(faults, op);
+  expect(rules.length).toBeGreaterThan(2);
+  let cases = 0;
+  let injected = 0;
+  for (const { name, rule } of rules) {
+    const ctx = await op.setup();
+    faults.reset();
+    faults.fail(rule);
+    const failed = await op.send(ctx);
+    try {
+      if (faults.injected.length === 0) {
+        // A conditional write whose condition failed in the clean run (the event was recorded
+        // already, the policy existed): nothing lands, so there is no answer to lose.
+        expect(rule.landedAttempts).toBe(1);
+        await op.afterRetry(ctx, failed);
+        continue;
+      }
+      expect(failed.status).toBe(503);
+      await op.afterFailure(ctx);
+      injected += faults.injected.length;
+      faults.reset();
+      await op.afterRetry(ctx, await op.send(ctx));
+      cases += 1;
+    } catch (error) {
+      throw new Error(`${name}: ${(error as Error).message}`);
+    }
+  }
+  return { cases, injected };
+};
