@@ -1,6 +1,4 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
@@ -196,20 +194,40 @@ const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
 });
 
 /**
- * Before the body is parsed: a body nesting deeper than MAX_BODY_DEPTH is refused as such (not
- * as invalid JSON, which it may well be), and the scan's other findings wait for the validator.
+ * The body parsed. First the scan: a body nesting deeper than MAX_BODY_DEPTH is refused as such
+ * (not as invalid JSON, which it may well be), and the scan's other findings wait for the
+ * validator. Then the parse, refusing `__proto__` (and a `constructor` holding a `prototype`)
+ * anywhere: keys that reach an object's prototype once merged. Our own few lines rather than
+ * middy's JSON body parser: the scan reads the body already, and the parser's option checks and
+ * content-type handling (ours is bodyGuard's) cost every bundle 1.4 KB (docs/performance.md).
  */
-const jsonScan = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
-  name: 'jsonScan',
+const jsonBody = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+  name: 'jsonBody',
   before: (request) => {
     const internal = (request as ChainRequest).internal;
-    const scan = scanJson(internal.rawBody ?? '');
+    const raw = internal.rawBody ?? '';
+    const scan = scanJson(raw);
     if (scan.tooDeep !== null) {
       throw new ApiError('invalid_request', `${scan.tooDeep} nests deeper than ${MAX_BODY_DEPTH} levels`, {
         details: [{ field: scan.tooDeep, issue: 'too_deep' }],
       });
     }
     internal.scan = scan;
+    let forbidden: string | undefined;
+    try {
+      request.event.body = JSON.parse(raw, (key, value) => {
+        if (key === '__proto__' || (key === 'constructor' && value && Object.hasOwn(value, 'prototype')))
+          forbidden ??= key;
+        return value;
+      });
+    } catch {
+      throw new ApiError('invalid_json', 'The request body is not valid JSON');
+    }
+    if (forbidden !== undefined) {
+      throw new ApiError('invalid_request', `the key ${forbidden} is not allowed`, {
+        details: [{ field: forbidden, issue: 'forbidden_key' }],
+      });
+    }
   },
 });
 
@@ -417,6 +435,26 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
  * gets typed, validated input and returns the reply; status, headers, envelope and logging are
  * the chain's business.
  */
+/** Header names in lower case, the way HTTP compares them; one object with no prototype per map. */
+const lowerKeys = <T>(from: Record<string, T> | null | undefined) => {
+  if (!from) return from;
+  const to: Record<string, T> = Object.create(null);
+  for (const name in from) to[name.toLowerCase()] = from[name] as T;
+  return to;
+};
+
+/**
+ * Header names lower-cased before anything reads them. Our own eight lines rather than middy's
+ * normalizer: its canonical casing, default headers and option checks are unused here and cost
+ * every bundle 1.5 KB (the bench's size ratio, docs/performance.md).
+ */
+const lowerCaseHeaders = (): MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: ({ event }) => {
+    event.headers = lowerKeys(event.headers) as APIGatewayProxyEvent['headers'];
+    event.multiValueHeaders = lowerKeys(event.multiValueHeaders) as APIGatewayProxyEvent['multiValueHeaders'];
+  },
+});
+
 export const httpRoute = <const R extends RouteSpec>(
   route: R,
   handle: (input: RouteInput<R>) => Promise<Reply> | Reply,
@@ -431,13 +469,10 @@ export const httpRoute = <const R extends RouteSpec>(
   })
     .use(responder())
     .use(singletonHeaders())
-    .use(httpHeaderNormalizer())
+    .use(lowerCaseHeaders())
     .use(keyAccess(route));
   if (route.request.body) {
-    chain
-      .use(bodyGuard())
-      .use(jsonScan())
-      .use(httpJsonBodyParser({ disableContentTypeCheck: true }));
+    chain.use(bodyGuard()).use(jsonBody());
   }
   return chain
     .use(validator(route))

@@ -96,8 +96,8 @@ export const errorResponse = (error: ApiError, requestId: string): HttpResponse 
 
 /**
  * Maps anything thrown below the HTTP layer to the API error it is answered with: the domain's
- * own errors by meaning, a transient storage failure as 503, the JSON body parser's refusals as
- * 400/415, and anything else as a bug (500, details only in the log).
+ * own errors by meaning, a transient storage failure as 503, and anything else as a bug (500,
+ * details only in the log). The HTTP layer's own refusals are ApiErrors already.
  */
 export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
@@ -111,19 +111,6 @@ export const toApiError = (error: unknown): ApiError => {
   }
   if (error instanceof IntegrityError) return internalError(error);
   if (isTransientStoreFailure(error)) return serviceUnavailable(error);
-  // @middy/http-json-body-parser's own errors: 415 for a content type, 422 for a parse failure
-  // or a forbidden prototype key.
-  const status = (error as { statusCode?: unknown })?.statusCode;
-  if (status === 415) return new ApiError('unsupported_media_type', 'Content-Type must be application/json');
-  if (status === 422) {
-    const key = ((error as { cause?: { data?: unknown } }).cause?.data ?? '') as unknown;
-    if (key === '__proto__' || key === 'constructor') {
-      return new ApiError('invalid_request', `the key ${key} is not allowed`, {
-        details: [{ field: key, issue: 'forbidden_key' }],
-      });
-    }
-    return new ApiError('invalid_json', 'The request body is not valid JSON');
-  }
   return internalError(error);
 };
 
