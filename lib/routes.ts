@@ -441,12 +441,13 @@ export const createAppealRoute = {
   request: { game: true, body: createAppealRequestSchema },
   // The policy and the device's visible bans (is it enforced here?), the appeal (put, or read when
   // it exists), the ban claimed (or read, and the appeal withdrawn, when the claim is refused), the
-  // queue entry (deleted again when a decision won meanwhile) and the event.
+  // queue entry (deleted again when a decision won meanwhile, its texts dropped when an erasure
+  // did) and the event.
   table: {
     'dynamodb:GetItem': ['publisher', 'appeal', 'device'],
     'dynamodb:Query': ['device'],
     'dynamodb:PutItem': ['appeal', 'appealQueue', 'audit'],
-    'dynamodb:UpdateItem': ['device'],
+    'dynamodb:UpdateItem': ['device', 'appealQueue'],
     'dynamodb:DeleteItem': ['appeal', 'appealQueue'],
   },
   throttle: 'write',
@@ -500,11 +501,12 @@ export const decideAppealRoute = {
   scope: 'appeals:decide',
   request: { path: appealPathSchema, body: appealDecisionRequestSchema },
   // The appeal and (to shorten) the ban read; the appeal decided; the ban's update (or its read
-  // when the update's condition fails); the decided entry, the open one deleted; the events
-  // (`ban.revoked` / `ban.updated`, `appeal.decided`).
+  // when the update's condition fails); the decided entry (its player's texts dropped when an
+  // erasure came in meanwhile), the open one deleted; the events (`ban.revoked` / `ban.updated`,
+  // `appeal.decided`).
   table: {
     'dynamodb:GetItem': ['appeal', 'device'],
-    'dynamodb:UpdateItem': ['appeal', 'device'],
+    'dynamodb:UpdateItem': ['appeal', 'device', 'appealQueue'],
     'dynamodb:PutItem': ['appealQueue', 'audit'],
     'dynamodb:DeleteItem': ['appealQueue'],
   },

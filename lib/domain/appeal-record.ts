@@ -88,41 +88,48 @@ export const readAppeal = async (appealId: string): Promise<StoredAppeal | undef
   return appealFromItem(Item);
 };
 
-/** Drops an appeal's player texts (an erasure of its device), from the record and its queue entry. */
+/** Drops the player's texts from a queue entry's copy of an appeal, if the entry exists. */
+export const eraseEntryTexts = async (Key: { pk: string; sk: string }, erasedAt: string): Promise<void> => {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key,
+        UpdateExpression: 'REMOVE #appeal.message, #appeal.contact SET #appeal.erased_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#appeal': 'appeal' },
+        ExpressionAttributeValues: { ':at': erasedAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Drops an appeal's player texts (an erasure of its device), from the record and then its queue
+ * entries, every step again on a retry. A filing or a decision that copies the appeal into an
+ * entry meanwhile reads the record after its copy and drops the texts itself (lib/domain/appeals.ts).
+ */
 export const eraseAppealTexts = async (appealId: string, erasedAt: string): Promise<void> => {
   const appeal = await readAppeal(appealId);
-  if (!appeal || (appeal.message === undefined && appeal.contact === undefined)) return;
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: appealKey(appealId),
-      UpdateExpression: 'REMOVE message, contact SET erased_at = if_not_exists(erased_at, :at)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':at': erasedAt },
-    }),
-  );
-  const entries = [
-    openAppealKey(appeal.ban_publisher_id, appeal.created_at, appealId),
-    ...(appeal.decision
-      ? [decidedAppealKey(appeal.ban_publisher_id, appeal.decision.decided_at, appealId)]
-      : []),
-  ];
-  for (const Key of entries) {
-    try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key,
-          UpdateExpression: 'REMOVE #appeal.message, #appeal.contact SET #appeal.erased_at = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#appeal': 'appeal' },
-          ExpressionAttributeValues: { ':at': erasedAt },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
+  if (!appeal) return;
+  if (appeal.message !== undefined || appeal.contact !== undefined || appeal.erased_at === undefined)
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: appealKey(appealId),
+        UpdateExpression: 'REMOVE message, contact SET erased_at = if_not_exists(erased_at, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': erasedAt },
+      }),
+    );
+  await eraseEntryTexts(openAppealKey(appeal.ban_publisher_id, appeal.created_at, appealId), erasedAt);
+  if (appeal.decision)
+    await eraseEntryTexts(
+      decidedAppealKey(appeal.ban_publisher_id, appeal.decision.decided_at, appealId),
+      erasedAt,
+    );
 };
 
 /** The appeals an erasure of the device by `publisherId` concerns: of its bans, or filed by it. */

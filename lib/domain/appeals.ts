@@ -32,6 +32,7 @@ import {
 import {
   appealFromItem,
   appealSubject,
+  eraseEntryTexts,
   readAppeal,
   type StoredAppeal,
   type StoredDecision,
@@ -58,7 +59,9 @@ import { isActive, isEnforced } from './policy-rules';
  * completes (no store we run has transactions everywhere; none is needed):
  *   file:   appeal item → ban claimed (`appeal_id`) → open entry → `appeal.created`
  *   decide: appeal decided (open → decided, once) → the ban (revoke / expiry / message) and its
- *           event → decided entry, open entry deleted → `appeal.decided` → `applied_at`
+ *           event → `appeal.decided` → decided entry, open entry deleted → `applied_at`
+ * An entry copies the appeal, so each copy is followed by a read of the record (an erasure's texts
+ * dropped meanwhile are dropped from the copy; a decision meanwhile removes the open entry).
  * The events reach the feed and webhooks from the appeal item's own changes (change-events.ts).
  */
 
@@ -141,6 +144,7 @@ const putOpenEntry = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   await dynamo.send(new PutCommand({ TableName: tableName, Item: { ...Key, appeal } }));
   const now = await readAppeal(appeal.appeal_id);
   if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName, Key }));
+  else if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
   return now ?? appeal;
 };
 
@@ -396,38 +400,38 @@ export const decideAppeal = async (
 };
 
 /**
- * A decision's effects, each safe to repeat: the ban (its event after it), the queue, the
- * owner's `appeal.decided`, then `applied_at`, which says all of it was done.
+ * A decision's effects, each safe to repeat: the ban (its event after it), the owner's
+ * `appeal.decided`, the queue (the decided entry, the open one deleted), then `applied_at`, which
+ * says all of it was done and which the decided entry carries already.
  */
 const applyDecision = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   const decision = appeal.decision;
   if (!decision) throw new IntegrityError('decided appeal without its decision');
-  if (appeal.applied_at === undefined) {
-    await applyToBan(appeal, decision);
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...decidedAppealKey(appeal.ban_publisher_id, decision.decided_at, appeal.appeal_id),
-          appeal,
-          seconds: secondsBetween(appeal.created_at, decision.decided_at),
-        },
-      }),
-    );
-    await dynamo.send(
-      new DeleteCommand({
-        TableName: tableName,
-        Key: openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id),
-      }),
-    );
-  }
+  if (appeal.applied_at !== undefined) return appeal;
+  await applyToBan(appeal, decision);
   await recordEvent(appeal.ban_publisher_id, appeal.appeal_id, decision.decided_at, decision.decided_by, {
     type: 'appeal.decided',
     device_id: appeal.device_id,
     appeal: appealSubject(appeal),
   });
-  if (appeal.applied_at !== undefined) return appeal;
   const appliedAt = new Date().toISOString();
+  const entry = decidedAppealKey(appeal.ban_publisher_id, decision.decided_at, appeal.appeal_id);
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...entry,
+        appeal: { ...appeal, applied_at: appliedAt },
+        seconds: secondsBetween(appeal.created_at, decision.decided_at),
+      },
+    }),
+  );
+  await dynamo.send(
+    new DeleteCommand({
+      TableName: tableName,
+      Key: openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id),
+    }),
+  );
   const { Attributes } = await dynamo.send(
     new UpdateCommand({
       TableName: tableName,
@@ -438,7 +442,10 @@ const applyDecision = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return appealFromItem(Attributes) ?? { ...appeal, applied_at: appliedAt };
+  const applied = appealFromItem(Attributes) ?? { ...appeal, applied_at: appliedAt };
+  // An erasure that came in while the entry copied the appeal: its texts go from the copy too.
+  if (applied.erased_at !== undefined) await eraseEntryTexts(entry, applied.erased_at);
+  return applied;
 };
 
 const secondsBetween = (from: string, to: string) =>

@@ -46,6 +46,8 @@ export type ChangeEvent =
       device_id: string;
       /** `publisher_id` is the ban's owner, who decides; the filer (maybe another publisher) sees it too. */
       filer_publisher_id: string;
+      /** The game a key of the owner bound to games must hold to reach the appeal: a game ban's game. */
+      ban_game_id: string | null;
       appeal: AppealSubject;
     });
 
@@ -131,6 +133,7 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
         occurred_at: opened ? appeal.created_at : (appeal.decision?.decided_at ?? appeal.created_at),
         publisher_id: appeal.ban_publisher_id,
         filer_publisher_id: appeal.filer_publisher_id,
+        ban_game_id: appeal.ban_scope === 'game' ? appeal.ban_game_id : null,
         device_id: appeal.device_id,
         appeal: opened
           ? appealSubject({ ...appeal, status: 'open', decision: undefined })

@@ -372,13 +372,19 @@ export const deleteWebhook = async (
 export const receiversOf = (event: ChangeEvent, webhooks: readonly StoredWebhook[]): StoredWebhook[] =>
   webhooks.filter((webhook) => {
     if (!webhook.events.includes(event.type)) return false;
-    // An appeal's events go to its ban's owner and its filer; a webhook bound to games takes those
+    // An appeal's events go to its ban's owner and its filer. A webhook bound to games takes what
+    // a key bound to them reads: as owner, the appeals of its games' game bans; as filer, those
     // filed from its games.
-    if ('appeal' in event)
-      return (
-        (webhook.publisher_id === event.publisher_id || webhook.publisher_id === event.filer_publisher_id) &&
-        (webhook.games === null || webhook.games.includes(event.appeal.filed_by.game_id))
-      );
+    if ('appeal' in event) {
+      const { games } = webhook;
+      const asOwner =
+        webhook.publisher_id === event.publisher_id &&
+        (games === null || (event.ban_game_id !== null && games.includes(event.ban_game_id)));
+      const asFiler =
+        webhook.publisher_id === event.filer_publisher_id &&
+        (games === null || games.includes(event.appeal.filed_by.game_id));
+      return asOwner || asFiler;
+    }
     if (webhook.publisher_id !== event.publisher_id)
       return event.type !== 'policy.updated' && event.ban.scope === 'global';
     if (event.type === 'policy.updated' || event.ban.scope !== 'game') return true;

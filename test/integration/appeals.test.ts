@@ -458,6 +458,11 @@ describe('the queue, the numbers, the events and erasure', () => {
       key: owner.key,
     });
     expect(one.body.items.map((a: { appeal_id: string }) => a.appeal_id)).toEqual([ids[2]]);
+    // The queue says what reading the appeal says: a decided one was applied, when it was.
+    const decided = await api.request('GET', '/v1/appeals?status=decided', { key: owner.key });
+    const read = await api.request('GET', `/v1/appeals/${ids[1]}`, { key: owner.key });
+    expect(read.body.decision.applied_at).not.toBeNull();
+    expect(decided.body.items).toEqual([read.body]);
     const bad = await api.request('GET', '/v1/appeals?cursor=bm9wZQ', { key: owner.key });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);

@@ -152,7 +152,36 @@ const deciding = (
     },
   });
 
+/** The player's texts wherever the store holds a copy of the appeal: the record and its queue entries. */
+const textsOf = async (appealId: string) =>
+  (await api.items())
+    .filter((e) => e.pk === `${partitions.appeal}${appealId}` || String(e.sk).endsWith(`#${appealId}`))
+    .map((e) => (e.sk === 'APPEAL' ? e : e.appeal) as Record<string, unknown>)
+    .filter((copy) => copy.message !== undefined || copy.contact !== undefined);
+
+/** An erasure of the device by the ban's owner, its appeal decided: the texts go from every copy. */
+const erasing = writeCase<Filing>({
+  setup: async () => {
+    const ctx = await newFiling(true);
+    expect((await fileAppeal({ ...ctx.body, contact: 'player@example.com' })).status).toBe(201);
+    const decided = await api.request('POST', `/v1/appeals/${ctx.appealId}/decision`, {
+      key: ownerKey,
+      body: { outcome: 'upheld' },
+    });
+    expect(decided.status).toBe(200);
+    return ctx;
+  },
+  send: (ctx) => api.request('POST', `/v1/device/${ctx.device}/erase`, { key: ownerKey }),
+  afterFailure: async () => {},
+  afterRetry: async ({ appealId }, res) => {
+    expect(res.status).toBe(200);
+    expect(await textsOf(appealId)).toEqual([]);
+    expect((await item(appealKey(appealId)))?.erased_at).toBeDefined();
+  },
+});
+
 const operations: Record<string, WriteCase<any>> = {
+  'erasing the device of a decided appeal': erasing,
   'filing an appeal with an idempotency key': filing(true),
   'filing an appeal without one': filing(false),
   'deciding overturned with a new player message': deciding(

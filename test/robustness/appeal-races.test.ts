@@ -69,6 +69,9 @@ const isClaim = (operation: string, input: Input) =>
 /** The filing's put of the appeal's open entry in the owner's queue. */
 const isOpenEntryPut = (operation: string, input: Input) =>
   operation === 'PutItem' && String(input.Item?.sk).startsWith('OPEN#');
+/** The decision's put of the appeal's decided entry. */
+const isDecidedEntryPut = (operation: string, input: Input) =>
+  operation === 'PutItem' && String(input.Item?.sk).startsWith('DONE#');
 
 const newBan = async () => {
   const device = unique('apr');
@@ -84,6 +87,13 @@ const revoke = (device: string, banId: number) =>
     game: GAME,
     body: { reason_code: 'support_ticket' },
   });
+const erase = (device: string) => api.request('POST', `/v1/device/${device}/erase`, { key: ownerKey });
+/** The player's texts wherever the store holds a copy of the appeal: the record and its entries. */
+const textsOf = async (appealId: string) =>
+  (await api.items())
+    .filter((e) => e.pk === `${partitions.appeal}${appealId}` || String(e.sk).endsWith(`#${appealId}`))
+    .map((e) => (e.sk === 'APPEAL' ? e : e.appeal) as Record<string, unknown>)
+    .filter((copy) => copy.message !== undefined || copy.contact !== undefined);
 const decide = (appealId: string, body: Record<string, unknown>) =>
   api.request('POST', `/v1/appeals/${appealId}/decision`, { key: ownerKey, body });
 
@@ -169,5 +179,26 @@ describe('an appeal decided while its filing is finishing', () => {
     expect(res.status).toBe(200);
     expect(await queueOf(appealId)).toEqual(['DONE#']);
     expect(await appealEvents(FILER, appealId)).toEqual(['appeal.created']);
+  });
+});
+
+describe('an appeal copied into the queue while its device is erased', () => {
+  it("drops the player's texts from the open entry a filing puts meanwhile", async () => {
+    const { device, appealId, body } = await newBan();
+    hook = { when: isOpenEntryPut, run: () => erase(device) };
+    expect((await file({ ...body, contact: 'player@example.com' })).status).toBe(201);
+    expect(await queueOf(appealId)).toEqual(['OPEN#']);
+    expect(await textsOf(appealId)).toEqual([]);
+  });
+
+  it("drops the player's texts from the decided entry a decision puts meanwhile", async () => {
+    const { device, appealId, body } = await newBan();
+    expect((await file({ ...body, contact: 'player@example.com' })).status).toBe(201);
+    hook = { when: isDecidedEntryPut, run: () => erase(device) };
+    const decided = await decide(appealId, { outcome: 'upheld' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ message: null, contact: null });
+    expect(await queueOf(appealId)).toEqual(['DONE#']);
+    expect(await textsOf(appealId)).toEqual([]);
   });
 });
