@@ -1,16 +1,19 @@
 /**
- * The console's address: which view, and in Devices which game and device, in the URL's fragment
- * (`#/device?game=g1&device=d-1`, `#/policy`, ...), so Back and Forward work and a link can be
- * sent to a colleague. Never a credential: keys and tokens are not in it, ever.
+ * The console's address: which view, in Devices which game and device, in Appeals which appeal,
+ * in the URL's fragment (`#/device?game=g1&device=d-1`, `#/appeals?appeal=apl_…`, `#/policy`, ...),
+ * so Back and Forward work and a link can be sent to a colleague. Never a credential: keys and
+ * tokens are not in it, ever.
  */
 
-export const views = ['device', 'policy', 'audit', 'keys', 'webhooks'] as const;
+export const views = ['device', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
 export type View = (typeof views)[number];
 
 export interface Address {
   view: View;
   game?: string | undefined;
   device?: string | undefined;
+  /** The appeal open in Appeals. */
+  appeal?: string | undefined;
 }
 
 const isView = (value: string): value is View => (views as readonly string[]).includes(value);
@@ -22,13 +25,15 @@ export const readAddress = (hash = location.hash): Address => {
     view: isView(path) ? path : 'device',
     game: params.get('game') ?? undefined,
     device: params.get('device') ?? undefined,
+    appeal: params.get('appeal') ?? undefined,
   };
 };
 
-export const addressHash = ({ view, game, device }: Address) => {
+export const addressHash = ({ view, game, device, appeal }: Address) => {
   const params = new URLSearchParams();
   if (view === 'device' && game) params.set('game', game);
   if (view === 'device' && game && device) params.set('device', device);
+  if (view === 'appeals' && appeal) params.set('appeal', appeal);
   const query = params.toString();
   return `#/${view}${query ? `?${query}` : ''}`;
 };

@@ -104,6 +104,8 @@ export const scopeUses: Record<Scope, string> = {
   'policy:write': 'change the policy',
   'keys:manage': 'manage API keys and webhooks',
   'audit:read': 'read the audit trail',
+  'appeals:write': "file appeals on a player's behalf",
+  'appeals:decide': 'work the appeals queue: decide appeals, read their stats',
 };
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
@@ -121,6 +123,15 @@ export const fromNow = (iso: string, now = Date.now()): string => {
   for (const [unit, ms] of UNITS)
     if (Math.abs(delta) >= ms) return relative.format(Math.trunc(delta / ms), unit);
   return relative.format(Math.trunc(delta / 1000), 'second');
+};
+
+/** "3 days", "40 minutes": a length of time in its largest whole unit (an age, a time to decision). */
+export const formatDuration = (seconds: number): string => {
+  const ms = Math.max(0, seconds) * 1000;
+  const [unit, size] = UNITS.find(([, size]) => ms >= size) ?? ['second', 1000];
+  return new Intl.NumberFormat(undefined, { style: 'unit', unit, unitDisplay: 'long' }).format(
+    Math.trunc(ms / size),
+  );
 };
 
 export const formatTime = (iso: string | null): string => {

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { readAddress, showAddress, type View } from './address';
 import { type Policy, type Scope, scopes, scopeUses } from './api';
+import { AppealsView } from './appeals';
 import { AuditView } from './audit';
 import { type OpenDevice, readDevice } from './device';
 import { DeviceView } from './device-view';
@@ -41,6 +42,7 @@ import { WebhooksView } from './webhooks';
 
 const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'device', label: 'Devices' },
+  { id: 'appeals', label: 'Appeals', needs: 'appeals:decide' },
   { id: 'policy', label: 'Policy', needs: 'policy:read' },
   { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
@@ -172,6 +174,8 @@ const Console = ({
   const bound = session.identity?.games;
   const [game, setGame] = useState(start.game ?? (bound?.length === 1 ? (bound[0] ?? '') : ''));
   const [device, setDevice] = useState<OpenDevice | null>(null);
+  // The appeal open in Appeals: from the address (a link from a device's ban), or chosen there.
+  const [appeal, setAppeal] = useState(start.appeal);
   const signOutRef = useRef(onSignOut);
   signOutRef.current = onSignOut;
   // A person's access token is renewed in place, before it expires; the calls read the current one.
@@ -237,7 +241,14 @@ const Console = ({
       return;
     }
     enter(target);
+    // The section's own entry: Appeals opens on its queue.
+    setAppeal(undefined);
     showAddress({ view: target, game, device: device?.deviceId });
+  };
+  /** An appeal opened (or closed) in Appeals: Back returns to the one before. */
+  const openAppeal = (id: string | undefined) => {
+    setAppeal(id);
+    showAddress({ view: 'appeals', appeal: id });
   };
   /** A device opened (or read again): the address names it, so Back returns to the one before. */
   const openDevice = (opened: OpenDevice | null) => {
@@ -251,7 +262,7 @@ const Console = ({
   // The address the console opened at: its device is looked up; then it follows what is shown.
   useEffect(() => {
     if (start.view === 'device') lookUpAt(start);
-    showAddress({ view, game, device: start.device }, { replace: true });
+    showAddress({ view, game, device: start.device, appeal: start.appeal }, { replace: true });
   }, []);
   // The Game ID typed refines the current entry rather than adding one per keystroke.
   useEffect(() => {
@@ -264,9 +275,9 @@ const Console = ({
       : at.game === game
         ? at.device
         : undefined;
-    showAddress({ view, game, device: named }, { replace: true });
+    showAddress({ view, game, device: named, appeal: at.appeal }, { replace: true });
   }, [game]);
-  // Back and Forward: the view, game and device the address names.
+  // Back, Forward and links in the page: the view, game, device and appeal the address names.
   useEffect(() => {
     const follow = () => {
       const at = readAddress();
@@ -277,6 +288,7 @@ const Console = ({
       }
       enter(at.view);
       if (at.game !== undefined) setGame(at.game);
+      setAppeal(at.appeal);
       if (at.view !== 'device') return;
       if (!at.device) setDevice(null);
       else if (device?.deviceId !== at.device || device.game !== at.game) lookUpAt(at);
@@ -373,6 +385,15 @@ const Console = ({
                 (again) => again.ok && setDevice(again.device),
               );
           }}
+        />
+      )}
+      {view === 'appeals' && (
+        <AppealsView
+          call={call}
+          knowledge={knowledge}
+          policy={policy}
+          appealId={appeal}
+          onAppeal={openAppeal}
         />
       )}
       {view === 'audit' && <AuditView call={call} knowledge={knowledge} />}

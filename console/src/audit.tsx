@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas } from './api';
-import { errorMessage, Field, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
+import { Field, Notice, Pager, type ScopeKnowledge, TableScroll, useCursorPages } from './ui';
 import { check } from './validation';
 
 /** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
@@ -10,6 +10,9 @@ type AuditType = AuditEvent['type'];
 const auditTypes = [
   'ban.created',
   'ban.revoked',
+  'ban.updated',
+  'appeal.created',
+  'appeal.decided',
   'policy.updated',
   'key.created',
   'key.revoked',
@@ -27,6 +30,12 @@ const summary = (event: AuditEvent): string => {
       return `ban ${event.ban_id} on ${event.device_id}: ${event.ban_type}, ${event.scope} scope, game ${event.game_id}, reason ${event.reason_code}${event.expires_at ? `, expires ${formatTime(event.expires_at)}` : ''}`;
     case 'ban.revoked':
       return `ban ${event.ban_id} on ${event.device_id} (${event.ban_type}, ${event.scope}): revoked with reason ${event.revoke_reason_code}`;
+    case 'ban.updated':
+      return `ban ${event.ban_id} on ${event.device_id}: expiry moved from ${event.previous_expires_at ? formatTime(event.previous_expires_at) : 'never'} to ${event.expires_at ? formatTime(event.expires_at) : 'never'}`;
+    case 'appeal.created':
+      return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}), filed from game ${event.appeal.filed_by.game_id}`;
+    case 'appeal.decided':
+      return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}): ${event.appeal.outcome ?? 'decided'}`;
     case 'policy.updated': {
       const changed = (Object.keys(event.after) as Array<keyof typeof event.after>).filter(
         (flag) => event.after[flag] !== event.before[flag],
@@ -52,36 +61,18 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
   const [type, setType] = useState<'' | AuditType>('');
   const [deviceId, setDeviceId] = useState('');
   const [deviceError, setDeviceError] = useState<string | undefined>();
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const [page, setPage] = useState<Schemas['AuditList'] | null>(null);
-  const [message, setMessage] = useState<Message>(null);
-  const { busy, run } = useBusy();
-
-  const [applied, setApplied] = useState<{ type: '' | AuditType; device: string }>({ type: '', device: '' });
-
-  /** A page of the filters last applied (paging), or of the form's (a new search). */
-  const load = (stack: Array<string | undefined>, filters = applied) => {
-    setMessage(null);
-    void run(async () => {
-      const cursor = stack[stack.length - 1];
-      const answer = await call('get', '/v1/audit', {
+  const { page, message, setMessage, busy, first, pager } = useCursorPages(
+    (filters: { type: '' | AuditType; device: string }, cursor) =>
+      call('get', '/v1/audit', {
         query: {
           limit: 25,
           ...(filters.type ? { type: filters.type } : {}),
           ...(filters.device ? { device_id: filters.device } : {}),
           ...(cursor ? { cursor } : {}),
         },
-      });
-      if (answer.status !== 200) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setMessage(null);
-      setApplied(filters);
-      setCursors(stack);
-      setPage(answer.body);
-    });
-  };
+      }),
+    { type: '', device: '' },
+  );
 
   const search = (e: Event) => {
     e.preventDefault();
@@ -92,11 +83,11 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
       setMessage({ kind: 'error', text: `Device ID ${problem}.` });
       return;
     }
-    load([undefined], { type, device });
+    void first({ type, device });
   };
 
   useEffect(() => {
-    if (knowledge['audit:read'].held !== false) load([undefined]);
+    if (knowledge['audit:read'].held !== false) void first();
   }, []);
 
   return (
@@ -147,7 +138,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
           {page && (
             <TableScroll label="Audit events table">
               <table>
-                <caption>Audit events, newest first (page {cursors.length})</caption>
+                <caption>Audit events, newest first (page {pager.number})</caption>
                 <thead>
                   <tr>
                     <th scope="col">When</th>
@@ -174,25 +165,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
               </table>
             </TableScroll>
           )}
-          {page && (
-            <div class="pager">
-              <button
-                type="button"
-                disabled={busy || cursors.length <= 1}
-                onClick={() => load(cursors.slice(0, -1))}
-              >
-                Previous page
-              </button>
-              <span>Page {cursors.length}</span>
-              <button
-                type="button"
-                disabled={busy || page.next_cursor === null}
-                onClick={() => page.next_cursor !== null && load([...cursors, page.next_cursor])}
-              >
-                Next page
-              </button>
-            </div>
-          )}
+          {page && <Pager {...pager} />}
         </>
       )}
     </section>

@@ -1,11 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
+import { addressHash } from './address';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
 import {
+  AppealBadge,
   errorMessage,
   Field,
   type Message,
   Notice,
+  Pager,
   StateBadge,
   TableScroll,
   TimeText,
@@ -202,6 +205,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
           <th scope="col">Enforced</th>
           <th scope="col">Rule</th>
           <th scope="col">For the player</th>
+          <th scope="col">Appeal</th>
           {onRevoke && (
             <th scope="col" class="sticky-end">
               Actions
@@ -212,7 +216,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
       <tbody>
         {page.items.length === 0 && (
           <tr>
-            <td colSpan={onRevoke ? 13 : 12}>No bans match.</td>
+            <td colSpan={onRevoke ? 14 : 13}>No bans match.</td>
           </tr>
         )}
         {page.items.map((ban) => {
@@ -244,6 +248,18 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
               <td>
                 {ban.player_message ?? '—'}
                 {ban.appealable ? '' : ' (no appeal)'}
+              </td>
+              <td>
+                {ban.appeal ? (
+                  <>
+                    <AppealBadge appeal={ban.appeal} />{' '}
+                    <a href={addressHash({ view: 'appeals', appeal: ban.appeal.appeal_id })}>
+                      {ban.appeal.appeal_id}
+                    </a>
+                  </>
+                ) : (
+                  '—'
+                )}
               </td>
               {onRevoke && (
                 <td class="sticky-end">
@@ -404,6 +420,7 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
     e.preventDefault();
     void load([undefined], { status, type });
   };
+  const nextCursor = page?.next_cursor ?? null;
 
   return (
     <section aria-labelledby="device-heading" class="result">
@@ -453,23 +470,12 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
             <Notice message={message} />
             {page && <BansTable page={page} policy={policy} deviceId={device.deviceId} onRevoke={onRevoke} />}
             {page && (
-              <div class="pager">
-                <button
-                  type="button"
-                  disabled={busy || cursors.length <= 1}
-                  onClick={() => void load(cursors.slice(0, -1))}
-                >
-                  Previous page
-                </button>
-                <span>Page {cursors.length}</span>
-                <button
-                  type="button"
-                  disabled={busy || page.next_cursor === null}
-                  onClick={() => page.next_cursor !== null && void load([...cursors, page.next_cursor])}
-                >
-                  Next page
-                </button>
-              </div>
+              <Pager
+                number={cursors.length}
+                busy={busy}
+                onPrevious={cursors.length > 1 ? () => void load(cursors.slice(0, -1)) : undefined}
+                onNext={nextCursor === null ? undefined : () => void load([...cursors, nextCursor])}
+              />
             )}
           </section>
         </>

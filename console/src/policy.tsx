@@ -10,7 +10,7 @@ import {
   policyFlags,
   previewRows,
 } from './preview';
-import { errorMessage, type Message, Notice, type ScopeKnowledge, TableScroll, useBusy } from './ui';
+import { errorMessage, type Message, Notice, PreviewTable, type ScopeKnowledge, useBusy } from './ui';
 
 /**
  * The Policy view: the eight flags, each with what it changes, and before saving a preview of how
@@ -55,31 +55,12 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
           ? ' The device or policy changed since it was read: look it up again for an exact preview.'
           : ''}
       </p>
-      <TableScroll label="Policy preview table">
-        <table>
-          <caption>
-            Preview for {device.deviceId} in game {device.game}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">What</th>
-              <th scope="col">Now</th>
-              <th scope="col">After saving</th>
-              <th scope="col">Changes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.label} class={r.changes ? 'changed' : undefined}>
-                <th scope="row">{r.label}</th>
-                <td>{r.now}</td>
-                <td>{r.after}</td>
-                <td>{r.changes ? 'changes' : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <PreviewTable
+        label="Policy preview table"
+        caption={`Preview for ${device.deviceId} in game ${device.game}`}
+        after="After saving"
+        rows={rows}
+      />
     </>
   );
 };

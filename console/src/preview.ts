@@ -1,12 +1,14 @@
 import type { Ban as StoredBan } from '../../lib/domain/ban-record';
 import { isActive, policyEnforces, reputation } from '../../lib/domain/policy-rules';
 import { type PolicyFlag, policyFlags } from '../../lib/model/policy-flags';
-import type { Ban, Policy } from './api';
+import type { AppealOutcome } from '../../lib/model/requests';
+import { type Ban, formatTime, fromNow, type Policy } from './api';
 
 /**
- * The policy preview: what the open device's enforcement would be under a draft of the policy,
- * computed in the page with the API's own rules (lib/domain/policy-rules.ts, pure functions with
- * no imports but types), from every ban of the device the key can see.
+ * The previews: what the open device's enforcement would be under a draft of the policy, and what
+ * an appeal's decision would make of its ban, computed in the page with the API's own rules
+ * (lib/domain/policy-rules.ts, pure functions with no imports but types), from every ban of the
+ * device the key can see.
  */
 
 export type Flags = Record<PolicyFlag, boolean>;
@@ -71,6 +73,19 @@ export interface PreviewRow {
 
 const word = (restricted: boolean) => (restricted ? 'restricted' : 'not restricted');
 const yes = (value: boolean | undefined) => (value ? 'yes' : 'no');
+const row = (label: string, now: string, after: string): PreviewRow => ({
+  label,
+  now,
+  after,
+  changes: now !== after,
+});
+
+/** Restriction by type and the score, before and after. */
+const restrictionRows = (before: Outcome, after: Outcome, where = ''): PreviewRow[] => [
+  row(`Cheat${where}`, word(before.restricted.cheat), word(after.restricted.cheat)),
+  row(`Social${where}`, word(before.restricted.social), word(after.restricted.social)),
+  row('Reputation score', String(before.score), String(after.score)),
+];
 
 /** The preview's rows: restriction by type, the score, then each ban's `enforced`. */
 export const previewRows = (
@@ -82,22 +97,76 @@ export const previewRows = (
 ): PreviewRow[] => {
   const before = outcome(saved, bans, deviceId, now);
   const after = outcome({ ...saved, ...draft }, bans, deviceId, now);
-  const row = (label: string, a: string, b: string): PreviewRow => ({
-    label,
-    now: a,
-    after: b,
-    changes: a !== b,
-  });
   return [
-    row('Cheat', word(before.restricted.cheat), word(after.restricted.cheat)),
-    row('Social', word(before.restricted.social), word(after.restricted.social)),
-    row('Reputation score', String(before.score), String(after.score)),
+    ...restrictionRows(before, after),
     ...bans.map((ban) =>
       row(
         `Ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope}) enforced`,
         yes(before.enforced.get(ban.ban_id)),
         yes(after.enforced.get(ban.ban_id)),
       ),
+    ),
+  ];
+};
+
+/** An appeal's decision as the page drafts it (the API's AppealDecisionRequest, parsed). */
+export interface DecisionDraft {
+  outcome: AppealOutcome;
+  /** The ban's new expiry, RFC 3339 (shortened only). */
+  expiresAt: string | undefined;
+  /** The player's new message; undefined keeps the ban's. */
+  playerMessage: string | undefined;
+}
+
+/**
+ * The ban as it is listed once the decision is applied (lib/domain/appeals.ts): overturned
+ * revokes it, shortened moves its expiry, and a new message replaces the player's.
+ */
+export const decidedBan = (ban: Ban, draft: DecisionDraft, now: string): Ban => ({
+  ...ban,
+  ...(draft.outcome === 'overturned' && ban.revoked_at === null ? { revoked_at: now } : {}),
+  ...(draft.outcome === 'shortened' && draft.expiresAt ? { expires_at: draft.expiresAt } : {}),
+  ...(draft.playerMessage === undefined ? {} : { player_message: draft.playerMessage }),
+  appeal: ban.appeal && { ...ban.appeal, status: 'decided', outcome: draft.outcome },
+});
+
+/** A ban's state as a player would be told it: in force until when, or not any more. */
+export const banInForce = (ban: Ban, now: string): string =>
+  ban.revoked_at !== null
+    ? 'revoked: no longer in force'
+    : !isActive(stored(ban, ''), now)
+      ? 'expired: no longer in force'
+      : ban.expires_at === null
+        ? 'in force, permanent'
+        : `in force until ${formatTime(ban.expires_at)} (${fromNow(ban.expires_at)})`;
+
+/**
+ * What a decision changes for the player: the ban's state and its message, the appeal's answer,
+ * and, when `policy` says how the device is treated in the game the appeal came from, its
+ * restriction there and its score, by the same rules as the policy preview.
+ */
+export const decisionRows = (
+  ban: Ban,
+  bans: readonly Ban[] | null,
+  draft: DecisionDraft,
+  policy: Policy | null,
+  place: { deviceId: string; game: string },
+  now = new Date().toISOString(),
+): PreviewRow[] => {
+  const after = decidedBan(ban, draft, now);
+  const rows = [
+    row(`Ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope})`, banInForce(ban, now), banInForce(after, now)),
+    row('Message for the player', ban.player_message ?? 'none', after.player_message ?? 'none'),
+    row('Appeal', 'open', draft.outcome),
+  ];
+  if (!policy || !bans) return rows;
+  const changed = bans.map((b) => (b.ban_id === ban.ban_id ? after : b));
+  return [
+    ...rows,
+    ...restrictionRows(
+      outcome(policy, bans, place.deviceId, now),
+      outcome(policy, changed, place.deviceId, now),
+      ` in game ${place.game}`,
     ),
   ];
 };

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   type AnyAnswer,
+  type Ban,
   explain,
   type FieldIssue,
   formatTime,
@@ -9,6 +10,7 @@ import {
   type Problem,
   type Scope,
 } from './api';
+import type { PreviewRow } from './preview';
 
 /** Shared pieces: messages that take focus, labelled fields, the in-flight guard, scope gates. */
 
@@ -307,4 +309,124 @@ export const TimeText = ({ iso, prefix = '' }: { iso: string; prefix?: string })
 /** A ban's state in words and in colour (never colour alone). */
 export const StateBadge = ({ state }: { state: 'active' | 'revoked' | 'expired' }) => (
   <span class={`badge badge-${state}`}>{state}</span>
+);
+
+/** A ban's appeal in words: open, or its outcome once decided. */
+export const appealWords = (appeal: NonNullable<Ban['appeal']>): string =>
+  appeal.status === 'open' ? 'appeal open' : `appeal ${appeal.outcome ?? 'decided'}`;
+
+/** A ban's appeal as a badge, in words (never colour alone). */
+export const AppealBadge = ({ appeal }: { appeal: NonNullable<Ban['appeal']> }) => (
+  <span class="badge">{appealWords(appeal)}</span>
+);
+
+/** Previous and Next under a paged table, and which page it is. */
+export const Pager = ({
+  number,
+  busy,
+  onPrevious,
+  onNext,
+}: {
+  number: number;
+  busy: boolean;
+  /** Absent on the first page. */
+  onPrevious: (() => void) | undefined;
+  /** Absent on the last page. */
+  onNext: (() => void) | undefined;
+}) => (
+  <div class="pager">
+    <button type="button" disabled={busy || !onPrevious} onClick={onPrevious}>
+      Previous page
+    </button>
+    <span>Page {number}</span>
+    <button type="button" disabled={busy || !onNext} onClick={onNext}>
+      Next page
+    </button>
+  </div>
+);
+
+/**
+ * A listing read a page at a time with the API's opaque `next_cursor`: the cursors that led to
+ * the page shown (Previous goes back one), the filters it was read with (paging keeps them while
+ * the form is edited), and the refusal of the last read, if it was one.
+ */
+export const useCursorPages = <A extends AnyAnswer, F>(
+  read: (filters: F, cursor: string | undefined) => Promise<A>,
+  initial: F,
+) => {
+  type Page = Extract<A, { ok: true }>['body'];
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<Page | null>(null);
+  const [applied, setApplied] = useState<F>(initial);
+  const [message, setMessage] = useState<Message>(null);
+  const { busy, run } = useBusy();
+  const load = (stack: Array<string | undefined>, filters: F = applied) => {
+    setMessage(null);
+    return run(async () => {
+      const answer = await read(filters, stack[stack.length - 1]);
+      if (!answer.ok) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setApplied(filters);
+      setCursors(stack);
+      setPage(answer.body as Page);
+    });
+  };
+  const next = (page as { next_cursor?: string | null } | null)?.next_cursor ?? null;
+  return {
+    page,
+    applied,
+    message,
+    setMessage,
+    busy,
+    /** The first page of these filters (a new search), or of those applied. */
+    first: (filters: F = applied) => load([undefined], filters),
+    /** The page shown, read again (after a change). */
+    reload: () => load(cursors),
+    pager: {
+      number: cursors.length,
+      busy,
+      onPrevious: cursors.length > 1 ? () => void load(cursors.slice(0, -1)) : undefined,
+      onNext: next !== null ? () => void load([...cursors, next]) : undefined,
+    },
+  };
+};
+
+/** A preview's rows: what a change would make of each value, the changed ones marked. */
+export const PreviewTable = ({
+  label,
+  caption,
+  after,
+  rows,
+}: {
+  label: string;
+  caption: string;
+  /** The heading of the column of values after the change ("After saving"). */
+  after: string;
+  rows: readonly PreviewRow[];
+}) => (
+  <TableScroll label={label}>
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">What</th>
+          <th scope="col">Now</th>
+          <th scope="col">{after}</th>
+          <th scope="col">Changes</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.label} class={r.changes ? 'changed' : undefined}>
+            <th scope="row">{r.label}</th>
+            <td>{r.now}</td>
+            <td>{r.after}</td>
+            <td>{r.changes ? 'changes' : '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </TableScroll>
 );

@@ -5,6 +5,9 @@
  */
 
 import {
+  APPEAL_TEXT_MAX,
+  MULTILINE_TEXT_PATTERN,
+  MULTILINE_TEXT_RULE,
   PLAYER_MESSAGE_MAX,
   PLAYER_MESSAGE_PATTERN,
   PLAYER_MESSAGE_RULE,
@@ -101,5 +104,18 @@ export const parsePlayerMessage = (
   if (playerMessageLength(text) > PLAYER_MESSAGE_MAX)
     return { ok: false, message: `must be at most ${PLAYER_MESSAGE_MAX} characters` };
   if (!playerMessage.test(text)) return { ok: false, message: PLAYER_MESSAGE_RULE };
+  return { ok: true, value: text };
+};
+
+const multilineText = new RegExp(MULTILINE_TEXT_PATTERN, 'u');
+
+/** A decision's private `note`: empty for none, else the API's rule for an appeal's texts (newlines allowed). */
+export const parseAppealText = (
+  text: string,
+): { ok: true; value: string | undefined } | { ok: false; message: string } => {
+  if (text === '') return { ok: true, value: undefined };
+  if (playerMessageLength(text) > APPEAL_TEXT_MAX)
+    return { ok: false, message: `must be at most ${APPEAL_TEXT_MAX} characters` };
+  if (!multilineText.test(text)) return { ok: false, message: MULTILINE_TEXT_RULE };
   return { ok: true, value: text };
 };

@@ -26,7 +26,10 @@ const eventTypes = [
   'ban.created',
   'ban.revoked',
   'ban.erased',
+  'ban.updated',
   'policy.updated',
+  'appeal.created',
+  'appeal.decided',
 ] as const satisfies readonly EventType[];
 const everyEvent: Exclude<EventType, (typeof eventTypes)[number]> extends never ? true : never = true;
 void everyEvent;

@@ -323,7 +323,7 @@ describe('webhooks', () => {
     const [hook] = (await server.call('GET', '/v1/webhooks')).body.items;
     expect(hook).toMatchObject({
       url: `${receiver.url}/hooks`,
-      events: ['ban.created', 'ban.revoked', 'ban.erased'],
+      events: ['ban.created', 'ban.revoked', 'ban.erased', 'ban.updated', 'appeal.created', 'appeal.decided'],
       games: [GAME],
     });
     await region(`Webhook ${hook.webhook_id} added`).getByRole('button', { name: 'Done, hide it' }).click();

@@ -1,0 +1,430 @@
+import type { Browser, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, runTs } from '../support/processes';
+import { launchChromium } from './support/chromium';
+import {
+  alertHolding,
+  bansTable,
+  eventually,
+  openSection,
+  rowsOf,
+  signIn,
+  statusHolding,
+} from './support/console';
+import {
+  axeScan,
+  type ConsolePage,
+  narrowAxeScan,
+  openPage,
+  screenshot,
+  seriousViolations,
+  unexpectedProblems,
+} from './support/page';
+import { type LocalServer, startServer } from './support/server';
+
+/**
+ * Appeals in the console (issue 22): a game server files players' appeals through the API (a key
+ * with appeals:write); a moderator (a key with appeals:decide) sees the queue oldest first with
+ * each appeal's age and the queue's numbers, filters it, opens an appeal beside its ban and the
+ * device's history, previews what the player will see, confirms, and the decision takes effect.
+ * Each decision is checked against what the API then holds: the appeal, and the ban it changed.
+ * A key without appeals:decide is told why the queue is hidden; another publisher sees none of it.
+ */
+
+const GAME = 'game-1';
+const DAY = 86_400_000;
+
+let server: LocalServer;
+let browser: Browser;
+let console_: ConsolePage;
+/** The API requests the moderator's page made, to see what it sent and what it did not. */
+const sent: Request[] = [];
+
+/** The seeded appeals, in the order they were filed (the queue's order). */
+const seeded: Array<{ device: string; banId: number; appealId: string }> = [];
+const OLD_MESSAGE = 'Banned for using an aimbot. You may appeal at support.example.com.';
+const APPEAL_TEXT = 'I did not cheat.\nMy brother played on my account that evening.';
+
+/** The datetime-local value of a time: the page's time zone is UTC (the test's context). */
+const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  // A game server's key files the appeals; the moderator's key decides them.
+  const filer = await server.makeKey('game server', ['appeals:write']);
+  const seeds = [
+    { device: 'device-appeal-short', expires_at: new Date(Date.now() + 30 * DAY).toISOString() },
+    { device: 'device-appeal-over' },
+    { device: 'device-appeal-race' },
+  ];
+  for (const seed of seeds) {
+    const made = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: {
+        device_id: seed.device,
+        ban_type: 'cheat',
+        scope: 'game',
+        reason_code: 'aimbot',
+        player_message: OLD_MESSAGE,
+        ...(seed.expires_at ? { expires_at: seed.expires_at } : {}),
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const filed = await server.call('POST', '/v1/appeals', {
+      key: filer.api_key,
+      game: GAME,
+      body: {
+        device_id: seed.device,
+        ban_id: made.body.ban_id,
+        message: APPEAL_TEXT,
+        contact: 'player@example.com',
+      },
+    });
+    expect(filed.status, JSON.stringify(filed.body)).toBe(201);
+    seeded.push({ device: seed.device, banId: made.body.ban_id, appealId: filed.body.appeal_id });
+  }
+  const moderator = await server.makeKey('appeals moderator', ['bans:read', 'policy:read', 'appeals:decide']);
+  console_ = await openPage(browser, server.consoleUrl);
+  console_.page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/v1/')) sent.push(request);
+  });
+  await signIn(console_.page, moderator.api_key);
+});
+afterAll(async () => {
+  await console_?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+const seed = (i: number) => seeded[i] as { device: string; banId: number; appealId: string };
+const region = (name: string | RegExp) => console_.page.getByRole('region', { name, exact: true });
+const queueTable = () => console_.page.getByRole('table', { name: /^Appeals, / });
+const numbersTable = () => console_.page.getByRole('table', { name: /^The queue now/ });
+const decisions = () =>
+  sent.filter(
+    (r) => r.method() === 'POST' && /^\/v1\/appeals\/[^/]+\/decision$/.test(new URL(r.url()).pathname),
+  );
+const appealOf = async (appealId: string) => {
+  const read = await server.call('GET', `/v1/appeals/${appealId}`);
+  expect(read.status).toBe(200);
+  return read.body;
+};
+const banOf = async (device: string, banId: number) => {
+  const listed = await server.call('GET', `/v1/device/${device}/bans?status=all`, { game: GAME });
+  expect(listed.status).toBe(200);
+  return (listed.body.items as any[]).find((b) => b.ban_id === banId);
+};
+/** Waits for the queue to show exactly these appeals, in this order. */
+const queueShows = async (ids: string[]) => {
+  const until = Date.now() + 10_000;
+  let rows: string[][] = [];
+  while (Date.now() < until) {
+    rows = await rowsOf(queueTable());
+    const shown = rows.filter((r) => r.length > 1).map((r) => r[0]);
+    if (JSON.stringify(shown) === JSON.stringify(ids)) return rows;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  expect(rows.map((r) => r[0])).toEqual(ids);
+  return rows;
+};
+
+describe('the queue', () => {
+  it('lists the open appeals oldest first with their age, the numbers beside them, and filters by device, ban and status', async () => {
+    const { page, problems } = console_;
+    await openSection(page, 'Appeals');
+    const rows = await queueShows(seeded.map((s) => s.appealId));
+    // The API's own order and content.
+    const api = await server.call('GET', '/v1/appeals?status=open');
+    expect(api.body.items.map((a: { appeal_id: string }) => a.appeal_id)).toEqual(
+      seeded.map((s) => s.appealId),
+    );
+    for (const [i, row] of rows.entries()) {
+      expect(row[1]).toBe('open');
+      expect(row[3]).toMatch(/^waiting \d+ (second|minute)s?$/);
+      expect(row.slice(4, 7)).toEqual([seed(i).device, String(seed(i).banId), `dev-publisher, game ${GAME}`]);
+    }
+    // The numbers: as the API counts them.
+    const stats = (await server.call('GET', '/v1/appeals/stats')).body;
+    expect(stats).toMatchObject({ open: 3, decided: 0 });
+    const [numbers] = await rowsOf(numbersTable());
+    expect(numbers?.[0]).toBe('3');
+    expect(numbers?.[1]).toMatch(/^waiting \d+ (second|minute)s?$/);
+    expect(numbers?.slice(2)).toEqual(['0', '0', '0', '0', 'none yet', 'none yet']);
+    await screenshot(page, 'appeals-queue', region('Appeals'));
+    expect(seriousViolations(await axeScan(page, 'appeals-queue'))).toEqual([]);
+    expect(seriousViolations(await narrowAxeScan(page, 'appeals-queue'))).toEqual([]);
+
+    const filters = region('Queue');
+    // A device id the API would refuse is refused in the page, and nothing is asked.
+    const before = sent.length;
+    await filters.getByLabel('Filter by device ID').fill('bad/device');
+    await filters.getByLabel('Filter by ban ID').fill('12x');
+    await filters.getByRole('button', { name: 'Show appeals' }).click();
+    await alertHolding(filters, 'Device ID must be 1-128 characters');
+    await alertHolding(filters, 'Ban ID must be a whole number of at least 1');
+    expect(sent.length).toBe(before);
+
+    await filters.getByLabel('Filter by ban ID').fill('');
+    await filters.getByLabel('Filter by device ID').fill(seed(1).device);
+    await filters.getByRole('button', { name: 'Show appeals' }).click();
+    await queueShows([seed(1).appealId]);
+    await filters.getByLabel('Filter by device ID').fill('');
+    await filters.getByLabel('Filter by ban ID').fill(String(seed(2).banId));
+    await filters.getByRole('button', { name: 'Show appeals' }).click();
+    await queueShows([seed(2).appealId]);
+    await filters.getByLabel('Filter by ban ID').fill('');
+    await filters.getByLabel('Show').selectOption('decided');
+    await filters.getByRole('button', { name: 'Show appeals' }).click();
+    await page
+      .getByRole('table', { name: /^Appeals, decided/ })
+      .getByText('No appeals match.')
+      .waitFor();
+    await filters.getByLabel('Show').selectOption('open');
+    await filters.getByRole('button', { name: 'Show appeals' }).click();
+    await queueShows(seeded.map((s) => s.appealId));
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+});
+
+describe('deciding', () => {
+  it('opens an appeal beside its ban and the device history, previews shortened, confirms, and the API holds the new expiry', async () => {
+    const { page, problems } = console_;
+    const { device, banId, appealId } = seed(0);
+    const banBefore = await banOf(device, banId);
+    await page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
+    const panel = region(`Appeal ${appealId}`);
+    await panel.getByRole('heading', { name: `Appeal ${appealId}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/appeals?appeal=${appealId}`);
+    // The heading takes the focus, the player's words are there line by line, and the ban beside them.
+    await bansTable(page, device).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe(
+      `Appeal ${appealId}`,
+    );
+    const words = await panel.locator('blockquote p').allInnerTexts();
+    expect(words).toEqual(APPEAL_TEXT.split('\n'));
+    await panel.getByText('Contact: player@example.com').waitFor();
+    await panel.getByText(`Ban ${banId}: cheat, game scope, by dev-publisher, reason aimbot`).waitFor();
+    const [history] = await rowsOf(bansTable(page, device));
+    expect(history?.[0]).toBe(String(banId));
+    expect(history?.[12]).toBe(`appeal open ${appealId}`);
+
+    // Shortened: the new expiry is checked by the API's rules before anything is sent.
+    await panel.getByLabel('shortened', { exact: true }).check();
+    const expiry = panel.getByLabel('New expiry');
+    await expiry.fill(local(Date.now() + 60 * DAY));
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    await alertHolding(panel, 'The appeal was not decided');
+    await panel.getByText("New expiry must be earlier than the ban's expiry").waitFor();
+    await expiry.fill(local(Date.now() - DAY));
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    await panel.getByText('New expiry must be later than now').waitFor();
+    expect(decisions()).toHaveLength(0);
+
+    const until = local(Date.now() + 10 * DAY);
+    const newMessage = 'Your ban was shortened after review: it ends in ten days.';
+    await expiry.fill(until);
+    await panel.getByLabel('Private note (optional)').fill('Replay checked.\nBorderline: first offence.');
+    await panel.getByLabel('New message for the player (optional)').fill(newMessage);
+    // The live preview: what games will tell the player after the decision.
+    const preview = await rowsOf(page.getByRole('table', { name: /^After deciding shortened/ }));
+    expect(preview.map((r) => r[0])).toEqual([
+      `Ban ${banId} (cheat, game)`,
+      'Message for the player',
+      'Appeal',
+      `Cheat in game ${GAME}`,
+      `Social in game ${GAME}`,
+      'Reputation score',
+    ]);
+    expect(preview[0]?.[1]).toMatch(/^in force until /);
+    expect(preview[0]?.[2]).toMatch(/^in force until .*\(in (9|10) days\)$/);
+    expect(preview.slice(1, 3)).toEqual([
+      ['Message for the player', OLD_MESSAGE, newMessage, 'changes'],
+      ['Appeal', 'open', 'shortened', 'changes'],
+    ]);
+    // Shortened, it still restricts today.
+    expect(preview[3]?.slice(1)).toEqual(['restricted', 'restricted', '—']);
+    // The message as the player reads it (the page quotes it with <q>).
+    await panel.getByText(`Games that show the ban show the player: ${newMessage}`).waitFor();
+    await screenshot(page, 'appeal-open', panel);
+    await screenshot(page, 'appeal-decision', region('Decide'));
+    await screenshot(page, 'appeal-preview', region('What the player will see'));
+    expect(seriousViolations(await axeScan(page, 'appeal-decision'))).toEqual([]);
+
+    // Nothing is sent before the confirmation.
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    const confirm = region(`Decide appeal ${appealId}: shortened?`);
+    await confirm.getByText(`Ban ${banId} ends`).waitFor();
+    expect(decisions()).toHaveLength(0);
+    expect(seriousViolations(await axeScan(page, 'appeal-confirm'))).toEqual([]);
+    await confirm.getByRole('button', { name: 'Decide: shortened' }).dblclick();
+    await statusHolding(panel, `Appeal ${appealId} decided: shortened`);
+
+    // What the API holds: the appeal decided as sent, and the ban's expiry and message moved.
+    const stored = await appealOf(appealId);
+    const expected = `${until}:00.000Z`;
+    expect(stored).toMatchObject({
+      status: 'decided',
+      decision: {
+        outcome: 'shortened',
+        expires_at: expected,
+        player_message: newMessage,
+        note: 'Replay checked.\nBorderline: first offence.',
+      },
+    });
+    expect(stored.decision.applied_at).not.toBeNull();
+    const banAfter = await banOf(device, banId);
+    expect(banAfter).toMatchObject({
+      expires_at: expected,
+      player_message: newMessage,
+      revoked_at: null,
+      appeal: { appeal_id: appealId, status: 'decided', outcome: 'shortened' },
+    });
+    expect(banAfter.expires_at < banBefore.expires_at).toBe(true);
+    // Whatever the double click did, the one decision the API holds is this one.
+    expect(new Set(decisions().map((r) => r.postData())).size).toBe(1);
+
+    // The page: the decision shown, the history read again, the queue and the numbers too.
+    await panel.getByRole('heading', { name: 'Decision' }).waitFor();
+    await panel.getByText('Private note: Replay checked.').waitFor();
+    expect(await panel.getByRole('button', { name: 'Review decision' }).count()).toBe(0);
+    await queueShows([seed(1).appealId, seed(2).appealId]);
+    const [numbers] = await eventually(
+      () => rowsOf(numbersTable()),
+      (rows) => rows[0]?.[2] === '1',
+    );
+    expect(numbers?.slice(0, 6)).toEqual(['2', expect.stringMatching(/^waiting/), '1', '0', '0', '1']);
+    expect(numbers?.[6]).toMatch(/^\d+ (second|minute)s?$/);
+    const [row] = await eventually(
+      () => rowsOf(bansTable(page, device)),
+      (rows) => rows[0]?.[12] !== `appeal open ${appealId}`,
+    );
+    expect(row?.[12]).toBe(`appeal shortened ${appealId}`);
+    expect(row?.[11]).toBe(newMessage);
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('overturns an appeal: the ban is revoked, and the device page shows it revoked with the outcome, linked to the appeal', async () => {
+    const { page, problems } = console_;
+    const { device, banId, appealId } = seed(1);
+    await page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
+    const panel = region(`Appeal ${appealId}`);
+    await bansTable(page, device).waitFor();
+    await panel.getByLabel('overturned', { exact: true }).check();
+    const preview = await rowsOf(page.getByRole('table', { name: /^After deciding overturned/ }));
+    expect(preview[0]?.slice(1)).toEqual(['in force, permanent', 'revoked: no longer in force', 'changes']);
+    // The device's only ban: overturning it lifts the restriction in the game the appeal came from.
+    expect(preview[3]).toEqual([`Cheat in game ${GAME}`, 'restricted', 'not restricted', 'changes']);
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    const confirm = region(`Decide appeal ${appealId}: overturned?`);
+    // Escape closes the confirmation as Cancel does, and nothing is sent.
+    await confirm.getByRole('heading').waitFor();
+    await page.keyboard.press('Escape');
+    expect(await confirm.count()).toBe(0);
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    await confirm.getByRole('button', { name: 'Decide: overturned' }).click();
+    await statusHolding(panel, `Appeal ${appealId} decided: overturned. Ban ${banId} is revoked at once`);
+    expect((await appealOf(appealId)).decision.outcome).toBe('overturned');
+    expect(await banOf(device, banId)).toMatchObject({
+      revoke_reason_code: 'appeal_overturned',
+      appeal: { appeal_id: appealId, status: 'decided', outcome: 'overturned' },
+    });
+    expect((await banOf(device, banId)).revoked_at).not.toBeNull();
+    const enforcement = await server.call('GET', `/v1/device/${device}/enforcement`, { game: GAME });
+    expect(enforcement.body.restricted.cheat).toBe(false);
+
+    // The device page: the ban revoked, with the appeal's outcome linking back to it.
+    await panel.getByRole('link', { name: `Open device ${device} in game ${GAME}` }).click();
+    await page.getByRole('heading', { name: `Device ${device} in game ${GAME}` }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/device?game=${GAME}&device=${device}`);
+    const table = bansTable(page, device);
+    await table.waitFor();
+    const [row] = await rowsOf(table);
+    expect(row?.[8]).toBe('revoked (appeal_overturned)');
+    expect(row?.[11]).toBe(OLD_MESSAGE);
+    expect(row?.[12]).toBe(`appeal overturned ${appealId}`);
+    // The table scrolls sideways in its region: scrolled to its end, the state and the appeal show.
+    const scroller = page.getByRole('region', { name: 'Bans table' });
+    await scroller.evaluate((el) => {
+      el.scrollLeft = el.scrollWidth;
+    });
+    await screenshot(page, 'appeal-device-outcome', scroller);
+    expect(seriousViolations(await axeScan(page, 'appeal-device-outcome'))).toEqual([]);
+    await table.getByRole('link', { name: appealId }).click();
+    await region(`Appeal ${appealId}`).getByRole('heading', { name: 'Decision' }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/appeals?appeal=${appealId}`);
+    // Back returns to the device.
+    await page.goBack();
+    await bansTable(page, device).waitFor();
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("shows the API's refusal when another moderator decided the appeal first, and the first decision stands", async () => {
+    const { page } = console_;
+    const { appealId } = seed(2);
+    await openSection(page, 'Appeals');
+    await page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
+    const panel = region(`Appeal ${appealId}`);
+    await panel.getByLabel('upheld', { exact: true }).check();
+    const first = await server.call('POST', `/v1/appeals/${appealId}/decision`, {
+      body: { outcome: 'overturned' },
+    });
+    expect(first.status).toBe(200);
+    await panel.getByRole('button', { name: 'Review decision' }).click();
+    await region(`Decide appeal ${appealId}: upheld?`)
+      .getByRole('button', { name: 'Decide: upheld' })
+      .click();
+    const refusal = await alertHolding(panel, 'This appeal was decided (overturned)');
+    expect(refusal).toMatch(/request [0-9a-f-]{36}/);
+    expect((await appealOf(appealId)).decision.outcome).toBe('overturned');
+  });
+});
+
+describe('who sees appeals', () => {
+  it('tells a key without appeals:decide that the queue is hidden, and why', async () => {
+    const reader = await server.makeKey('ban reader', ['bans:read']);
+    const opened = await openPage(browser, server.consoleUrl);
+    try {
+      await signIn(opened.page, reader.api_key);
+      await openSection(opened.page, 'Appeals');
+      await opened.page
+        .getByText(
+          'The appeals queue is hidden: it needs the scope appeals:decide, which this session lacks (the API answered 403)',
+        )
+        .waitFor();
+      expect(await opened.page.getByRole('table', { name: /^Appeals, / }).count()).toBe(0);
+      expect(seriousViolations(await axeScan(opened.page, 'appeals-scope'))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("keeps each publisher's appeals its own: another publisher's console lists none and cannot open one", async () => {
+    const acme = await runTs(
+      'infra/keys-cli.ts',
+      ['create', '--publisher', 'acme', '--json'],
+      childEnv({ DATA_DIR: server.dataDir }),
+    );
+    expect(acme.code).toBe(0);
+    const key = JSON.parse(acme.stdout).api_key as string;
+    const { appealId } = seed(0);
+    const opened = await openPage(browser, `${server.consoleUrl}#/appeals?appeal=${appealId}`);
+    try {
+      await signIn(opened.page, key);
+      await alertHolding(opened.page, 'No such appeal');
+      await opened.page
+        .getByRole('table', { name: /^Appeals, / })
+        .getByText('No appeals match.')
+        .waitFor();
+      const numbersOfAcme = opened.page.getByRole('table', { name: /^The queue now/ });
+      await numbersOfAcme.waitFor();
+      const [numbers] = await rowsOf(numbersOfAcme);
+      expect(numbers?.slice(0, 3)).toEqual(['0', 'none', '0']);
+      // The API agrees: nothing of dev-publisher's is acme's.
+      const theirs = await server.call('GET', '/v1/appeals?status=all', { key });
+      expect(theirs.body).toEqual({ items: [], next_cursor: null });
+      expect(unexpectedProblems(opened.problems)).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
