@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -7,6 +8,8 @@ import { authorizerFunction, handlerEntry, routes } from '../lib/routes';
 import { banKey } from '../lib/storage/keys';
 import { lambdaContext, proxyEvent } from './events';
 import {
+  type AppealTarget,
+  appealOperations,
   BENCH_GAME,
   FEED_PAGE_EVENTS,
   feedPage,
@@ -175,6 +178,65 @@ export const measureFeedPage = async (env: InProcess) => {
   const items = (JSON.parse(result.body) as { items: unknown[] }).items.length;
   if (items !== 100) throw new Error(`feed page: ${items} events, not 100`);
   return row;
+};
+
+/**
+ * The storage calls of the appeals' operations (bench/operations.ts, appealOperations), in their
+ * order: each on a game ban of the bench publisher's in the bench game (enforced under its policy),
+ * made, and for a decision appealed, before the count starts.
+ */
+export const measureAppealRoundTrips = async (env: InProcess) => {
+  const publisherId = 'bench-publisher';
+  const newBan = async (fields: Record<string, unknown> = {}): Promise<AppealTarget> => {
+    const result = await env.invoke(
+      'createBan',
+      proxyEvent({
+        method: 'POST',
+        resource: '/v1/bans',
+        publisherId,
+        headers: { 'X-Game-Id': BENCH_GAME },
+        body: {
+          device_id: `bench-appeal-${randomUUID()}`,
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'bench',
+          ...fields,
+        },
+      }),
+    );
+    const { ban_id, device_id } = JSON.parse(result.body) as { ban_id: number; device_id: string };
+    return { ban_id, device_id, appeal_id: '' };
+  };
+  const filing = appealOperations.find((op) => op.on === 'new ban');
+  if (!filing) throw new Error('appeals: no filing to make the appeals with');
+  const file = async (target: AppealTarget) => {
+    const result = await env.invoke(filing.route, filing.event(publisherId, target));
+    return { ...target, appeal_id: (JSON.parse(result.body) as { appeal_id: string }).appeal_id };
+  };
+  let filed: AppealTarget | undefined;
+  const rows = [];
+  for (const op of appealOperations) {
+    const target =
+      op.on === 'new ban'
+        ? await newBan(op.ban?.())
+        : op.on === 'own appeal'
+          ? await file(await newBan(op.ban?.()))
+          : filed;
+    if (!target) throw new Error(`${op.name}: no appeal filed before it`);
+    if (op.warmUp) await env.invoke(op.route, op.event(publisherId, target));
+    env.probe.reset();
+    const result = await env.invoke(op.route, op.event(publisherId, target));
+    rows.push({
+      operation: op.name,
+      calls: env.probe.total(),
+      floor: op.floor,
+      by_command: env.probe.calls(),
+    });
+    if (op.on === 'new ban') {
+      filed = { ...target, appeal_id: (JSON.parse(result.body) as { appeal_id: string }).appeal_id };
+    }
+  }
+  return rows;
 };
 
 export const measureOverhead = async (env: InProcess, invocations: number) => {

@@ -156,3 +156,134 @@ export const feedPage: BenchOperation = {
  * adds its own behind them (bench/delivery.ts reports both).
  */
 export const WRITE_FLOORS = { 'create ban': 3, 'revoke ban': 3, 'put policy': 2 } as const;
+
+/** What an appeal's operation is called on: a ban of the bench publisher's, and its appeal once filed. */
+export interface AppealTarget {
+  device_id: string;
+  ban_id: number;
+  appeal_id: string;
+}
+
+export interface AppealOperation {
+  name: string;
+  /** Route id in lib/routes.ts. */
+  route: string;
+  /** Storage calls the operation should make. */
+  floor: number;
+  /**
+   * What it is called on: a new ban (the filing, which then is "the appeal"), the appeal the filing
+   * made, or an appeal of its own (each decision: an appeal is decided once), filed uncounted.
+   */
+  on: 'new ban' | 'the appeal' | 'own appeal';
+  /** The new ban's fields over a game ban's (a shortening needs an expiry to move). */
+  ban?: () => Record<string, unknown>;
+  /** Called once uncounted first: the stats' first call of a publisher rolls up the window's past days. */
+  warmUp?: boolean;
+  event: (publisherId: string, target: AppealTarget) => ReturnType<typeof proxyEvent>;
+}
+
+const appealPath = (target: AppealTarget) => ({ appeal_id: target.appeal_id });
+const decision = (body: Record<string, unknown>) => (publisherId: string, target: AppealTarget) =>
+  proxyEvent({
+    method: 'POST',
+    resource: '/v1/appeals/{appeal_id}/decision',
+    publisherId,
+    pathParameters: appealPath(target),
+    body,
+  });
+
+/**
+ * Appeals (issue 22), measured in this order by bench/in-process.ts (measureAppealRoundTrips). Kept
+ * out of `operations`, whose handler overhead and throughput call each operation a thousand times:
+ * an appeal is filed once and decided once. The floors are calls; where some run in parallel, the
+ * comment says how many are in sequence.
+ */
+export const appealOperations: AppealOperation[] = [
+  {
+    name: 'file an appeal',
+    route: 'createAppeal',
+    // The policy and the device's bans (in parallel: is the ban enforced here?), the appeal put on
+    // attribute_not_exists, the ban claimed (appeal_id, conditional), the open queue entry, the
+    // appeal read back (a decision that came between deletes the entry put back after its own
+    // delete), and appeal.created in the filer's audit trail: 7 calls, 6 in sequence.
+    floor: 7,
+    on: 'new ban',
+    event: (publisherId, target) =>
+      proxyEvent({
+        method: 'POST',
+        resource: '/v1/appeals',
+        publisherId,
+        headers: game,
+        body: { device_id: target.device_id, ban_id: target.ban_id, message: 'It was not me.' },
+      }),
+  },
+  {
+    name: 'get an appeal',
+    route: 'getAppeal',
+    // One GetItem of the appeal by its id.
+    floor: 1,
+    on: 'the appeal',
+    event: (publisherId, target) =>
+      proxyEvent({ resource: '/v1/appeals/{appeal_id}', publisherId, pathParameters: appealPath(target) }),
+  },
+  {
+    name: 'list appeals (open queue)',
+    route: 'listAppeals',
+    // One Query of the open entries, oldest first: each entry holds a copy of its appeal.
+    floor: 1,
+    on: 'the appeal',
+    event: (publisherId) => proxyEvent({ resource: '/v1/appeals', publisherId }),
+  },
+  {
+    name: 'appeal stats',
+    route: 'appealStats',
+    // In parallel: the open entries counted (Query, Select COUNT), the oldest (Query, Limit 1) and
+    // the window's stored day rollups (Query); then today's decided entries (Query): 4 calls, 2 in
+    // sequence. The warm-up is a publisher's first call, which rolls up the 29 complete days (a
+    // Query and a conditional PutItem each); the first call of a day rolls up the day before (2
+    // more). In the 10 minutes after midnight UTC the day before is still read live: 5 calls.
+    floor: 4,
+    on: 'the appeal',
+    warmUp: true,
+    event: (publisherId) => proxyEvent({ resource: '/v1/appeals/stats', publisherId }),
+  },
+  {
+    name: 'decide an appeal: upheld',
+    route: 'decideAppeal',
+    // The appeal read; its decision (UpdateItem on status = open); the ban's appeal_status and
+    // appeal_outcome (UpdateItem); the decided entry put, the open one deleted; appeal.decided;
+    // applied_at (UpdateItem), last: 7 calls, all in sequence.
+    floor: 7,
+    on: 'own appeal',
+    event: decision({ outcome: 'upheld', note: 'Replay checked.' }),
+  },
+  {
+    name: 'decide an appeal: overturned',
+    route: 'decideAppeal',
+    // As upheld, the ban's update revoking it too, and its ban.revoked event: 8.
+    floor: 8,
+    on: 'own appeal',
+    event: decision({ outcome: 'overturned', note: 'Shared console.' }),
+  },
+  {
+    name: 'decide an appeal: overturned, new player message',
+    route: 'decideAppeal',
+    // As overturned, and the ban.updated event of the new message: 9.
+    floor: 9,
+    on: 'own appeal',
+    event: decision({ outcome: 'overturned', player_message: 'Your ban was lifted on appeal.' }),
+  },
+  {
+    name: 'decide an appeal: shortened',
+    route: 'decideAppeal',
+    // As upheld, with the ban read first (its expiry, which the new one must precede), the new
+    // expiry in the ban's update, and its ban.updated event: 9.
+    floor: 9,
+    on: 'own appeal',
+    ban: () => ({ expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() }),
+    event: decision({
+      outcome: 'shortened',
+      expires_at: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+    }),
+  },
+];

@@ -4,6 +4,7 @@ import { consoleRows, measureConsole } from './console';
 import { eventsRows, measureEvents } from './delivery';
 import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
+  measureAppealRoundTrips,
   measureFeedPage,
   measureOverhead,
   measureRoundTrips,
@@ -23,6 +24,7 @@ import { measureThroughput } from './throughput';
  * per operation for handler overhead; BENCH_DELIVERY_EVENTS (default 1000): bans written per load in
  * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`. CONSOLE_BENCH_RUNS
  * (default 7): cold visits of the console in Chromium in part 8; alone: `npx tsx bench/console.ts`.
+ * Part 3 (the round trips, the feed page and the appeals included) alone: `npx tsx bench/round-trips.ts`.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -46,11 +48,12 @@ const coldImports = measureColdImports(paths, importRuns);
 step(`cold imports with source maps enabled (${importRuns} runs each)`);
 const sourceMaps = measureSourceMapCost(paths, importRuns);
 
-step('in-process: round trips (and a feed page), handler overhead, scale');
+step('in-process: round trips (and a feed page, and the appeals), handler overhead, scale');
 const env = await startInProcess();
 await seedListingDevice(env);
 const roundTrips = await measureRoundTrips(env);
 roundTrips.push(await measureFeedPage(env));
+roundTrips.push(...(await measureAppealRoundTrips(env)));
 step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
 const hotItem = await measureHotItem(env);
 step(`handler overhead (${invocations} warm invocations per operation)`);

@@ -14,9 +14,10 @@ import { type Receiver, startReceiver } from '../support/receiver';
  * `# <status>`, followed by a ```json block with the body the API answers (none for a 204). The
  * pairs run in order on a fresh store, with $API, $KEY (publisher dev-publisher) and $OTHER_KEY
  * (publisher acme), and a webhook receiver answering 204 where the docs show
- * http://127.0.0.1:4000. Times and request ids match any value of their kind; a ban id, and a
- * random id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`), matches any such id, but the same
- * one everywhere it appears, and later requests that use it are sent with the real one. Each
+ * http://127.0.0.1:4000. Times, durations in seconds and request ids match any value of their
+ * kind; a ban id, and a random or derived id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`,
+ * `apl_`), matches any such id, but the same one everywhere it appears, and later requests that use
+ * it, and messages that quote it, are sent and compared with the real one. Each
  * request waits for the events of the ones before it to be dispatched, and a GET whose answer
  * differs is asked again for a few seconds (webhook deliveries are attempted in the background).
  */
@@ -214,9 +215,15 @@ const TIME_FIELDS = new Set([
   'last_attempt_at',
   'next_attempt_at',
   'delivered_at',
+  'decided_at',
+  'applied_at',
+  'oldest_open_at',
+  'computed_at',
 ]);
-/** Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`) and length. */
-const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret']);
+/** Durations in whole seconds (an appeal's age, its time to decision): any such count. */
+const DURATION_FIELDS = new Set(['oldest_open_age_seconds', 'time_to_decision_seconds']);
+/** Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`, `apl_`) and length. */
+const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret', 'appeal_id']);
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 /** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
 const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
@@ -242,6 +249,11 @@ type Ids = Map<number | string, number | string>;
 const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''): string[] => {
   if (TIME_FIELDS.has(field) && typeof shown === 'string') {
     return typeof got === 'string' && ISO_TIME.test(got) ? [] : [`${at}: a time, got ${JSON.stringify(got)}`];
+  }
+  if (DURATION_FIELDS.has(field) && typeof shown === 'number') {
+    return Number.isSafeInteger(got) && (got as number) >= 0
+      ? []
+      : [`${at}: a duration in seconds, got ${JSON.stringify(got)}`];
   }
   if (OPAQUE_FIELDS.has(field) && typeof shown === 'string') {
     const prefix = shown.slice(0, shown.indexOf('_') + 1);
@@ -269,6 +281,8 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
     if (got === null || typeof got !== 'object' || Array.isArray(got)) {
       return [`${at}: an object, got ${JSON.stringify(got)}`];
     }
+    // The fields of a duration object (`time_to_decision_seconds`: its median, its p90) are durations.
+    const inner = (key: string) => (DURATION_FIELDS.has(field) ? field : key);
     const keys = new Set([...Object.keys(shown), ...Object.keys(got)]);
     return [...keys].flatMap((key) =>
       key in shown && key in got
@@ -277,12 +291,23 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
             (got as Record<string, unknown>)[key],
             ids,
             `${at}.${key}`,
-            key,
+            inner(key),
           )
         : [`${at}.${key}: ${key in shown ? 'missing' : 'not shown in the docs'}`],
     );
   }
-  return Object.is(shown, got) ? [] : [`${at}: ${JSON.stringify(shown)} shown, got ${JSON.stringify(got)}`];
+  // A message quoting an id the docs showed earlier (`… an open appeal: apl_…`) quotes the real one.
+  const expected =
+    typeof shown === 'string'
+      ? [...ids].reduce(
+          (text, [id, real]) =>
+            typeof id === 'string' && typeof real === 'string' ? text.replaceAll(id, real) : text,
+          shown,
+        )
+      : shown;
+  return Object.is(expected, got)
+    ? []
+    : [`${at}: ${JSON.stringify(shown)} shown, got ${JSON.stringify(got)}`];
 };
 
 describe('the examples of docs/api.md', () => {
