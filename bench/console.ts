@@ -170,7 +170,8 @@ const visit = async (browser: Browser, target: ConsoleTarget) => {
     });
 
     await context.addInitScript(markSignInFormReady);
-    await page.goto(`${target.url}/console/`);
+    // On Devices (the console opens on Start otherwise): the lookup below is what is timed.
+    await page.goto(`${target.url}/console/#/device`);
     const firstLoad = (await (
       await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__consoleReady, undefined, {
         timeout: 20_000,

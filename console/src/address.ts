@@ -1,11 +1,11 @@
 /**
  * The console's address: which view, in Devices which game and device, in Appeals which appeal,
- * in the URL's fragment (`#/device?game=g1&device=d-1`, `#/appeals?appeal=apl_…`, `#/policy`, ...),
+ * in the URL's fragment (`#/start`, `#/device?game=g1&device=d-1`, `#/appeals?appeal=apl_…`, ...),
  * so Back and Forward work and a link can be sent to a colleague. Never a credential: keys and
  * tokens are not in it, ever.
  */
 
-export const views = ['device', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
+export const views = ['start', 'device', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
 export type View = (typeof views)[number];
 
 export interface Address {
@@ -18,11 +18,12 @@ export interface Address {
 
 const isView = (value: string): value is View => (views as readonly string[]).includes(value);
 
+/** An address that names no view (a bare link to the console, or one it does not know) opens Start. */
 export const readAddress = (hash = location.hash): Address => {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
   const params = new URLSearchParams(query);
   return {
-    view: isView(path) ? path : 'device',
+    view: isView(path) ? path : 'start',
     game: params.get('game') ?? undefined,
     device: params.get('device') ?? undefined,
     appeal: params.get('appeal') ?? undefined,

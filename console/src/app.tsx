@@ -21,6 +21,7 @@ import {
 } from './people';
 import { PolicyView } from './policy';
 import { type Session, sessionClient, signIn, signInPerson } from './session';
+import { StartView } from './start';
 import {
   ConfirmStep,
   errorMessage,
@@ -41,6 +42,8 @@ import { WebhooksView } from './webhooks';
  */
 
 const sections: Array<{ id: View; label: string; needs?: Scope }> = [
+  // Today's activity, open appeals, failing webhooks: each panel needs its own scope.
+  { id: 'start', label: 'Start' },
   { id: 'device', label: 'Devices' },
   { id: 'appeals', label: 'Appeals', needs: 'appeals:decide' },
   { id: 'policy', label: 'Policy', needs: 'policy:read' },
@@ -341,6 +344,7 @@ const Console = ({
       <h2 class="visually-hidden" tabIndex={-1} ref={heading}>
         {sections.find((v) => v.id === view)?.label}
       </h2>
+      {view === 'start' && <StartView call={call} knowledge={knowledge} />}
       {view === 'device' && (
         <DeviceView
           call={call}

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas } from './api';
-import { Field, Notice, Pager, type ScopeKnowledge, TableScroll, useCursorPages } from './ui';
+import { Field, Notice, Pager, ScopeGate, type ScopeKnowledge, TableScroll, useCursorPages } from './ui';
 import { check } from './validation';
 
 /** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
 
 type AuditEvent = Schemas['AuditEvent'];
 type AuditType = AuditEvent['type'];
-const auditTypes = [
+export const auditTypes = [
   'ban.created',
   'ban.revoked',
   'ban.updated',
@@ -93,81 +93,67 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
   return (
     <section aria-labelledby="audit-heading" class="panel">
       <h2 id="audit-heading">Audit trail</h2>
-      {knowledge['audit:read'].held === false ? (
-        <p class="gate">
-          {knowledge['audit:read'].bound
-            ? 'The audit trail is hidden: it spans every game, and this key is bound to games ('
-            : 'The audit trail is hidden: it needs the scope '}
-          {!knowledge['audit:read'].bound && (
-            <>
-              <code>audit:read</code>, which this session lacks (
-            </>
-          )}
-          {knowledge['audit:read'].note}).
-        </p>
-      ) : (
-        <>
-          <form class="filters" noValidate onSubmit={search}>
-            <div class="field">
-              <label for="audit-type">Event type</label>
-              <select
-                id="audit-type"
-                value={type}
-                onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as '' | AuditType)}
-              >
-                <option value="">every type</option>
-                {auditTypes.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <Field
-              id="audit-device"
-              label="Filter by device ID"
-              value={deviceId}
-              onValue={setDeviceId}
-              error={deviceError}
-            />
-            <button type="submit" disabled={busy}>
-              Show events
-            </button>
-          </form>
-          <Notice message={message} />
-          {page && (
-            <TableScroll label="Audit events table">
-              <table>
-                <caption>Audit events, newest first (page {pager.number})</caption>
-                <thead>
+      <ScopeGate scope="audit:read" known={knowledge} what="The audit trail">
+        <form class="filters" noValidate onSubmit={search}>
+          <div class="field">
+            <label for="audit-type">Event type</label>
+            <select
+              id="audit-type"
+              value={type}
+              onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as '' | AuditType)}
+            >
+              <option value="">every type</option>
+              {auditTypes.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Field
+            id="audit-device"
+            label="Filter by device ID"
+            value={deviceId}
+            onValue={setDeviceId}
+            error={deviceError}
+          />
+          <button type="submit" disabled={busy}>
+            Show events
+          </button>
+        </form>
+        <Notice message={message} />
+        {page && (
+          <TableScroll label="Audit events table">
+            <table>
+              <caption>Audit events, newest first (page {pager.number})</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">What</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.length === 0 && (
                   <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Actor</th>
-                    <th scope="col">What</th>
+                    <td colSpan={4}>No events match.</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {page.items.length === 0 && (
-                    <tr>
-                      <td colSpan={4}>No events match.</td>
-                    </tr>
-                  )}
-                  {page.items.map((event) => (
-                    <tr key={event.event_id}>
-                      <td>{formatTime(event.occurred_at)}</td>
-                      <th scope="row">{event.type}</th>
-                      <td>{actorLabel(event.actor)}</td>
-                      <td>{summary(event)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )}
-          {page && <Pager {...pager} />}
-        </>
-      )}
+                )}
+                {page.items.map((event) => (
+                  <tr key={event.event_id}>
+                    <td>{formatTime(event.occurred_at)}</td>
+                    <th scope="row">{event.type}</th>
+                    <td>{actorLabel(event.actor)}</td>
+                    <td>{summary(event)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+        {page && <Pager {...pager} />}
+      </ScopeGate>
     </section>
   );
 };

@@ -149,7 +149,10 @@ export const apiFieldError = (message: Message, field: string): string | undefin
 /** What the console knows of each scope; `bound`: held, but refused because the key is bound to games. */
 export type ScopeKnowledge = Record<Scope, { held: boolean | null; note: string; bound?: true }>;
 
-/** Shown instead of a section (or a form) that the key's scopes do not allow. */
+/**
+ * Shown instead of a section (or a form) that the key's scopes do not allow: the scope it lacks,
+ * or, for what spans every game, that the key is bound to games.
+ */
 export const ScopeGate = ({
   scope,
   known,
@@ -161,11 +164,16 @@ export const ScopeGate = ({
   what: string;
   children: ComponentChildren;
 }) => {
-  if (known[scope].held !== false) return <>{children}</>;
-  return (
+  const { held, note, bound } = known[scope];
+  if (held !== false) return <>{children}</>;
+  const why = note ? ` (${note})` : '';
+  return bound ? (
     <p class="gate">
-      {what} is hidden: it needs the scope <code>{scope}</code>, which this session lacks
-      {known[scope].note ? ` (${known[scope].note})` : ''}.
+      {what} is hidden: it spans every game, and this key is bound to games{why}.
+    </p>
+  ) : (
+    <p class="gate">
+      {what} is hidden: it needs the scope <code>{scope}</code>, which this session lacks{why}.
     </p>
   );
 };

@@ -8,7 +8,8 @@ import { type LocalServer, startServer } from './support/server';
 /**
  * Addresses (issue 25, item 8): every view has its own URL, Back and Forward move between them, a
  * link to a device in a game opens it after sign-in, and a person's reload resumes the session
- * through the provider without typing anything. No key or token is ever in an address.
+ * through the provider without typing anything. No key or token is ever in an address. An address
+ * that names no view opens Start (item 9).
  */
 
 const GAME = 'game-1';
@@ -43,6 +44,7 @@ describe('addresses', () => {
   it('gives each view its own address; Back and Forward move between them; no key in any', async () => {
     const { page, problems } = await open();
     await signIn(page, server.devKey);
+    expect(hashOf(page)).toBe('#/start');
     await openSection(page, 'Policy');
     expect(hashOf(page)).toBe('#/policy');
     await openSection(page, 'Audit trail');
@@ -53,6 +55,14 @@ describe('addresses', () => {
     await page.goForward();
     await page.getByRole('heading', { name: /Audit/ }).first().waitFor();
     expect(hashOf(page)).toBe('#/audit');
+    // Back past the first view chosen: Start, where the console opened.
+    await page.goBack();
+    await page.goBack();
+    await viewHeading(page, 'Start').first().waitFor();
+    expect(hashOf(page)).toBe('#/start');
+    await page.goForward();
+    await page.goForward();
+    await page.getByRole('heading', { name: /Audit/ }).first().waitFor();
     await openSection(page, 'Devices');
     await setGame(page, GAME);
     await lookUp(page, 'device-linked');

@@ -41,7 +41,7 @@ const sent: Request[] = [];
 
 beforeAll(async () => {
   [server, browser, receiver] = await Promise.all([startServer(), launchChromium(), startReceiver()]);
-  console_ = await openPage(browser, server.consoleUrl);
+  console_ = await openPage(browser, server.devicesUrl);
   console_.page.on('request', (request) => {
     if (new URL(request.url()).pathname.startsWith('/v1/')) sent.push(request);
   });

@@ -30,7 +30,7 @@ const sent: Request[] = [];
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
-  console_ = await openPage(browser, server.consoleUrl);
+  console_ = await openPage(browser, server.devicesUrl);
   console_.page.on('request', (request) => {
     if (new URL(request.url()).pathname.startsWith('/v1/')) sent.push(request);
   });

@@ -24,7 +24,7 @@ beforeAll(async () => {
     body: { device_id: 'device-c', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
   });
   expect(made.status).toBe(201);
-  console_ = await openPage(browser, server.consoleUrl);
+  console_ = await openPage(browser, server.devicesUrl);
   await signIn(console_.page, server.devKey);
   await setGame(console_.page, GAME);
 });
@@ -87,7 +87,7 @@ describe('a read-only key', () => {
 describe('a key that may only read bans', () => {
   it('is offered no ban form it could not submit: sign-in learns it lacks bans:write', async () => {
     const reader = await server.makeKey('ban reader', ['bans:read']);
-    const opened = await openPage(browser, server.consoleUrl);
+    const opened = await openPage(browser, server.devicesUrl);
     try {
       await signIn(opened.page, reader.api_key);
       await setGame(opened.page, GAME);

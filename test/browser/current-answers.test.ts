@@ -31,7 +31,7 @@ beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   await ban('device-a', GAME, 'aimbot');
   await ban('device-b', GAME, 'wallhack');
-  console_ = await openPage(browser, server.consoleUrl);
+  console_ = await openPage(browser, server.devicesUrl);
   await signIn(console_.page, server.devKey);
   await setGame(console_.page, GAME);
 });

@@ -105,7 +105,7 @@ const apiListing = async (status: string, type?: string) => {
 describe('looking up a device', () => {
   let console_: ConsolePage;
   beforeAll(async () => {
-    console_ = await openPage(browser, server.consoleUrl);
+    console_ = await openPage(browser, server.devicesUrl);
     await signIn(console_.page, server.devKey);
     await setGame(console_.page, GAME);
   });

@@ -81,7 +81,7 @@ const UNAVAILABLE = /The service is unavailable \(503\): try again in 1 s\. Tryi
 describe('a 503 from the API', () => {
   let console_: ConsolePage;
   beforeAll(async () => {
-    console_ = await openPage(browser, server.consoleUrl);
+    console_ = await openPage(browser, server.devicesUrl);
   });
   afterAll(() => console_?.close());
 
@@ -216,7 +216,7 @@ describe('a 503 from the API', () => {
 describe('a network error', () => {
   let console_: ConsolePage;
   beforeAll(async () => {
-    console_ = await openPage(browser, server.consoleUrl);
+    console_ = await openPage(browser, server.devicesUrl);
     await signIn(console_.page, server.devKey);
     await setGame(console_.page, GAME);
   });
@@ -268,7 +268,7 @@ describe('a 429 from the API', () => {
   let console_: ConsolePage;
   beforeAll(async () => {
     limited = await startServer({ RATE_LIMIT_RPS: '0.01', RATE_LIMIT_BURST: '1' });
-    console_ = await openPage(browser, limited.consoleUrl);
+    console_ = await openPage(browser, limited.devicesUrl);
     // Sign-in reads /v1/policy, /v1/keys and /v1/audit once each, and sends PUT /v1/policy and
     // POST /v1/bans once each with a body that cannot succeed (to learn policy:write and
     // bans:write): each route's one request of the next 100 s.

@@ -52,7 +52,7 @@ const overflow = (page: Page) =>
 
 describe.each([390, 1280, 1920])('at %i px wide', (width) => {
   it('shows the Revoke button without scrolling its table, and no view scrolls the page sideways', async () => {
-    const { page, close } = await openPage(browser, server.consoleUrl);
+    const { page, close } = await openPage(browser, server.devicesUrl);
     try {
       await page.setViewportSize({ width, height: 860 });
       await signIn(page, server.devKey);
@@ -66,7 +66,7 @@ describe.each([390, 1280, 1920])('at %i px wide', (width) => {
       expect(await overflow(page)).toEqual({ sideways: 0, outside: [] });
       if (width === 390)
         await screenshot(page, 'device-narrow', page.getByRole('region', { name: 'Bans', exact: true }));
-      for (const section of ['Policy', 'Audit trail', 'API keys', 'Webhooks']) {
+      for (const section of ['Start', 'Policy', 'Audit trail', 'API keys', 'Webhooks']) {
         await openSection(page, section);
         await page
           .getByRole('heading', { level: 2, name: section === 'Audit trail' ? /Audit/ : section })

@@ -90,15 +90,17 @@ describe('signing in with the organisation', () => {
       .getByRole('banner')
       .getByText(`Signed in as ${email} (moderator) for ${DEV_PUBLISHER}`)
       .waitFor();
-    // The code is out of the address bar (which names the view only); nothing of the sign-in is
-    // left in web storage but a flag with no secret, for a reload to sign in again.
+    // The code is out of the address bar (which names the view only: Start, where the console
+    // opens); nothing of the sign-in is left in web storage but a flag with no secret, for a reload
+    // to sign in again.
     const kept = await storageOf(page);
-    expect(kept.href).toBe(`${server.consoleUrl}#/device`);
+    expect(kept.href).toBe(`${server.consoleUrl}#/start`);
     expect(kept.session).toEqual({ 'device-bans.person': '1' });
     expect(kept.local).toEqual({});
     expect(kept.cookie).toBe('');
     expect(seriousViolations(await axeScan(page, 'people-moderator'))).toEqual([]);
 
+    await openSection(page, 'Devices');
     await setGame(page, 'people-game');
     const form = page.getByRole('region', { name: 'Create a ban', exact: true });
     await form.getByLabel('Device ID to ban').fill('people-device-1');
@@ -124,6 +126,7 @@ describe('signing in with the organisation', () => {
     const { page, problems } = await open();
     await signInAs(page, 'viewer');
     await page.getByRole('banner').getByText(`Signed in as ${server.people.viewer.email} (viewer)`).waitFor();
+    await openSection(page, 'Devices');
     await setGame(page, 'people-game');
     await page
       .getByText(
@@ -234,6 +237,7 @@ describe('a session that outlives its access token', () => {
     );
     expect((await renewals[0]?.response())?.status()).toBe(200);
     // The next call carries the new token, and the API takes it.
+    await openSection(page, 'Devices');
     await setGame(page, 'people-game');
     await page.getByLabel('Device ID', { exact: true }).first().fill('renewed-device');
     await page.getByRole('button', { name: 'Look up', exact: true }).click();

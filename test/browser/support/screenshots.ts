@@ -6,6 +6,7 @@ export const CURATED_SCREENSHOTS: readonly string[] = [
   'people-sign-in',
   'people-viewer-audit',
   'sign-in',
+  'start-page',
   'scopes-bans-read',
   'device-enforcement',
   'device-reputation',

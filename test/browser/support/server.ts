@@ -25,8 +25,10 @@ export interface CallOptions {
 export interface LocalServer {
   /** http://127.0.0.1:<port> */
   url: string;
-  /** The console's address. */
+  /** The console's address: it opens on Start. */
   consoleUrl: string;
+  /** The console's address opened on Devices (`#/device`): where the device and ban tests begin. */
+  devicesUrl: string;
   /** The development publisher's key printed on first start: every scope, every game. */
   devKey: string;
   /** The three people of dev-publisher printed on first start, by role. */
@@ -84,6 +86,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
   return {
     url,
     consoleUrl: `${url}/console/`,
+    devicesUrl: `${url}/console/#/device`,
     devKey,
     people,
     dataDir,
