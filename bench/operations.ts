@@ -62,8 +62,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban',
     route: 'createBan',
-    // The id counter, the ban, its audit event.
-    floor: 3,
+    // The id counter, the ban and (beside it, not after) its entry among banned devices, its audit event.
+    floor: 4,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -71,8 +71,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban, new key',
     route: 'createBan',
-    // The id counter, the idempotency record, the ban, its audit event.
-    floor: 4,
+    // The id counter, the idempotency record, the ban and its entry among banned devices, its audit event.
+    floor: 5,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',
@@ -155,7 +155,7 @@ export const feedPage: BenchOperation = {
  * a conditional UpdateItem, its audit event and the policy read. Locally the change log's recorder
  * adds its own behind them (bench/delivery.ts reports both).
  */
-export const WRITE_FLOORS = { 'create ban': 3, 'revoke ban': 3, 'put policy': 2 } as const;
+export const WRITE_FLOORS = { 'create ban': 4, 'revoke ban': 3, 'put policy': 2 } as const;
 
 /** What an appeal's operation is called on: a ban of the bench publisher's, and its appeal once filed. */
 export interface AppealTarget {

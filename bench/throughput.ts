@@ -9,7 +9,13 @@ import {
 import autocannon from 'autocannon';
 import { mapWithConcurrency } from '../lib/concurrency';
 import { connectionConfig } from '../lib/storage/connection';
-import { auditEventKey, auditPartition, banKey, policyKey as keyOfPolicy } from '../lib/storage/keys';
+import {
+  auditEventKey,
+  auditPartition,
+  banKey,
+  bannedDeviceKey,
+  policyKey as keyOfPolicy,
+} from '../lib/storage/keys';
 import { startChild, stopChild, waitForLine } from './children';
 import { BENCH_GAME, LIST_DEVICE, LIST_DEVICE_BANS, operations } from './operations';
 import { percentile } from './storage-probe';
@@ -59,19 +65,33 @@ const rawCalls = async (client: DynamoDBDocumentClient): Promise<Record<string, 
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    await client.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: {
-          ...banKey(`raw-${banId}`, banId),
-          ban_id: banId,
-          ban_type: 'cheat',
-          scope: 'global',
-          reason_code: 'bench',
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    // The ban and, beside it, its entry in the index of banned devices (lib/domain/banned-devices.ts).
+    await Promise.all([
+      client.send(
+        new PutCommand({
+          TableName: TABLE,
+          Item: {
+            ...banKey(`raw-${banId}`, banId),
+            ban_id: banId,
+            ban_type: 'cheat',
+            scope: 'global',
+            reason_code: 'bench',
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+      client.send(
+        new PutCommand({
+          TableName: TABLE,
+          Item: {
+            ...bannedDeviceKey(RAW_PUBLISHER, `raw-${banId}`, banId),
+            device_id: `raw-${banId}`,
+            game_id: 'raw',
+            created_at: new Date().toISOString(),
+          },
+        }),
+      ),
+    ]);
     await putEvent(`raw-ban-${banId}`);
   };
   /**

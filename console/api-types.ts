@@ -146,6 +146,15 @@ export interface paths {
      */
     post: operations["eraseDevice"];
   };
+  "/v1/devices": {
+    /**
+     * Find the devices you have banned by a prefix of their id
+     * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without `prefix`, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again.
+     *
+     * Needs a key with the `bans:read` scope.
+     */
+    get: operations["listDevices"];
+  };
   "/v1/events": {
     /**
      * Read the change feed: what changed that you can see, oldest first
@@ -795,6 +804,16 @@ export interface components {
     AppealList: {
       items: components["schemas"]["Appeal"][];
       next_cursor: string | null;
+    };
+    BannedDeviceList: {
+      items: components["schemas"]["BannedDevice"][];
+      next_cursor: string | null;
+    };
+    BannedDevice: {
+      device_id: string;
+      first_banned_at: string;
+      last_banned_at: string;
+      games: string[];
     };
     AppealCreation: {
       appeal_id: string;
@@ -1695,6 +1714,50 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Erasure"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Find the devices you have banned by a prefix of their id
+   * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without `prefix`, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again.
+   *
+   * Needs a key with the `bans:read` scope.
+   */
+  listDevices: {
+    parameters: {
+      query?: {
+        /**
+         * @description The beginning of the device id: the same characters as a device id, 1-128 of them.
+         * @example device-7f3a
+         */
+        prefix?: string;
+        /**
+         * @description Most devices to return. Digits only.
+         * @example 25
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.
+         * @example ZGV2aWNlLTdmM2E5Yw
+         */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of devices. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["BannedDeviceList"];
         };
       };
       400: components["responses"]["BadRequest"];

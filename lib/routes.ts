@@ -11,6 +11,7 @@ import {
   createWebhookRequestSchema,
   deliveriesQuerySchema,
   devicePathSchema,
+  devicesQuerySchema,
   enforcementBatchRequestSchema,
   eventsQuerySchema,
   keyPathSchema,
@@ -156,13 +157,14 @@ export const createBanRoute = {
   auth: true,
   scope: 'bans:write',
   request: { game: true, body: createBanRequestSchema },
-  // The id counter (ADD), the conditional puts, the idempotency record read, the event, and the
-  // deletes that withdraw a ban (made without a key) whose event could not be written.
+  // The id counter (ADD), the conditional puts (the ban's entry in the index of banned devices
+  // beside it), the idempotency record read, the event, and the deletes that withdraw a ban (made
+  // without a key) whose event could not be written.
   table: {
     'dynamodb:UpdateItem': ['counter'],
-    'dynamodb:PutItem': ['device', 'idempotency', 'audit'],
+    'dynamodb:PutItem': ['device', 'bannedDevices', 'idempotency', 'audit'],
     'dynamodb:GetItem': ['idempotency'],
-    'dynamodb:DeleteItem': ['device', 'audit'],
+    'dynamodb:DeleteItem': ['device', 'bannedDevices', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -348,7 +350,7 @@ export const eraseDeviceRoute = {
     'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
     'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
-    'dynamodb:DeleteItem': ['device', 'idempotency'],
+    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -453,6 +455,19 @@ export const createAppealRoute = {
   throttle: 'write',
 } as const satisfies Route;
 
+/** The devices the publisher has banned, by id prefix (the console's search); a key bound to games finds those banned in them. */
+export const listDevicesRoute = {
+  id: 'listDevices',
+  method: 'GET',
+  path: '/v1/devices',
+  handler: 'list-devices',
+  auth: true,
+  scope: 'bans:read',
+  request: { query: devicesQuerySchema },
+  table: { 'dynamodb:Query': ['bannedDevices'] },
+  throttle: 'read',
+} as const satisfies Route;
+
 /** The owner's queue (`appeals:decide`): every game's appeals, so no key bound to games reads it. */
 export const listAppealsRoute = {
   id: 'listAppeals',
@@ -529,6 +544,7 @@ export const routes = [
   revokeKeyRoute,
   listAuditRoute,
   eraseDeviceRoute,
+  listDevicesRoute,
   listEventsRoute,
   createWebhookRoute,
   listWebhooksRoute,

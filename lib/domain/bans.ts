@@ -20,11 +20,19 @@ import type {
 } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { BAN_PREFIX, banKey, devicePartition, erasureKey, idempotencyKey } from '../storage/keys';
+import {
+  BAN_PREFIX,
+  banKey,
+  bannedDeviceKey,
+  devicePartition,
+  erasureKey,
+  idempotencyKey,
+} from '../storage/keys';
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
+import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
@@ -37,19 +45,26 @@ import { isActive, isEnforced } from './policy-rules';
  * and their events in the audit trail (./audit.ts): `ban.created`, `ban.revoked`.
  */
 
-/** Puts the ban item unless it is there already (a retry or a racing repeat put it first). */
+/**
+ * Puts the ban item unless it is there already (a retry or a racing repeat put it first), and at
+ * once its entry in the publisher's index of banned devices (./banned-devices.ts), its own item:
+ * the same again on a retry, and no item two creates write.
+ */
 const putBanItem = async (ban: Ban): Promise<void> => {
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: banToItem(ban),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const putBan = async () => {
+    try {
+      await dynamo.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: banToItem(ban),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  };
+  await Promise.all([putBan(), noteBannedDevice(ban)]);
 };
 
 /** The ban an idempotency key was first claimed for, if it was. */
@@ -128,6 +143,7 @@ const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
       [
         // The event first: its put may have landed with its answer lost.
         eventKeyOf(ban.publisher_id, 'ban.created', String(ban.ban_id), ban.created_at),
+        bannedDeviceKey(ban.publisher_id, ban.device_id, ban.ban_id),
         banKey(ban.device_id, ban.ban_id),
       ],
       `ban ${ban.ban_id} on ${ban.device_id}`,
@@ -534,6 +550,10 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
         }),
       );
     }
+    // Its entry in the index of banned devices before the ban, through which a retry finds it.
+    await dynamo.send(
+      new DeleteCommand({ TableName: tableName, Key: bannedDeviceKey(publisherId, deviceId, ban.ban_id) }),
+    );
     await dynamo.send(new DeleteCommand({ TableName: tableName, Key: banKey(deviceId, ban.ban_id) }));
   });
   await recordEvent(publisherId, `${deviceId}\n${startedAt}`, startedAt, by, {

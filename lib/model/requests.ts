@@ -505,6 +505,18 @@ export const appealDecisionRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type AppealDecisionRequest = z.output<typeof appealDecisionRequestSchema>;
 
+/** `GET /v1/devices`: the devices the publisher has banned, by id prefix, in id order. */
+export const devicesQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    prefix: z.optional(
+      pattern(/^[A-Za-z0-9._~:@+=-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -'),
+    ),
+    limit: z._default(integerParam(1, 100), 25),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type DevicesQuery = z.output<typeof devicesQuerySchema>;
+
 export const appealStatusFilters = ['open', 'decided', 'all'] as const;
 
 /** `GET /v1/appeals`: the owner's queue, open ones oldest first, then decided ones newest first. */

@@ -206,6 +206,23 @@ export const newApiKeySchema = z.strictObject({
 });
 export type NewApiKeyResult = z.output<typeof newApiKeySchema>;
 
+/** A device the publisher has banned (`GET /v1/devices`), whatever its bans' state now. */
+export const bannedDeviceSchema = z.strictObject({
+  device_id: z.string(),
+  /** When the publisher first and last banned it (its bans may since have been revoked or expired). */
+  first_banned_at: timestamp,
+  last_banned_at: timestamp,
+  /** The games its bans were made in (for a key bound to games, those of them it holds). */
+  games: z.array(z.string()),
+});
+export type BannedDevice = z.output<typeof bannedDeviceSchema>;
+
+export const bannedDeviceListSchema = z.strictObject({
+  items: z.array(bannedDeviceSchema),
+  next_cursor: z.nullable(z.string()),
+});
+export type BannedDeviceList = z.output<typeof bannedDeviceListSchema>;
+
 /** Who filed an appeal: the publisher whose key filed it, from which game. */
 const filedBySchema = z.strictObject({ publisher_id: z.string(), game_id: z.string() });
 

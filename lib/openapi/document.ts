@@ -34,6 +34,8 @@ import {
   auditListSchema,
   banCreationResultSchema,
   banListSchema,
+  bannedDeviceListSchema,
+  bannedDeviceSchema,
   deliveryListSchema,
   deliverySchema,
   enforcementBatchSchema,
@@ -110,6 +112,8 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [deliveryListSchema, 'DeliveryList'],
   [appealSchema, 'Appeal'],
   [appealListSchema, 'AppealList'],
+  [bannedDeviceListSchema, 'BannedDeviceList'],
+  [bannedDeviceSchema, 'BannedDevice'],
   [appealCreationSchema, 'AppealCreation'],
   [appealStatsSchema, 'AppealStats'],
   [appealSubjectSchema, 'AppealSubject'],
@@ -278,6 +282,16 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listWebhookDeliveries.status': {
     description: 'Only deliveries in this state: `pending` (still being tried), `delivered` or `failed`.',
     example: 'pending',
+  },
+  'listDevices.prefix': {
+    description: 'The beginning of the device id: the same characters as a device id, 1-128 of them.',
+    example: 'device-7f3a',
+  },
+  'listDevices.limit': { description: 'Most devices to return. Digits only.', example: 25 },
+  'listDevices.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.",
+    example: 'ZGV2aWNlLTdmM2E5Yw',
   },
   'listAppeals.status': {
     description:

@@ -15,6 +15,7 @@ import {
   type BanCreationResult,
   banCreationResultSchema,
   banListSchema,
+  bannedDeviceListSchema,
   type Delivery,
   deliveryListSchema,
   type Enforcement,
@@ -652,6 +653,31 @@ export const operations = {
       "every game. A later request that repeats an erased ban's idempotency key makes a new ban.",
     responses: {
       200: response(erasureSchema, 'What was erased.', { device_id: DEVICE, erased_bans: 3 }),
+    },
+  },
+
+  listDevices: {
+    summary: 'Find the devices you have banned by a prefix of their id',
+    tag: 'Bans',
+    description:
+      'The devices your publisher has ever banned (whatever their bans are now: revoked and expired ' +
+      'ones count) whose id begins with `prefix`, in id order, with when you first and last banned each ' +
+      "and in which games. For a report that names part of an id; the device's bans are then its " +
+      "listing's answer. Without `prefix`, every such device. A key bound to games finds the devices " +
+      'banned in its games and sees only those games. Erasing a device removes it. Devices banned ' +
+      'before this index existed (2026-11-26) are found once banned again.',
+    responses: {
+      200: response(bannedDeviceListSchema, 'A page of devices.', {
+        items: [
+          {
+            device_id: DEVICE,
+            first_banned_at: '2026-03-01T12:00:00.000Z',
+            last_banned_at: NOW,
+            games: ['game-1', 'game-2'],
+          },
+        ],
+        next_cursor: null,
+      }),
     },
   },
 

@@ -29,6 +29,8 @@ export const partitions = {
   appeal: 'APPEAL#',
   /** Each publisher's appeal queue (open, decided) and its daily rollups. */
   appealQueue: 'APPEALS#',
+  /** The devices each publisher has banned, by id (lib/domain/banned-devices.ts): the prefix search. */
+  bannedDevices: 'BANNED#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
@@ -195,6 +197,20 @@ export const appealKey = (appealId: string) => ({ pk: `${partitions.appeal}${app
  * day of decisions (`DAY#<yyyy-mm-dd>`) for the stats. Entries hold a copy of the appeal, so a
  * page of the queue is one Query.
  */
+/**
+ * A device the publisher has banned, one item per ban: `<device_id>#<ban id, padded>`, so the
+ * partition sorts by device id (no device id character sorts before `#`) and a prefix of a device
+ * id is a prefix of its items' keys; no two creates write one item.
+ */
+export const bannedDevicesPartition = (publisherId: string) => `${partitions.bannedDevices}${publisherId}`;
+export const BANNED_DEVICE_SEPARATOR = '#';
+export const bannedDeviceKey = (publisherId: string, deviceId: string, banId: number) => ({
+  pk: bannedDevicesPartition(publisherId),
+  sk: `${deviceId}${BANNED_DEVICE_SEPARATOR}${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
+});
+/** The first key after every item of a device: `~` sorts after the ban ids' digits. */
+export const afterBannedDevice = (deviceId: string) => `${deviceId}${BANNED_DEVICE_SEPARATOR}~`;
+
 export const appealQueuePartition = (publisherId: string) => `${partitions.appealQueue}${publisherId}`;
 export const OPEN_APPEAL_PREFIX = 'OPEN#';
 export const DECIDED_APPEAL_PREFIX = 'DONE#';

@@ -218,6 +218,8 @@ const TIME_FIELDS = new Set([
   'decided_at',
   'applied_at',
   'oldest_open_at',
+  'first_banned_at',
+  'last_banned_at',
   'computed_at',
 ]);
 /** Durations in whole seconds (an appeal's age, its time to decision): any such count. */

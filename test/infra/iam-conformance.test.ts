@@ -331,6 +331,9 @@ describe('every function, under the role the template gives it', () => {
     await dispatch();
     const pending = queued.length;
     expect(pending).toBeGreaterThan(0);
+    const found = await call('listDevices', owner, { query: { prefix: 'iam-era' } });
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
     expect((await call('eraseDevice', owner, { path: { device_id: 'iam-erase' }, body: {} })).status).toBe(
       200,
     );

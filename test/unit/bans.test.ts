@@ -16,6 +16,7 @@ import type { Actor } from '../../lib/model/responses';
 import {
   auditPartition,
   banKey,
+  bannedDeviceKey,
   counterKey,
   devicePartition,
   idempotencyKey,
@@ -50,7 +51,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally, then its event: 3 calls without a key', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 4 calls without a key', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -62,7 +63,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(3);
+    expect(ddb.calls()).toHaveLength(4);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -82,7 +83,16 @@ describe('createBan', () => {
       created_by: actor,
     });
     expect(put?.Item).not.toHaveProperty('details_json');
-    const event = ddb.commandCalls(PutCommand)[1]?.args[0].input;
+    // Beside the ban, its entry in the publisher's index of banned devices: its own item, no condition.
+    const entry = ddb.commandCalls(PutCommand)[1]?.args[0].input;
+    expect(entry?.Item).toEqual({
+      ...bannedDeviceKey('pub-a', 'dev-1', takenId()),
+      device_id: 'dev-1',
+      game_id: 'game-1',
+      created_at: put?.Item?.created_at,
+    });
+    expect(entry?.ConditionExpression).toBeUndefined();
+    const event = ddb.commandCalls(PutCommand)[2]?.args[0].input;
     expect(event?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(event?.Item).toMatchObject({
       pk: auditPartition('pub-a'),
@@ -103,14 +113,15 @@ describe('createBan', () => {
     const deleted = ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key);
     expect(deleted).toEqual([
       { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
+      bannedDeviceKey('pub-a', 'dev-1', takenId()),
       banKey('dev-1', takenId()),
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 4 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 5 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(4);
+    expect(ddb.calls()).toHaveLength(5);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,

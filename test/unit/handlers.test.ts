@@ -59,16 +59,16 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(2);
   });
 
-  it('create without a key makes 3 calls (counter, ban, event) and answers 201', async () => {
+  it('create without a key makes 4 calls (counter, ban and its entry among banned devices, event) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(3);
+    expect(ddb.calls()).toHaveLength(4);
   });
 
-  it('create with a new key makes 4 calls (counter, record, ban, event)', async () => {
+  it('create with a new key makes 5 calls (counter, record, ban and its entry, event)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -79,7 +79,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(4);
+    expect(ddb.calls()).toHaveLength(5);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {

@@ -1,0 +1,117 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DevicesQuery } from '../model/requests';
+import type { BannedDevice, BannedDeviceList } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { afterBannedDevice, bannedDeviceKey, bannedDevicesPartition } from '../storage/keys';
+import type { Ban } from './ban-record';
+import { InvalidInputError } from './errors';
+
+/**
+ * The devices a publisher has banned, for finding one by a prefix of its id (a report names
+ * "device 7f3a…"). One small item per ban in `BANNED#<publisher>`, keyed `<device_id>#<ban id>`:
+ * written beside the ban by the same create (its own item, so no two creates contend for one),
+ * deleted with the ban by an erasure. A prefix of a device id is then a prefix of its items' keys,
+ * in device id order, and a listing folds each device's items into one answer.
+ */
+
+/** The ban's entry: written again as it is by a retry. */
+export const noteBannedDevice = async (ban: Ban) => {
+  await dynamo.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...bannedDeviceKey(ban.publisher_id, ban.device_id, ban.ban_id),
+        device_id: ban.device_id,
+        game_id: ban.game_id,
+        created_at: ban.created_at,
+      },
+    }),
+  );
+};
+
+const DEVICE_ID = /^[A-Za-z0-9._~:@+=-]{1,128}$/;
+/** Items read per request at most (a device's items are read whole, however many). */
+const READ_BUDGET = 1000;
+
+const encodeCursor = (deviceId: string) => Buffer.from(deviceId).toString('base64url');
+const decodeCursor = (cursor: string, prefix: string | undefined) => {
+  const deviceId = Buffer.from(cursor, 'base64url').toString();
+  if (!DEVICE_ID.test(deviceId) || (prefix !== undefined && !deviceId.startsWith(prefix)))
+    throw new InvalidInputError(
+      'cursor',
+      'invalid',
+      'must be a next_cursor this API returned for this prefix',
+    );
+  return deviceId;
+};
+
+/**
+ * A page of the devices the publisher has banned whose id begins with `prefix`, in id order, each
+ * with when it was first and last banned and in which games. A key bound to games finds only the
+ * devices banned in its games, and sees only those games. The cursor is the last device answered:
+ * the next page starts after all of its items.
+ */
+export const listBannedDevices = async (
+  publisherId: string,
+  query: DevicesQuery,
+  boundGames: readonly string[] | null,
+): Promise<BannedDeviceList> => {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.prefix);
+  const pk = bannedDevicesPartition(publisherId);
+  const values: Record<string, unknown> = { ':pk': pk };
+  const games = boundGames ?? [];
+  games.forEach((game, i) => {
+    values[`:g${i}`] = game;
+  });
+  const devices: BannedDevice[] = [];
+  let start: Record<string, unknown> | undefined =
+    after === undefined ? undefined : { pk, sk: afterBannedDevice(after) };
+  let read = 0;
+  for (;;) {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression:
+          query.prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues:
+          query.prefix === undefined ? values : { ...values, ':prefix': query.prefix },
+        ...(boundGames === null
+          ? {}
+          : { FilterExpression: `game_id IN (${games.map((_, i) => `:g${i}`).join(', ')})` }),
+        ConsistentRead: true,
+        Limit: 200,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    read += page.ScannedCount ?? 0;
+    for (const item of page.Items ?? []) {
+      const deviceId = String(item.device_id);
+      const at = String(item.created_at);
+      const last = devices.at(-1);
+      if (last?.device_id === deviceId) {
+        if (at < last.first_banned_at) last.first_banned_at = at;
+        if (at > last.last_banned_at) last.last_banned_at = at;
+        if (!last.games.includes(String(item.game_id))) last.games.push(String(item.game_id));
+        continue;
+      }
+      // A device more than the page holds: the page is whole once the one before it is.
+      if (devices.length === query.limit) return finish(devices, true);
+      devices.push({
+        device_id: deviceId,
+        first_banned_at: at,
+        last_banned_at: at,
+        games: [String(item.game_id)],
+      });
+    }
+    if (!page.LastEvaluatedKey) return finish(devices, false);
+    start = page.LastEvaluatedKey;
+    // Past the budget, the page ends at the last device read whole: the next one may go on.
+    if (read >= READ_BUDGET && devices.length > 1) return finish(devices.slice(0, -1), true);
+  }
+};
+
+const finish = (devices: BannedDevice[], more: boolean): BannedDeviceList => {
+  for (const device of devices) device.games.sort();
+  const last = devices.at(-1);
+  return { items: devices, next_cursor: more && last ? encodeCursor(last.device_id) : null };
+};

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApi } from '../support/api';
+import { startTestApi } from '../support/api';
+
+/**
+ * Finding a device by a prefix of its id (issue 25, item 11): `GET /v1/devices` lists the devices a
+ * publisher has banned, from an index kept on each ban's create and cleared by an erasure. Three
+ * publishers: each finds only its own devices. Runs on the sources, the bundles, Node 24 and
+ * DynamoDB Local.
+ */
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api?.close());
+
+let n = 0;
+const unique = (prefix: string) => {
+  n += 1;
+  return `${prefix}-${Date.now().toString(36)}-${n}`;
+};
+
+const publisher = async (grants?: Parameters<TestApi['createKey']>[2]) => {
+  const id = unique('dv');
+  return { id, key: (await api.createKey(id, 'devices test', grants)).api_key };
+};
+
+const ban = async (key: string, device: string, game: string, scope = 'game') => {
+  const res = await api.request('POST', '/v1/bans', {
+    key,
+    game,
+    body: { device_id: device, ban_type: 'cheat', scope, reason_code: 'aimbot' },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.ban_id as number;
+};
+
+const find = (key: string, query: string) => api.request('GET', `/v1/devices${query}`, { key });
+const ids = (res: { body: { items: Array<{ device_id: string }> } }) =>
+  res.body.items.map((d) => d.device_id);
+
+describe('finding devices by a prefix of their id', () => {
+  it("lists the publisher's banned devices in id order with their games, and nobody else's", async () => {
+    const [a, b, c] = [await publisher(), await publisher(), await publisher()];
+    const stem = unique('rep');
+    await ban(a.key, `${stem}-b`, 'g2');
+    await ban(a.key, `${stem}-a`, 'g1');
+    await ban(a.key, `${stem}-a`, 'g2', 'global');
+    await ban(a.key, unique('other'), 'g1');
+    await ban(b.key, `${stem}-c`, 'g1');
+
+    const found = await find(a.key, `?prefix=${stem}`);
+    expect(found.status).toBe(200);
+    expect(found.body.next_cursor).toBeNull();
+    expect(found.body.items).toEqual([
+      {
+        device_id: `${stem}-a`,
+        first_banned_at: expect.any(String),
+        last_banned_at: expect.any(String),
+        games: ['g1', 'g2'],
+      },
+      {
+        device_id: `${stem}-b`,
+        first_banned_at: expect.any(String),
+        last_banned_at: expect.any(String),
+        games: ['g2'],
+      },
+    ]);
+    const [first] = found.body.items;
+    expect(first.first_banned_at < first.last_banned_at).toBe(true);
+    expect(ids(await find(b.key, `?prefix=${stem}`))).toEqual([`${stem}-c`]);
+    expect(ids(await find(c.key, `?prefix=${stem}`))).toEqual([]);
+    expect(ids(await find(c.key, ''))).toEqual([]);
+    // Stored: one small item per ban, in the publisher's own partition, keyed by device then ban.
+    const index = (await api.items()).filter((item) => item.pk === `BANNED#${a.id}`);
+    expect(index).toHaveLength(4);
+    const ofA = index.filter((item) => String(item.sk).startsWith(`${stem}-a#`));
+    expect(ofA.map((item) => item.game_id).sort()).toEqual(['g1', 'g2']);
+  });
+
+  it('pages with next_cursor, which holds only for the same prefix', async () => {
+    const a = await publisher();
+    const stem = unique('page');
+    for (const suffix of ['1', '2', '3']) await ban(a.key, `${stem}-${suffix}`, 'g1');
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: {
+        status: number;
+        body: { items: Array<{ device_id: string }>; next_cursor: string | null };
+      } = await find(a.key, `?prefix=${stem}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...ids(page));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([`${stem}-1`, `${stem}-2`, `${stem}-3`]);
+    const firstPage = await find(a.key, `?prefix=${stem}&limit=1`);
+    const elsewhere = await find(a.key, `?prefix=zzz&cursor=${firstPage.body.next_cursor}`);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+  });
+
+  it('keeps the devices of revoked bans, and forgets a device once the publisher erases it', async () => {
+    const [a, b] = [await publisher(), await publisher()];
+    const device = unique('gone');
+    const banId = await ban(a.key, device, 'g1');
+    await ban(b.key, device, 'g1');
+    const revoked = await api.request('POST', `/v1/device/${device}/bans/${banId}/revoke`, {
+      key: a.key,
+      game: 'g1',
+      body: { reason_code: 'mistake' },
+    });
+    expect(revoked.status).toBe(200);
+    expect(ids(await find(a.key, `?prefix=${device}`))).toEqual([device]);
+    const erased = await api.request('POST', `/v1/device/${device}/erase`, { key: a.key });
+    expect(erased.body.erased_bans).toBe(1);
+    expect(ids(await find(a.key, `?prefix=${device}`))).toEqual([]);
+    expect(
+      (await api.items()).some((item) => item.pk === `BANNED#${a.id}` && item.device_id === device),
+    ).toBe(false);
+    // Another publisher's index of the same device stays.
+    expect(ids(await find(b.key, `?prefix=${device}`))).toEqual([device]);
+  });
+
+  it('shows a key bound to games the devices banned in them, with only those games', async () => {
+    const a = await publisher();
+    const bound = (await api.createKey(a.id, 'g1 only', { scopes: ['bans:read'], games: ['g1'] })).api_key;
+    const stem = unique('bound');
+    await ban(a.key, `${stem}-1`, 'g1');
+    await ban(a.key, `${stem}-1`, 'g2');
+    await ban(a.key, `${stem}-2`, 'g2');
+    const found = await find(bound, `?prefix=${stem}`);
+    expect(found.status).toBe(200);
+    expect(
+      found.body.items.map((d: { device_id: string; games: string[] }) => [d.device_id, d.games]),
+    ).toEqual([[`${stem}-1`, ['g1']]]);
+  });
+
+  it('refuses bad input with the field named, and a key without bans:read', async () => {
+    const a = await publisher();
+    for (const [query, field] of [
+      ['?prefix=', 'prefix'],
+      ['?prefix=a%2Fb', 'prefix'],
+      [`?prefix=${'x'.repeat(129)}`, 'prefix'],
+      ['?limit=0', 'limit'],
+      ['?limit=101', 'limit'],
+      ['?limit=1.5', 'limit'],
+      ['?cursor=%24%24', 'cursor'],
+      ['?cursor=bm8vcGU', 'cursor'],
+      ['?colour=red', 'colour'],
+    ] as const) {
+      const res = await find(a.key, query);
+      expect(res.status, query).toBe(400);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        query,
+      ).toContain(field);
+    }
+    const writer = (await api.createKey(a.id, 'writer', { scopes: ['bans:write'] })).api_key;
+    const refused = await find(writer, '');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden');
+  });
+});
