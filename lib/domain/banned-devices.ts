@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DEVICE_ID_PREFIX_PATTERN } from '../model/device-ids';
 import type { DevicesQuery } from '../model/requests';
 import type { BannedDevice, BannedDeviceList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -29,14 +30,13 @@ export const noteBannedDevice = async (ban: Ban) => {
   );
 };
 
-const DEVICE_ID = /^[A-Za-z0-9._~:@+=-]{1,128}$/;
 /** Items read per request at most (a device's items are read whole, however many). */
 const READ_BUDGET = 1000;
 
 const encodeCursor = (deviceId: string) => Buffer.from(deviceId).toString('base64url');
 const decodeCursor = (cursor: string, prefix: string | undefined) => {
   const deviceId = Buffer.from(cursor, 'base64url').toString();
-  if (!DEVICE_ID.test(deviceId) || (prefix !== undefined && !deviceId.startsWith(prefix)))
+  if (!DEVICE_ID_PREFIX_PATTERN.test(deviceId) || (prefix !== undefined && !deviceId.startsWith(prefix)))
     throw new InvalidInputError(
       'cursor',
       'invalid',

@@ -1,4 +1,10 @@
 import * as z from 'zod/mini';
+import {
+  DEVICE_ID_PATTERN,
+  DEVICE_ID_PREFIX_PATTERN,
+  DEVICE_ID_PREFIX_RULE,
+  DEVICE_ID_RULE,
+} from './device-ids';
 import { parseSafeInteger } from './numbers';
 import {
   APPEAL_CONTACT_MAX,
@@ -70,16 +76,8 @@ const define = <T>(make: () => T): T => make();
 
 const pattern = (re: RegExp, description: string) => z.string().check(z.regex(re, description));
 
-/**
- * `.` and `..` fit the characters but no path can address them (URLs are normalised), so a ban on
- * them could never be listed, checked or revoked: they are refused everywhere.
- */
-export const deviceIdSchema = /* @__PURE__ */ define(() =>
-  pattern(
-    /^(?!\.\.?$)[A-Za-z0-9._~:@+=-]{1,128}$/,
-    'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -, other than . and ..',
-  ),
-);
+/** A device id (./device-ids.ts): `.` and `..` are refused everywhere. */
+export const deviceIdSchema = /* @__PURE__ */ define(() => pattern(DEVICE_ID_PATTERN, DEVICE_ID_RULE));
 export const gameIdSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._~:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ : -'),
 );
@@ -508,9 +506,7 @@ export type AppealDecisionRequest = z.output<typeof appealDecisionRequestSchema>
 /** `GET /v1/devices`: the devices the publisher has banned, by id prefix, in id order. */
 export const devicesQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
-    prefix: z.optional(
-      pattern(/^[A-Za-z0-9._~:@+=-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -'),
-    ),
+    prefix: z.optional(pattern(DEVICE_ID_PREFIX_PATTERN, DEVICE_ID_PREFIX_RULE)),
     limit: z._default(integerParam(1, 100), 25),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
   }),
