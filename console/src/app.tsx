@@ -353,6 +353,7 @@ const Console = ({
           policy={policy}
           game={game}
           gameError={gameProblem}
+          onGame={setGame}
           device={device}
           onDevice={openDevice}
         />

@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
 import type { Ban, Call, Policy } from './api';
 import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
-import { DeviceResult, LookupForm, type OpenDevice, readDevice } from './device';
+import { DeviceResult, LookupForm, type LookupRequest, type OpenDevice, readDevice } from './device';
+import { DeviceSearch } from './device-search';
 import type { Session } from './session';
 import { type Message, Notice, refocus, type ScopeKnowledge } from './ui';
 
 /**
- * The Devices view: look a device up in the session's game, then read its enforcement, reputation
- * and bans, revoke one, erase the device; and create bans.
+ * The Devices view: find a device by the beginning of its id, or look one up in the session's
+ * game; then read its enforcement, reputation and bans, revoke one, erase the device; and create
+ * bans.
  */
 
 interface Props {
@@ -17,6 +19,8 @@ interface Props {
   policy: Policy | null;
   game: string;
   gameError: string | undefined;
+  /** The Game ID changes: a found device opens in one of its games. */
+  onGame: (game: string) => void;
   device: OpenDevice | null;
   onDevice: (device: OpenDevice | null) => void;
 }
@@ -28,6 +32,7 @@ export const DeviceView = ({
   policy,
   game,
   gameError,
+  onGame,
   device: looked,
   onDevice,
 }: Props) => {
@@ -38,6 +43,7 @@ export const DeviceView = ({
   const [message, setMessage] = useState<Message>(null);
   const [version, setVersion] = useState(0);
   const [lookup, setLookup] = useState(0);
+  const [request, setRequest] = useState<LookupRequest | null>(null);
 
   const refresh = async (done: Message) => {
     if (!device) return;
@@ -63,20 +69,31 @@ export const DeviceView = ({
           {knowledge['bans:read'].note}).
         </p>
       )}
+      <DeviceSearch
+        call={call}
+        knowledge={knowledge}
+        game={game}
+        bound={bound}
+        onOpen={(deviceId, inGame) => setRequest({ deviceId, game: inGame })}
+      />
       <LookupForm
         call={call}
         game={game}
         gameError={gameError}
+        request={request}
         // A new question: what answered the last one leaves the page at once.
         onAsk={() => {
           setRevoking(null);
           setMessage(null);
           onDevice(null);
         }}
-        onOpen={(opened) => {
+        onOpen={(opened, requested) => {
           setRevoking(null);
           setMessage(null);
           setLookup((n) => n + 1);
+          // A found device opens in its game: the Game ID becomes it as the device opens (so the
+          // address of the device shown before stays in the history, for Back).
+          if (requested && opened.game !== game) onGame(opened.game);
           onDevice(opened);
         }}
       />

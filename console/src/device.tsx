@@ -283,21 +283,67 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
   </TableScroll>
 );
 
+/** A lookup asked for elsewhere in the page (a found device's Open): this device, in this game. */
+export interface LookupRequest {
+  deviceId: string;
+  game: string;
+}
+
 interface LookupProps {
   call: Call;
   game: string;
   gameError: string | undefined;
+  /**
+   * Each new request fills the form with its device and looks it up in its game, which need not
+   * be the Game ID: `requested` says the device opened answers a request.
+   */
+  request?: LookupRequest | null;
   /** A lookup starts: whatever answered the previous one is no longer the answer. */
   onAsk: () => void;
-  onOpen: (device: OpenDevice) => void;
+  onOpen: (device: OpenDevice, requested: boolean) => void;
 }
 
 /** The lookup form: a device id, in the session's game. */
-export const LookupForm = ({ call, game, gameError, onAsk, onOpen }: LookupProps) => {
+export const LookupForm = ({ call, game, gameError, request, onAsk, onOpen }: LookupProps) => {
   const [deviceId, setDeviceId] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
+  // Only the latest lookup's answer opens a device.
+  const asked = useRef(0);
+
+  /** A request from elsewhere is a new question: it runs at once, superseding a lookup under way. */
+  const lookUp = (inGame: string, id: string, requested: boolean) =>
+    run(
+      async () => {
+        const question = ++asked.current;
+        setMessage(null);
+        onAsk();
+        const opened = await readDevice(call, inGame, id);
+        if (question !== asked.current) return;
+        if (!opened.ok) {
+          // A request's game may not be the Game ID's: the message names it.
+          setMessage(
+            requested && opened.message
+              ? {
+                  ...opened.message,
+                  text: `Device ${id} could not be looked up in game ${inGame}. ${opened.message.text}`,
+                }
+              : opened.message,
+          );
+          return;
+        }
+        onOpen(opened.device, requested);
+      },
+      { supersedes: requested },
+    );
+
+  useEffect(() => {
+    if (!request) return;
+    setDeviceId(request.deviceId);
+    setError(undefined);
+    void lookUp(request.game, request.deviceId, true);
+  }, [request]);
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -308,16 +354,7 @@ export const LookupForm = ({ call, game, gameError, onAsk, onOpen }: LookupProps
       setMessage({ kind: 'error', text: gameError ? `Game ID ${gameError}.` : `Device ID ${problem}.` });
       return;
     }
-    setMessage(null);
-    onAsk();
-    void run(async () => {
-      const opened = await readDevice(call, game, id);
-      if (!opened.ok) {
-        setMessage(opened.message);
-        return;
-      }
-      onOpen(opened.device);
-    });
+    void lookUp(game, id, false);
   };
 
   return (

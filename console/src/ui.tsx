@@ -33,10 +33,19 @@ export const useFocusOn = <T extends HTMLElement>(when: unknown) => {
 
 /**
  * A message after an action: errors are alerts, successes are polite status updates; either takes
- * focus so keyboard and screen reader users land on the outcome.
+ * focus so keyboard and screen reader users land on the outcome. Unless `keepFocus`: the answer
+ * to a search typed in a field is announced, and the focus stays in the field being typed in.
  */
-export const Notice = ({ message, id }: { message: Message; id?: string }) => {
-  const ref = useFocusOn<HTMLParagraphElement>(message);
+export const Notice = ({
+  message,
+  id,
+  keepFocus,
+}: {
+  message: Message;
+  id?: string;
+  keepFocus?: boolean;
+}) => {
+  const ref = useFocusOn<HTMLParagraphElement>(keepFocus ? null : message);
   if (!message) return null;
   const fieldless = (message.fields ?? []).filter((f) => f.field !== '');
   return (
@@ -357,10 +366,16 @@ export const Pager = ({
  * A listing read a page at a time with the API's opaque `next_cursor`: the cursors that led to
  * the page shown (Previous goes back one), the filters it was read with (paging keeps them while
  * the form is edited), and the refusal of the last read, if it was one.
+ *
+ * With `latest` (a search as the moderator types), every read is a new question: it runs at once,
+ * superseding a read under way (useBusy's `supersedes`), whose answer is then dropped however late
+ * it comes; a refusal leaves no rows; and `clear` forgets the rows and any read under way when the
+ * question changes before it can be asked.
  */
 export const useCursorPages = <A extends AnyAnswer, F>(
   read: (filters: F, cursor: string | undefined) => Promise<A>,
   initial: F,
+  { latest = false }: { latest?: boolean } = {},
 ) => {
   type Page = Extract<A, { ok: true }>['body'];
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
@@ -368,18 +383,32 @@ export const useCursorPages = <A extends AnyAnswer, F>(
   const [applied, setApplied] = useState<F>(initial);
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
+  // The question the page should answer: with `latest`, only its answer is kept.
+  const asked = useRef(0);
   const load = (stack: Array<string | undefined>, filters: F = applied) => {
     setMessage(null);
-    return run(async () => {
-      const answer = await read(filters, stack[stack.length - 1]);
-      if (!answer.ok) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setApplied(filters);
-      setCursors(stack);
-      setPage(answer.body as Page);
-    });
+    return run(
+      async () => {
+        const question = ++asked.current;
+        const answer = await read(filters, stack[stack.length - 1]);
+        if (latest && question !== asked.current) return;
+        if (!answer.ok) {
+          if (latest) setPage(null);
+          setMessage(errorMessage(answer));
+          return;
+        }
+        setApplied(filters);
+        setCursors(stack);
+        setPage(answer.body as Page);
+      },
+      { supersedes: latest },
+    );
+  };
+  const clear = () => {
+    asked.current += 1;
+    setPage(null);
+    setMessage(null);
+    setCursors([undefined]);
   };
   const next = (page as { next_cursor?: string | null } | null)?.next_cursor ?? null;
   return {
@@ -392,6 +421,8 @@ export const useCursorPages = <A extends AnyAnswer, F>(
     first: (filters: F = applied) => load([undefined], filters),
     /** The page shown, read again (after a change). */
     reload: () => load(cursors),
+    /** No rows, no message, and the answer of any read under way dropped (with `latest`). */
+    clear,
     pager: {
       number: cursors.length,
       busy,

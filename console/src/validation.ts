@@ -5,6 +5,12 @@
  */
 
 import {
+  DEVICE_ID_PATTERN,
+  DEVICE_ID_PREFIX_PATTERN,
+  DEVICE_ID_PREFIX_RULE,
+  DEVICE_ID_RULE,
+} from '../../lib/model/device-ids';
+import {
   APPEAL_TEXT_MAX,
   MULTILINE_TEXT_PATTERN,
   MULTILINE_TEXT_RULE,
@@ -15,10 +21,7 @@ import {
 } from '../../lib/model/player-message';
 
 export const rules = {
-  device_id: {
-    re: /^(?!\.\.?$)[A-Za-z0-9._~:@+=-]{1,128}$/,
-    message: 'must be 1-128 characters of A-Z a-z 0-9 . _ ~ : @ + = -, other than . and ..',
-  },
+  device_id: { re: DEVICE_ID_PATTERN, message: DEVICE_ID_RULE },
   game_id: { re: /^[A-Za-z0-9._~:-]{1,64}$/, message: 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ : -' },
   reason_code: { re: /^[A-Za-z0-9._:-]{1,64}$/, message: 'must be 1-64 characters of A-Z a-z 0-9 . _ : -' },
   idempotency_key: { re: /^[\x20-\x7E]{1,255}$/, message: 'must be 1-255 printable ASCII characters' },
@@ -30,6 +33,10 @@ export type Rule = keyof typeof rules;
 /** The rule's message when `value` breaks it, else undefined. */
 export const check = (rule: Rule, value: string): string | undefined =>
   rules[rule].re.test(value) ? undefined : rules[rule].message;
+
+/** A device id prefix (`GET /v1/devices?prefix=`): the API's rule and its words (lib/model/device-ids.ts). */
+export const checkDevicePrefix = (value: string): string | undefined =>
+  DEVICE_ID_PREFIX_PATTERN.test(value) ? undefined : DEVICE_ID_PREFIX_RULE;
 
 export const DETAILS_MAX_BYTES = 16 * 1024;
 export const DETAILS_MAX_DEPTH = 32;

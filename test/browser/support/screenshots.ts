@@ -11,6 +11,7 @@ export const CURATED_SCREENSHOTS: readonly string[] = [
   'device-enforcement',
   'device-reputation',
   'device-bans',
+  'device-search',
   'create-ban-invalid',
   'create-ban',
   'revoke-ban',
