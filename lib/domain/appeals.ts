@@ -40,6 +40,7 @@ import {
 import { recordEvent } from './audit';
 import { type Ban, banFromItem } from './ban-record';
 import { recordRevoked, recordUpdated, visibleBans } from './bans';
+import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
@@ -533,14 +534,6 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
 
 const CURSOR = /^(OPEN|DONE)#(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(apl_[A-Za-z0-9_-]{22})$|^DONE#$/;
 
-const encodeCursor = (sk: string) => Buffer.from(sk).toString('base64url');
-const decodeCursor = (cursor: string): string => {
-  const sk = Buffer.from(cursor, 'base64url').toString();
-  if (!CURSOR.test(sk))
-    throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
-  return sk;
-};
-
 const entryAppeal = (item: Record<string, unknown>) => {
   const appeal = appealFromItem(item.appeal as Record<string, unknown> | undefined);
   if (!appeal) throw new IntegrityError('appeal queue entry without its appeal');
@@ -560,7 +553,7 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
         ? [DECIDED_APPEAL_PREFIX]
         : [OPEN_APPEAL_PREFIX, DECIDED_APPEAL_PREFIX]
   ) as string[];
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : sortKeyOf(query.cursor, (sk) => CURSOR.test(sk));
   const filters: string[] = [];
   const values: Record<string, unknown> = { ':pk': appealQueuePartition(publisherId) };
   if (query.ban_id !== undefined) {
@@ -596,10 +589,10 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
       (item) => toAppealView(entryAppeal(item), publisherId),
     );
     items.push(...page.items);
-    if (page.resumeAfter !== null) return { items, next_cursor: encodeCursor(page.resumeAfter) };
+    if (page.resumeAfter !== null) return { items, next_cursor: cursorOf(page.resumeAfter) };
     const next = phases[index + 1];
     if (items.length === query.limit)
-      return { items, next_cursor: next === undefined ? null : encodeCursor(next) };
+      return { items, next_cursor: next === undefined ? null : cursorOf(next) };
   }
   return { items, next_cursor: null };
 };

@@ -3,9 +3,10 @@ import { DEVICE_ID_PREFIX_PATTERN } from '../model/device-ids';
 import type { DevicesQuery } from '../model/requests';
 import type { BannedDevice, BannedDeviceList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
+import { READ_BUDGET } from '../storage/filtered-pages';
 import { afterBannedDevice, bannedDeviceKey, bannedDevicesPartition } from '../storage/keys';
 import type { Ban } from './ban-record';
-import { InvalidInputError } from './errors';
+import { cursorOf, sortKeyOf } from './cursors';
 
 /**
  * The devices a publisher has banned, for finding one by a prefix of its id (a report names
@@ -30,21 +31,6 @@ export const noteBannedDevice = async (ban: Ban) => {
   );
 };
 
-/** Items read per request at most (a device's items are read whole, however many). */
-const READ_BUDGET = 1000;
-
-const encodeCursor = (deviceId: string) => Buffer.from(deviceId).toString('base64url');
-const decodeCursor = (cursor: string, prefix: string | undefined) => {
-  const deviceId = Buffer.from(cursor, 'base64url').toString();
-  if (!DEVICE_ID_PREFIX_PATTERN.test(deviceId) || (prefix !== undefined && !deviceId.startsWith(prefix)))
-    throw new InvalidInputError(
-      'cursor',
-      'invalid',
-      'must be a next_cursor this API returned for this prefix',
-    );
-  return deviceId;
-};
-
 /**
  * A page of the devices the publisher has banned whose id begins with `prefix`, in id order, each
  * with when it was first and last banned and in which games. A key bound to games finds only the
@@ -56,7 +42,15 @@ export const listBannedDevices = async (
   query: DevicesQuery,
   boundGames: readonly string[] | null,
 ): Promise<BannedDeviceList> => {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.prefix);
+  const after =
+    query.cursor === undefined
+      ? undefined
+      : sortKeyOf(
+          query.cursor,
+          (id) =>
+            DEVICE_ID_PREFIX_PATTERN.test(id) && (query.prefix === undefined || id.startsWith(query.prefix)),
+          'must be a next_cursor this API returned for this prefix',
+        );
   const pk = bannedDevicesPartition(publisherId);
   const values: Record<string, unknown> = { ':pk': pk };
   const games = boundGames ?? [];
@@ -113,5 +107,5 @@ export const listBannedDevices = async (
 const finish = (devices: BannedDevice[], more: boolean): BannedDeviceList => {
   for (const device of devices) device.games.sort();
   const last = devices.at(-1);
-  return { items: devices, next_cursor: more && last ? encodeCursor(last.device_id) : null };
+  return { items: devices, next_cursor: more && last ? cursorOf(last.device_id) : null };
 };

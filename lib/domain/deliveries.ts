@@ -13,7 +13,8 @@ import { filteredPage } from '../storage/filtered-pages';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
 import { eventIdOf } from './audit';
 import type { ChangeEvent } from './change-events';
-import { IntegrityError, InvalidInputError } from './errors';
+import { cursorOf, sortKeyOf } from './cursors';
+import { IntegrityError } from './errors';
 import { toFeedEvent } from './feed';
 import { getPolicy } from './policy';
 import {
@@ -420,13 +421,10 @@ export const listDeliveries = async (
   // A webhook outside a bound key's games is not found, as in the webhook listing.
   await reachableWebhook(publisherId, games, webhookId);
   const pk = deliveryPartition(publisherId, webhookId);
-  let start: Record<string, string> | undefined;
-  if (query.cursor !== undefined) {
-    const sk = Buffer.from(query.cursor, 'base64url').toString();
-    if (!DELIVERY_CURSOR.test(sk))
-      throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
-    start = { pk, sk };
-  }
+  const start =
+    query.cursor === undefined
+      ? undefined
+      : { pk, sk: sortKeyOf(query.cursor, (sk) => DELIVERY_CURSOR.test(sk)) };
   const page = await filteredPage(
     {
       TableName: tableName,
@@ -444,7 +442,7 @@ export const listDeliveries = async (
   );
   return {
     items: page.items,
-    next_cursor: page.resumeAfter === null ? null : Buffer.from(page.resumeAfter).toString('base64url'),
+    next_cursor: page.resumeAfter === null ? null : cursorOf(page.resumeAfter),
   };
 };
 
