@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appealIdOf, appealKey, banKey, partitions } from '../../lib/storage/keys';
+import { appealIdOf, appealKey, banKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
 import { type FaultInjector, injectFaults } from '../support/faults';
-import { banBody, createBan, startWithPublishers, type TestApi, unique } from '../support/fixtures';
+import {
+  appealTextsStored,
+  banBody,
+  createBan,
+  queueEntries,
+  startWithPublishers,
+  storedItem,
+  type TestApi,
+  unique,
+} from '../support/fixtures';
 
 /**
  * Appeals under faults: a fault at every storage call of filing and of deciding (before the call
@@ -37,15 +46,8 @@ afterAll(async () => {
   console.info(`appeals under faults: ${totals.cases} cases, ${totals.injected} faults injected`);
 });
 
-const item = async (key: { pk: string; sk: string }) => {
-  const { dynamo, tableName } = await import('../../lib/storage/client');
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-  return (await dynamo.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-};
-const queueOf = async (appealId: string) =>
-  (await api.items()).filter(
-    (entry) => entry.pk === `${partitions.appealQueue}${OWNER}` && String(entry.sk).endsWith(`#${appealId}`),
-  );
+const item = storedItem;
+const queueOf = (appealId: string) => queueEntries(api, OWNER, appealId);
 const events = async (publisher: string, type: string, appealId: string) =>
   (await storedEvents(publisher)).filter(
     (e) => e.type === type && (e.appeal as { appeal_id?: string } | undefined)?.appeal_id === appealId,
@@ -152,12 +154,7 @@ const deciding = (
     },
   });
 
-/** The player's texts wherever the store holds a copy of the appeal: the record and its queue entries. */
-const textsOf = async (appealId: string) =>
-  (await api.items())
-    .filter((e) => e.pk === `${partitions.appeal}${appealId}` || String(e.sk).endsWith(`#${appealId}`))
-    .map((e) => (e.sk === 'APPEAL' ? e : e.appeal) as Record<string, unknown>)
-    .filter((copy) => copy.message !== undefined || copy.contact !== undefined);
+const textsOf = (appealId: string) => appealTextsStored(api, appealId);
 
 /** An erasure of the device by the ban's owner, its appeal decided: the texts go from every copy. */
 const erasing = writeCase<Filing>({

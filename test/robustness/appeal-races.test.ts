@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appealIdOf, appealKey, banKey, partitions } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
-import { banBody, createBan, startWithPublishers, type TestApi, unique } from '../support/fixtures';
+import {
+  appealTextsStored,
+  banBody,
+  createBan,
+  queueEntries,
+  startWithPublishers,
+  storedItem,
+  type TestApi,
+  unique,
+} from '../support/fixtures';
 
 /**
  * Appeals racing the other writes to their ban, made to interleave exactly: a hook on the storage
@@ -47,15 +56,9 @@ afterAll(async () => {
   await api?.close();
 });
 
-const item = async (key: { pk: string; sk: string }) => {
-  const { dynamo, tableName } = await import('../../lib/storage/client');
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-  return (await dynamo.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
-};
+const item = storedItem;
 const queueOf = async (appealId: string) =>
-  (await api.items())
-    .filter((e) => e.pk === `${partitions.appealQueue}${OWNER}` && String(e.sk).endsWith(`#${appealId}`))
-    .map((e) => String(e.sk).slice(0, 5));
+  (await queueEntries(api, OWNER, appealId)).map((e) => String(e.sk).slice(0, 5));
 const appealEvents = async (publisher: string, appealId: string) =>
   (await storedEvents(publisher))
     .filter((e) => (e.appeal as { appeal_id?: string } | undefined)?.appeal_id === appealId)
@@ -88,12 +91,7 @@ const revoke = (device: string, banId: number) =>
     body: { reason_code: 'support_ticket' },
   });
 const erase = (device: string) => api.request('POST', `/v1/device/${device}/erase`, { key: ownerKey });
-/** The player's texts wherever the store holds a copy of the appeal: the record and its entries. */
-const textsOf = async (appealId: string) =>
-  (await api.items())
-    .filter((e) => e.pk === `${partitions.appeal}${appealId}` || String(e.sk).endsWith(`#${appealId}`))
-    .map((e) => (e.sk === 'APPEAL' ? e : e.appeal) as Record<string, unknown>)
-    .filter((copy) => copy.message !== undefined || copy.contact !== undefined);
+const textsOf = (appealId: string) => appealTextsStored(api, appealId);
 const decide = (appealId: string, body: Record<string, unknown>) =>
   api.request('POST', `/v1/appeals/${appealId}/decision`, { key: ownerKey, body });
 

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { devicePartition, idempotencyKey } from '../../lib/storage/keys';
+import { devicePartition, idempotencyKey, partitions } from '../../lib/storage/keys';
 import { type ApiResponse, type RequestOptions, startTestApi, type TestApi } from './api';
 
 /**
@@ -126,18 +126,31 @@ export const storedBans = async (device: string) => {
   return Items ?? [];
 };
 
-/** The idempotency record of (publisher, game, key), if stored. */
-export const storedRecord = async (publisher: string, game: string, key: string) => {
+/** The item stored under `key`, if any (a consistent read). */
+export const storedItem = async (key: { pk: string; sk: string }) => {
   const { dynamo, tableName } = await storage();
   const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: idempotencyKey(publisher, game, key),
-      ConsistentRead: true,
-    }),
+    new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
   );
   return Item;
 };
+
+/** The idempotency record of (publisher, game, key), if stored. */
+export const storedRecord = (publisher: string, game: string, key: string) =>
+  storedItem(idempotencyKey(publisher, game, key));
+
+/** The entries of an appeal in its owner's queue (`OPEN#…`, `DONE#…`). */
+export const queueEntries = async (api: TestApi, owner: string, appealId: string) =>
+  (await api.items()).filter(
+    (entry) => entry.pk === `${partitions.appealQueue}${owner}` && String(entry.sk).endsWith(`#${appealId}`),
+  );
+
+/** Every stored copy of an appeal (the record, its queue entries' copies) that still holds a player's text. */
+export const appealTextsStored = async (api: TestApi, appealId: string) =>
+  (await api.items())
+    .filter((e) => e.pk === `${partitions.appeal}${appealId}` || String(e.sk).endsWith(`#${appealId}`))
+    .map((e) => (e.sk === 'APPEAL' ? e : e.appeal) as Record<string, unknown>)
+    .filter((copy) => copy.message !== undefined || copy.contact !== undefined);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Answers                                                                                          */
