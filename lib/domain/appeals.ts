@@ -295,7 +295,6 @@ const recordAppealCreated = (appeal: StoredAppeal) =>
     appeal.ban_publisher_id,
   );
 
-/** An appeal the caller may read: the owner's (with the owner's view) or the filer's. */
 /** Whether a key bound to `games` reaches an appeal's ban: a game ban of one of its games. */
 const reaches = (appeal: StoredAppeal, games: readonly string[] | null) =>
   games === null || (appeal.ban_scope === 'game' && games.includes(appeal.ban_game_id));
