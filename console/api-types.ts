@@ -363,6 +363,7 @@ export interface components {
         status: "open" | "decided";
         outcome: ("upheld" | "overturned" | "shortened") | null;
       }) | null;
+      created_by: components["schemas"]["Actor"] | null;
       enforced: boolean;
     };
     BanList: {
@@ -409,6 +410,7 @@ export interface components {
             status: "open" | "decided";
             outcome: ("upheld" | "overturned" | "shortened") | null;
           }) | null;
+          created_by: components["schemas"]["Actor"] | null;
           enforced: boolean;
           rule: ("enforce_game" | "enforce_publisher" | "enforce_global" | "enforce_cheat_global" | "enforce_social_global" | "rep_include_game" | "rep_include_publisher" | "rep_include_global")[];
         })[];

@@ -257,6 +257,7 @@ export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan =>
           status: ban.appeal_status ?? 'open',
           outcome: ban.appeal_outcome ?? null,
         },
+  created_by: ban.publisher_id === policy.publisher_id ? (ban.created_by ?? null) : null,
   enforced: isEnforced(policy, ban, now),
 });
 

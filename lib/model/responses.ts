@@ -49,6 +49,21 @@ export const policySchema = z.strictObject({
 });
 export type Policy = z.output<typeof policySchema>;
 
+/**
+ * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
+ * person signed in (the provider's subject, their email, their role then).
+ */
+export const actorSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
+  z.strictObject({
+    type: z.literal('user'),
+    sub: z.string(),
+    email: z.nullable(z.string()),
+    role: z.enum(roles),
+  }),
+]);
+export type Actor = z.output<typeof actorSchema>;
+
 export const banCreationResultSchema = z.strictObject({
   ban_id: banId,
   device_id: z.string(),
@@ -85,6 +100,8 @@ export const listedBanSchema = z.strictObject({
       outcome: z.nullable(z.enum(appealOutcomes)),
     }),
   ),
+  /** Who made it (a key or a person), shown to its owner only: null for other publishers' bans and for bans made before it was kept. */
+  created_by: z.nullable(actorSchema),
   /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
   enforced: z.boolean(),
 });
@@ -158,20 +175,6 @@ export const openApiDocumentSchema = z.looseObject({
   paths: z.record(z.string(), z.unknown()),
 });
 
-/**
- * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
- * person signed in (the provider's subject, their email, their role then).
- */
-export const actorSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
-  z.strictObject({
-    type: z.literal('user'),
-    sub: z.string(),
-    email: z.nullable(z.string()),
-    role: z.enum(roles),
-  }),
-]);
-export type Actor = z.output<typeof actorSchema>;
 
 /** A key as listed: never its secret, only its last 4 characters (null for keys made before them). */
 export const apiKeySchema = z.strictObject({

@@ -153,6 +153,7 @@ const socialBan: ListedBan = {
   player_message: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
   appealable: true,
   appeal: null,
+  created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
   enforced: true,
 };
 
@@ -172,6 +173,7 @@ const cheatBan: ListedBan = {
   player_message: 'This device is banned for using cheat software.',
   appealable: false,
   appeal: null,
+  created_by: null,
   enforced: true,
 };
 
@@ -279,6 +281,7 @@ const feedEvents: FeedEvent[] = [
       player_message: null,
       appealable: true,
       appeal: null,
+      created_by: null,
       enforced: false,
     },
   },
@@ -303,6 +306,7 @@ const feedEvents: FeedEvent[] = [
       player_message: null,
       appealable: true,
       appeal: null,
+      created_by: null,
       enforced: false,
     },
   },

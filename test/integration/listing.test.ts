@@ -76,6 +76,7 @@ describe('what a publisher sees', () => {
       player_message: null,
       appealable: true,
       appeal: null,
+      created_by: { type: 'key', key_id: expect.stringMatching(/^key_/), name: expect.any(String) },
       enforced: true,
     });
     expect(byId.get(ids.aPublisher)).toMatchObject({ game_id: null, details_json: { note: 'a only' } });
@@ -94,7 +95,8 @@ describe('what a publisher sees', () => {
       ids.aGlobal,
     ]);
     const aGlobal = res.body.items.find((b: { ban_id: number }) => b.ban_id === ids.aGlobal);
-    expect(aGlobal).toMatchObject({ publisher_id: 'pub-a', details_json: null });
+    // Who made it is its owner's to know: another publisher sees neither the key nor the person.
+    expect(aGlobal).toMatchObject({ publisher_id: 'pub-a', details_json: null, created_by: null });
     expect(res.text).not.toContain('private to a');
     expect(res.body.counts.total).toBe(3);
   });
