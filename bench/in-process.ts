@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -16,6 +18,7 @@ import {
   LIST_DEVICE,
   LIST_DEVICE_BANS,
   operations,
+  WEBHOOK_FLOORS,
 } from './operations';
 import { median, probeStorage } from './storage-probe';
 
@@ -185,6 +188,87 @@ export const measureFeedPage = async (env: InProcess) => {
  * order: each on a game ban of the bench publisher's in the bench game (enforced under its policy),
  * made, and for a decision appealed, before the count starts.
  */
+/**
+ * Webhooks (WEBHOOK_FLOORS): one webhook of the bench publisher's, to a receiver on the loopback;
+ * its listing, a test event (queued into a local hand-off, not SQS), and that delivery's attempt.
+ */
+export const measureWebhookRoundTrips = async (env: InProcess) => {
+  const { useLocalDeliveryQueue } = await import('../lib/storage/delivery-queue');
+  const { attemptDelivery } = await import('../lib/domain/deliveries');
+  const receiver = createServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', () => done()));
+  const loopback = process.env.WEBHOOK_ALLOW_LOOPBACK;
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  const queued: Array<Parameters<typeof attemptDelivery>[0]> = [];
+  useLocalDeliveryQueue(async (refs) => {
+    queued.push(...refs);
+  });
+  const publisherId = 'bench-publisher';
+  try {
+    const made = await env.invoke(
+      'createWebhook',
+      proxyEvent({
+        method: 'POST',
+        resource: '/v1/webhooks',
+        publisherId,
+        body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench` },
+      }),
+    );
+    const webhookPath = { webhook_id: (JSON.parse(made.body) as { webhook_id: string }).webhook_id };
+    const rows: Array<{
+      operation: string;
+      calls: number;
+      floor: number;
+      by_command: ReturnType<InProcess['probe']['calls']>;
+    }> = [];
+    const measure = async (operation: keyof typeof WEBHOOK_FLOORS, run: () => Promise<unknown>) => {
+      env.probe.reset();
+      await run();
+      rows.push({
+        operation,
+        calls: env.probe.total(),
+        floor: WEBHOOK_FLOORS[operation],
+        by_command: env.probe.calls(),
+      });
+    };
+    await measure('list webhooks', () =>
+      env.invoke('listWebhooks', proxyEvent({ resource: '/v1/webhooks', publisherId })),
+    );
+    await measure('test webhook', () =>
+      env.invoke(
+        'testWebhook',
+        proxyEvent({
+          method: 'POST',
+          resource: '/v1/webhooks/{webhook_id}/test',
+          publisherId,
+          pathParameters: webhookPath,
+        }),
+      ),
+    );
+    const [ref] = queued;
+    if (!ref) throw new Error('the test event was not queued');
+    await measure('delivery attempt', async () => {
+      const outcome = await attemptDelivery(ref, 1);
+      if (!outcome.settled) throw new Error('the test delivery was not delivered');
+    });
+    await env.invoke(
+      'deleteWebhook',
+      proxyEvent({
+        method: 'DELETE',
+        resource: '/v1/webhooks/{webhook_id}',
+        publisherId,
+        pathParameters: webhookPath,
+      }),
+    );
+    return rows;
+  } finally {
+    useLocalDeliveryQueue(undefined);
+    if (loopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+    else process.env.WEBHOOK_ALLOW_LOOPBACK = loopback;
+    await new Promise((done) => receiver.close(done));
+  }
+};
+
 export const measureAppealRoundTrips = async (env: InProcess) => {
   const publisherId = 'bench-publisher';
   const newBan = async (fields: Record<string, unknown> = {}): Promise<AppealTarget> => {

@@ -62,8 +62,9 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban',
     route: 'createBan',
-    // The id counter, the ban and (beside it, not after) its entry among banned devices, its audit event.
-    floor: 4,
+    // The id counter and (beside it) the reason catalogue read, the ban and (beside it, not after)
+    // its entry among banned devices, its audit event.
+    floor: 5,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -71,8 +72,9 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban, new key',
     route: 'createBan',
-    // The id counter, the idempotency record, the ban and its entry among banned devices, its audit event.
-    floor: 5,
+    // The id counter and (beside it) the reason catalogue read, the idempotency record, the ban and
+    // its entry among banned devices, its audit event.
+    floor: 6,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',
@@ -155,7 +157,19 @@ export const feedPage: BenchOperation = {
  * a conditional UpdateItem, its audit event and the policy read. Locally the change log's recorder
  * adds its own behind them (bench/delivery.ts reports both).
  */
-export const WRITE_FLOORS = { 'create ban': 4, 'revoke ban': 3, 'put policy': 2 } as const;
+export const WRITE_FLOORS = { 'create ban': 5, 'revoke ban': 3, 'put policy': 2 } as const;
+
+/**
+ * Webhooks (issue 25), measured by bench/in-process.ts (measureWebhookRoundTrips) on one webhook of
+ * the bench publisher's, to a receiver on the loopback answering 204:
+ * - listing: the one Query of the publisher's webhooks partition, whose items hold their health;
+ * - a test event: that Query (is the webhook the caller's?) and the delivery's conditional put
+ *   (the queue message is SQS, not the table);
+ * - the test delivery's attempt (the sender): the delivery read, the claim, the webhook and its
+ *   secret read in parallel, the attempt recorded on the webhook's item (its health), the delivery
+ *   settled: 6 calls, 5 in sequence.
+ */
+export const WEBHOOK_FLOORS = { 'list webhooks': 1, 'test webhook': 2, 'delivery attempt': 6 } as const;
 
 /** What an appeal's operation is called on: a ban of the bench publisher's, and its appeal once filed. */
 export interface AppealTarget {
@@ -277,8 +291,9 @@ export const appealOperations: AppealOperation[] = [
     name: 'decide an appeal: shortened',
     route: 'decideAppeal',
     // As upheld, with the ban read first (its expiry, which the new one must precede), the new
-    // expiry in the ban's update, and its ban.updated event: 9.
-    floor: 9,
+    // expiry in the ban's update, the ban's entry at its new end in the index by expiry, and its
+    // ban.updated event: 10.
+    floor: 10,
     on: 'own appeal',
     ban: () => ({ expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() }),
     event: decision({

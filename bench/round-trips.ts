@@ -2,6 +2,7 @@ import {
   measureAppealRoundTrips,
   measureFeedPage,
   measureRoundTrips,
+  measureWebhookRoundTrips,
   seedListingDevice,
   startInProcess,
 } from './in-process';
@@ -20,6 +21,7 @@ const rows = [
   ...(await measureRoundTrips(env)),
   await measureFeedPage(env),
   ...(await measureAppealRoundTrips(env)),
+  ...(await measureWebhookRoundTrips(env)),
 ];
 await env.close();
 console.table(rows.map((r) => ({ operation: r.operation, calls: r.calls, floor: r.floor, ...r.by_command })));

@@ -9,6 +9,7 @@ import {
   measureOverhead,
   measureRoundTrips,
   measureScale,
+  measureWebhookRoundTrips,
   seedListingDevice,
   startInProcess,
 } from './in-process';
@@ -54,6 +55,7 @@ await seedListingDevice(env);
 const roundTrips = await measureRoundTrips(env);
 roundTrips.push(await measureFeedPage(env));
 roundTrips.push(...(await measureAppealRoundTrips(env)));
+roundTrips.push(...(await measureWebhookRoundTrips(env)));
 step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
 const hotItem = await measureHotItem(env);
 step(`handler overhead (${invocations} warm invocations per operation)`);

@@ -40,10 +40,26 @@ export interface paths {
      */
     put: operations["updatePolicy"];
   };
+  "/v1/reasons": {
+    /**
+     * Read the caller's reason catalogue
+     * @description The reasons the publisher's moderators pick from when they make a ban, each with the ban it fills in (type, scope, duration, player message), and whether `strict_reasons` refuses any other `reason_code`. Needs `policy:read` or `bans:write`. A publisher that never wrote one has `{"reasons": [], "strict_reasons": false, "updated_at": null}`.
+     *
+     * Needs a key with the `policy:read` or `bans:write` scope.
+     */
+    get: operations["getReasons"];
+    /**
+     * Replace the caller's reason catalogue
+     * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing.
+     *
+     * Needs a key with the `policy:write` scope.
+     */
+    put: operations["putReasons"];
+  };
   "/v1/bans": {
     /**
      * Record a ban against a device
-     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400.
+     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban).
      *
      * Needs a key with the `bans:write` scope.
      */
@@ -131,7 +147,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -155,6 +171,15 @@ export interface paths {
      */
     get: operations["listDevices"];
   };
+  "/v1/bans/expiring": {
+    /**
+     * List your bans in force that end within the next hours, soonest first
+     * @description Your bans (any type and scope) that are in force now and end within the next `within_hours` (1 to 168, default 24), soonest first: the device, the ban, the game it was made in and who made it. Revoked bans are not listed; a ban an appeal shortened is listed at its new end. A key bound to games sees the bans made in its games. A page may hold fewer than `limit` bans when entries it read were revoked meanwhile; page with `next_cursor` until it is null. Bans made before this listing existed (2026-11-26) are not in it.
+     *
+     * Needs a key with the `bans:read` scope.
+     */
+    get: operations["listExpiringBans"];
+  };
   "/v1/events": {
     /**
      * Read the change feed: what changed that you can see, oldest first
@@ -167,7 +192,7 @@ export interface paths {
   "/v1/webhooks": {
     /**
      * List your publisher's webhooks, without their secrets
-     * @description Every webhook of the caller's publisher, oldest first; never a secret.
+     * @description Every webhook of the caller's publisher, oldest first; never a secret. Each with its `health`: how its latest delivery attempt ended (`last_attempt_at`, `last_outcome` `delivered` or `failed`, `last_status`, `last_error`), when one last got a 2xx (`last_delivered_at`), and `failures_24h`, the attempts that failed in the current hour and the 23 before it (each retry is an attempt). A key bound to games lists the webhooks within its games.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -197,6 +222,15 @@ export interface paths {
      * Needs a key with the `keys:manage` scope.
      */
     get: operations["listWebhookDeliveries"];
+  };
+  "/v1/webhooks/{webhook_id}/test": {
+    /**
+     * Send a test event to one of your webhooks
+     * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the delivery is its record); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
+     *
+     * Needs a key with the `keys:manage` scope.
+     */
+    post: operations["testWebhook"];
   };
   "/v1/appeals": {
     /**
@@ -280,6 +314,20 @@ export interface components {
       rep_include_publisher?: boolean;
       rep_include_global?: boolean;
     };
+    PutReasonsRequest: {
+      reasons: components["schemas"]["CatalogueReasonRequest"][];
+      strict_reasons: boolean;
+    };
+    CatalogueReasonRequest: {
+      code: string;
+      label: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      duration_seconds: number | null;
+      player_message: string | null;
+    };
     RevokeBanRequest: {
       reason_code: string;
     };
@@ -326,6 +374,21 @@ export interface components {
       rep_include_publisher: boolean;
       rep_include_global: boolean;
       updated_at: string;
+    };
+    ReasonCatalogue: {
+      reasons: components["schemas"]["CatalogueReason"][];
+      strict_reasons: boolean;
+      updated_at: string | null;
+    };
+    CatalogueReason: {
+      code: string;
+      label: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      duration_seconds: number | null;
+      player_message: string | null;
     };
     BanCreationResult: {
       ban_id: number;
@@ -625,6 +688,14 @@ export interface components {
         rep_include_publisher: boolean;
         rep_include_global: boolean;
       };
+    } | {
+      /** @constant */
+      type: "reasons.updated";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      codes: string[];
+      strict_reasons: boolean;
     } | ({
       /** @constant */
       type: "key.created";
@@ -741,15 +812,39 @@ export interface components {
       items: components["schemas"]["FeedEvent"][];
       next_cursor: string;
     };
+    WebhookList: {
+      items: components["schemas"]["Webhook"][];
+    };
+    WebhookHealth: {
+      last_attempt_at: string | null;
+      last_outcome: ("delivered" | "failed") | null;
+      last_status: number | null;
+      last_error: string | null;
+      last_delivered_at: string | null;
+      failures_24h: number;
+    };
     Webhook: {
       webhook_id: string;
       url: string;
       events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
       games: string[] | null;
       created_at: string;
+      health: components["schemas"]["WebhookHealth"];
     };
-    WebhookList: {
-      items: components["schemas"]["Webhook"][];
+    WebhookTest: {
+      event_id: string;
+      /** @enum {string} */
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      occurred_at: string;
+      /** @enum {string} */
+      status: "pending" | "delivered" | "failed";
+      attempts: number;
+      last_attempt_at: string | null;
+      last_status: number | null;
+      last_error: string | null;
+      next_attempt_at: string | null;
+      delivered_at: string | null;
+      webhook_id: string;
     };
     NewWebhook: {
       webhook_id: string;
@@ -762,7 +857,7 @@ export interface components {
     Delivery: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
       occurred_at: string;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
@@ -809,6 +904,22 @@ export interface components {
     };
     BannedDeviceList: {
       items: components["schemas"]["BannedDevice"][];
+      next_cursor: string | null;
+    };
+    ExpiringBanList: {
+      items: ({
+          device_id: string;
+          ban_id: number;
+          /** @enum {string} */
+          ban_type: "cheat" | "social";
+          /** @enum {string} */
+          scope: "game" | "publisher" | "global";
+          game_id: string;
+          reason_code: string;
+          created_at: string;
+          expires_at: string;
+          created_by: components["schemas"]["Actor"] | null;
+        })[];
       next_cursor: string | null;
     };
     BannedDevice: {
@@ -1125,8 +1236,88 @@ export interface operations {
     };
   };
   /**
+   * Read the caller's reason catalogue
+   * @description The reasons the publisher's moderators pick from when they make a ban, each with the ban it fills in (type, scope, duration, player message), and whether `strict_reasons` refuses any other `reason_code`. Needs `policy:read` or `bans:write`. A publisher that never wrote one has `{"reasons": [], "strict_reasons": false, "updated_at": null}`.
+   *
+   * Needs a key with the `policy:read` or `bans:write` scope.
+   */
+  getReasons: {
+    responses: {
+      /** @description The catalogue. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ReasonCatalogue"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Replace the caller's reason catalogue
+   * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing.
+   *
+   * Needs a key with the `policy:write` scope.
+   */
+  putReasons: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "reasons": [
+         *     {
+         *       "code": "aimbot",
+         *       "label": "Aimbot or other aim assistance",
+         *       "ban_type": "cheat",
+         *       "scope": "global",
+         *       "duration_seconds": null,
+         *       "player_message": "This device is banned for using cheat software."
+         *     },
+         *     {
+         *       "code": "chat.abuse",
+         *       "label": "Abusive chat",
+         *       "ban_type": "social",
+         *       "scope": "game",
+         *       "duration_seconds": 604800,
+         *       "player_message": "You are muted in chat for 7 days for abusive messages."
+         *     }
+         *   ],
+         *   "strict_reasons": true
+         * }
+         */
+        "application/json": components["schemas"]["PutReasonsRequest"];
+      };
+    };
+    responses: {
+      /** @description The catalogue as stored, with a new `updated_at`. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ReasonCatalogue"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
    * Record a ban against a device
-   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400.
+   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban).
    *
    * Needs a key with the `bans:write` scope.
    */
@@ -1640,7 +1831,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -1661,7 +1852,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -1771,6 +1962,50 @@ export interface operations {
     };
   };
   /**
+   * List your bans in force that end within the next hours, soonest first
+   * @description Your bans (any type and scope) that are in force now and end within the next `within_hours` (1 to 168, default 24), soonest first: the device, the ban, the game it was made in and who made it. Revoked bans are not listed; a ban an appeal shortened is listed at its new end. A key bound to games sees the bans made in its games. A page may hold fewer than `limit` bans when entries it read were revoked meanwhile; page with `next_cursor` until it is null. Bans made before this listing existed (2026-11-26) are not in it.
+   *
+   * Needs a key with the `bans:read` scope.
+   */
+  listExpiringBans: {
+    parameters: {
+      query?: {
+        /**
+         * @description How far ahead to look, in hours from now: 1 to 168. Digits only.
+         * @example 24
+         */
+        within_hours?: number;
+        /**
+         * @description Most bans to return. Digits only.
+         * @example 25
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque): the bans ending after that page's.
+         * @example MjAyNi0xMS0yNlQxMjozMDozOC42OTBaIzAwNTgyOTMxMjI0ODU3NjE
+         */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of bans, soonest end first. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ExpiringBanList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
    * Read the change feed: what changed that you can see, oldest first
    * @description The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and `ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on another publisher's; an erased ban has `details_json` null and `enforced` false), and `policy.updated` (with `device_id` null and your policy as it is after the change). Start without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no items means you are caught up (ask again later with the same cursor). From any cursor each event comes exactly once. A cursor is bound to the publisher and game it was returned for: another's is a 400.
    *
@@ -1818,7 +2053,7 @@ export interface operations {
   };
   /**
    * List your publisher's webhooks, without their secrets
-   * @description Every webhook of the caller's publisher, oldest first; never a secret.
+   * @description Every webhook of the caller's publisher, oldest first; never a secret. Each with its `health`: how its latest delivery attempt ended (`last_attempt_at`, `last_outcome` `delivered` or `failed`, `last_status`, `last_error`), when one last got a 2xx (`last_delivered_at`), and `failures_24h`, the attempts that failed in the current hour and the 23 before it (each retry is an attempt). A key bound to games lists the webhooks within its games.
    *
    * Needs a key with the `keys:manage` scope.
    */
@@ -1960,6 +2195,41 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["DeliveryList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Send a test event to one of your webhooks
+   * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the delivery is its record); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
+   *
+   * Needs a key with the `keys:manage` scope.
+   */
+  testWebhook: {
+    parameters: {
+      path: {
+        /**
+         * @description The webhook, by the `webhook_id` its creation returned.
+         * @example wh_q2KpV5gziZvdbeOf
+         */
+        webhook_id: string;
+      };
+    };
+    responses: {
+      /** @description The test delivery, queued: follow it in the deliveries listing. */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookTest"];
         };
       };
       400: components["responses"]["BadRequest"];

@@ -14,11 +14,13 @@ import {
   devicesQuerySchema,
   enforcementBatchRequestSchema,
   eventsQuerySchema,
+  expiringBansQuerySchema,
   keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
   listKeysQuerySchema,
   policyPatchSchema,
+  putReasonsRequestSchema,
   revokeBanRequestSchema,
   webhookPathSchema,
 } from './model/requests';
@@ -111,6 +113,8 @@ export interface Route {
   readonly table?: TableAccess;
   /** Its rate limits in the deployed stage, overall and per publisher (throttleClasses). */
   readonly throttle: ThrottleClass;
+  /** It hands deliveries to the deliveries queue: the stack grants it SendMessage there and names the queue. */
+  readonly sendsDeliveries?: boolean;
 }
 
 export const healthRoute = {
@@ -149,6 +153,32 @@ export const updatePolicyRoute = {
   throttle: 'write',
 } as const satisfies Route;
 
+/** The reason catalogue: read by whoever sets the policy or makes bans (the create form offers it). */
+export const getReasonsRoute = {
+  id: 'getReasons',
+  method: 'GET',
+  path: '/v1/reasons',
+  handler: 'get-reasons',
+  auth: true,
+  scope: ['policy:read', 'bans:write'],
+  request: {},
+  table: { 'dynamodb:GetItem': ['publisher'] },
+  throttle: 'read',
+} as const satisfies Route;
+
+export const putReasonsRoute = {
+  id: 'putReasons',
+  method: 'PUT',
+  path: '/v1/reasons',
+  handler: 'put-reasons',
+  auth: true,
+  scope: 'policy:write',
+  request: { body: putReasonsRequestSchema },
+  // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
+  table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
+  throttle: 'write',
+} as const satisfies Route;
+
 export const createBanRoute = {
   id: 'createBan',
   method: 'POST',
@@ -158,13 +188,14 @@ export const createBanRoute = {
   scope: 'bans:write',
   request: { game: true, body: createBanRequestSchema },
   // The id counter (ADD), the conditional puts (the ban's entry in the index of banned devices
-  // beside it), the idempotency record read, the event, and the deletes that withdraw a ban (made
-  // without a key) whose event could not be written.
+  // beside it), the idempotency record read, the reason catalogue read (`publisher`: strict
+  // reasons), the event, and the deletes that withdraw a ban (made without a key) whose event
+  // could not be written.
   table: {
     'dynamodb:UpdateItem': ['counter'],
-    'dynamodb:PutItem': ['device', 'bannedDevices', 'idempotency', 'audit'],
-    'dynamodb:GetItem': ['idempotency'],
-    'dynamodb:DeleteItem': ['device', 'bannedDevices', 'audit'],
+    'dynamodb:PutItem': ['device', 'bannedDevices', 'expiringBans', 'idempotency', 'audit'],
+    'dynamodb:GetItem': ['idempotency', 'publisher'],
+    'dynamodb:DeleteItem': ['device', 'bannedDevices', 'expiringBans', 'audit'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -350,7 +381,7 @@ export const eraseDeviceRoute = {
     'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
     'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
-    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices'],
+    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices', 'expiringBans'],
   },
   throttle: 'write',
 } as const satisfies Route;
@@ -432,6 +463,29 @@ export const listWebhookDeliveriesRoute = {
   throttle: 'read',
 } as const satisfies Route;
 
+/**
+ * A signed `webhook.test` delivery to one webhook, through the deliveries queue like any other. The
+ * write class holds it to a publisher's write rate: it can only reach the publisher's own receiver.
+ */
+export const testWebhookRoute = {
+  id: 'testWebhook',
+  method: 'POST',
+  path: '/v1/webhooks/{webhook_id}/test',
+  handler: 'test-webhook',
+  auth: true,
+  scope: 'keys:manage',
+  request: { path: webhookPathSchema },
+  // The publisher's webhooks (is it theirs, within the key's games?), then the delivery's
+  // conditional put; it is deleted again if the queue refuses it.
+  table: {
+    'dynamodb:Query': ['webhook'],
+    'dynamodb:PutItem': ['delivery'],
+    'dynamodb:DeleteItem': ['delivery'],
+  },
+  throttle: 'write',
+  sendsDeliveries: true,
+} as const satisfies Route;
+
 /** A player's appeal, filed by a game server or support site (`appeals:write`) from the game it plays. */
 export const createAppealRoute = {
   id: 'createAppeal',
@@ -453,6 +507,19 @@ export const createAppealRoute = {
     'dynamodb:DeleteItem': ['appeal', 'appealQueue'],
   },
   throttle: 'write',
+} as const satisfies Route;
+
+/** The publisher's bans in force that end soon (the console's start page): the index by expiry, then each entry's ban. */
+export const listExpiringBansRoute = {
+  id: 'listExpiringBans',
+  method: 'GET',
+  path: '/v1/bans/expiring',
+  handler: 'list-expiring-bans',
+  auth: true,
+  scope: 'bans:read',
+  request: { query: expiringBansQuerySchema },
+  table: { 'dynamodb:Query': ['expiringBans'], 'dynamodb:GetItem': ['device'] },
+  throttle: 'read',
 } as const satisfies Route;
 
 /** The devices the publisher has banned, by id prefix (the console's search); a key bound to games finds those banned in them. */
@@ -517,12 +584,12 @@ export const decideAppealRoute = {
   request: { path: appealPathSchema, body: appealDecisionRequestSchema },
   // The appeal and (to shorten) the ban read; the appeal decided; the ban's update (or its read
   // when the update's condition fails); the decided entry (its player's texts dropped when an
-  // erasure came in meanwhile), the open one deleted; the events (`ban.revoked` / `ban.updated`,
-  // `appeal.decided`).
+  // erasure came in meanwhile), the open one deleted; the ban's entry at its new end in the index
+  // by expiry (shortened); the events (`ban.revoked` / `ban.updated`, `appeal.decided`).
   table: {
     'dynamodb:GetItem': ['appeal', 'device'],
     'dynamodb:UpdateItem': ['appeal', 'device', 'appealQueue'],
-    'dynamodb:PutItem': ['appealQueue', 'audit'],
+    'dynamodb:PutItem': ['appealQueue', 'audit', 'expiringBans'],
     'dynamodb:DeleteItem': ['appealQueue'],
   },
   throttle: 'write',
@@ -532,6 +599,8 @@ export const routes = [
   healthRoute,
   getPolicyRoute,
   updatePolicyRoute,
+  getReasonsRoute,
+  putReasonsRoute,
   createBanRoute,
   listSocialBansRoute,
   listCheatBansRoute,
@@ -545,11 +614,13 @@ export const routes = [
   listAuditRoute,
   eraseDeviceRoute,
   listDevicesRoute,
+  listExpiringBansRoute,
   listEventsRoute,
   createWebhookRoute,
   listWebhooksRoute,
   deleteWebhookRoute,
   listWebhookDeliveriesRoute,
+  testWebhookRoute,
   createAppealRoute,
   listAppealsRoute,
   appealStatsRoute,
@@ -592,7 +663,8 @@ export const webhookSenderFunction = {
   table: {
     // The only role that reads a webhook's signing secret.
     'dynamodb:GetItem': ['delivery', 'webhook', 'webhookSecret'],
-    'dynamodb:UpdateItem': ['delivery'],
+    // `webhook`: each attempt's outcome on its webhook's item (the listing's health).
+    'dynamodb:UpdateItem': ['delivery', 'webhook'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 

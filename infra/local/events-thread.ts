@@ -33,6 +33,7 @@ export const startLocalEventsThread = async (options: LocalEventsOptions): Promi
   });
   let closing: Promise<void> | undefined;
   return {
+    enqueue: (refs, dueAt, attempt) => worker.postMessage({ type: 'enqueue', refs, dueAt, attempt }),
     drain: () =>
       new Promise<void>((done) => {
         const id = next++;

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { DeliveryRef } from '../../lib/domain/deliveries';
 import { describeError, log } from '../../lib/log';
 import { startLocalEvents } from './events';
 
@@ -8,7 +9,11 @@ import { startLocalEvents } from './events';
  * the recorder, like the API's (the environment is the main thread's, copied when it started).
  */
 
-type Message = { type: 'record' } | { type: 'drain'; id: number } | { type: 'close' };
+type Message =
+  | { type: 'record' }
+  | { type: 'drain'; id: number }
+  | { type: 'close' }
+  | { type: 'enqueue'; refs: DeliveryRef[]; dueAt: number; attempt: number };
 
 const port = parentPort;
 if (!port) throw new Error('events-worker.ts runs as a worker thread only');
@@ -21,6 +26,7 @@ try {
   });
   port.on('message', (message: Message) => {
     if (message.type === 'record') for (const listener of listeners) listener();
+    else if (message.type === 'enqueue') events.enqueue(message.refs, message.dueAt, message.attempt);
     else if (message.type === 'drain')
       void events.drain().then(() => port.postMessage({ type: 'drained', id: message.id }));
     else if (message.type === 'close')

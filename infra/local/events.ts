@@ -34,6 +34,8 @@ import type { ChangeRecorder } from './change-log';
 export interface LocalEvents {
   /** Resolves when every record logged so far has been dispatched (tests, and closing). */
   drain(): Promise<void>;
+  /** Schedules attempt `attempt` of these deliveries at `dueAt`: the local queue (lib/storage/delivery-queue.ts). */
+  enqueue(refs: readonly DeliveryRef[], dueAt: number, attempt: number): void;
   close(): Promise<void>;
 }
 
@@ -197,6 +199,9 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
   void pump();
 
   return {
+    enqueue: (refs, dueAt, attempt) => {
+      for (const ref of refs) schedule(ref, attempt, dueAt);
+    },
     drain: async () => {
       await pump();
       while (running) await running;

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
+import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
 import { consoleListener } from './console';
 import type { LocalEvents } from './events';
@@ -67,6 +68,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   const store = await openStore({ env, publish: true });
   let recorder: ChangeRecorder | undefined;
   let events: LocalEvents | undefined;
+  let localQueue: LocalDeliveryQueue | undefined;
   let identity: LocalIdentity | undefined;
   try {
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
@@ -85,6 +87,10 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         storeEndpoint: store.endpoint,
         tableName: store.tableName,
       });
+      // The API's handlers that queue a delivery (a webhook's test event) queue it on this thread's timers.
+      const started = events;
+      localQueue = async (refs, dueAt, attempt) => started.enqueue(refs, dueAt, attempt);
+      useLocalDeliveryQueue(localQueue);
     }
     const load = options.loadModule ?? sourceModule;
     const handlers = new Map<string, ProxyHandler>();
@@ -139,6 +145,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         });
         await identity?.close();
         await events?.close();
+        if (localQueue) useLocalDeliveryQueue(undefined);
         await recorder?.close();
         await store.close();
       },

@@ -23,6 +23,7 @@ import type { Construct } from 'constructs';
 import { allowedMethods } from '../../lib/http/gateway-answers';
 import {
   authorizerFunction,
+  DELIVERY_QUEUE_ENV,
   type Route,
   routes,
   type TableAccess,
@@ -30,7 +31,7 @@ import {
   throttleClasses,
   tokenClaimsFunction,
 } from '../../lib/routes';
-import { TABLE_KEYS } from '../../lib/storage/table';
+import { TABLE_KEYS, TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
 import { addAlarms } from './alarms';
 import { ModeratorConsole } from './console';
 import { Events } from './events';
@@ -87,6 +88,8 @@ export class ServiceStack extends Stack {
       // The outbox of events and webhooks (events.ts): both images, since a revocation is a change
       // of an existing ban item.
       stream: StreamViewType.NEW_AND_OLD_IMAGES,
+      // Index entries that say when they stop being useful (lib/storage/table.ts).
+      timeToLiveAttribute: TIME_TO_LIVE_ATTRIBUTE,
     });
 
     const functions = new Map<string, NodejsFunction>();
@@ -182,8 +185,11 @@ export class ServiceStack extends Stack {
     this.api.deploymentStage.node.addDependency(executionLogs);
 
     const publisherThrottles: ThrottlingPerMethod[] = [];
+    /** Routes that queue a delivery themselves (a webhook's test event): granted the queue below. */
+    const deliverySenders: NodejsFunction[] = [];
     for (const route of routes) {
       const fn = makeFunction(route);
+      if ('sendsDeliveries' in route && route.sendsDeliveries) deliverySenders.push(fn);
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
       // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;
       // API Gateway drops the body.
@@ -228,6 +234,10 @@ export class ServiceStack extends Stack {
     this.firewall = settings.waf ? new Firewall(this, 'Firewall', { api: this.api }) : undefined;
 
     this.events = new Events(this, 'Events', { table: this.table, makeFunction });
+    for (const fn of deliverySenders) {
+      fn.addEnvironment(DELIVERY_QUEUE_ENV, this.events.deliveries.queueUrl);
+      this.events.deliveries.grantSendMessages(fn);
+    }
     this.people = new People(this, 'People', {
       own: settings.identity,
       tokenClaims: () => makeFunction(tokenClaimsFunction),

@@ -42,6 +42,7 @@ import { type Ban, banFromItem } from './ban-record';
 import { recordRevoked, recordUpdated, visibleBans } from './bans';
 import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
+import { noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
 
@@ -510,6 +511,8 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
       { ...values, ':null': null },
     );
     if (decision.outcome === 'overturned') await recordRevoked(ban);
+    // The ban's entry at its new end (the one at its old end is left for the listing to pass by).
+    if (decision.outcome === 'shortened') await noteExpiringBan(ban);
     if (changesBan) await recordUpdated(ban);
     return;
   } catch (error) {
@@ -520,6 +523,8 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
   if (ban.appeal_status === 'decided' && ban.appeal_outcome === decision.outcome) {
     // Changed by an earlier attempt whose events may not have been recorded.
     if (decision.outcome === 'overturned') await recordRevoked(ban);
+    if (decision.outcome === 'shortened' && ban.updated_at === decision.decided_at)
+      await noteExpiringBan(ban);
     if (changesBan && ban.updated_at === decision.decided_at) await recordUpdated(ban);
     return;
   }

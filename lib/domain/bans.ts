@@ -34,8 +34,10 @@ import { nextBanId } from './ban-ids';
 import { type Ban, banFromItem, banToItem } from './ban-record';
 import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
+import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
 import { isActive, isEnforced } from './policy-rules';
+import { strictReasonCodes } from './reasons';
 
 /**
  * Bans. Items (keys in lib/storage/keys.ts):
@@ -64,7 +66,7 @@ const putBanItem = async (ban: Ban): Promise<void> => {
       if (!isConditionFailure(error)) throw error;
     }
   };
-  await Promise.all([putBan(), noteBannedDevice(ban)]);
+  await Promise.all([putBan(), noteBannedDevice(ban), noteExpiringBan(ban)]);
 };
 
 /** The ban an idempotency key was first claimed for, if it was. */
@@ -144,6 +146,7 @@ const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
         // The event first: its put may have landed with its answer lost.
         eventKeyOf(ban.publisher_id, 'ban.created', String(ban.ban_id), ban.created_at),
         bannedDeviceKey(ban.publisher_id, ban.device_id, ban.ban_id),
+        ...expiringBanKeysOf(ban),
         banKey(ban.device_id, ban.ban_id),
       ],
       `ban ${ban.ban_id} on ${ban.device_id}`,
@@ -203,8 +206,26 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
+  // The catalogue is read beside the id counter, not after it: no longer in sequence.
+  const [banId, catalogueCodes] = await Promise.all([nextBanId(), strictReasonCodes(publisherId)]);
+  if (catalogueCodes && !catalogueCodes.has(request.reason_code)) {
+    // A repeat of a key answers its original ban, even when the catalogue changed since.
+    const original =
+      request.idempotency_key === undefined
+        ? undefined
+        : await recordedBan(publisherId, gameId, request.idempotency_key);
+    if (!original)
+      throw new InvalidInputError(
+        'reason_code',
+        'not_in_catalogue',
+        'must be a code of the reason catalogue (strict_reasons is on)',
+      );
+    await putBanItem(original);
+    await recordCreated(original);
+    return creationResult(original, 'idempotent_ok');
+  }
   const ban: Ban = {
-    ban_id: await nextBanId(),
+    ban_id: banId,
     device_id: request.device_id,
     ban_type: request.ban_type,
     scope: request.scope,
@@ -551,9 +572,11 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
         }),
       );
     }
-    // Its entry in the index of banned devices before the ban, through which a retry finds it.
-    await dynamo.send(
-      new DeleteCommand({ TableName: tableName, Key: bannedDeviceKey(publisherId, deviceId, ban.ban_id) }),
+    // Its entries in the indexes before the ban, through which a retry finds them.
+    await Promise.all(
+      [bannedDeviceKey(publisherId, deviceId, ban.ban_id), ...expiringBanKeysOf(ban)].map((Key) =>
+        dynamo.send(new DeleteCommand({ TableName: tableName, Key })),
+      ),
     );
     await dynamo.send(new DeleteCommand({ TableName: tableName, Key: banKey(deviceId, ban.ban_id) }));
   });

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
-import type { DeliveriesQuery, FeedEventType } from '../model/requests';
+import type { DeliveriesQuery, DeliveryEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
 import { originOf } from '../outbound/webhook-address';
 import { postWebhook } from '../outbound/webhook-request';
@@ -22,6 +22,7 @@ import {
   allWebhooks,
   reachableWebhook,
   receiversOf,
+  recordAttempt,
   type StoredWebhook,
   webhookSecret,
 } from './webhooks';
@@ -86,24 +87,7 @@ export const recordDeliveries = async (
       await dynamo.send(
         new PutCommand({
           TableName: tableName,
-          Item: {
-            ...key,
-            ...ref,
-            slot: webhook.slot,
-            event_id: event.event_id,
-            type: event.type,
-            occurred_at: event.occurred_at,
-            body,
-            status: 'pending',
-            attempts: 0,
-            created_at: now,
-            first_attempt_at: null,
-            last_attempt_at: null,
-            last_status: null,
-            last_error: null,
-            next_attempt_at: now,
-            delivered_at: null,
-          },
+          Item: newDeliveryItem(key, ref, webhook.slot, event, body, now),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -118,6 +102,33 @@ export const recordDeliveries = async (
   });
   return recorded.filter((ref) => ref !== undefined);
 };
+
+/** A delivery as first stored: pending, due now, not yet attempted. */
+export const newDeliveryItem = (
+  key: { pk: string; sk: string },
+  ref: DeliveryRef,
+  slot: number,
+  event: { event_id: string; type: DeliveryEventType; occurred_at: string },
+  body: string,
+  now: string,
+) => ({
+  ...key,
+  ...ref,
+  slot,
+  event_id: event.event_id,
+  type: event.type,
+  occurred_at: event.occurred_at,
+  body,
+  status: 'pending',
+  attempts: 0,
+  created_at: now,
+  first_attempt_at: null,
+  last_attempt_at: null,
+  last_status: null,
+  last_error: null,
+  next_attempt_at: now,
+  delivered_at: null,
+});
 
 /** Deliveries recorded at once: they are independent items. */
 const RECORD_CONCURRENCY = 10;
@@ -344,6 +355,15 @@ export const attemptDelivery = async (
       body: claimed.body,
       allowLoopback: allowsLoopback(),
     });
+    // The webhook's health counts this POST, before the delivery moves on: a fault here fails the
+    // message, and the attempt made again later is counted as the POST it is.
+    await recordAttempt(webhook, {
+      key: `${ref.sk}#${attempt}#${now}`,
+      at: Date.now(),
+      ok: result.ok,
+      status: result.status,
+      error: result.error,
+    });
     const firstAttemptAt = typeof delivery.first_attempt_at === 'string' ? delivery.first_attempt_at : nowIso;
     const outcome = {
       attempts,
@@ -388,7 +408,7 @@ export const attemptDelivery = async (
   }
 };
 
-const deliveryFromItem = (item: Record<string, unknown>): Delivery => {
+export const deliveryFromItem = (item: Record<string, unknown>): Delivery => {
   const { event_id, type, occurred_at, status, attempts } = item;
   if (typeof event_id !== 'string' || typeof occurred_at !== 'string' || typeof attempts !== 'number') {
     throw new IntegrityError('stored delivery is malformed');
@@ -397,7 +417,7 @@ const deliveryFromItem = (item: Record<string, unknown>): Delivery => {
     typeof value === kind ? (value as T) : null;
   return {
     event_id,
-    type: type as FeedEventType,
+    type: type as DeliveryEventType,
     occurred_at,
     status: status as Delivery['status'],
     attempts,

@@ -1,7 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookTest, WebhookTestEvent } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { queueDeliveries } from '../storage/delivery-queue';
+import { deliveryKey } from '../storage/keys';
 import { type ChangeRecord, eventsOfChange } from './change-events';
-import { type DeliveryRef, recordDeliveries, redactErasedDeliveries } from './deliveries';
+import {
+  type DeliveryRef,
+  deliveryFromItem,
+  newDeliveryItem,
+  recordDeliveries,
+  redactErasedDeliveries,
+} from './deliveries';
 import { appendToFeed } from './feed';
-import { webhooksConcerning } from './webhooks';
+import { reachableWebhook, webhooksConcerning } from './webhooks';
 
 /**
  * The dispatcher: what happens to a batch of changes, on AWS (the stream's function,
@@ -30,4 +42,41 @@ export const dispatchChanges = async (
     appendToFeed(events),
   ]);
   return { events: events.length, deliveries: refs.length };
+};
+
+/**
+ * Sends a signed `webhook.test` event to one of the publisher's webhooks (one a key bound to
+ * `games` reaches; any other is not found), through the same path as every event: a stored
+ * delivery, the queue, the sender's signed attempts and retries, the deliveries listing. The test
+ * is not in the feed and goes to no other webhook. Each call is a new event (a random id). If the
+ * queue refuses it, the delivery is withdrawn, so nothing is left pending that no attempt follows.
+ */
+export const sendTestEvent = async (
+  publisherId: string,
+  games: readonly string[] | null,
+  webhookId: string,
+): Promise<WebhookTest> => {
+  const webhook = await reachableWebhook(publisherId, games, webhookId);
+  const now = new Date().toISOString();
+  const event: WebhookTestEvent = {
+    event_id: `evt_${randomBytes(18).toString('base64url')}`,
+    type: 'webhook.test',
+    occurred_at: now,
+    device_id: null,
+    publisher_id: publisherId,
+    webhook_id: webhookId,
+  };
+  const key = deliveryKey(publisherId, webhookId, now, event.event_id);
+  const ref = { publisher_id: publisherId, webhook_id: webhookId, sk: key.sk };
+  const item = newDeliveryItem(key, ref, webhook.slot, event, JSON.stringify(event), now);
+  await dynamo.send(
+    new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  try {
+    await queueDeliveries([ref]);
+  } catch (error) {
+    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: key }));
+    throw error;
+  }
+  return { webhook_id: webhookId, ...deliveryFromItem(item) };
 };

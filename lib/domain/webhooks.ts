@@ -7,7 +7,7 @@ import {
   feedEventTypes,
   WEBHOOK_MAX_PER_PUBLISHER,
 } from '../model/requests';
-import type { Actor, NewWebhook, Webhook, WebhookList } from '../model/responses';
+import type { Actor, NewWebhook, Webhook, WebhookHealth, WebhookList } from '../model/responses';
 import type { Scope } from '../model/scopes';
 import { checkWebhookUrl, originOf } from '../outbound/webhook-address';
 import { newWebhookSecret } from '../outbound/webhook-signature';
@@ -36,6 +36,10 @@ import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
  * index only for a global ban); ten slots per publisher, so the limit holds without a transaction;
  * the secret apart, so that only the roles that make, delete or sign with it can read it.
  * Making and deleting a webhook are audited (`webhook.created`, `webhook.deleted`).
+ *
+ * The webhook's item also holds its health (what the listing shows): the sender records each
+ * attempt's outcome there (recordAttempt), so listing the webhooks and their health is the one
+ * Query of the partition it always was, and the health goes with the webhook when it is deleted.
  */
 
 /** A webhook as stored: the listed fields and its slot (the secret is an item of its own). */
@@ -44,7 +48,143 @@ export interface StoredWebhook extends Webhook {
   slot: number;
   /** Set when a deletion began (its event may still be being recorded): no longer listed or sent to. */
   deleted_at?: string;
+  /** How its deliveries have been going, as read (healthOf). */
+  health?: WebhookHealth;
 }
+
+const HOUR_MS = 3_600_000;
+/** The failures the health counts: those of the current hour and the 23 before it. */
+export const HEALTH_WINDOW_HOURS = 24;
+/** The item's map of failed attempts per hour: `h<hours since the epoch>` → count. */
+const FAILURES = 'failures';
+const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
+const bucketOf = (hour: number) => `h${hour}`;
+const hourOfBucket = (bucket: string) => (/^h\d+$/.test(bucket) ? Number(bucket.slice(1)) : Number.NaN);
+const inWindow = (hour: number, now: number) =>
+  hour > hourOf(now) - HEALTH_WINDOW_HOURS && hour <= hourOf(now);
+
+const stringOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** A webhook's health from its item, at `now`: older buckets still stored are not counted. */
+export const healthOf = (item: Record<string, unknown>, now = Date.now()): WebhookHealth => {
+  const failures = item[FAILURES];
+  let failures24h = 0;
+  if (failures && typeof failures === 'object') {
+    for (const [bucket, count] of Object.entries(failures)) {
+      if (inWindow(hourOfBucket(bucket), now) && typeof count === 'number') failures24h += count;
+    }
+  }
+  const outcome = item.last_outcome;
+  return {
+    last_attempt_at: stringOrNull(item.last_attempt_at),
+    last_outcome: outcome === 'delivered' || outcome === 'failed' ? outcome : null,
+    last_status: typeof item.last_status === 'number' ? item.last_status : null,
+    last_error: stringOrNull(item.last_error),
+    last_delivered_at: stringOrNull(item.last_delivered_at),
+    failures_24h: failures24h,
+  };
+};
+
+/** One attempt's outcome, as the sender records it on the webhook's item. */
+export interface AttemptRecord {
+  /** Unique to one POST (delivery, attempt number, the claim's time): a repeat of the write adds nothing. */
+  key: string;
+  /** When the attempt ended. */
+  at: number;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+/**
+ * Records one attempt's outcome on its webhook's item (read by the sender just before, as `item`):
+ * the latest attempt, and a failure counted in its hour's bucket, the buckets older than the window
+ * that the read saw removed (so the item holds about 24). Exactly once per POST: the write is
+ * conditional on the item not holding this attempt's key already (an SDK retry of a write that
+ * landed changes nothing), and on the webhook being the same and not deleted (a deleted webhook's
+ * slot gets no health back). A POST made again after a failed write is another attempt, counted.
+ */
+export const recordAttempt = async (item: Record<string, unknown>, attempt: AttemptRecord): Promise<void> => {
+  const key = { pk: String(item.pk), sk: String(item.sk) };
+  const hour = hourOf(attempt.at);
+  const at = new Date(attempt.at).toISOString();
+  const stored = item[FAILURES];
+  const buckets = stored && typeof stored === 'object' ? Object.keys(stored) : undefined;
+  const write = (mapExists: boolean) => {
+    const names: Record<string, string> = {
+      '#key': 'last_attempt_key',
+      '#deleted': 'deleted_at',
+      '#id': 'webhook_id',
+      '#f': FAILURES,
+    };
+    const values: Record<string, unknown> = {
+      ':key': attempt.key,
+      ':id': item.webhook_id,
+      ':at': at,
+      ':outcome': attempt.ok ? 'delivered' : 'failed',
+      ':status': attempt.status,
+      ':error': attempt.ok ? null : attempt.error,
+    };
+    const sets = [
+      'last_attempt_key = :key',
+      'last_attempt_at = :at',
+      'last_outcome = :outcome',
+      'last_status = :status',
+      'last_error = :error',
+    ];
+    if (attempt.ok) sets.push('last_delivered_at = :at');
+    const removes: string[] = [];
+    if (!attempt.ok) {
+      names['#h'] = bucketOf(hour);
+      if (mapExists) {
+        sets.push('#f.#h = if_not_exists(#f.#h, :zero) + :one');
+        Object.assign(values, { ':zero': 0, ':one': 1 });
+      } else {
+        sets.push('#f = :first');
+        values[':first'] = { [bucketOf(hour)]: 1 };
+      }
+    }
+    if (mapExists) {
+      (buckets ?? [])
+        .filter((bucket) => !(hourOfBucket(bucket) > hour - HEALTH_WINDOW_HOURS))
+        .forEach((bucket, index) => {
+          names[`#old${index}`] = bucket;
+          removes.push(`#f.#old${index}`);
+        });
+    }
+    const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+    const condition = `#id = :id AND attribute_not_exists(#deleted) AND (attribute_not_exists(#key) OR #key <> :key)${
+      mapExists || attempt.ok ? '' : ' AND attribute_not_exists(#f)'
+    }`;
+    return dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        // DynamoDB refuses a name the expressions do not use (`#f` when no bucket changes).
+        ExpressionAttributeNames: Object.fromEntries(
+          Object.entries(names).filter(([name]) => `${update} ${condition}`.includes(name)),
+        ),
+        ExpressionAttributeValues: values,
+      }),
+    );
+  };
+  try {
+    await write(buckets !== undefined);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // A webhook made before health was kept, whose map another attempt has just begun: count into it.
+    if (buckets === undefined && !attempt.ok) {
+      try {
+        await write(true);
+      } catch (again) {
+        if (!isConditionFailure(again)) throw again;
+      }
+    }
+    // Otherwise: recorded already, or the webhook was deleted meanwhile.
+  }
+};
 
 /** Whether this process may call loopback http:// URLs: the local server's development mode only. */
 export const allowsLoopback = () => process.env.WEBHOOK_ALLOW_LOOPBACK === '1';
@@ -75,6 +215,7 @@ const webhookFromItem = (item: Record<string, unknown>): StoredWebhook => {
     created_at,
     slot,
     ...(typeof deleted_at === 'string' ? { deleted_at } : {}),
+    health: healthOf(item),
   };
 };
 
@@ -166,7 +307,7 @@ export const listWebhooks = async (
 ): Promise<WebhookList> => ({
   items: (await publisherWebhooks(publisherId))
     .filter((webhook) => reaches(games, webhook))
-    .map(toWebhookView),
+    .map((webhook) => ({ ...toWebhookView(webhook), health: webhook.health ?? healthOf({}) })),
 });
 
 /** One of the publisher's webhooks, if a key bound to `games` reaches it; otherwise not found (404). */
@@ -248,7 +389,8 @@ export const createWebhook = async (
         await dynamo.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...webhookKey(publisherId, free), ...webhook },
+            // An empty map of failures per hour: the sender counts into it (recordAttempt).
+            Item: { ...webhookKey(publisherId, free), ...webhook, [FAILURES]: {} },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );

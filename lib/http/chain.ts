@@ -258,9 +258,11 @@ const check = <S extends Schema>(
   if (result.success) return result.data as z.output<S>;
   for (const issue of result.error.issues) {
     if (issue.code === 'unrecognized_keys') {
+      // Named by its full path: an unknown key inside a list item (`reasons.3.colour`) is not a top-level one.
       for (const key of issue.keys) {
-        issues.push({ field: label(key), issue: 'unknown_field' });
-        messages.push(`${label(key)} is not a known field`);
+        const field = label([...issue.path, key].map(String).join('.'));
+        issues.push({ field, issue: 'unknown_field' });
+        messages.push(`${field} is not a known field`);
       }
       continue;
     }

@@ -17,6 +17,12 @@ import {
   playerMessageLength,
 } from './player-message';
 import { type PolicyFlag, policyFlags } from './policy-flags';
+import {
+  REASON_DURATION_MAX_SECONDS,
+  REASON_LABEL_MAX,
+  REASON_LABEL_RULE,
+  REASONS_MAX,
+} from './reason-catalogue';
 import { scopes } from './scopes';
 
 /**
@@ -282,6 +288,51 @@ export const policyFlagShape = /* @__PURE__ */ define(
 export const policyPatchSchema = /* @__PURE__ */ define(() => z.partial(z.strictObject(policyFlagShape)));
 export type PolicyPatch = z.output<typeof policyPatchSchema>;
 
+export {
+  DURATION_PRESETS,
+  REASON_DURATION_MAX_SECONDS,
+  REASON_LABEL_MAX,
+  REASONS_MAX,
+} from './reason-catalogue';
+
+/** One reason of the catalogue: what choosing it fills in on a new ban. */
+export const catalogueReasonSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    code: reasonCodeSchema,
+    label: plainText(REASON_LABEL_MAX, PLAYER_MESSAGE_PATTERN, REASON_LABEL_RULE),
+    ban_type: banTypeSchema,
+    scope: banScopeSchema,
+    /** How long a ban for it lasts; null: permanent. */
+    duration_seconds: z.nullable(z.int().check(z.minimum(1), z.maximum(REASON_DURATION_MAX_SECONDS))),
+    player_message: z.nullable(playerMessageSchema),
+  }),
+);
+export type CatalogueReason = z.output<typeof catalogueReasonSchema>;
+
+/** `PUT /v1/reasons`: the whole catalogue, replaced. A repeated code is named where it repeats. */
+export const putReasonsRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    reasons: z.array(catalogueReasonSchema).check(
+      z.maxLength(REASONS_MAX),
+      z.superRefine((reasons, ctx) => {
+        const seen = new Set<string>();
+        reasons.forEach(({ code }, index) => {
+          if (seen.has(code))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'code'],
+              params: { issue: 'duplicate' },
+              message: 'repeats a code earlier in the list',
+            } as never);
+          seen.add(code);
+        });
+      }),
+    ),
+    strict_reasons: z.boolean(),
+  }),
+);
+export type PutReasonsRequest = z.output<typeof putReasonsRequestSchema>;
+
 /** Digits only: "1e3", "0x10", " 5" and "5.0" are all refused rather than coerced. */
 /**
  * Digits only, then one issue: `too_small` or `too_big` past the bounds, however many digits
@@ -384,6 +435,7 @@ export const auditEventTypes = [
   'ban.updated',
   'appeal.created',
   'appeal.decided',
+  'reasons.updated',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -411,6 +463,13 @@ export const feedEventTypes = [
   'appeal.decided',
 ] as const;
 export type FeedEventType = (typeof feedEventTypes)[number];
+
+/**
+ * What a delivery carries: a feed event, or the test a publisher asks for
+ * (`POST /v1/webhooks/{webhook_id}/test`), which goes to that one webhook and is never in the feed.
+ */
+export const deliveryEventTypes = [...feedEventTypes, 'webhook.test'] as const;
+export type DeliveryEventType = (typeof deliveryEventTypes)[number];
 
 /** `GET /v1/events`: oldest first from the cursor (opaque; the domain decodes and checks it). */
 export const eventsQuerySchema = /* @__PURE__ */ define(() =>
@@ -512,6 +571,16 @@ export const devicesQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type DevicesQuery = z.output<typeof devicesQuerySchema>;
+
+/** `GET /v1/bans/expiring`: the publisher's bans in force that end within the next hours. */
+export const expiringBansQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    within_hours: z._default(integerParam(1, 168), 24),
+    limit: z._default(integerParam(1, 100), 25),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type ExpiringBansQuery = z.output<typeof expiringBansQuerySchema>;
 
 export const appealStatusFilters = ['open', 'decided', 'all'] as const;
 

@@ -7,6 +7,7 @@ import {
   banScopeSchema,
   banStatusFilters,
   banTypeSchema,
+  deliveryEventTypes,
   deliveryStatuses,
   feedEventTypes,
   policyFlagShape,
@@ -48,6 +49,26 @@ export const policySchema = z.strictObject({
   updated_at: timestamp,
 });
 export type Policy = z.output<typeof policySchema>;
+
+/** One reason of the catalogue, as stored (lib/model/requests.ts has its rules). */
+export const catalogueReasonResponseSchema = z.strictObject({
+  code: z.string(),
+  label: z.string(),
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  /** How long a ban for it lasts; null: permanent. */
+  duration_seconds: z.nullable(z.int().check(z.minimum(1))),
+  player_message: z.nullable(z.string()),
+});
+
+/** The publisher's reason catalogue: empty, not strict and never written (`updated_at` null) until its first PUT. */
+export const reasonCatalogueSchema = z.strictObject({
+  reasons: z.array(catalogueReasonResponseSchema),
+  /** Whether a new ban's `reason_code` must be one of `reasons`. */
+  strict_reasons: z.boolean(),
+  updated_at: z.nullable(timestamp),
+});
+export type ReasonCatalogue = z.output<typeof reasonCatalogueSchema>;
 
 /**
  * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
@@ -175,7 +196,6 @@ export const openApiDocumentSchema = z.looseObject({
   paths: z.record(z.string(), z.unknown()),
 });
 
-
 /** A key as listed: never its secret, only its last 4 characters (null for keys made before them). */
 export const apiKeySchema = z.strictObject({
   key_id: z.string(),
@@ -225,6 +245,27 @@ export const bannedDeviceListSchema = z.strictObject({
   next_cursor: z.nullable(z.string()),
 });
 export type BannedDeviceList = z.output<typeof bannedDeviceListSchema>;
+
+/** One of the publisher's bans in force that ends soon: which, where, and who made it. */
+export const expiringBanSchema = z.strictObject({
+  device_id: z.string(),
+  ban_id: banId,
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  /** The game it was made in, whatever its scope. */
+  game_id: z.string(),
+  reason_code: z.string(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  created_by: z.nullable(actorSchema),
+});
+export type ExpiringBan = z.output<typeof expiringBanSchema>;
+
+export const expiringBanListSchema = z.strictObject({
+  items: z.array(expiringBanSchema),
+  next_cursor: z.nullable(z.string()),
+});
+export type ExpiringBanList = z.output<typeof expiringBanListSchema>;
 
 /** Who filed an appeal: the publisher whose key filed it, from which game. */
 const filedBySchema = z.strictObject({ publisher_id: z.string(), game_id: z.string() });
@@ -371,6 +412,13 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     after: policyFlagsSchema,
   }),
   z.strictObject({
+    type: z.literal('reasons.updated'),
+    ...eventBase,
+    /** The catalogue's codes after the change, in its order (labels and messages stay on the catalogue). */
+    codes: z.array(z.string()),
+    strict_reasons: z.boolean(),
+  }),
+  z.strictObject({
     type: z.literal('key.created'),
     ...eventBase,
     key: z.strictObject({
@@ -479,7 +527,32 @@ export const webhookSchema = z.strictObject({
 });
 export type Webhook = z.output<typeof webhookSchema>;
 
-export const webhookListSchema = z.strictObject({ items: z.array(webhookSchema) });
+/**
+ * How a webhook's deliveries have been going, from its attempts (each recorded once by the sender):
+ * the latest attempt, and the failed attempts of the last 24 hours (the current hour and the 23
+ * before it, counted per hour).
+ */
+export const webhookHealthSchema = z.strictObject({
+  /** When the latest attempt ended; null: none yet. */
+  last_attempt_at: z.nullable(timestamp),
+  /** `delivered`: a 2xx; `failed`: anything else (it is retried). Null: no attempt yet. */
+  last_outcome: z.nullable(z.enum(['delivered', 'failed'])),
+  /** The latest attempt's HTTP status; null when it got none (refused, timed out) or none was made. */
+  last_status: z.nullable(z.int()),
+  /** Why the latest attempt failed; null when it succeeded or none was made. */
+  last_error: z.nullable(z.string()),
+  /** When an attempt last got a 2xx; null: never. */
+  last_delivered_at: z.nullable(timestamp),
+  /** Attempts that failed in the last 24 hours. */
+  failures_24h: count,
+});
+export type WebhookHealth = z.output<typeof webhookHealthSchema>;
+
+/** A webhook as listed: with its health. */
+export const listedWebhookSchema = z.extend(webhookSchema, { health: webhookHealthSchema });
+export type ListedWebhook = z.output<typeof listedWebhookSchema>;
+
+export const webhookListSchema = z.strictObject({ items: z.array(listedWebhookSchema) });
 export type WebhookList = z.output<typeof webhookListSchema>;
 
 /** A new webhook: its signing `secret`, shown this once. */
@@ -491,7 +564,7 @@ export { deliveryStatuses };
 /** One event's delivery to one webhook. */
 export const deliverySchema = z.strictObject({
   event_id: z.string(),
-  type: z.enum(feedEventTypes),
+  type: z.enum(deliveryEventTypes),
   occurred_at: timestamp,
   /** pending: being tried (again at next_attempt_at); failed: retried for the whole window and given up. */
   status: z.enum(deliveryStatuses),
@@ -511,3 +584,18 @@ export const deliveryListSchema = z.strictObject({
   next_cursor: z.nullable(z.string()),
 });
 export type DeliveryList = z.output<typeof deliveryListSchema>;
+
+/** A test event queued to one webhook (`POST /v1/webhooks/{webhook_id}/test`): its delivery, as listed. */
+export const webhookTestSchema = z.extend(deliverySchema, { webhook_id: z.string() });
+export type WebhookTest = z.output<typeof webhookTestSchema>;
+
+/** The body a test delivery carries: like a feed event's, with no ban, and the webhook it tests. */
+export const webhookTestEventSchema = z.strictObject({
+  event_id: z.string(),
+  type: z.literal('webhook.test'),
+  occurred_at: timestamp,
+  device_id: z.null(),
+  publisher_id: z.string(),
+  webhook_id: z.string(),
+});
+export type WebhookTestEvent = z.output<typeof webhookTestEventSchema>;

@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
   appealDecisionRequestSchema,
+  catalogueReasonSchema,
   createAppealRequestSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
@@ -18,6 +19,7 @@ import {
   PLAYER_MESSAGE_MAX,
   PLAYER_MESSAGE_PATTERN,
   policyPatchSchema,
+  putReasonsRequestSchema,
   RFC3339_PATTERN,
   revokeBanRequestSchema,
 } from '../model/requests';
@@ -36,25 +38,30 @@ import {
   banListSchema,
   bannedDeviceListSchema,
   bannedDeviceSchema,
+  catalogueReasonResponseSchema,
   deliveryListSchema,
   deliverySchema,
   enforcementBatchSchema,
   enforcementSchema,
   erasureSchema,
   errorEnvelopeSchema,
+  expiringBanListSchema,
   feedEventSchema,
   feedPageSchema,
   fieldIssueSchema,
   healthSchema,
   listedBanSchema,
+  listedWebhookSchema,
   newApiKeySchema,
   newWebhookSchema,
   openApiDocumentSchema,
   policySchema,
+  reasonCatalogueSchema,
   reputationSchema,
   revokedBanSchema,
+  webhookHealthSchema,
   webhookListSchema,
-  webhookSchema,
+  webhookTestSchema,
 } from '../model/responses';
 import { scopesOf } from '../model/scopes';
 import { type RequestSpec, type Route, routes } from '../routes';
@@ -76,6 +83,8 @@ type JsonSchema = Record<string, unknown>;
 const requestComponents = new Map<z.ZodMiniType, string>([
   [createBanRequestSchema, 'CreateBanRequest'],
   [policyPatchSchema, 'PolicyPatch'],
+  [putReasonsRequestSchema, 'PutReasonsRequest'],
+  [catalogueReasonSchema, 'CatalogueReasonRequest'],
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
   [createKeyRequestSchema, 'CreateKeyRequest'],
@@ -86,6 +95,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
   [policySchema, 'Policy'],
+  [reasonCatalogueSchema, 'ReasonCatalogue'],
+  [catalogueReasonResponseSchema, 'CatalogueReason'],
   [banCreationResultSchema, 'BanCreationResult'],
   [listedBanSchema, 'ListedBan'],
   [banListSchema, 'BanList'],
@@ -105,14 +116,18 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [erasureSchema, 'Erasure'],
   [feedEventSchema, 'FeedEvent'],
   [feedPageSchema, 'FeedPage'],
-  [webhookSchema, 'Webhook'],
   [webhookListSchema, 'WebhookList'],
+  [webhookHealthSchema, 'WebhookHealth'],
+  // The webhook as listed (with its health): what a client calls a webhook.
+  [listedWebhookSchema, 'Webhook'],
+  [webhookTestSchema, 'WebhookTest'],
   [newWebhookSchema, 'NewWebhook'],
   [deliverySchema, 'Delivery'],
   [deliveryListSchema, 'DeliveryList'],
   [appealSchema, 'Appeal'],
   [appealListSchema, 'AppealList'],
   [bannedDeviceListSchema, 'BannedDeviceList'],
+  [expiringBanListSchema, 'ExpiringBanList'],
   [bannedDeviceSchema, 'BannedDevice'],
   [appealCreationSchema, 'AppealCreation'],
   [appealStatsSchema, 'AppealStats'],
@@ -292,6 +307,15 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description:
       "The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.",
     example: 'ZGV2aWNlLTdmM2E5Yw',
+  },
+  'listExpiringBans.within_hours': {
+    description: 'How far ahead to look, in hours from now: 1 to 168. Digits only.',
+    example: 24,
+  },
+  'listExpiringBans.limit': { description: 'Most bans to return. Digits only.', example: 25 },
+  'listExpiringBans.cursor': {
+    description: "The previous page's `next_cursor` (opaque): the bans ending after that page's.",
+    example: 'MjAyNi0xMS0yNlQxMjozMDozOC42OTBaIzAwNTgyOTMxMjI0ODU3NjE',
   },
   'listAppeals.status': {
     description:

@@ -23,6 +23,7 @@ import {
   enforcementSchema,
   erasureSchema,
   type errorEnvelopeSchema,
+  expiringBanListSchema,
   type FeedEvent,
   feedPageSchema,
   healthSchema,
@@ -32,9 +33,12 @@ import {
   openApiDocumentSchema,
   type Policy,
   policySchema,
+  type ReasonCatalogue,
+  reasonCatalogueSchema,
   revokedBanSchema,
   type Webhook,
   webhookListSchema,
+  webhookTestSchema,
 } from '../model/responses';
 import type { RouteId, routes } from '../routes';
 
@@ -104,6 +108,29 @@ const DEVICE = 'device-7f3a9c';
 const GAME = 'space-raiders';
 
 const policy: Policy = { publisher_id: 'acme', ...defaultPolicyFlags, updated_at: UPDATED_AT };
+
+const reasonCatalogue: ReasonCatalogue = {
+  reasons: [
+    {
+      code: 'aimbot',
+      label: 'Aimbot or other aim assistance',
+      ban_type: 'cheat',
+      scope: 'global',
+      duration_seconds: null,
+      player_message: 'This device is banned for using cheat software.',
+    },
+    {
+      code: 'chat.abuse',
+      label: 'Abusive chat',
+      ban_type: 'social',
+      scope: 'game',
+      duration_seconds: 604_800,
+      player_message: 'You are muted in chat for 7 days for abusive messages.',
+    },
+  ],
+  strict_reasons: true,
+  updated_at: NOW,
+};
 
 const appealOpen: Appeal = {
   appeal_id: 'apl_Q2x4b1ZpTm5HdGh3cE1aWl',
@@ -386,6 +413,43 @@ export const operations = {
     },
   },
 
+  getReasons: {
+    summary: "Read the caller's reason catalogue",
+    tag: 'Policy',
+    description:
+      "The reasons the publisher's moderators pick from when they make a ban, each with the ban it " +
+      'fills in (type, scope, duration, player message), and whether `strict_reasons` refuses any ' +
+      'other `reason_code`. Needs `policy:read` or `bans:write`. A publisher that never wrote one ' +
+      'has `{"reasons": [], "strict_reasons": false, "updated_at": null}`.',
+    responses: {
+      200: response(reasonCatalogueSchema, 'The catalogue.', reasonCatalogue),
+    },
+  },
+
+  putReasons: {
+    summary: "Replace the caller's reason catalogue",
+    tag: 'Policy',
+    description:
+      'Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ' +
+      "ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of " +
+      "at most 10 years (null: permanent), `player_message` the rule of a ban's. With " +
+      '`strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming ' +
+      '`reason_code`); a repeated idempotency key still answers its original ban. Recorded in the ' +
+      'audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad ' +
+      'input is a 400 naming the field (`reasons.3.code`) and changes nothing.',
+    request: {
+      reasons: reasonCatalogue.reasons,
+      strict_reasons: true,
+    },
+    responses: {
+      200: response(
+        reasonCatalogueSchema,
+        'The catalogue as stored, with a new `updated_at`.',
+        reasonCatalogue,
+      ),
+    },
+  },
+
   createBan: {
     summary: 'Record a ban against a device',
     tag: 'Bans',
@@ -393,7 +457,9 @@ export const operations = {
       'Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same ' +
       'publisher, game and key) returns the original ban exactly as first created, whatever the new ' +
       'body says, and any number of concurrent requests with one key make exactly one ban. The body ' +
-      'is strict: an unknown field (such as a misspelt `expire_at`) is a 400.',
+      'is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason ' +
+      "catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming " +
+      '`reason_code` (a repeated idempotency key still answers its original ban).',
     request: {
       device_id: DEVICE,
       ban_type: 'cheat',
@@ -609,7 +675,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret). Each names its `actor`: the key that made the change (its id and name then), or the " +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
       '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
@@ -685,6 +751,36 @@ export const operations = {
     },
   },
 
+  listExpiringBans: {
+    summary: 'List your bans in force that end within the next hours, soonest first',
+    tag: 'Bans',
+    description:
+      'Your bans (any type and scope) that are in force now and end within the next `within_hours` ' +
+      '(1 to 168, default 24), soonest first: the device, the ban, the game it was made in and who ' +
+      'made it. Revoked bans are not listed; a ban an appeal shortened is listed at its new end. A ' +
+      'key bound to games sees the bans made in its games. A page may hold fewer than `limit` bans ' +
+      'when entries it read were revoked meanwhile; page with `next_cursor` until it is null. Bans ' +
+      'made before this listing existed (2026-11-26) are not in it.',
+    responses: {
+      200: response(expiringBanListSchema, 'A page of bans, soonest end first.', {
+        items: [
+          {
+            device_id: DEVICE,
+            ban_id: 58292032491009,
+            ban_type: 'social',
+            scope: 'game',
+            game_id: 'game-1',
+            reason_code: 'chat.spam',
+            created_at: '2026-03-01T12:00:00.000Z',
+            expires_at: '2026-03-02T12:00:00.000Z',
+            created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
+          },
+        ],
+        next_cursor: null,
+      }),
+    },
+  },
+
   listEvents: {
     summary: 'Read the change feed: what changed that you can see, oldest first',
     tag: 'Events',
@@ -736,17 +832,40 @@ export const operations = {
   listWebhooks: {
     summary: "List your publisher's webhooks, without their secrets",
     tag: 'Webhooks',
-    description: "Every webhook of the caller's publisher, oldest first; never a secret.",
+    description:
+      "Every webhook of the caller's publisher, oldest first; never a secret. Each with its `health`: " +
+      'how its latest delivery attempt ended (`last_attempt_at`, `last_outcome` `delivered` or ' +
+      '`failed`, `last_status`, `last_error`), when one last got a 2xx (`last_delivered_at`), and ' +
+      '`failures_24h`, the attempts that failed in the current hour and the 23 before it (each ' +
+      'retry is an attempt). A key bound to games lists the webhooks within its games.',
     responses: {
       200: response(webhookListSchema, "The publisher's webhooks.", {
         items: [
-          moderationWebhook,
+          {
+            ...moderationWebhook,
+            health: {
+              last_attempt_at: '2026-03-04T18:21:05.912Z',
+              last_outcome: 'failed',
+              last_status: 503,
+              last_error: 'http status 503',
+              last_delivered_at: '2026-03-04T09:12:41.302Z',
+              failures_24h: 2,
+            },
+          },
           {
             webhook_id: 'wh_sIhJzNXpmo3pZtJR',
             url: 'https://ops.acme.example/hooks/policy',
             events: ['policy.updated'],
             games: null,
             created_at: '2026-03-03T14:27:19.046Z',
+            health: {
+              last_attempt_at: null,
+              last_outcome: null,
+              last_status: null,
+              last_error: null,
+              last_delivered_at: null,
+              failures_24h: 0,
+            },
           },
         ],
       }),
@@ -782,6 +901,34 @@ export const operations = {
         items: deliveries,
         // A page of two (limit=2): the next page starts below the second.
         next_cursor: 'MjAyNi0wMy0wNFQwOToxMjo0MC4yMjdaI2V2dF9JSDRCN1JGN1pvMnBpSHViS1BKc3l6OTE',
+      }),
+    },
+  },
+
+  testWebhook: {
+    summary: 'Send a test event to one of your webhooks',
+    tag: 'Webhooks',
+    description:
+      'Queues one `webhook.test` event to this webhook only, delivered like every event: signed with ' +
+      "the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` " +
+      'now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, ' +
+      'device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the ' +
+      'delivery is its record); each call sends a new event. A key bound to games tests only the ' +
+      "webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.",
+    notFound: true,
+    responses: {
+      202: response(webhookTestSchema, 'The test delivery, queued: follow it in the deliveries listing.', {
+        webhook_id: 'wh_q2KpV5gziZvdbeOf',
+        event_id: 'evt_Tq0CUMGxTqRrz6pWcAX2MsVb',
+        type: 'webhook.test',
+        occurred_at: NOW,
+        status: 'pending',
+        attempts: 0,
+        last_attempt_at: null,
+        last_status: null,
+        last_error: null,
+        next_attempt_at: NOW,
+        delivered_at: null,
       }),
     },
   },

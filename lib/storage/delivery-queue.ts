@@ -46,6 +46,22 @@ export const parseDeliveryMessage = (body: string): DeliveryMessage => {
   return { ref, attempt, due_at };
 };
 
+export type LocalDeliveryQueue = (
+  refs: readonly DeliveryRef[],
+  dueAt: number,
+  attempt: number,
+) => Promise<void>;
+
+/**
+ * `npm start` has no SQS: its queue is the local events thread's timers (infra/local/events.ts),
+ * which the local server installs here for the API's handlers that queue a delivery. A global
+ * symbol, so bundled handlers (each with its own copy of this module) find it too.
+ */
+const LOCAL_QUEUE = Symbol.for('device-ban-service.localDeliveryQueue');
+export const useLocalDeliveryQueue = (queue: LocalDeliveryQueue | undefined) => {
+  (globalThis as { [LOCAL_QUEUE]?: LocalDeliveryQueue })[LOCAL_QUEUE] = queue;
+};
+
 /**
  * Queues attempt `attempt` (the first by default) of these deliveries at `dueAt` (now by
  * default), ten messages a request.
@@ -55,6 +71,8 @@ export const queueDeliveries = async (
   dueAt = Date.now(),
   attempt = 1,
 ): Promise<void> => {
+  const local = (globalThis as { [LOCAL_QUEUE]?: LocalDeliveryQueue })[LOCAL_QUEUE];
+  if (local) return local(refs, dueAt, attempt);
   if (!queueUrl) throw new Error('DELIVERY_QUEUE_URL is not set');
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
   for (let start = 0; start < refs.length; start += 10) {

@@ -31,6 +31,8 @@ export const partitions = {
   appealQueue: 'APPEALS#',
   /** The devices each publisher has banned, by id (lib/domain/banned-devices.ts): the prefix search. */
   bannedDevices: 'BANNED#',
+  /** Each publisher's bans with an expiry, by when they end (lib/domain/expiring-bans.ts). */
+  expiringBans: 'EXPIRING#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
@@ -71,6 +73,9 @@ export const localPersonEmailKey = (email: string) => ({
 });
 
 export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'POLICY' });
+
+/** The publisher's reason catalogue (lib/domain/reasons.ts): beside its policy, not an enforcement change. */
+export const reasonsKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'REASONS' });
 
 /** One of the ban id counters (lib/domain/ban-ids.ts): several, so that no one item is hot. */
 export const counterKey = (shard: number) => ({
@@ -210,6 +215,16 @@ export const bannedDeviceKey = (publisherId: string, deviceId: string, banId: nu
 });
 /** The first key after every item of a device: `~` sorts after the ban ids' digits. */
 export const afterBannedDevice = (deviceId: string) => `${deviceId}${BANNED_DEVICE_SEPARATOR}~`;
+
+/**
+ * A ban with an expiry, under its publisher: `<expires_at>#<ban id, padded>`, so the partition sorts
+ * by when bans end (timestamps are all of one width, UTC, millisecond) and no two bans share an item.
+ */
+export const expiringBansPartition = (publisherId: string) => `${partitions.expiringBans}${publisherId}`;
+export const expiringBanKey = (publisherId: string, expiresAt: string, banId: number) => ({
+  pk: expiringBansPartition(publisherId),
+  sk: `${expiresAt}#${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
+});
 
 export const appealQueuePartition = (publisherId: string) => `${partitions.appealQueue}${publisherId}`;
 export const OPEN_APPEAL_PREFIX = 'OPEN#';

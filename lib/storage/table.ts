@@ -3,3 +3,10 @@ export const TABLE_KEYS = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
 /** Default table name for local runs; deployed stacks let CloudFormation name the table. */
 export const LOCAL_TABLE_NAME = 'device-bans';
+
+/**
+ * The attribute DynamoDB's time to live reads (seconds since the epoch): set only on index entries
+ * that are useless after a time (lib/domain/expiring-bans.ts). Deployed, DynamoDB deletes them
+ * within days of it; locally they stay, and no read ever reaches them (docs/data-model.md).
+ */
+export const TIME_TO_LIVE_ATTRIBUTE = 'ttl';

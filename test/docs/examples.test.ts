@@ -215,6 +215,7 @@ const TIME_FIELDS = new Set([
   'last_attempt_at',
   'next_attempt_at',
   'delivered_at',
+  'last_delivered_at',
   'decided_at',
   'applied_at',
   'oldest_open_at',

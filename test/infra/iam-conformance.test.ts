@@ -236,6 +236,22 @@ describe('every function, under the role the template gives it', () => {
     expect((await call('openapi', null)).status).toBe(200);
     expect((await call('getPolicy', owner)).status).toBe(200);
     expect((await call('updatePolicy', owner, { body: { enforce_social_global: true } })).status).toBe(200);
+    // Twice: the second replaces the first and records its event again (the replaced item's).
+    for (const strict of [true, false]) {
+      const reasons = [
+        {
+          code: 'aimbot',
+          label: 'Aimbot',
+          ban_type: 'cheat',
+          scope: 'game',
+          duration_seconds: null,
+          player_message: null,
+        },
+      ];
+      const body = { reasons, strict_reasons: strict };
+      expect((await call('putReasons', owner, { body })).status).toBe(200);
+    }
+    expect((await call('getReasons', owner)).status).toBe(200);
 
     const hook = await call('createWebhook', owner, { body: { url: `${receiver.url}/hooks` } });
     expect(hook.status).toBe(201);
@@ -312,6 +328,13 @@ describe('every function, under the role the template gives it', () => {
     expect((await call('listWebhookDeliveries', owner, { path: { webhook_id: webhookId } })).status).toBe(
       200,
     );
+    // A test event: the route stores and queues its delivery; the sender sends it and records the
+    // attempt on the webhook's item (UpdateItem on WEBHOOKS#), which the listing reads back.
+    expect((await call('testWebhook', owner, { path: { webhook_id: webhookId } })).status).toBe(202);
+    expect(await send()).toBe(1);
+    await receiver.waitFor((received) => received.some((r) => r.body.includes('"webhook.test"')));
+    const listed = await call('listWebhooks', owner);
+    expect(listed.body.items[0].health.last_outcome).toBe('delivered');
     expect(denials()).toEqual([]);
   });
 
@@ -400,6 +423,10 @@ describe('every function, under the role the template gives it', () => {
       ).status,
     ).toBe(200);
     expect((await call('appealStats', owner)).status).toBe(200);
+    // The bans that end soon: the index by expiry (the shortened ban at its new end), each entry's ban.
+    const ending = await call('listExpiringBans', owner, { query: { within_hours: '48' } });
+    expect(ending.status).toBe(200);
+    expect(ending.body.items.map((b: { device_id: string }) => b.device_id)).toEqual(['iam-appeal-1']);
     // The filer erases what it holds of the device (its appeal's texts), then the owner its bans.
     expect((await call('eraseDevice', other, { path: { device_id: 'iam-appeal-1' }, body: {} })).status).toBe(
       200,
@@ -441,4 +468,6 @@ const UNREACHED_HERE = [
   'createBan dynamodb:DeleteItem',
   'createKey dynamodb:DeleteItem',
   'createWebhook dynamodb:DeleteItem',
+  // A test event's delivery is withdrawn only when the queue refuses it.
+  'testWebhook dynamodb:DeleteItem',
 ];

@@ -51,6 +51,7 @@ import {
   routes,
   type TableAccess,
   type TableAction,
+  testWebhookRoute,
   throttleClasses,
   tokenClaimsFunction,
   webhookSenderFunction,
@@ -217,11 +218,12 @@ describe('functions', () => {
       expect(lambda.Properties?.Environment?.Variables?.NODE_OPTIONS, id).toBe('--enable-source-maps');
   });
 
-  test('only the dispatcher and the sender are told the deliveries queue', () => {
+  test('only the dispatcher, the sender and the webhook test route are told the deliveries queue', () => {
     const queueUrl = { Ref: logicalId(stack.events.deliveries.node.defaultChild) };
     for (const { id } of allFunctions) {
       const env = resources[fnLogicalId(id)]?.Properties?.Environment?.Variables ?? {};
-      if (eventFunctions.some((f) => f.id === id)) expect(env[DELIVERY_QUEUE_ENV], id).toEqual(queueUrl);
+      if (eventFunctions.some((f) => f.id === id) || id === testWebhookRoute.id)
+        expect(env[DELIVERY_QUEUE_ENV], id).toEqual(queueUrl);
       else expect(env[DELIVERY_QUEUE_ENV], id).toBeUndefined();
     }
   });
@@ -899,7 +901,18 @@ describe('events and webhooks', () => {
     expect(sqsResourcesOf(eventsDispatcherFunction.id, 'sqs:SendMessage')).toEqual(
       [deliveriesId, logicalId(streamFailures.node.defaultChild)].sort(),
     );
-    for (const { id } of apiFunctions) {
+    // A webhook's test event is queued by its route: that one sends to the deliveries queue, and
+    // may do nothing else there.
+    expect(sqsResourcesOf(testWebhookRoute.id, 'sqs:SendMessage')).toEqual([deliveriesId]);
+    const testActions = roleStatementsOf(testWebhookRoute.id)
+      .flatMap((s) => [s.Action].flat())
+      .filter(
+        (a: string) =>
+          a.startsWith('sqs:') &&
+          !['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].includes(a),
+      );
+    expect(testActions).toEqual([]);
+    for (const { id } of apiFunctions.filter((fn) => fn.id !== testWebhookRoute.id)) {
       const sqs = roleStatementsOf(id)
         .flatMap((s) => [s.Action].flat())
         .filter((a: string) => a.startsWith('sqs:'));
@@ -939,6 +952,11 @@ describe('table', () => {
   test('streams every change with both images (the outbox of events and webhooks)', () => {
     const [, table] = ofType('AWS::DynamoDB::Table')[0] as [string, Resource];
     expect(table.Properties?.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  test("lets DynamoDB's time to live delete the index entries that name their end", () => {
+    const [, table] = ofType('AWS::DynamoDB::Table')[0] as [string, Resource];
+    expect(table.Properties?.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
   });
 
   test('no hard-coded physical names anywhere', () => {

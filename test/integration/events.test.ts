@@ -216,8 +216,19 @@ describe('webhooks', () => {
 
     const listed = await api.request('GET', '/v1/webhooks', { key: a.key });
     expect(listed.status).toBe(200);
+    // Listed as made, without the secret, with its health: nothing sent yet.
     expect(listed.body.items).toEqual(
-      [{ ...made, secret: undefined }].map(({ secret: _s, ...view }) => view),
+      [{ ...made, secret: undefined }].map(({ secret: _s, ...view }) => ({
+        ...view,
+        health: {
+          last_attempt_at: null,
+          last_outcome: null,
+          last_status: null,
+          last_error: null,
+          last_delivered_at: null,
+          failures_24h: 0,
+        },
+      })),
     );
     expect(listed.text).not.toContain(made.secret);
     expect((await api.request('GET', '/v1/webhooks', { key: b.key })).body.items).toEqual([]);

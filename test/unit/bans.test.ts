@@ -22,6 +22,7 @@ import {
   idempotencyKey,
   partitions,
   policyKey,
+  reasonsKey,
 } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -40,6 +41,8 @@ beforeEach(() => {
   vi.spyOn(Date, 'now').mockImplementation(() => (clock += 1000));
   ddb.on(UpdateCommand).resolves({ Attributes: { value: 42 } });
   ddb.on(PutCommand).resolves({});
+  // No reason catalogue (its read runs beside the counter's); tests of the idempotency record add theirs.
+  ddb.on(GetCommand, { Key: reasonsKey('pub-a') }).resolves({});
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -51,7 +54,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 4 calls without a key', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 5 calls without a key (the reason catalogue read beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -63,7 +66,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(4);
+    expect(ddb.calls()).toHaveLength(5);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -118,10 +121,10 @@ describe('createBan', () => {
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 5 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 6 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(6);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,
@@ -149,7 +152,7 @@ describe('createBan', () => {
       revoked_at: null,
     };
     ddb.on(PutCommand, { Item: { pk: idem.pk } }).rejects(conditionFailed());
-    ddb.on(GetCommand).resolves({ Item: { ...idem, ban: original } });
+    ddb.on(GetCommand, { Key: idem }).resolves({ Item: { ...idem, ban: original } });
 
     const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1' }, actor);
 
@@ -162,7 +165,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'idempotent_ok',
     });
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
+    expect(ddb.commandCalls(GetCommand, { Key: idem })[0]?.args[0].input).toMatchObject({
       Key: idem,
       ConsistentRead: true,
     });
@@ -175,7 +178,7 @@ describe('createBan', () => {
 
   it('answers created when its own idempotency claim landed but the answer was lost and the retry failed the condition', async () => {
     ddb.on(PutCommand, { Item: { pk: idem.pk } }).rejects(conditionFailed());
-    ddb.on(GetCommand).callsFake((input) => ({
+    ddb.on(GetCommand, { Key: idem }).callsFake((input) => ({
       Item: { ...input.Key, ban: ddb.commandCalls(PutCommand)[0]?.args[0].input.Item?.ban },
     }));
 

@@ -13,7 +13,7 @@ import { handler as health } from '../../functions/health';
 import { handler as listSocialBans } from '../../functions/list-social-bans';
 import { handler as putPolicy } from '../../functions/put-policy';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { policyKey } from '../../lib/storage/keys';
+import { policyKey, reasonsKey } from '../../lib/storage/keys';
 import { invoke, proxyEvent } from '../support/events';
 
 /** The storage round trips of every operation: the floor DESIGN.md sets. */
@@ -30,6 +30,8 @@ const banBody = { device_id: 'dev-1', ban_type: 'social', scope: 'game', reason_
 beforeEach(() => {
   ddb.reset();
   ddb.on(GetCommand).resolves({ Item: policyItem });
+  // No reason catalogue: a create reads it and finds none.
+  ddb.on(GetCommand, { Key: reasonsKey('pub-a') }).resolves({});
   ddb.on(UpdateCommand).resolves({ Attributes: { ...policyItem, value: 1 } });
   ddb.on(PutCommand).resolves({});
   ddb.on(QueryCommand).resolves({ Items: [] });
@@ -59,16 +61,16 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(2);
   });
 
-  it('create without a key makes 4 calls (counter, ban and its entry among banned devices, event) and answers 201', async () => {
+  it('create without a key makes 5 calls (counter and the reason catalogue, ban and its entry among banned devices, event) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(4);
+    expect(ddb.calls()).toHaveLength(5);
   });
 
-  it('create with a new key makes 5 calls (counter, record, ban and its entry, event)', async () => {
+  it('create with a new key makes 6 calls (counter and the reason catalogue, record, ban and its entry, event)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -79,7 +81,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(6);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {

@@ -91,13 +91,14 @@ describe('one chain of attempts per delivery', () => {
     ddb.on(UpdateCommand).resolves({ Attributes: stored(0) });
     vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
     await handler(message(1), context, () => {});
-    const [claim, settle] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    const [claim, health, settle] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(claim?.ConditionExpression).toContain('attribute_not_exists(#claimed) OR #claimed <= :now');
     expect(claim?.ExpressionAttributeValues).toMatchObject({ ':pending': 'pending', ':before': 0 });
     expect(claim?.ExpressionAttributeValues?.[':until']).toBe(
       claim?.ExpressionAttributeValues?.[':now'] + CLAIM_MS,
     );
-    // The outcome ends the claim.
+    // The attempt is recorded on the webhook's item first (its health), then the outcome ends the claim.
+    expect(health?.Key).toEqual(webhookKey(ref.publisher_id, 0));
     expect(settle?.UpdateExpression).toMatch(/REMOVE .*#claimed_until/);
     expect(postWebhook).toHaveBeenCalledTimes(1);
     expect(sentMessages()).toEqual([]);
@@ -263,5 +264,79 @@ describe('an erasure while an attempt is in flight', () => {
       details_json: null,
       player_message: null,
     });
+  });
+});
+
+describe("the webhook's health", () => {
+  const healthWrites = () =>
+    ddb
+      .commandCalls(UpdateCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => input.Key?.pk === webhook.pk);
+
+  it('counts a failed attempt in its hour, once: conditional on the webhook, undeleted, and not this attempt already', async () => {
+    const now = Date.now();
+    const hour = Math.floor(now / 3_600_000);
+    ddb.on(GetCommand, { Key: webhookKey(ref.publisher_id, 0) }).resolves({
+      // Two hours in the window and one past it, as the attempt reads them.
+      Item: { ...webhook, failures: { [`h${hour}`]: 2, [`h${hour - 23}`]: 1, [`h${hour - 24}`]: 5 } },
+    });
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand).resolves({ Attributes: stored(0) });
+    vi.mocked(postWebhook).mockResolvedValue({
+      ok: false,
+      status: 503,
+      error: 'http status 503',
+      durationMs: 5,
+    });
+    await handler(message(1), context, () => {});
+    const [write] = healthWrites();
+    expect(write?.UpdateExpression).toContain('#f.#h = if_not_exists(#f.#h, :zero) + :one');
+    expect(write?.ExpressionAttributeNames?.['#h']).toMatch(/^h\d+$/);
+    // Only the hour past the window is removed.
+    expect(Object.values(write?.ExpressionAttributeNames ?? {})).toContain(`h${hour - 24}`);
+    expect(Object.values(write?.ExpressionAttributeNames ?? {})).not.toContain(`h${hour - 23}`);
+    expect(write?.ConditionExpression).toBe(
+      '#id = :id AND attribute_not_exists(#deleted) AND (attribute_not_exists(#key) OR #key <> :key)',
+    );
+    expect(write?.ExpressionAttributeValues).toMatchObject({
+      ':id': ref.webhook_id,
+      ':outcome': 'failed',
+      ':status': 503,
+      ':error': 'http status 503',
+    });
+    expect(String(write?.ExpressionAttributeValues?.[':key'])).toMatch(new RegExp(`^${ref.sk}#1#\\d+$`));
+  });
+
+  it('a health write that finds its attempt recorded, or the webhook deleted, changes nothing and the delivery goes on', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb.on(UpdateCommand, { Key: webhookKey(ref.publisher_id, 0) }).rejects(conditionFailed());
+    ddb.on(UpdateCommand, { Key: { pk: key.pk, sk: key.sk } }).resolves({ Attributes: stored(0) });
+    vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
+    expect(await handler(message(1), context, () => {})).toEqual({ batchItemFailures: [] });
+    const settled = ddb
+      .commandCalls(UpdateCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => input.Key?.pk === key.pk);
+    // The claim, then the outcome.
+    expect(settled).toHaveLength(2);
+  });
+
+  it('a fault writing the health fails the message: the attempt is made again later, and counted as the POST it is', async () => {
+    ddb.on(GetCommand, { Key: key }).resolves({ Item: stored(0) });
+    ddb
+      .on(UpdateCommand, { Key: webhookKey(ref.publisher_id, 0) })
+      .rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    ddb.on(UpdateCommand, { Key: { pk: key.pk, sk: key.sk } }).resolves({ Attributes: stored(0) });
+    vi.mocked(postWebhook).mockResolvedValue({ ok: true, status: 204, error: null, durationMs: 5 });
+    expect(await handler(message(1), context, () => {})).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm-1' }],
+    });
+    const settled = ddb
+      .commandCalls(UpdateCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => input.Key?.pk === key.pk);
+    // The claim only: the outcome is not recorded, so the message's next receipt attempts again.
+    expect(settled).toHaveLength(1);
   });
 });

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { actorFromStored } from '../model/actors';
+import { banScopes, banTypes, type CatalogueReason, type PutReasonsRequest } from '../model/requests';
+import type { Actor, ReasonCatalogue } from '../model/responses';
+import { dynamo, tableName } from '../storage/client';
+import { reasonsKey } from '../storage/keys';
+import { recordEvent } from './audit';
+import { IntegrityError } from './errors';
+
+/**
+ * The publisher's reason catalogue: one item, `PUBLISHER#<publisher_id>` / `REASONS`, replaced
+ * whole by each `PUT /v1/reasons` and recorded in the audit trail as `reasons.updated`. It is not
+ * in the change feed (lib/domain/change-sources.ts names the policy item only): it changes what
+ * moderators are offered, never what is enforced. With `strict_reasons` on, a new ban must name
+ * one of its codes (lib/domain/bans.ts reads it beside the create's first step).
+ */
+
+const EMPTY: ReasonCatalogue = { reasons: [], strict_reasons: false, updated_at: null };
+
+const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+
+const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, label, ban_type, scope, duration_seconds, player_message } = value as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof label !== 'string') return undefined;
+  if (!(banTypes as readonly unknown[]).includes(ban_type)) return undefined;
+  if (!(banScopes as readonly unknown[]).includes(scope)) return undefined;
+  if (!(duration_seconds === null || (isInt(duration_seconds) && duration_seconds > 0))) return undefined;
+  if (!(player_message === null || typeof player_message === 'string')) return undefined;
+  return {
+    code,
+    label,
+    ban_type: ban_type as CatalogueReason['ban_type'],
+    scope: scope as CatalogueReason['scope'],
+    duration_seconds,
+    player_message,
+  };
+};
+
+/** The catalogue item read back, checked field by field: damaged data fails closed. */
+export const catalogueFromItem = (item: Record<string, unknown> | undefined): ReasonCatalogue => {
+  if (!item) return EMPTY;
+  const { reasons, strict_reasons, updated_at } = item;
+  if (!Array.isArray(reasons) || typeof strict_reasons !== 'boolean' || typeof updated_at !== 'string')
+    throw new IntegrityError('reason catalogue item is malformed');
+  const read = reasons.map(reasonFromStored);
+  if (read.some((reason) => reason === undefined))
+    throw new IntegrityError('reason catalogue item holds a malformed reason');
+  return { reasons: read as CatalogueReason[], strict_reasons, updated_at };
+};
+
+const readItem = async (publisherId: string) =>
+  (
+    await dynamo.send(
+      new GetCommand({ TableName: tableName, Key: reasonsKey(publisherId), ConsistentRead: true }),
+    )
+  ).Item;
+
+/** The catalogue: one GetItem; a publisher that never wrote one has an empty one. */
+export const getReasons = async (publisherId: string): Promise<ReasonCatalogue> =>
+  catalogueFromItem(await readItem(publisherId));
+
+/**
+ * The codes a new ban may name: undefined when any code is accepted (no catalogue, or
+ * `strict_reasons` off). One GetItem.
+ */
+export const strictReasonCodes = async (publisherId: string): Promise<ReadonlySet<string> | undefined> => {
+  const catalogue = await getReasons(publisherId);
+  return catalogue.strict_reasons ? new Set(catalogue.reasons.map((reason) => reason.code)) : undefined;
+};
+
+/**
+ * Records the `reasons.updated` event of the change an item records on itself (its change id,
+ * actor and time): the whole catalogue is in the item, so the event is the same whoever records
+ * it, and recording it again is a conditional put that finds it there.
+ */
+const recordChangeOf = async (publisherId: string, item: Record<string, unknown> | undefined) => {
+  if (!item) return;
+  const { change_id, updated_at, changed_by } = item;
+  const actor = actorFromStored(changed_by);
+  if (typeof change_id !== 'string' || typeof updated_at !== 'string' || !actor) return;
+  let catalogue: ReasonCatalogue;
+  try {
+    catalogue = catalogueFromItem(item);
+  } catch {
+    // A damaged item the put just replaced: nothing true to record of it, and no reason to fail this change.
+    return;
+  }
+  await recordEvent(publisherId, change_id, updated_at, actor, {
+    type: 'reasons.updated',
+    codes: catalogue.reasons.map((reason) => reason.code),
+    strict_reasons: catalogue.strict_reasons,
+  });
+};
+
+/**
+ * Replaces the catalogue with one PutItem returning the item it replaced, then records its event,
+ * and beside it the replaced item's (whose request may have failed after its put): so a change
+ * whose event was lost to a fault gets it from the next change, and never twice. Each change has
+ * its own id (not a version count, which a put cannot take from the item it replaces), so two
+ * racing replacements record two events.
+ */
+export const putReasons = async (
+  publisherId: string,
+  request: PutReasonsRequest,
+  actor: Actor,
+): Promise<ReasonCatalogue> => {
+  const catalogue: ReasonCatalogue = {
+    reasons: request.reasons,
+    strict_reasons: request.strict_reasons,
+    updated_at: new Date().toISOString(),
+  };
+  const item = {
+    ...reasonsKey(publisherId),
+    publisher_id: publisherId,
+    ...catalogue,
+    change_id: randomUUID(),
+    changed_by: actor,
+  };
+  const { Attributes: replaced } = await dynamo.send(
+    new PutCommand({ TableName: tableName, Item: item, ReturnValues: 'ALL_OLD' }),
+  );
+  await Promise.all([
+    // The SDK's retry of a put whose answer was lost returns our own item: recorded once all the same.
+    replaced?.change_id === item.change_id ? undefined : recordChangeOf(publisherId, replaced),
+    recordChangeOf(publisherId, item),
+  ]);
+  return catalogue;
+};
