@@ -14,6 +14,7 @@ export const auditTypes = [
   'appeal.created',
   'appeal.decided',
   'policy.updated',
+  'reasons.updated',
   'key.created',
   'key.revoked',
   'device.erased',
@@ -44,6 +45,8 @@ const summary = (event: AuditEvent): string => {
         ? changed.map((flag) => `${flag} ${event.after[flag] ? 'on' : 'off'}`).join(', ')
         : 'no flag changed';
     }
+    case 'reasons.updated':
+      return `reason catalogue: ${event.codes.length ? event.codes.join(', ') : 'empty'}; strict ${event.strict_reasons ? 'on' : 'off'}`;
     case 'key.created':
       return `key ${event.key.key_id} "${event.key.name}": ${event.key.scopes.join(' ')}; games ${event.key.games?.join(', ') ?? 'all'}`;
     case 'key.revoked':

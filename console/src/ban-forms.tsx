@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import type { Ban, Call, Policy, Schemas } from './api';
+import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
 import { apiFieldError, ConfirmStep, errorMessage, Field, type Message, Notice, useBusy } from './ui';
 import { check, parseDetails, parseExpiry, parsePlayerMessage } from './validation';
 
@@ -49,6 +50,18 @@ export const reachOf = (
   };
 };
 
+/** How long a ban lasts, and, for a global one, its reach beyond your games: said before it is made. */
+export const lastingReach = ({
+  permanent,
+  scope,
+  ban_type,
+}: { permanent: boolean } & Pick<CreateBanRequest, 'ban_type' | 'scope'>): string =>
+  `${permanent ? 'Permanent: it never expires; only a revoke ends it. ' : 'It ends at the expiry above. '}${
+    scope === 'global'
+      ? `Global: it can restrict the device in every other publisher's games whose policy enforces global ${ban_type} bans.`
+      : ''
+  }`;
+
 export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
   const [device, setDevice] = useState(deviceId ?? '');
   const [banType, setBanType] = useState<CreateBanRequest['ban_type']>('cheat');
@@ -62,10 +75,25 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
   const [errors, setErrors] = useState<Record<string, string | undefined>>({});
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
+  // The publisher's reasons (GET /v1/reasons, which bans:write may read): offered, never required
+  // unless strict_reasons is on. Unread (or refused), the form takes any code and the API judges it.
+  const catalogue = useReasonCatalogue(call, true);
+  const strict = catalogue?.strict_reasons === true;
 
   useEffect(() => {
     if (deviceId) setDevice(deviceId);
   }, [deviceId]);
+
+  /** Choosing a catalogue reason fills in what it says; every field stays editable. */
+  const choose = (code: string) => {
+    setReason(code);
+    const chosen = catalogue?.reasons.find((r) => r.code === code);
+    if (!chosen) return;
+    setBanType(chosen.ban_type);
+    setScope(chosen.scope);
+    setExpires(expiryIn(chosen.duration_seconds));
+    setPlayerMessage(chosen.player_message ?? '');
+  };
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -75,7 +103,11 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
     const message_ = parsePlayerMessage(playerMessage);
     const found = {
       device_id: check('device_id', id),
-      reason_code: check('reason_code', reason.trim()),
+      // With strict reasons on, only a catalogue code will do: say so rather than the character rule.
+      reason_code:
+        strict && !catalogue?.reasons.some((r) => r.code === reason.trim())
+          ? "must be one of the catalogue's codes (strict reasons are on)"
+          : check('reason_code', reason.trim()),
       expires_at: expiry.ok ? undefined : expiry.message,
       details: parsedDetails.ok ? undefined : parsedDetails.message,
       player_message: message_.ok ? undefined : message_.message,
@@ -142,6 +174,58 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           error={err('device_id')}
           required
         />
+        {strict && catalogue ? (
+          <div class="field">
+            <label for="ban-reason">Reason code</label>
+            <select
+              id="ban-reason"
+              value={reason}
+              aria-invalid={err('reason_code') ? true : undefined}
+              aria-describedby={`ban-reason-hint${err('reason_code') ? ' ban-reason-error' : ''}`}
+              onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}
+            >
+              <option value="">Choose a reason</option>
+              {catalogue.reasons.map((r) => (
+                <option key={r.code} value={r.code}>
+                  {r.label} ({r.code})
+                </option>
+              ))}
+            </select>
+            <small id="ban-reason-hint" class="hint">
+              {catalogue.reasons.length === 0
+                ? 'Strict reasons are on and the catalogue is empty: add a reason in the Policy view first.'
+                : "Strict reasons are on: only the catalogue's codes. Choosing one fills in the fields below; each stays editable."}
+            </small>
+            {err('reason_code') && (
+              <small id="ban-reason-error" class="field-error">
+                {err('reason_code')}
+              </small>
+            )}
+          </div>
+        ) : (
+          catalogue &&
+          catalogue.reasons.length > 0 && (
+            <div class="field">
+              <label for="ban-catalogue">Reason from the catalogue</label>
+              <select
+                id="ban-catalogue"
+                value={catalogue.reasons.some((r) => r.code === reason.trim()) ? reason.trim() : ''}
+                aria-describedby="ban-catalogue-hint"
+                onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}
+              >
+                <option value="">None: type a reason code below</option>
+                {catalogue.reasons.map((r) => (
+                  <option key={r.code} value={r.code}>
+                    {r.label} ({r.code})
+                  </option>
+                ))}
+              </select>
+              <small id="ban-catalogue-hint" class="hint">
+                Fills in the code, type, scope, expiry and message; each stays editable.
+              </small>
+            </div>
+          )
+        )}
         <div class="field">
           <label for="ban-type">Ban type</label>
           <select
@@ -174,15 +258,17 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
             {reachOf(policy, { ban_type: banType, scope }).text}
           </small>
         </div>
-        <Field
-          id="ban-reason"
-          label="Reason code"
-          value={reason}
-          onValue={setReason}
-          error={err('reason_code')}
-          hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. aimbot"
-          required
-        />
+        {!strict && (
+          <Field
+            id="ban-reason"
+            label="Reason code"
+            value={reason}
+            onValue={setReason}
+            error={err('reason_code')}
+            hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. aimbot"
+            required
+          />
+        )}
         <Field
           id="ban-expires"
           label="Expires at (optional)"
@@ -192,6 +278,20 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           error={err('expires_at')}
           hint="Your local time; empty makes the ban permanent."
         />
+        <fieldset class="actions">
+          <legend>Duration presets (set the expiry)</legend>
+          {DURATION_PRESETS.map((preset) => (
+            <button
+              key={preset.label}
+              type="button"
+              class="secondary"
+              aria-label={preset.seconds === null ? 'Permanent' : `Expires in ${preset.label}`}
+              onClick={() => setExpires(expiryIn(preset.seconds))}
+            >
+              {preset.label}
+            </button>
+          ))}
+        </fieldset>
         <Field
           id="ban-details"
           label="Details (optional JSON object)"
@@ -219,12 +319,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           <label for="ban-appealable">The player may appeal this ban</label>
         </div>
         <p class="meta" id="ban-reach">
-          {expires === ''
-            ? `Permanent: it never expires; only a revoke ends it. `
-            : 'It ends at the expiry above. '}
-          {scope === 'global'
-            ? `Global: it can restrict the device in every other publisher's games whose policy enforces global ${banType} bans.`
-            : ''}
+          {lastingReach({ permanent: expires === '', scope, ban_type: banType })}
         </p>
         <p class="meta">
           Idempotency key of this form: <code>{idempotencyKey}</code> (sending the form twice makes one ban).

@@ -10,6 +10,7 @@ import {
   policyFlags,
   previewRows,
 } from './preview';
+import { ReasonCatalogueEditor } from './reasons';
 import { errorMessage, type Message, Notice, PreviewTable, type ScopeKnowledge, useBusy } from './ui';
 
 /**
@@ -219,6 +220,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
         </p>
       )}
       <Notice message={message} />
+      <ReasonCatalogueEditor call={call} knowledge={knowledge} />
     </section>
   );
 };

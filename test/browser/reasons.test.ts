@@ -1,0 +1,251 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './support/chromium';
+import { alertHolding, openSection, setGame, signIn, signOut, statusHolding } from './support/console';
+import { axeScan, type ConsolePage, openPage, seriousViolations, unexpectedProblems } from './support/page';
+import { type LocalServer, startServer } from './support/server';
+
+/**
+ * The reason catalogue (issue 25, item 12): edited in the Policy view (add, edit, remove after a
+ * confirmation, the strict switch; read-only without policy:write), offered by the create-ban
+ * form, whose choice and duration presets fill it in, and which with strict on offers only the
+ * catalogue's codes. Each step is checked against what the API then holds.
+ */
+
+const GAME = 'game-1';
+
+let server: LocalServer;
+let browser: Browser;
+let console_: ConsolePage;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchChromium()]);
+  console_ = await openPage(browser, server.devicesUrl);
+  await signIn(console_.page, server.devKey);
+  await setGame(console_.page, GAME);
+});
+afterAll(async () => {
+  await console_?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+const catalogueOf = async () => {
+  const answer = await server.call('GET', '/v1/reasons');
+  expect(answer.status).toBe(200);
+  return answer.body as { reasons: any[]; strict_reasons: boolean; updated_at: string | null };
+};
+const editor = (page: Page) => page.getByRole('region', { name: 'Reason catalogue', exact: true });
+const createForm = (page: Page) => page.getByRole('region', { name: 'Create a ban', exact: true });
+
+/** What a datetime-local field holds, as an instant (the page's local time is the test's). */
+const instantOf = (local: string) => new Date(local).getTime();
+
+const addReason = async (
+  page: Page,
+  reason: { code: string; label: string; type: string; scope: string; duration: string; message?: string },
+) => {
+  const region = editor(page);
+  await region.getByRole('button', { name: 'Add a reason', exact: true }).click();
+  await region.getByLabel('Code', { exact: true }).fill(reason.code);
+  await region.getByLabel('Label', { exact: true }).fill(reason.label);
+  await region.getByLabel('Default ban type').selectOption(reason.type);
+  await region.getByLabel('Default scope').selectOption(reason.scope);
+  await region.getByLabel('Duration', { exact: true }).selectOption({ label: reason.duration });
+  await region.getByLabel('Message for the player (optional)').fill(reason.message ?? '');
+  await region.getByRole('button', { name: 'Add reason', exact: true }).click();
+  await statusHolding(region, `Reason ${reason.code} added.`);
+};
+
+describe('the catalogue editor', () => {
+  it('adds, edits and removes reasons, each change stored at once', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    await editor(page).getByText('The catalogue is empty').waitFor();
+
+    await addReason(page, {
+      code: 'aimbot',
+      label: 'Aimbot',
+      type: 'cheat',
+      scope: 'global',
+      duration: 'permanent',
+      message: 'This device is banned for using cheat software.',
+    });
+    await addReason(page, {
+      code: 'chat.abuse',
+      label: 'Abusive chat',
+      type: 'social',
+      scope: 'game',
+      duration: '7 d',
+    });
+    expect((await catalogueOf()).reasons).toEqual([
+      {
+        code: 'aimbot',
+        label: 'Aimbot',
+        ban_type: 'cheat',
+        scope: 'global',
+        duration_seconds: null,
+        player_message: 'This device is banned for using cheat software.',
+      },
+      {
+        code: 'chat.abuse',
+        label: 'Abusive chat',
+        ban_type: 'social',
+        scope: 'game',
+        duration_seconds: 604_800,
+        player_message: null,
+      },
+    ]);
+
+    // What the API would refuse is refused in the page, before anything is sent.
+    const region = editor(page);
+    const before = (await catalogueOf()).updated_at;
+    await region.getByRole('button', { name: 'Add a reason', exact: true }).click();
+    await region.getByLabel('Code', { exact: true }).fill('aimbot');
+    await region.getByLabel('Label', { exact: true }).fill('');
+    await region.getByRole('button', { name: 'Add reason', exact: true }).click();
+    await region.getByText('is already in the catalogue').waitFor();
+    await region.getByText('must be at least 1 character').waitFor();
+    expect((await catalogueOf()).updated_at).toBe(before);
+    await region.getByRole('button', { name: 'Cancel', exact: true }).click();
+
+    await region.getByRole('button', { name: 'Edit chat.abuse', exact: true }).click();
+    await region.getByLabel('Label', { exact: true }).fill('Abusive or hateful chat');
+    await region.getByLabel('Duration', { exact: true }).selectOption({ label: '24 h' });
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await statusHolding(region, 'Reason chat.abuse saved.');
+    expect((await catalogueOf()).reasons[1]).toMatchObject({
+      label: 'Abusive or hateful chat',
+      duration_seconds: 86_400,
+    });
+
+    await addReason(page, { code: 'spam', label: 'Spam', type: 'social', scope: 'game', duration: '1 h' });
+    await region.getByRole('button', { name: 'Remove spam', exact: true }).click();
+    const confirm = page.getByRole('region', { name: 'Remove reason spam?', exact: true });
+    await confirm.waitFor();
+    expect(seriousViolations(await axeScan(page, 'reasons-remove-confirm'))).toEqual([]);
+    // Escape cancels: nothing removed.
+    await page.keyboard.press('Escape');
+    expect(await confirm.count()).toBe(0);
+    expect((await catalogueOf()).reasons.map((r) => r.code)).toEqual(['aimbot', 'chat.abuse', 'spam']);
+    await region.getByRole('button', { name: 'Remove spam', exact: true }).click();
+    await confirm.getByRole('button', { name: 'Remove reason', exact: true }).click();
+    await statusHolding(region, 'Reason spam removed.');
+    expect((await catalogueOf()).reasons.map((r) => r.code)).toEqual(['aimbot', 'chat.abuse']);
+  });
+});
+
+describe('the create-ban form', () => {
+  it('fills code, type, scope, expiry and message from a chosen reason; the presets set the expiry', async () => {
+    const { page } = console_;
+    await openSection(page, 'Devices');
+    const form = createForm(page);
+    const chooser = form.getByLabel('Reason from the catalogue');
+    await chooser.waitFor();
+    expect(await chooser.locator('option').allInnerTexts()).toEqual([
+      'None: type a reason code below',
+      'Aimbot (aimbot)',
+      'Abusive or hateful chat (chat.abuse)',
+    ]);
+
+    const start = Date.now();
+    await chooser.selectOption('chat.abuse');
+    expect(await form.getByLabel('Reason code').inputValue()).toBe('chat.abuse');
+    expect(await form.getByLabel('Ban type').inputValue()).toBe('social');
+    expect(await form.getByLabel('Scope').inputValue()).toBe('game');
+    const expires = form.getByLabel('Expires at (optional)');
+    const day = instantOf(await expires.inputValue()) - start;
+    expect(day).toBeGreaterThanOrEqual(86_400_000 - 60_000);
+    expect(day).toBeLessThanOrEqual(86_400_000 + 120_000);
+
+    await chooser.selectOption('aimbot');
+    expect(await form.getByLabel('Scope').inputValue()).toBe('global');
+    expect(await expires.inputValue()).toBe('');
+    expect(await form.getByLabel('Message for the player (optional)').inputValue()).toBe(
+      'This device is banned for using cheat software.',
+    );
+
+    for (const [name, seconds] of [
+      ['Expires in 1 h', 3_600],
+      ['Expires in 7 d', 604_800],
+      ['Expires in 30 d', 2_592_000],
+    ] as const) {
+      await form.getByRole('button', { name, exact: true }).click();
+      const ahead = instantOf(await expires.inputValue()) - Date.now();
+      expect(ahead, name).toBeGreaterThan(seconds * 1000 - 120_000);
+      expect(ahead, name).toBeLessThanOrEqual(seconds * 1000 + 60_000);
+    }
+    await form.getByRole('button', { name: 'Permanent', exact: true }).click();
+    expect(await expires.inputValue()).toBe('');
+
+    // Still editable: a chosen reason's fields change like any other, and the free code is kept.
+    await form.getByLabel('Scope').selectOption('game');
+    await form.getByLabel('Reason code').fill('free.code');
+    expect(await chooser.inputValue()).toBe('');
+    await form.getByLabel('Device ID to ban').fill('device-r1');
+    await form.getByRole('button', { name: 'Expires in 24 h', exact: true }).click();
+    await form.getByRole('button', { name: 'Create ban', exact: true }).click();
+    await statusHolding(form, /Ban \d+ created/);
+    const listed = await server.call('GET', '/v1/device/device-r1/bans', { game: GAME });
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ reason_code: 'free.code', scope: 'game', expires_at: expect.any(String) }),
+    ]);
+  });
+
+  it('with strict reasons on, offers only the catalogue codes, and the API agrees', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    const strict = editor(page).getByLabel('strict_reasons', { exact: true });
+    await strict.check();
+    await statusHolding(editor(page), 'Strict reasons on');
+    expect((await catalogueOf()).strict_reasons).toBe(true);
+
+    await openSection(page, 'Devices');
+    const form = createForm(page);
+    const code = form.getByLabel('Reason code');
+    await form.getByText("Strict reasons are on: only the catalogue's codes").waitFor();
+    expect(await code.evaluate((el) => el.tagName)).toBe('SELECT');
+    expect(await code.locator('option').allInnerTexts()).toEqual([
+      'Choose a reason',
+      'Aimbot (aimbot)',
+      'Abusive or hateful chat (chat.abuse)',
+    ]);
+    await form.getByLabel('Device ID to ban').fill('device-r2');
+    await form.getByRole('button', { name: 'Create ban', exact: true }).click();
+    await alertHolding(form, 'The ban was not created');
+    await form.getByText("must be one of the catalogue's codes").waitFor();
+    expect((await server.call('GET', '/v1/device/device-r2/bans', { game: GAME })).body.items).toEqual([]);
+
+    await code.selectOption('chat.abuse');
+    expect(await form.getByLabel('Ban type').inputValue()).toBe('social');
+    await form.getByRole('button', { name: 'Create ban', exact: true }).click();
+    await statusHolding(form, /Ban \d+ created/);
+    expect((await server.call('GET', '/v1/device/device-r2/bans', { game: GAME })).body.items).toEqual([
+      expect.objectContaining({ reason_code: 'chat.abuse', ban_type: 'social' }),
+    ]);
+    // The API refuses a free code too, whoever sends it.
+    const refused = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: { device_id: 'device-r2', ban_type: 'cheat', scope: 'game', reason_code: 'free.code' },
+    });
+    expect(refused.status).toBe(400);
+    expect(seriousViolations(await axeScan(page, 'reasons-strict-create'))).toEqual([]);
+  });
+});
+
+describe('without policy:write', () => {
+  it('shows the catalogue read-only: no add, edit or remove, the strict switch disabled', async () => {
+    const { page } = console_;
+    const reader = await server.makeKey('policy reader', ['policy:read']);
+    await signOut(page);
+    await signIn(page, reader.api_key);
+    await openSection(page, 'Policy');
+    const region = editor(page);
+    await region.getByRole('table', { name: /Reasons \(2\)/ }).waitFor();
+    expect(await region.getByRole('button', { name: 'Add a reason' }).count()).toBe(0);
+    expect(await region.getByRole('button', { name: /^(Edit|Remove) / }).count()).toBe(0);
+    expect(await region.getByLabel('strict_reasons', { exact: true }).isDisabled()).toBe(true);
+    await region.getByText('needs the scope policy:write').waitFor();
+    expect(unexpectedProblems(console_.problems)).toEqual([]);
+  });
+});
