@@ -12,12 +12,16 @@ import {
   refocus,
   type ScopeKnowledge,
   TableScroll,
+  TimeText,
   useBusy,
   useFocusOn,
 } from './ui';
 import { parseGames } from './validation';
 
-/** The Webhooks view: the publisher's webhooks, adding one (its secret shown once), deleting, deliveries. */
+/**
+ * The Webhooks view: the publisher's webhooks with their health, adding one (its secret shown
+ * once), deleting, sending a test event, deliveries.
+ */
 
 type Webhook = Schemas['Webhook'];
 type NewWebhook = Schemas['NewWebhook'];
@@ -126,7 +130,26 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
 
 type DeliveryStatus = Schemas['Delivery']['status'];
 
-const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
+/** A webhook's health in words: its latest attempt (when, and how as a badge) and its failures in 24 h. */
+const Health = ({ health }: { health: Webhook['health'] }) => (
+  <div class="health">
+    {health.last_attempt_at === null || health.last_outcome === null ? (
+      <span>No attempt yet</span>
+    ) : (
+      <span>
+        <span class={`badge badge-${health.last_outcome}`}>{health.last_outcome}</span>{' '}
+        <TimeText iso={health.last_attempt_at} />
+        {health.last_outcome === 'failed' && health.last_error && <> — {health.last_error}</>}
+      </span>
+    )}
+    <br />
+    <span>
+      {health.failures_24h === 1 ? '1 failed attempt' : `${health.failures_24h} failed attempts`} in 24 h
+    </span>
+  </div>
+);
+
+const Deliveries = ({ call, hook, version }: { call: Call; hook: Webhook; version: number }) => {
   const heading = useFocusOn<HTMLHeadingElement>(hook.webhook_id);
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<Schemas['DeliveryList'] | null>(null);
@@ -148,9 +171,10 @@ const Deliveries = ({ call, hook }: { call: Call; hook: Webhook }) => {
       setCursors(stack);
       setPage(answer.body);
     });
+  // A test event sent (version) shows at once: the first page again, whatever the filter.
   useEffect(() => {
     void load([undefined]);
-  }, [hook.webhook_id]);
+  }, [hook.webhook_id, version]);
 
   return (
     <section aria-labelledby="deliveries-heading" class="panel">
@@ -246,6 +270,8 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
   const [added, setAdded] = useState<NewWebhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [showing, setShowing] = useState<Webhook | null>(null);
+  /** Bumped by each test event sent, so the deliveries shown are read again. */
+  const [tests, setTests] = useState(0);
   const { busy, run } = useBusy();
 
   const list = async () => {
@@ -286,6 +312,23 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
       await list();
     });
 
+  const sendTest = (hook: Webhook) =>
+    run(async () => {
+      const answer = await call('post', '/v1/webhooks/{webhook_id}/test', {
+        path: { webhook_id: hook.webhook_id },
+      });
+      if (answer.status !== 202) {
+        setMessage(errorMessage(answer));
+        return;
+      }
+      setMessage({
+        kind: 'ok',
+        text: `Test event ${answer.body.event_id} queued to ${hook.webhook_id}: it is listed among its deliveries, pending until the receiver answers. Refresh to see how it went.`,
+      });
+      setShowing(hook);
+      setTests((n) => n + 1);
+    });
+
   return (
     <section aria-labelledby="webhooks-heading" class="panel">
       <h2 id="webhooks-heading">Webhooks</h2>
@@ -300,6 +343,13 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
       )}
       <Notice message={message} />
       {hooks && (
+        <div class="pager">
+          <button type="button" disabled={busy} onClick={() => void run(list)}>
+            Refresh webhooks
+          </button>
+        </div>
+      )}
+      {hooks && (
         <TableScroll label="Webhooks table">
           <table>
             <caption>Webhooks of your publisher ({hooks.length} of at most 10)</caption>
@@ -310,6 +360,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
                 <th scope="col">Events</th>
                 <th scope="col">Games</th>
                 <th scope="col">Created</th>
+                <th scope="col">Health</th>
                 <th scope="col" class="sticky-end">
                   Actions
                 </th>
@@ -318,7 +369,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
             <tbody>
               {hooks.length === 0 && (
                 <tr>
-                  <td colSpan={6}>No webhooks yet.</td>
+                  <td colSpan={7}>No webhooks yet.</td>
                 </tr>
               )}
               {hooks.map((hook) => (
@@ -328,8 +379,20 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
                   <td>{hook.events.join(' ')}</td>
                   <td>{hook.games === null ? 'every game' : hook.games.join(', ')}</td>
                   <td>{formatTime(hook.created_at)}</td>
+                  <td>
+                    <Health health={hook.health} />
+                  </td>
                   <td class="sticky-end">
                     <div class="actions">
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Send a test event to ${hook.webhook_id}`}
+                        disabled={busy}
+                        onClick={() => void sendTest(hook)}
+                      >
+                        Send test event
+                      </button>
                       <button
                         type="button"
                         class="small"
@@ -371,7 +434,7 @@ export const WebhooksView = ({ call, knowledge }: { call: Call; knowledge: Scope
           <p>Nothing more is sent to {deleting.url}, pending retries included.</p>
         </ConfirmStep>
       )}
-      {showing && <Deliveries call={call} hook={showing} />}
+      {showing && <Deliveries call={call} hook={showing} version={tests} />}
       <AddWebhookForm
         call={call}
         onAdded={(hook) => {
