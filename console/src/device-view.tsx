@@ -1,16 +1,23 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { readAddress, showAddress } from './address';
 import type { Ban, Call, Policy } from './api';
 import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
 import { DeviceResult, LookupForm, type LookupRequest, type OpenDevice, readDevice } from './device';
+import { DeviceGames, MAX_ADDED_GAMES } from './device-games';
 import { DeviceSearch } from './device-search';
 import type { Session } from './session';
 import { type Message, Notice, refocus, type ScopeKnowledge } from './ui';
+import { check } from './validation';
 
 /**
  * The Devices view: find a device by the beginning of its id, or look one up in the session's
- * game; then read its enforcement, reputation and bans, revoke one, erase the device; and create
- * bans.
+ * game; then read its enforcement, reputation and bans (or, in all games, what restricts it in
+ * each and every ban once), revoke one, erase the device; and create bans.
  */
+
+/** The games a link may add: the Game ID's rule, no repeats; anything else in it is dropped. */
+const linkGames = (games: string[] | undefined) =>
+  games && [...new Set(games.filter((g) => check('game_id', g) === undefined))].slice(0, MAX_ADDED_GAMES);
 
 interface Props {
   call: Call;
@@ -44,6 +51,31 @@ export const DeviceView = ({
   const [version, setVersion] = useState(0);
   const [lookup, setLookup] = useState(0);
   const [request, setRequest] = useState<LookupRequest | null>(null);
+  // All games (with the games added), or null for the Game ID's only: from the address, so a link
+  // or a reload shows the same.
+  const [allGames, setAllGames] = useState<string[] | null>(() => linkGames(readAddress().games) ?? null);
+  useEffect(() => {
+    if (device)
+      showAddress(
+        { view: 'device', game: device.game, device: device.deviceId, games: allGames ?? undefined },
+        { replace: true },
+      );
+  }, [device, allGames]);
+  useEffect(() => {
+    const follow = () => {
+      const at = readAddress();
+      if (at.view === 'device') setAllGames(linkGames(at.games) ?? null);
+    };
+    addEventListener('popstate', follow);
+    return () => removeEventListener('popstate', follow);
+  }, []);
+  // The games added, kept while one game is shown, for when all games are shown again.
+  const kept = useRef<string[]>([]);
+  const choose = (all: boolean) => {
+    setRevoking(null);
+    if (!all && allGames) kept.current = allGames;
+    setAllGames(all ? (allGames ?? kept.current) : null);
+  };
 
   const refresh = async (done: Message) => {
     if (!device) return;
@@ -105,14 +137,51 @@ export const DeviceView = ({
       )}
       {device && (
         <>
-          <DeviceResult
-            call={call}
-            device={device}
-            policy={policy}
-            version={version}
-            lookup={lookup}
-            onRevoke={writeMissing ? undefined : setRevoking}
-          />
+          <fieldset class="panel">
+            <legend>Show device {device.deviceId}</legend>
+            <div class="check">
+              <input
+                type="radio"
+                id="show-one-game"
+                name="show-games"
+                checked={allGames === null}
+                onChange={() => choose(false)}
+              />
+              <label for="show-one-game">In game {device.game}</label>
+            </div>
+            <div class="check">
+              <input
+                type="radio"
+                id="show-all-games"
+                name="show-games"
+                checked={allGames !== null}
+                onChange={() => choose(true)}
+              />
+              <label for="show-all-games">In all games: restricted per game, and every ban once</label>
+            </div>
+          </fieldset>
+          {allGames === null ? (
+            <DeviceResult
+              call={call}
+              device={device}
+              policy={policy}
+              version={version}
+              lookup={lookup}
+              onRevoke={writeMissing ? undefined : setRevoking}
+            />
+          ) : (
+            <DeviceGames
+              call={call}
+              device={device}
+              publisher={policy?.publisher_id ?? session.person?.who.publisher_id ?? null}
+              added={allGames}
+              onAdded={setAllGames}
+              bound={bound}
+              version={version}
+              lookup={lookup}
+              onRevoke={writeMissing ? undefined : setRevoking}
+            />
+          )}
           {writeMissing && (
             <p class="gate">
               Revoking needs the scope <code>bans:write</code>, which this session lacks (
@@ -122,7 +191,9 @@ export const DeviceView = ({
           {revoking && (
             <RevokePanel
               call={call}
-              game={device.game}
+              // A game ban is revoked through its own game (as listings show it); any other
+              // through the Game ID's.
+              game={revoking.scope === 'game' && revoking.game_id ? revoking.game_id : device.game}
               deviceId={device.deviceId}
               ban={revoking}
               onCancel={() => {
