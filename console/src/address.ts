@@ -5,7 +5,7 @@
  * tokens are not in it, ever.
  */
 
-export const views = ['start', 'device', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
+export const views = ['start', 'device', 'bulk', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
 export type View = (typeof views)[number];
 
 export interface Address {
@@ -14,6 +14,8 @@ export interface Address {
   device?: string | undefined;
   /** The appeal open in Appeals. */
   appeal?: string | undefined;
+  /** Devices, all games: the games added to those shown (`[]`: all games, none added); absent: one game. */
+  games?: string[] | undefined;
 }
 
 const isView = (value: string): value is View => (views as readonly string[]).includes(value);
@@ -27,13 +29,15 @@ export const readAddress = (hash = location.hash): Address => {
     game: params.get('game') ?? undefined,
     device: params.get('device') ?? undefined,
     appeal: params.get('appeal') ?? undefined,
+    games: params.get('games')?.split(',').filter(Boolean),
   };
 };
 
-export const addressHash = ({ view, game, device, appeal }: Address) => {
+export const addressHash = ({ view, game, device, appeal, games }: Address) => {
   const params = new URLSearchParams();
   if (view === 'device' && game) params.set('game', game);
   if (view === 'device' && game && device) params.set('device', device);
+  if (view === 'device' && game && device && games) params.set('games', games.join(','));
   if (view === 'appeals' && appeal) params.set('appeal', appeal);
   const query = params.toString();
   return `#/${view}${query ? `?${query}` : ''}`;
@@ -41,7 +45,15 @@ export const addressHash = ({ view, game, device, appeal }: Address) => {
 
 /** A new entry in the history (a view or a device opened); `replace` for what refines this one (the game typed). */
 export const showAddress = (address: Address, { replace = false } = {}) => {
-  const hash = addressHash(address);
+  // An address that does not mention `games` keeps the all-games choice of the device it names.
+  const here = readAddress();
+  const keep =
+    !('games' in address) &&
+    address.view === 'device' &&
+    here.view === 'device' &&
+    here.device === address.device &&
+    here.game === address.game;
+  const hash = addressHash(keep ? { ...address, games: here.games } : address);
   if (location.hash === hash) return;
   if (replace) history.replaceState(null, '', hash);
   else history.pushState(null, '', hash);

@@ -3,6 +3,7 @@ import { readAddress, showAddress, type View } from './address';
 import { type Policy, type Scope, scopes, scopeUses } from './api';
 import { AppealsView } from './appeals';
 import { AuditView } from './audit';
+import { BulkView } from './bulk';
 import { type OpenDevice, readDevice } from './device';
 import { DeviceView } from './device-view';
 import { KeysView } from './keys';
@@ -45,6 +46,7 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   // Today's activity, open appeals, failing webhooks: each panel needs its own scope.
   { id: 'start', label: 'Start' },
   { id: 'device', label: 'Devices' },
+  { id: 'bulk', label: 'Bulk', needs: 'bans:read' },
   { id: 'appeals', label: 'Appeals', needs: 'appeals:decide' },
   { id: 'policy', label: 'Policy', needs: 'policy:read' },
   { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
@@ -356,6 +358,16 @@ const Console = ({
           onGame={setGame}
           device={device}
           onDevice={openDevice}
+        />
+      )}
+      {view === 'bulk' && (
+        <BulkView
+          call={call}
+          knowledge={knowledge}
+          policy={policy}
+          publisher={policy?.publisher_id ?? session.person?.who.publisher_id ?? null}
+          game={game}
+          gameError={gameProblem}
         />
       )}
       {leavingFor && (
