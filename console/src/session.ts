@@ -179,6 +179,7 @@ const scopeOf: Record<string, Scope> = {
   'get /v1/device/{device_id}/bans': 'bans:read',
   'get /v1/device/{device_id}/enforcement': 'bans:read',
   'get /v1/devices': 'bans:read',
+  'get /v1/bans/expiring': 'bans:read',
   'post /v1/bans': 'bans:write',
   'post /v1/device/{device_id}/bans/{ban_id}/revoke': 'bans:write',
   'post /v1/device/{device_id}/erase': 'bans:write',

@@ -22,21 +22,26 @@ import {
  *   - today's activity by person, from the audit trail (`audit:read`): today is the moderator's
  *     own day, since midnight in the browser's time zone;
  *   - the open appeals and how long the oldest has waited (`appeals:decide`);
+ *   - the publisher's bans in force that end in the next 24 hours, soonest first (`bans:read`),
+ *     a page at a time (Show more);
  *   - the webhooks whose deliveries are failing: being retried, or given up (`keys:manage`).
- *
- * Bans expiring soon are not here: the API has no way to list bans by expiry.
  */
 
 type AuditEvent = Schemas['AuditEvent'];
 type AuditType = AuditEvent['type'];
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
+type ExpiringBanList = Schemas['ExpiringBanList'];
+type ExpiringBan = ExpiringBanList['items'][number];
 
 /** The audit trail is read 200 events a page, at most 5 pages: beyond that, "at least". */
 const AUDIT_PAGE = 200;
 const AUDIT_PAGES = 5;
 /** Each webhook's newest failed and newest pending deliveries: one page of each. */
 const DELIVERY_PAGE = 50;
+/** Bans ending within this many hours, this many a page (Show more reads the next). */
+const ENDING_HOURS = 24;
+const ENDING_PAGE = 25;
 
 type Read<T> = { ok: true; value: T } | { ok: false; message: Message };
 const refused = (answer: AnyAnswer): { ok: false; message: Message } => ({
@@ -249,6 +254,114 @@ const OpenAppeals = ({ call, version }: { call: Call; version: number }) => {
   );
 };
 
+// --- Bans ending soon ---------------------------------------------------------------------------
+
+const readEnding = async (call: Call, cursor?: string): Promise<Read<ExpiringBanList>> => {
+  const answer = await call('get', '/v1/bans/expiring', {
+    query: { within_hours: ENDING_HOURS, limit: ENDING_PAGE, ...(cursor ? { cursor } : {}) },
+  });
+  return answer.status === 200 ? { ok: true, value: answer.body } : refused(answer);
+};
+
+/** The pages Show more read after a first page: they belong to that page, and go with it. */
+interface More {
+  after: ExpiringBanList;
+  items: ExpiringBan[];
+  next_cursor: string | null;
+  message: Message;
+}
+
+const EndingSoon = ({ call, version }: { call: Call; version: number }) => {
+  const { value: first, message, busy } = usePanelRead(() => readEnding(call), version);
+  const [more, setMore] = useState<More | null>(null);
+  // The first page shown now: a later page read for an earlier one (before Read again) is dropped.
+  const shown = useRef(first);
+  shown.current = first;
+  const { busy: reading, run } = useBusy();
+  if (!first) return message ? <Notice message={message} /> : <Reading what="the bans ending soon" />;
+  const added = more?.after === first ? more : null;
+  const items = added ? [...first.items, ...added.items] : first.items;
+  const next = added ? added.next_cursor : first.next_cursor;
+  const showMore = (cursor: string) =>
+    run(async () => {
+      const answer = await readEnding(call, cursor);
+      if (shown.current !== first) return;
+      setMore(
+        answer.ok
+          ? {
+              after: first,
+              items: [...(added?.items ?? []), ...answer.value.items],
+              next_cursor: answer.value.next_cursor,
+              message: null,
+            }
+          : { after: first, items: added?.items ?? [], next_cursor: cursor, message: answer.message },
+      );
+    });
+  return (
+    <>
+      {busy && <Reading what="the bans ending soon" again />}
+      {items.length === 0 ? (
+        next === null ? (
+          <p>No ban of yours ends in the next {ENDING_HOURS} hours.</p>
+        ) : (
+          // A page can hold none when the bans its entries named were revoked meanwhile.
+          <p>None of the bans read so far is still in force; there are more to read.</p>
+        )
+      ) : (
+        <TableScroll label="Bans ending soon table">
+          <table>
+            <caption>
+              Your bans in force that end in the next {ENDING_HOURS} hours, soonest first ({items.length}
+              {next === null ? '' : ' read so far'})
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Device</th>
+                <th scope="col">Type</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Game</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Ends</th>
+                <th scope="col">Made by</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((ban) => (
+                <tr key={`${ban.device_id} ${ban.ban_id}`}>
+                  <th scope="row">
+                    <a href={addressHash({ view: 'device', game: ban.game_id, device: ban.device_id })}>
+                      {ban.device_id}
+                    </a>
+                  </th>
+                  <td>{ban.ban_type}</td>
+                  <td>{ban.scope}</td>
+                  <td>{ban.game_id}</td>
+                  <td>{ban.reason_code}</td>
+                  <td>
+                    <TimeText iso={ban.expires_at} />
+                  </td>
+                  <td>{ban.created_by ? actorLabel(ban.created_by) : 'not recorded'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {added?.message && <Notice message={added.message} />}
+      {next !== null && (
+        <button
+          type="button"
+          class="secondary"
+          disabled={busy || reading}
+          onClick={() => void showMore(next)}
+        >
+          Show more
+        </button>
+      )}
+    </>
+  );
+};
+
 // --- Failing webhooks ----------------------------------------------------------------------------
 
 interface Failing {
@@ -369,7 +482,8 @@ export const StartView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
       <h2 id="start-heading">Start</h2>
       <div class="actions">
         <p class="meta">
-          Today's activity, the appeals waiting and the webhooks failing, each read on its own.
+          Today's activity, the appeals waiting, the bans ending soon and the webhooks failing, each read on
+          its own.
         </p>
         <button type="button" class="secondary" onClick={() => setVersion((v) => v + 1)}>
           Read again
@@ -394,6 +508,16 @@ export const StartView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
         link={{ href: addressHash({ view: 'appeals' }), text: 'Work the appeals queue' }}
       >
         <OpenAppeals call={call} version={version} />
+      </Panel>
+      <Panel
+        id="start-ending-heading"
+        title="Ending in the next 24 hours"
+        scope="bans:read"
+        knowledge={knowledge}
+        what="The list of bans ending soon"
+        link={{ href: addressHash({ view: 'device' }), text: 'Look a device up in Devices' }}
+      >
+        <EndingSoon call={call} version={version} />
       </Panel>
       <Panel
         id="start-webhooks-heading"

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, runTs } from '../support/processes';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { launchChromium } from './support/chromium';
-import { alertHolding, eventually, openSection, rowsOf, signIn, storageOf } from './support/console';
+import {
+  alertHolding,
+  bansTable,
+  eventually,
+  openSection,
+  rowsOf,
+  signIn,
+  storageOf,
+} from './support/console';
 import {
   axeScan,
   type ConsolePage,
@@ -17,11 +25,11 @@ import { type LocalServer, startServer } from './support/server';
 
 /**
  * The Start page (issue 25, item 9): the console opens on it. Today's activity by who made it
- * (from the audit trail), the open appeals and how long the oldest has waited, and the webhooks
- * whose deliveries are failing, each held to what the API answers for the same question. Each
- * panel needs its own scope and reads on its own: a session without a scope is told so and sees
- * none of that panel's data; one panel failing leaves the others. Another publisher's Start page
- * shows none of it. Bans expiring soon are not on it: the API cannot list bans by expiry.
+ * (from the audit trail), the open appeals and how long the oldest has waited, the bans ending in
+ * the next 24 hours, and the webhooks whose deliveries are failing, each held to what the API
+ * answers for the same question. Each panel needs its own scope and reads on its own: a session
+ * without a scope is told so and sees none of that panel's data; one panel failing leaves the
+ * others. Another publisher's Start page shows none of it.
  *
  * Webhook retries run on a 1 ms base here (WEBHOOK_RETRY_BASE_MS=1), so a delivery to a receiver
  * that answers 500 is given up (failed) after 2.88 s instead of a day; a second server, on the usual
@@ -29,6 +37,7 @@ import { type LocalServer, startServer } from './support/server';
  */
 
 const GAME = 'game-1';
+const GAME_2 = 'game-2';
 
 let server: LocalServer;
 let browser: Browser;
@@ -40,6 +49,10 @@ let bot: { key_id: string; api_key: string };
 let filer: { key_id: string; api_key: string };
 let failingHook: string;
 let healthyHook: string;
+/** The key that made the bans with an end (dev-publisher's). */
+let shiftLead: { key_id: string; api_key: string };
+
+const inHours = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString();
 
 beforeAll(async () => {
   [server, browser, receiver] = await Promise.all([
@@ -47,6 +60,56 @@ beforeAll(async () => {
     launchChromium(),
     startReceiver(),
   ]);
+  // Bans with an end, made before the webhooks exist (so they send nothing): dev-publisher's by a
+  // shift lead's key, ending in 3 h (made first), 1 h, 30 h and never; another publisher's, in 1 h.
+  const rival = await runTs(
+    'infra/keys-cli.ts',
+    ['create', '--publisher', 'rival', '--json'],
+    childEnv({ DATA_DIR: server.dataDir }),
+  );
+  expect(rival.code, rival.stderr).toBe(0);
+  shiftLead = await server.makeKey('shift lead', ['bans:write']);
+  const banEnding = async (
+    key: string,
+    ban: { device_id: string; ban_type: string; scope: string; reason_code: string },
+    hours: number | null,
+    game = GAME,
+  ) => {
+    const made = await server.call('POST', '/v1/bans', {
+      key,
+      game,
+      body: { ...ban, ...(hours === null ? {} : { expires_at: inHours(hours) }) },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+  };
+  const lead = shiftLead.api_key;
+  await banEnding(
+    lead,
+    { device_id: 'device-ends-3h', ban_type: 'cheat', scope: 'game', reason_code: 'speedhack' },
+    3,
+    GAME_2,
+  );
+  await banEnding(
+    lead,
+    { device_id: 'device-ends-1h', ban_type: 'social', scope: 'publisher', reason_code: 'toxicity' },
+    1,
+  );
+  await banEnding(
+    lead,
+    { device_id: 'device-ends-30h', ban_type: 'social', scope: 'game', reason_code: 'spam' },
+    30,
+  );
+  await banEnding(
+    lead,
+    { device_id: 'device-ends-never', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+    null,
+  );
+  await banEnding(
+    JSON.parse(rival.stdout).api_key as string,
+    { device_id: 'device-rival-1h', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+    1,
+  );
+
   // One receiver, two webhooks: /broken answers 500 to everything, /ok takes everything.
   receiver.answer = (request) => (request.path === '/broken' ? 500 : 204);
   const hook = async (path: string) => {
@@ -121,6 +184,8 @@ const panel = (page: Page, name: string) => page.getByRole('region', { name, exa
 const activity = (page: Page) => panel(page, "Today's activity by person");
 const appeals = (page: Page) => panel(page, 'Open appeals');
 const webhooks = (page: Page) => panel(page, 'Webhooks failing now');
+const ending = (page: Page) => panel(page, 'Ending in the next 24 hours');
+const endingTable = (page: Page) => ending(page).getByRole('table', { name: /^Your bans in force that end/ });
 const activityTable = (page: Page) => activity(page).getByRole('table', { name: /^Today's events by who/ });
 const webhooksTable = (page: Page) =>
   webhooks(page).getByRole('table', { name: /^Webhooks with deliveries/ });
@@ -188,6 +253,38 @@ const activityMatchesApi = async (page: Page, key = server.devKey) => {
     `${events.length} ${events.length === 1 ? 'event' : 'events'}.`,
   );
   return { since, events, rows };
+};
+
+/** What the ending-soon table must hold for the API's items: a row each, and each ending's time. */
+const endingMatchesApi = async (page: Page, items: any[]) => {
+  const table = endingTable(page);
+  await table.waitFor();
+  expect(await headersOf(table)).toEqual(['Device', 'Type', 'Scope', 'Game', 'Reason', 'Ends', 'Made by']);
+  const madeBy = (actor: any) =>
+    actor === null
+      ? 'not recorded'
+      : actor.type === 'user'
+        ? `${actor.email ?? actor.sub} (${actor.role})`
+        : `${actor.name}${actor.key_id ? ` (${actor.key_id})` : ''}`;
+  expect(await rowsOf(table)).toEqual(
+    items.map((b) => [
+      b.device_id,
+      b.ban_type,
+      b.scope,
+      b.game_id,
+      b.reason_code,
+      expect.stringMatching(/\(in \d+ (seconds?|minutes?|hours?)\)$/),
+      madeBy(b.created_by),
+    ]),
+  );
+  // Each end is the API's instant, the exact UTC time on hover.
+  const times = await table
+    .locator('tbody time')
+    .evaluateAll((cells) => cells.map((c) => [c.getAttribute('datetime'), c.getAttribute('title')]));
+  expect(times).toEqual(
+    items.map((b) => [b.expires_at, b.expires_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')]),
+  );
+  return table;
 };
 
 describe('the Start page', () => {
@@ -319,6 +416,120 @@ describe('the Start page', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
+  it('lists the bans ending in the next 24 hours, soonest first, as the API lists them, each opening its device', async () => {
+    const { page, problems } = console_;
+    // The API's own answer: the 1 h and 3 h bans, not the 30 h one, the permanent one or rival's.
+    const listed = (await server.call('GET', '/v1/bans/expiring?within_hours=24&limit=25')).body;
+    expect(listed.items.map((b: any) => b.device_id)).toEqual(['device-ends-1h', 'device-ends-3h']);
+    expect(listed.next_cursor).toBeNull();
+
+    const table = await endingMatchesApi(page, listed.items);
+    const [soonest, later] = await rowsOf(table);
+    expect(soonest?.slice(0, 5)).toEqual(['device-ends-1h', 'social', 'publisher', GAME, 'toxicity']);
+    expect(soonest?.[5]).toMatch(/\(in (59 minutes|1 hour)\)$/);
+    expect(soonest?.[6]).toBe(`shift lead (${shiftLead.key_id})`);
+    expect(later?.slice(0, 5)).toEqual(['device-ends-3h', 'cheat', 'game', GAME_2, 'speedhack']);
+    expect(later?.[5]).toMatch(/\(in (2|3) hours\)$/);
+    expect(later?.[6]).toBe(`shift lead (${shiftLead.key_id})`);
+    const text = await ending(page).innerText();
+    for (const other of ['device-ends-30h', 'device-ends-never', 'device-rival-1h'])
+      expect(text).not.toContain(other);
+    expect(await ending(page).getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    expect(seriousViolations(await axeScan(page, 'start-ending'))).toEqual([]);
+    expect(seriousViolations(await narrowAxeScan(page, 'start-ending'))).toEqual([]);
+
+    // The device opens in the game its ban was made in (game-2 here), and Back returns to Start.
+    await ending(page).getByRole('link', { name: 'device-ends-3h', exact: true }).click();
+    await bansTable(page, 'device-ends-3h').waitFor();
+    expect(hashOf(page)).toBe(`#/device?game=${GAME_2}&device=device-ends-3h`);
+    expect(await page.getByLabel('Game ID', { exact: true }).inputValue()).toBe(GAME_2);
+    await page.goBack();
+    await endingTable(page).waitFor();
+    expect(hashOf(page)).toBe('#/start');
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('shows more a page at a time, and Read again starts from the first page', async () => {
+    const { page } = console_;
+    // Pages of 1 ban instead of 25: the test rewrites the limit the page asks for, and the API
+    // answers each page itself, with its cursor.
+    const asked: Array<{ within: string | null; limit: string | null; cursor: string | null }> = [];
+    const isEnding = (url: URL) => url.pathname === '/v1/bans/expiring';
+    await page.route(isEnding, (route) => {
+      const url = new URL(route.request().url());
+      const { searchParams: q } = url;
+      asked.push({ within: q.get('within_hours'), limit: q.get('limit'), cursor: q.get('cursor') });
+      url.searchParams.set('limit', '1');
+      return route.continue({ url: url.toString() });
+    });
+    try {
+      await page.getByRole('button', { name: 'Read again' }).click();
+      const more = ending(page).getByRole('button', { name: 'Show more' });
+      await more.waitFor();
+      expect((await rowsOf(endingTable(page))).map((r) => r[0])).toEqual(['device-ends-1h']);
+      await more.click();
+      await endingTable(page).getByRole('link', { name: 'device-ends-3h' }).waitFor();
+      expect((await rowsOf(endingTable(page))).map((r) => r[0])).toEqual([
+        'device-ends-1h',
+        'device-ends-3h',
+      ]);
+      // The API may answer a cursor after the last one; the page after it is empty, and ends it.
+      if ((await more.count()) > 0) {
+        await more.click();
+        await more.waitFor({ state: 'detached' });
+      }
+      expect((await rowsOf(endingTable(page))).map((r) => r[0])).toEqual([
+        'device-ends-1h',
+        'device-ends-3h',
+      ]);
+      expect(asked[0]).toEqual({ within: '24', limit: '25', cursor: null });
+      expect(asked.length).toBeGreaterThanOrEqual(2);
+      expect(asked.slice(1).every((a) => a.within === '24' && a.limit === '25' && a.cursor !== null)).toBe(
+        true,
+      );
+    } finally {
+      await page.unroute(isEnding);
+    }
+    // Read again: one page of 25 again, no more to show.
+    await page.getByRole('button', { name: 'Read again' }).click();
+    await ending(page).getByRole('button', { name: 'Show more' }).waitFor({ state: 'detached' });
+    const listed = (await server.call('GET', '/v1/bans/expiring?within_hours=24&limit=25')).body;
+    await endingMatchesApi(page, listed.items);
+  });
+
+  it('says so when the bans ending soon cannot be read (503), and the other panels still show', async () => {
+    const { page, problems } = console_;
+    const isEnding = (url: URL) => url.pathname === '/v1/bans/expiring';
+    await page.route(isEnding, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        headers: { 'Retry-After': '1' },
+        body: JSON.stringify({
+          error: { code: 'service_unavailable', message: 'The service is temporarily unavailable' },
+          request_id: 'req-test',
+        }),
+      }),
+    );
+    try {
+      await page.getByRole('button', { name: 'Read again' }).click();
+      await alertHolding(ending(page), 'The service is unavailable (503): try again in 1 s.');
+      expect(await endingTable(page).count()).toBe(0);
+      expect(await ending(page).innerText()).not.toContain('device-ends-1h');
+      await activityMatchesApi(page);
+      await appeals(page)
+        .getByText(/1 open appeal\b/)
+        .waitFor();
+      await webhooksTable(page).waitFor();
+    } finally {
+      await page.unroute(isEnding);
+    }
+    await page.getByRole('button', { name: 'Read again' }).click();
+    await endingTable(page).waitFor();
+    expect(await ending(page).getByRole('alert').count()).toBe(0);
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
   it('counts today as it goes: a new ban by a new person shows under them after Read again', async () => {
     const { page } = console_;
     const newcomer = await server.makeKey('night shift', ['bans:write']);
@@ -373,7 +584,7 @@ describe('the Start page', () => {
 
 describe('who sees what', () => {
   it('tells a session without the scopes why each panel is hidden, and reads none of their data', async () => {
-    const reader = await server.makeKey('support desk', ['bans:read']);
+    const reader = await server.makeKey('policy reader', ['policy:read']);
     const opened = await openPage(browser, `${server.consoleUrl}#/start`);
     const asked: string[] = [];
     opened.page.on('request', (request) => {
@@ -396,6 +607,11 @@ describe('who sees what', () => {
         .waitFor();
       await main
         .getByText(
+          'The list of bans ending soon is hidden: it needs the scope bans:read, which this session lacks (the API answered 403).',
+        )
+        .waitFor();
+      await main
+        .getByText(
           'Webhook delivery status is hidden: it needs the scope keys:manage, which this session lacks (the API answered 403 at sign-in).',
         )
         .waitFor();
@@ -404,17 +620,42 @@ describe('who sees what', () => {
       expect(await main.getByRole('alert').count()).toBe(0);
       expect(await main.getByRole('link').count()).toBe(0);
       const text = await main.innerText();
-      for (const secret of ['moderation bot', 'game server', failingHook, 'open appeal'])
+      for (const secret of ['moderation bot', 'game server', failingHook, 'open appeal', 'device-ends-1h'])
         expect(text).not.toContain(secret);
-      // The scopes it was told it lacks at sign-in were not asked again; appeals:decide was
-      // learned from the one refusal.
+      // The scopes it was told it lacks at sign-in were not asked again; appeals:decide and
+      // bans:read were learned from the one refusal each.
       const afterSignIn = asked.slice(asked.indexOf('GET /v1/audit') + 1);
       expect(afterSignIn.filter((r) => r === 'GET /v1/audit' || r.startsWith('GET /v1/webhooks'))).toEqual(
         [],
       );
       expect(afterSignIn.filter((r) => r === 'GET /v1/appeals/stats')).toHaveLength(1);
+      expect(afterSignIn.filter((r) => r === 'GET /v1/bans/expiring')).toHaveLength(1);
       expect(seriousViolations(await axeScan(page, 'start-scopes'))).toEqual([]);
       expect(seriousViolations(await narrowAxeScan(page, 'start-scopes'))).toEqual([]);
+      expect(unexpectedProblems(opened.problems)).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('shows a bans:read key the bans ending soon, and only them', async () => {
+    const reader = await server.makeKey('support desk', ['bans:read']);
+    const opened = await openPage(browser, `${server.consoleUrl}#/start`);
+    try {
+      const { page } = opened;
+      await signIn(page, reader.api_key);
+      const listed = (await server.call('GET', '/v1/bans/expiring?within_hours=24', { key: reader.api_key }))
+        .body;
+      expect(listed.items.map((b: any) => b.device_id)).toEqual(['device-ends-1h', 'device-ends-3h']);
+      await endingMatchesApi(page, listed.items);
+      const main = page.getByRole('main');
+      expect(await main.getByRole('table').count()).toBe(1);
+      for (const hidden of [
+        "Today's activity is hidden",
+        'The appeals queue is hidden',
+        'Webhook delivery status is hidden',
+      ])
+        await main.getByText(hidden).waitFor();
       expect(unexpectedProblems(opened.problems)).toEqual([]);
     } finally {
       await opened.close();
@@ -442,7 +683,17 @@ describe('who sees what', () => {
         .first()
         .waitFor();
       const text = await page.getByRole('main').innerText();
-      for (const theirs of ['local development', 'moderation bot', 'game server', 'night shift', failingHook])
+      await ending(page).getByText('No ban of yours ends in the next 24 hours.').waitFor();
+      for (const theirs of [
+        'local development',
+        'moderation bot',
+        'game server',
+        'night shift',
+        'shift lead',
+        'device-ends-1h',
+        'device-rival-1h',
+        failingHook,
+      ])
         expect(text).not.toContain(theirs);
       const since = (await datetimeIn(activity(page))) as string;
       const events = await auditSince(since, key);
