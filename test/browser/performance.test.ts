@@ -6,6 +6,8 @@ import {
   consoleRows,
   measureConsoleTimings,
   seedConsoleDevice,
+  seedConsoleGames,
+  seedConsoleStart,
 } from '../../bench/console';
 import { appendRecord, artifact, median } from './support/artifacts';
 import { launchChromium } from './support/chromium';
@@ -13,7 +15,9 @@ import { type LocalServer, startServer } from './support/server';
 
 /**
  * Performance (issue 14): first load to interactive (navigation start to the sign-in form usable),
- * sign-in, and a device lookup (click to bans listed), measured inside the page over cold runs in
+ * sign-in, and a device lookup (click to bans listed); and (issue 25) the start page (signed in to
+ * its first panel and to all four filled) and a device in three games (its address opened to the
+ * first game's row and to all three answered), measured inside the page over cold runs in
  * fresh contexts (bench/console.ts, which `npm run bench` runs as part 8). Reported, never
  * asserted (docs/testing.md: no timing assertions); the run prints them and writes
  * .artifacts/console/timings.json.
@@ -22,6 +26,7 @@ import { type LocalServer, startServer } from './support/server';
 const RUNS = Number(process.env.CONSOLE_TIMING_RUNS ?? 5);
 const GAME = 'game-1';
 const DEVICE = 'device-timed';
+const GAMES_DEVICE = 'device-in-three-games';
 
 let server: LocalServer;
 let browser: Browser;
@@ -29,16 +34,18 @@ let browser: Browser;
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   await seedConsoleDevice(server.url, server.devKey, GAME, DEVICE);
+  await seedConsoleGames(server.url, server.devKey, GAME, GAMES_DEVICE);
+  await seedConsoleStart(server.url, server.devKey, GAME);
 });
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
 
-it(`measures first load, sign-in and a device lookup in the browser (${RUNS} cold runs, medians reported)`, async () => {
+it(`measures first load, sign-in, a device lookup, the start page and a device in three games in the browser (${RUNS} cold runs, medians reported)`, async () => {
   const timings: ConsoleTimings = await measureConsoleTimings(
     browser,
-    { url: server.url, key: server.devKey, game: GAME, deviceId: DEVICE },
+    { url: server.url, key: server.devKey, game: GAME, deviceId: DEVICE, gamesDeviceId: GAMES_DEVICE },
     RUNS,
   );
   for (const samples of Object.values(timings).filter(Array.isArray) as number[][]) {
@@ -52,6 +59,12 @@ it(`measures first load, sign-in and a device lookup in the browser (${RUNS} col
     ['  baseline: its 3 API reads from the page', timings.sign_in_api_ms],
     ['device lookup: click to bans listed', timings.lookup_ms],
     ['  baseline: its API calls from the page', timings.lookup_api_ms],
+    ['start page: signed in to first panel filled', timings.start_first_panel_ms],
+    ['start page: signed in to all 4 panels filled', timings.start_all_panels_ms],
+    ["  baseline: its panels' API reads from the page", timings.start_api_ms],
+    ['device in 3 games: address to first game row', timings.games_first_row_ms],
+    ['device in 3 games: address to all 3 rows', timings.games_all_rows_ms],
+    ['  baseline: its API calls from the page', timings.games_api_ms],
   ];
   for (const [name, samples] of records) appendRecord('timings.jsonl', { name, samples_ms: samples });
   writeFileSync(artifact('bench-rows.json'), `${JSON.stringify(consoleRows(timings), null, 2)}\n`);

@@ -2,7 +2,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 import { alertHolding, openSection, setGame, signIn, signOut, statusHolding } from './support/console';
-import { axeScan, type ConsolePage, openPage, seriousViolations, unexpectedProblems } from './support/page';
+import {
+  axeScan,
+  type ConsolePage,
+  openPage,
+  screenshot,
+  seriousViolations,
+  unexpectedProblems,
+} from './support/page';
 import { type LocalServer, startServer } from './support/server';
 
 /**
@@ -138,6 +145,7 @@ describe('the catalogue editor', () => {
 describe('the create-ban form', () => {
   it('fills code, type, scope, expiry and message from a chosen reason; the presets set the expiry', async () => {
     const { page } = console_;
+    await screenshot(page, 'reason-catalogue', editor(page));
     await openSection(page, 'Devices');
     const form = createForm(page);
     const chooser = form.getByLabel('Reason from the catalogue');
@@ -150,6 +158,7 @@ describe('the create-ban form', () => {
 
     const start = Date.now();
     await chooser.selectOption('chat.abuse');
+    await screenshot(page, 'create-ban-presets', form);
     expect(await form.getByLabel('Reason code').inputValue()).toBe('chat.abuse');
     expect(await form.getByLabel('Ban type').inputValue()).toBe('social');
     expect(await form.getByLabel('Scope').inputValue()).toBe('game');
@@ -200,6 +209,7 @@ describe('the create-ban form', () => {
     await statusHolding(editor(page), 'Strict reasons on');
     expect((await catalogueOf()).strict_reasons).toBe(true);
 
+    await screenshot(page, 'reason-catalogue', editor(page));
     await openSection(page, 'Devices');
     const form = createForm(page);
     const code = form.getByLabel('Reason code');
