@@ -11,7 +11,7 @@ import { cacheDir, registryPackage } from '../support/registry-package';
  *      into a cache outside the tracked tree, checking the tarball against its pinned integrity;
  *   2. start it in memory on a free loopback port;
  *   3. run `vitest run test/integration test/robustness` with TEST_DYNAMODB_ENDPOINT pointing at it
- *      (extra arguments are passed to vitest);
+ *      (extra arguments are passed to vitest; files or folders named replace the two suites);
  *   4. stop it, whatever happened (failure, Ctrl-C, SIGTERM), and exit with vitest's code.
  *
  * Without Java it fails: a reference run that silently skips would prove nothing.
@@ -144,7 +144,11 @@ const main = async () => {
   await waitUntilServing(endpoint, java).catch((error: Error) => fail(`${error.message}\n${javaOutput}`));
   say(`DynamoDB Local ${VERSION} serving in memory on ${endpoint} (ready in ${Date.now() - startedAt} ms)`);
 
-  const vitestArgs = ['run', ...SUITES, ...process.argv.slice(2)];
+  // Files or folders named after `--` run instead of the two suites (vitest ORs its filters, so
+  // naming both would run everything); options (`-t`, `--reporter`) go along with either.
+  const extra = process.argv.slice(2);
+  const named = extra.some((arg) => !arg.startsWith('-'));
+  const vitestArgs = ['run', ...(named ? [] : SUITES), ...extra];
   say(`TEST_DYNAMODB_ENDPOINT=${endpoint} vitest ${vitestArgs.join(' ')}`);
   const testsStartedAt = Date.now();
   const vitest = spawn(process.execPath, [VITEST, ...vitestArgs], {
