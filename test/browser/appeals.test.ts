@@ -146,6 +146,8 @@ describe('the queue', () => {
     // The numbers: as the API counts them.
     const stats = (await server.call('GET', '/v1/appeals/stats')).body;
     expect(stats).toMatchObject({ open: 3, decided: 0 });
+    // The numbers come from their own request: wait for their row, not only the queue's.
+    await expect.poll(async () => (await rowsOf(numbersTable()))[0]?.[0], { timeout: 10_000 }).toBe('3');
     const [numbers] = await rowsOf(numbersTable());
     expect(numbers?.[0]).toBe('3');
     expect(numbers?.[1]).toMatch(/^waiting \d+ (second|minute)s?$/);
