@@ -1,34 +1,165 @@
-import type { PolicyFlag } from '../model/policy-flags';
-import type { Policy } from '../model/responses';
-import type { Ban } from './ban-record';
+import type { PolicyFlag } from '../model/policy-flags.js';
 
 /**
  * What a publisher's policy makes of a device's bans: which apply now (and by which flags),
  * and the reputation score. Pure functions over a policy and the visible bans, so every endpoint
- * decides the same way.
+ * decides the same way: the service, the console (its previews) and the client's mirror
+ * (client/src/mirror.ts) all import this one module.
+ *
+ * It is compiled into the client package too, so it imports nothing at run time and its types are
+ * structural (a stored ban, a listed ban and a feed event's ban all fit them); its one import is
+ * type-only and carries the extension Node's ESM resolution needs.
  */
+
+/** What the rules read of a ban. */
+export interface RuleBan {
+  scope: 'game' | 'publisher' | 'global';
+  ban_type: 'cheat' | 'social';
+  publisher_id: string;
+  revoked_at: string | null;
+  expires_at: string | null;
+}
+
+/** Whose global bans a policy takes: everyone's, only some publishers', or all but some. */
+export type GlobalSources =
+  | 'all'
+  | { readonly only: readonly string[] }
+  | { readonly except: readonly string[] };
+
+/**
+ * What the rules read of a policy: its eight flags, whose it is, and its trust in other
+ * publishers' global bans (absent on a policy from before trust settings: everyone, quorum 1).
+ */
+export interface RulePolicy extends Readonly<Record<PolicyFlag, boolean>> {
+  readonly publisher_id: string;
+  readonly global_sources?: GlobalSources;
+  readonly global_quorum?: number;
+  readonly rep_global_sources?: GlobalSources;
+  readonly rep_global_quorum?: number;
+}
 
 /**
  * The flags that make a ban apply under the policy, all of which must be true:
  *   game → enforce_game; publisher → enforce_publisher;
  *   global of type T → enforce_global and enforce_T_global.
  */
-export const ruleFor = (ban: Pick<Ban, 'scope' | 'ban_type'>): PolicyFlag[] => {
+export const ruleFor = (ban: Pick<RuleBan, 'scope' | 'ban_type'>): PolicyFlag[] => {
   if (ban.scope === 'game') return ['enforce_game'];
   if (ban.scope === 'publisher') return ['enforce_publisher'];
   return ['enforce_global', ban.ban_type === 'cheat' ? 'enforce_cheat_global' : 'enforce_social_global'];
 };
 
-export const policyEnforces = (policy: Policy, ban: Pick<Ban, 'scope' | 'ban_type'>): boolean =>
+export const policyEnforces = (policy: RulePolicy, ban: Pick<RuleBan, 'scope' | 'ban_type'>): boolean =>
   ruleFor(ban).every((flag) => policy[flag]);
 
 /** Active: not revoked, and permanent or expiring after `now`. Timestamps are all UTC ISO strings. */
-export const isActive = (ban: Pick<Ban, 'revoked_at' | 'expires_at'>, now: string): boolean =>
+export const isActive = (ban: Pick<RuleBan, 'revoked_at' | 'expires_at'>, now: string): boolean =>
   ban.revoked_at === null && (ban.expires_at === null || ban.expires_at > now);
 
-/** Whether the ban restricts the device now under the policy. */
-export const isEnforced = (policy: Policy, ban: Ban, now: string): boolean =>
+/** Whether the ban restricts the device now under the policy's flags (not its trust: see judgeBans). */
+export const isEnforced = (policy: RulePolicy, ban: RuleBan, now: string): boolean =>
   isActive(ban, now) && policyEnforces(policy, ban);
+
+/** Whether the sources include a publisher. A publisher always trusts itself. */
+export const trusts = (
+  policy: RulePolicy,
+  sources: GlobalSources | undefined,
+  publisherId: string,
+): boolean => {
+  if (publisherId === policy.publisher_id || sources === undefined || sources === 'all') return true;
+  return 'only' in sources ? sources.only.includes(publisherId) : !sources.except.includes(publisherId);
+};
+
+/**
+ * Why a ban of a device does or does not restrict it now:
+ *   inactive          revoked, or ended;
+ *   policy            a flag of its rule is off;
+ *   untrusted_source  a global ban of a publisher the policy's `global_sources` leave out;
+ *   quorum            a trusted global ban of type T while fewer than `global_quorum` distinct
+ *                     trusted publishers hold an active global ban of type T on the device
+ *                     (`have` of `need`). The publisher's own global ban applies alone.
+ */
+export type Verdict =
+  | { applies: true }
+  | { applies: false; because: 'inactive' | 'policy' | 'untrusted_source' }
+  | { applies: false; because: 'quorum'; have: number; need: number };
+
+type TypeCounts = Record<RuleBan['ban_type'], Set<string>>;
+
+/** The distinct publishers, trusted by `sources`, holding a global ban of each type that `counts`. */
+const holders = (
+  policy: RulePolicy,
+  sources: GlobalSources | undefined,
+  bans: readonly RuleBan[],
+  counts: (ban: RuleBan) => boolean,
+): TypeCounts => {
+  const found: TypeCounts = { cheat: new Set(), social: new Set() };
+  for (const ban of bans)
+    if (ban.scope === 'global' && counts(ban) && trusts(policy, sources, ban.publisher_id))
+      found[ban.ban_type].add(ban.publisher_id);
+  return found;
+};
+
+/**
+ * The policy's verdict on each of a device's bans, in their order. `bans` must be every ban of the
+ * device the caller can see (every global ban is visible to all, so the quorum counts the same
+ * publishers for everyone): a quorum is a property of the device, not of one ban.
+ */
+export const judgeBans = (policy: RulePolicy, bans: readonly RuleBan[], now: string): Verdict[] => {
+  const need = policy.global_quorum ?? 1;
+  const trusted = holders(policy, policy.global_sources, bans, (ban) => isActive(ban, now));
+  return bans.map((ban): Verdict => {
+    if (!isActive(ban, now)) return { applies: false, because: 'inactive' };
+    if (!policyEnforces(policy, ban)) return { applies: false, because: 'policy' };
+    if (ban.scope !== 'global' || ban.publisher_id === policy.publisher_id) return { applies: true };
+    if (!trusts(policy, policy.global_sources, ban.publisher_id))
+      return { applies: false, because: 'untrusted_source' };
+    const have = trusted[ban.ban_type].size;
+    return have >= need ? { applies: true } : { applies: false, because: 'quorum', have, need };
+  });
+};
+
+/** The bans of the device that restrict it now, in their order. */
+export const enforcedBans = <B extends RuleBan>(policy: RulePolicy, bans: readonly B[], now: string): B[] => {
+  const verdicts = judgeBans(policy, bans, now);
+  return bans.filter((_, i) => verdicts[i]?.applies);
+};
+
+/**
+ * Why each ban in force on the device does not restrict it, in the enforcement answer's
+ * `not_enforced`: every active ban the policy does not apply (its flags off, an untrusted source,
+ * a quorum not met), with the verdict in words. Ended and revoked bans are not listed.
+ */
+export const notEnforced = <B extends RuleBan & { ban_id: number }>(
+  policy: RulePolicy,
+  bans: readonly B[],
+  now: string,
+) =>
+  judgeBans(policy, bans, now).flatMap((verdict, i) => {
+    const ban = bans[i];
+    if (!ban || verdict.applies || verdict.because === 'inactive') return [];
+    return [
+      {
+        ban_id: ban.ban_id,
+        publisher_id: ban.publisher_id,
+        ban_type: ban.ban_type,
+        scope: ban.scope,
+        because: verdict.because,
+        have: verdict.because === 'quorum' ? verdict.have : null,
+        need: verdict.because === 'quorum' ? verdict.need : null,
+        explanation: explainVerdict(verdict),
+      },
+    ];
+  });
+
+/** A verdict in words, for the enforcement answer's explanations and the console. */
+export const explainVerdict = (verdict: Verdict): string => {
+  if (verdict.applies) return 'applies';
+  if (verdict.because === 'quorum') return `${verdict.have} of ${verdict.need} publishers needed`;
+  if (verdict.because === 'inactive') return 'revoked or ended';
+  if (verdict.because === 'policy') return 'your policy does not enforce this type and scope';
+  return 'from a publisher you do not trust';
+};
 
 /**
  * Reputation: 100 for a clean device, minus a fixed penalty per ban, never below 0.
@@ -58,11 +189,20 @@ const emptyScopes = (): ScopeCounts => ({
   global: { active: 0, expired: 0 },
 });
 
-export const reputation = (policy: Policy, bans: readonly Ban[], now: string) => {
+export const reputation = (policy: RulePolicy, bans: readonly RuleBan[], now: string) => {
   const counts = { cheat: emptyScopes(), social: emptyScopes() };
+  // Global bans count as the reputation's own trust settings say: from a trusted publisher, while
+  // enough distinct trusted publishers hold one of the type (active or ended, not revoked).
+  const need = policy.rep_global_quorum ?? 1;
+  const sources = policy.rep_global_sources;
+  const trusted = holders(policy, sources, bans, (ban) => ban.revoked_at === null);
+  const counted = (ban: RuleBan) =>
+    ban.scope !== 'global' ||
+    ban.publisher_id === policy.publisher_id ||
+    (trusts(policy, sources, ban.publisher_id) && trusted[ban.ban_type].size >= need);
   let penalty = 0;
   for (const ban of bans) {
-    if (ban.revoked_at !== null || !policy[scopeFlags[ban.scope]]) continue;
+    if (ban.revoked_at !== null || !policy[scopeFlags[ban.scope]] || !counted(ban)) continue;
     const state = isActive(ban, now) ? 'active' : 'expired';
     counts[ban.ban_type][ban.scope][state] += 1;
     penalty += REPUTATION_WEIGHTS[ban.ban_type][state];
