@@ -60,6 +60,30 @@ export const operations: BenchOperation[] = [
     http: { method: 'PUT', path: '/v1/policy', body: () => ({ rep_include_game: true }) },
   },
   {
+    name: 'set the directory name',
+    route: 'putPublisher',
+    // The profile's update, then at once its event and the name on the directory entry (a
+    // conditional update that finds none for the bench's publisher, or sets it): 3 calls, 2 in
+    // sequence. From the second rename on, a fourth beside them re-records the previous change's event.
+    floor: 3,
+    event: (publisherId) =>
+      proxyEvent({
+        method: 'PUT',
+        resource: '/v1/publisher',
+        publisherId,
+        body: { display_name: 'Bench Games' },
+      }),
+    http: { method: 'PUT', path: '/v1/publisher', body: () => ({ display_name: 'Bench Games' }) },
+  },
+  {
+    name: 'list the directory',
+    route: 'listPublishers',
+    // One Query of DIRECTORY#ALL: the counts are on the entries, summed as read.
+    floor: 1,
+    event: (publisherId) => proxyEvent({ resource: '/v1/publishers', publisherId }),
+    http: { method: 'GET', path: '/v1/publishers' },
+  },
+  {
     name: 'create ban',
     route: 'createBan',
     // The id counter and (beside it) the reason catalogue read, the ban and (beside it, not after)
@@ -119,6 +143,16 @@ export const operations: BenchOperation[] = [
         pathParameters: { device_id: LIST_DEVICE },
       }),
     http: { method: 'GET', path: `/v1/device/${LIST_DEVICE}/enforcement` },
+  },
+  {
+    name: 'enforcement snapshot page',
+    route: 'getEnforcementSnapshot',
+    // The feed's head (one Query per partition the reader reads) beside the policy read, then one
+    // Query of each partition's live set in turn while the page (500) is not full: 7 calls, 4 in
+    // sequence. A later page reads no head: 4 calls (more when a partition's live set passes 1 MB).
+    floor: 7,
+    event: (publisherId) => proxyEvent({ resource: '/v1/enforcement/snapshot', publisherId, headers: game }),
+    http: { method: 'GET', path: '/v1/enforcement/snapshot' },
   },
   {
     name: 'enforcement batch of 100',

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { measureColdImports, measureSizes, measureSourceMapCost, synthesizeBundles } from './bundles';
 import { consoleRows, measureConsole } from './console';
 import { eventsRows, measureEvents } from './delivery';
+import { feedPollingRows, measureFeedPolling } from './feed-polling';
 import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
   measureAppealRoundTrips,
@@ -26,6 +27,8 @@ import { measureThroughput } from './throughput';
  * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`. CONSOLE_BENCH_RUNS
  * (default 7): cold visits of the console in Chromium in part 8; alone: `npx tsx bench/console.ts`.
  * Part 3 (the round trips, the feed page and the appeals included) alone: `npx tsx bench/round-trips.ts`.
+ * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
+ * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -71,6 +74,9 @@ const throughput = await measureThroughput(seconds, CONNECTIONS);
 
 step(`events (${deliveryEvents} bans per load: store calls, delivery latency, write throughput)`);
 const events = await measureEvents(deliveryEvents);
+
+step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
+const feedPolling = await measureFeedPolling();
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await measureConsole();
@@ -189,13 +195,14 @@ const rows: Row[] = [
   },
   ...eventsRows(events),
   ...consoleRows(consoleTimings),
+  ...feedPollingRows(feedPolling),
 ];
 
 console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(

@@ -56,6 +56,24 @@ export interface paths {
      */
     put: operations["putReasons"];
   };
+  "/v1/publisher": {
+    /**
+     * Set the caller's name in the directory of publishers
+     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end; anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+     *
+     * Needs a key with the `policy:write` scope.
+     */
+    put: operations["putPublisher"];
+  };
+  "/v1/publishers": {
+    /**
+     * List the publishers that make global bans, with their track record
+     * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
+     *
+     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` scope.
+     */
+    get: operations["listPublishers"];
+  };
   "/v1/bans": {
     /**
      * Record a ban against a device
@@ -147,7 +165,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -183,11 +201,20 @@ export interface paths {
   "/v1/events": {
     /**
      * Read the change feed: what changed that you can see, oldest first
-     * @description The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and `ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on another publisher's; an erased ban has `details_json` null and `enforced` false), and `policy.updated` (with `device_id` null and your policy as it is after the change). Start without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no items means you are caught up (ask again later with the same cursor). From any cursor each event comes exactly once. A cursor is bound to the publisher and game it was returned for: another's is a 400.
+     * @description The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and `ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on another publisher's; an erased ban has `details_json` null and `enforced` false), and `policy.updated` (with `device_id` null and your policy as it is after the change). Start without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no items means you are caught up (ask again later with the same cursor). From any cursor each event comes exactly once. A cursor is bound to the publisher and game it was returned for: another's is a 400. Events are kept for the retention (`EVENT_RETENTION_DAYS`, 30 days by default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` (resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without `cursor` the feed starts at the oldest event kept, never a 410. A new event may show up to a second after it is in the feed (pages are shared between polls for a second).
      *
      * Needs a key with the `bans:read` scope.
      */
     get: operations["listEvents"];
+  };
+  "/v1/enforcement/snapshot": {
+    /**
+     * Every ban that can restrict a device in this game now, in pages, and a feed cursor
+     * @description For a game server that keeps its own copy of what enforcement needs: every active ban (not revoked, not expired) the caller can see from `X-Game-Id` (its `game` bans of this game, its `publisher` bans, every publisher's `global` bans), of every type and scope whatever the policy enforces today (a later `policy.updated` may turn a scope on), each with its `device_id` and as a listing shows it (`enforced` under the policy now; `created_by` null, as in the feed), and the caller's `policy`. `feed_cursor`, the same on every page, is a `GET /v1/events` cursor taken before the first page was read: take every page (pass `next_cursor` until it is null; a page may hold fewer than `limit`), then read the feed from `feed_cursor` and apply each event (`ban.created`, `ban.updated`: put the ban; `ban.revoked`, `ban.erased`: remove it; `policy.updated`: the new policy): the copy is then exact, whatever was written while the snapshot was read. A cursor is bound to the publisher and game it was returned for: another's is a 400.
+     *
+     * Needs a key with the `bans:read` scope.
+     */
+    get: operations["getEnforcementSnapshot"];
   };
   "/v1/webhooks": {
     /**
@@ -217,7 +244,7 @@ export interface paths {
   "/v1/webhooks/{webhook_id}/deliveries": {
     /**
      * List a webhook's deliveries and how each went
-     * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
+     * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`). A page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. A settled delivery is kept for the events' retention (`EVENT_RETENTION_DAYS`, 30 days by default), then is gone from the listing. Another publisher's webhook id is a 404, as an unknown one.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -318,6 +345,10 @@ export interface components {
       reasons: components["schemas"]["CatalogueReasonRequest"][];
       strict_reasons: boolean;
     };
+    PutPublisherRequest: {
+      /** @description The name other publishers see beside yours in the directory, stored as sent: 1-64 characters (code points), with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end. */
+      display_name: string;
+    };
     CatalogueReasonRequest: {
       code: string;
       label: string;
@@ -379,6 +410,26 @@ export interface components {
       reasons: components["schemas"]["CatalogueReason"][];
       strict_reasons: boolean;
       updated_at: string | null;
+    };
+    PublisherProfile: {
+      publisher_id: string;
+      display_name: string;
+      updated_at: string;
+    };
+    Directory: {
+      items: components["schemas"]["DirectoryEntry"][];
+      next_cursor: string | null;
+    };
+    DirectoryEntry: {
+      publisher_id: string;
+      display_name: string | null;
+      active_global_bans: number;
+      global_bans: number;
+      revoked_within_30_days: number;
+      global_bans_past_30_days: number;
+      revoked_within_30_days_share: number | null;
+      first_global_ban_at: string;
+      last_global_ban_at: string;
     };
     CatalogueReason: {
       code: string;
@@ -545,7 +596,7 @@ export interface components {
     Error: {
       error: {
         /** @enum {string} */
-        code: "invalid_json" | "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
         message: string;
         details?: components["schemas"]["FieldIssue"][];
       };
@@ -698,6 +749,14 @@ export interface components {
       strict_reasons: boolean;
     } | ({
       /** @constant */
+      type: "publisher.updated";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      display_name: string;
+      previous_display_name: string | null;
+    }) | ({
+      /** @constant */
       type: "key.created";
       event_id: string;
       occurred_at: string;
@@ -811,6 +870,41 @@ export interface components {
     FeedPage: {
       items: components["schemas"]["FeedEvent"][];
       next_cursor: string;
+    };
+    EnforcementSnapshot: {
+      game_id: string;
+      policy: components["schemas"]["Policy"];
+      feed_cursor: string;
+      items: components["schemas"]["SnapshotBan"][];
+      next_cursor: string | null;
+    };
+    SnapshotBan: {
+      ban_id: number;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      publisher_id: string;
+      game_id: string | null;
+      reason_code: string;
+      details_json: {
+        [key: string]: unknown;
+      } | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      revoke_reason_code: string | null;
+      player_message: string | null;
+      appealable: boolean;
+      appeal: ({
+        appeal_id: string;
+        /** @enum {string} */
+        status: "open" | "decided";
+        outcome: ("upheld" | "overturned" | "shortened") | null;
+      }) | null;
+      created_by: components["schemas"]["Actor"] | null;
+      enforced: boolean;
+      device_id: string;
     };
     WebhookList: {
       items: components["schemas"]["Webhook"][];
@@ -1056,6 +1150,20 @@ export interface components {
           error?: {
             /** @enum {unknown} */
             code?: "conflict";
+          };
+        };
+      };
+    };
+    /** @description `cursor_expired`: the feed cursor points before events past the retention (`EVENT_RETENTION_DAYS`, 30 days by default), which are gone: resync from `GET /v1/enforcement/snapshot` and follow its `feed_cursor`. */
+    CursorExpired: {
+      headers: {
+        "X-Request-Id": components["headers"]["X-Request-Id"];
+      };
+      content: {
+        "application/json": components["schemas"]["Error"] & {
+          error?: {
+            /** @enum {unknown} */
+            code?: "cursor_expired";
           };
         };
       };
@@ -1310,6 +1418,82 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Set the caller's name in the directory of publishers
+   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end; anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+   *
+   * Needs a key with the `policy:write` scope.
+   */
+  putPublisher: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "display_name": "Acme Games"
+         * }
+         */
+        "application/json": components["schemas"]["PutPublisherRequest"];
+      };
+    };
+    responses: {
+      /** @description The name as stored, with a new `updated_at`. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PublisherProfile"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * List the publishers that make global bans, with their track record
+   * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
+   *
+   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` scope.
+   */
+  listPublishers: {
+    parameters: {
+      query?: {
+        /**
+         * @description Most publishers to return. Digits only.
+         * @example 50
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque): the publishers after that page, in `publisher_id` order.
+         * @example YWNtZQ
+         */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description A page of the directory. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Directory"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];
@@ -1831,7 +2015,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -1852,7 +2036,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -2007,7 +2191,7 @@ export interface operations {
   };
   /**
    * Read the change feed: what changed that you can see, oldest first
-   * @description The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and `ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on another publisher's; an erased ban has `details_json` null and `enforced` false), and `policy.updated` (with `device_id` null and your policy as it is after the change). Start without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no items means you are caught up (ask again later with the same cursor). From any cursor each event comes exactly once. A cursor is bound to the publisher and game it was returned for: another's is a 400.
+   * @description The changes the caller can see for `X-Game-Id`, oldest first: `ban.created`, `ban.revoked` and `ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on another publisher's; an erased ban has `details_json` null and `enforced` false), and `policy.updated` (with `device_id` null and your policy as it is after the change). Start without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no items means you are caught up (ask again later with the same cursor). From any cursor each event comes exactly once. A cursor is bound to the publisher and game it was returned for: another's is a 400. Events are kept for the retention (`EVENT_RETENTION_DAYS`, 30 days by default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` (resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without `cursor` the feed starts at the oldest event kept, never a 410. A new event may show up to a second after it is in the feed (pages are shared between polls for a second).
    *
    * Needs a key with the `bans:read` scope.
    */
@@ -2041,6 +2225,53 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["FeedPage"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      410: components["responses"]["CursorExpired"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Every ban that can restrict a device in this game now, in pages, and a feed cursor
+   * @description For a game server that keeps its own copy of what enforcement needs: every active ban (not revoked, not expired) the caller can see from `X-Game-Id` (its `game` bans of this game, its `publisher` bans, every publisher's `global` bans), of every type and scope whatever the policy enforces today (a later `policy.updated` may turn a scope on), each with its `device_id` and as a listing shows it (`enforced` under the policy now; `created_by` null, as in the feed), and the caller's `policy`. `feed_cursor`, the same on every page, is a `GET /v1/events` cursor taken before the first page was read: take every page (pass `next_cursor` until it is null; a page may hold fewer than `limit`), then read the feed from `feed_cursor` and apply each event (`ban.created`, `ban.updated`: put the ban; `ban.revoked`, `ban.erased`: remove it; `policy.updated`: the new policy): the copy is then exact, whatever was written while the snapshot was read. A cursor is bound to the publisher and game it was returned for: another's is a 400.
+   *
+   * Needs a key with the `bans:read` scope.
+   */
+  getEnforcementSnapshot: {
+    parameters: {
+      query?: {
+        /**
+         * @description Most bans to return: 1 to 1000. Digits only. A page may hold fewer.
+         * @example 500
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned for): the bans after that page, with the same `feed_cursor`. Absent: a new snapshot.
+         * @example czEuM2xCZDBqaDktQWt2LjEuWmpFdWNIbDZNREl3VW5sUFNGaEhMak11TVM0eC5URWxXUlNOa1pYWnBZMlV0TjJZellUbGpJekF3TURBd01EQXdNREF3TURFd05ESQ
+         */
+        cursor?: string;
+      };
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    responses: {
+      /** @description A page of live bans, the policy, and the feed cursor. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["EnforcementSnapshot"];
         };
       };
       400: components["responses"]["BadRequest"];
@@ -2156,7 +2387,7 @@ export interface operations {
   };
   /**
    * List a webhook's deliveries and how each went
-   * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. Another publisher's webhook id is a 404, as an unknown one.
+   * @description One delivery per event sent to the webhook, newest event first: `pending` (being tried; `next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the last attempt went. `status` keeps the deliveries in one state (what is failing now: `status=pending`). A page may hold fewer than `limit` after 1,000 deliveries read, and `next_cursor` goes on from there. Page with `next_cursor` until it is null. A settled delivery is kept for the events' retention (`EVENT_RETENTION_DAYS`, 30 days by default), then is gone from the listing. Another publisher's webhook id is a 404, as an unknown one.
    *
    * Needs a key with the `keys:manage` scope.
    */

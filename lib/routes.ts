@@ -19,12 +19,15 @@ import {
   listAllBansQuerySchema,
   listBansQuerySchema,
   listKeysQuerySchema,
+  listPublishersQuerySchema,
   policyPatchSchema,
+  putPublisherRequestSchema,
   putReasonsRequestSchema,
   revokeBanRequestSchema,
+  snapshotQuerySchema,
   webhookPathSchema,
 } from './model/requests';
-import type { ScopeNeed } from './model/scopes';
+import { type ScopeNeed, scopes } from './model/scopes';
 import type { Partition } from './storage/keys';
 
 /**
@@ -177,6 +180,43 @@ export const putReasonsRoute = {
   // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
   table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
   throttle: 'write',
+} as const satisfies Route;
+
+/**
+ * The caller's name in the directory of publishers (`policy:write`, as the policy: it is how others
+ * decide to trust its global bans): its profile, its event, and the name on its directory entry.
+ */
+export const putPublisherRoute = {
+  id: 'putPublisher',
+  method: 'PUT',
+  path: '/v1/publisher',
+  handler: 'put-publisher',
+  auth: true,
+  scope: 'policy:write',
+  request: { body: putPublisherRequestSchema },
+  // One UpdateItem of the profile returning what it replaced, then its event (and the replaced
+  // one's, if missing) and the name on the directory entry, if there is one.
+  table: {
+    'dynamodb:UpdateItem': ['publisher', 'directory'],
+    'dynamodb:PutItem': ['audit'],
+  },
+  throttle: 'write',
+} as const satisfies Route;
+
+/**
+ * Who makes global bans, with their counts (lib/domain/publishers.ts): any key may read it (every
+ * scope is listed, and a key holds at least one), as any key's global bans may restrict devices.
+ */
+export const listPublishersRoute = {
+  id: 'listPublishers',
+  method: 'GET',
+  path: '/v1/publishers',
+  handler: 'list-publishers',
+  auth: true,
+  scope: scopes,
+  request: { query: listPublishersQuerySchema },
+  table: { 'dynamodb:Query': ['directory'] },
+  throttle: 'read',
 } as const satisfies Route;
 
 export const createBanRoute = {
@@ -399,6 +439,23 @@ export const listEventsRoute = {
   throttle: 'read',
 } as const satisfies Route;
 
+/**
+ * Every ban that may restrict a device for the caller and game now, in pages, and the feed's
+ * cursor from before it (`bans:read`, per game like the feed): the feed's head (three Queries),
+ * the policy, and the live sets of the three feed partitions (lib/domain/enforcement-snapshot.ts).
+ */
+export const getEnforcementSnapshotRoute = {
+  id: 'getEnforcementSnapshot',
+  method: 'GET',
+  path: '/v1/enforcement/snapshot',
+  handler: 'get-enforcement-snapshot',
+  auth: true,
+  scope: 'bans:read',
+  request: { game: true, query: snapshotQuerySchema },
+  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
+  throttle: 'read',
+} as const satisfies Route;
+
 /** Webhooks are managed like keys (`keys:manage`): they carry the publisher's events out. */
 export const createWebhookRoute = {
   id: 'createWebhook',
@@ -601,6 +658,8 @@ export const routes = [
   updatePolicyRoute,
   getReasonsRoute,
   putReasonsRoute,
+  putPublisherRoute,
+  listPublishersRoute,
   createBanRoute,
   listSocialBansRoute,
   listCheatBansRoute,
@@ -616,6 +675,7 @@ export const routes = [
   listDevicesRoute,
   listExpiringBansRoute,
   listEventsRoute,
+  getEnforcementSnapshotRoute,
   createWebhookRoute,
   listWebhooksRoute,
   deleteWebhookRoute,
@@ -649,10 +709,14 @@ export const eventsDispatcherFunction = {
     // The webhooks of the publishers a batch concerns, and the index of them for a global ban:
     // never a webhook's secret.
     'dynamodb:Query': ['feed', 'webhook', 'webhookIndex'],
-    'dynamodb:GetItem': ['feed', 'publisher', 'delivery'],
-    'dynamodb:PutItem': ['feed', 'delivery'],
+    // `directoryMarker`: was an event counted in the directory (lib/domain/publishers.ts)?
+    // `publisher`: also the profile, whose name the directory copies.
+    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker'],
+    // `feed`: the feed's entries and markers, and the live sets beside them (lib/domain/live-set.ts).
+    'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).
-    'dynamodb:UpdateItem': ['feed', 'delivery'],
+    // `directory`: each publisher's counts of global bans, marked per event counted.
+    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 

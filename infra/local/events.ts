@@ -180,6 +180,9 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
       } while (again && !closed);
     })().finally(() => {
       running = undefined;
+      // A record logged after the loop's last look but before this line asked for a pass that the
+      // loop will not make: make it now (drain() then awaits it too).
+      if (again && !closed) void pump();
     });
     return running;
   };

@@ -47,6 +47,9 @@ if (api.events) {
   console.log(
     `Events: feed and webhooks dispatched here (${loopback}; WEBHOOK_RETRY_BASE_MS=${process.env.WEBHOOK_RETRY_BASE_MS ?? 30000})`,
   );
+  console.log(
+    `Retention: feed events and settled deliveries kept EVENT_RETENTION_DAYS=${process.env.EVENT_RETENTION_DAYS ?? 30} days, swept every TTL_SWEEP_SECONDS=${process.env.TTL_SWEEP_SECONDS ?? 60} s (the local time to live); feed pages shared for FEED_CACHE_MS=${process.env.FEED_CACHE_MS ?? 1000} ms`,
+  );
 }
 
 if ((await listApiKeys(DEV_PUBLISHER)).length === 0) {

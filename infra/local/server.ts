@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { feedCacheMs } from '../../lib/domain/feed-cache';
+import { parseRetentionDays } from '../../lib/domain/retention';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
@@ -11,6 +13,7 @@ import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHan
 import { type LocalIdentity, startLocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
+import { startTtlSweeper, type TtlSweeper, ttlSweepSecondsFrom } from './ttl-sweeper';
 
 /**
  * Runs the whole API on one machine: opens (or creates) the store, points the storage client at
@@ -65,7 +68,15 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   const env = options.env ?? process.env;
   // Read before the store opens: a bad setting fails the start with nothing to clean up.
   const publisherLimits = options.publisherLimits ?? rateLimitsFrom(env);
+  // The feed's retention and cache (lib/domain/retention.ts, feed-cache.ts), read by the handlers
+  // and the events thread from this process's environment; and the local time to live's interval.
+  parseRetentionDays(env.EVENT_RETENTION_DAYS);
+  feedCacheMs(env);
+  const sweepSeconds = ttlSweepSecondsFrom(env);
+  for (const name of ['EVENT_RETENTION_DAYS', 'FEED_CACHE_MS'] as const)
+    if (env[name] !== undefined) process.env[name] = env[name];
   const store = await openStore({ env, publish: true });
+  let sweeper: TtlSweeper | undefined;
   let recorder: ChangeRecorder | undefined;
   let events: LocalEvents | undefined;
   let localQueue: LocalDeliveryQueue | undefined;
@@ -92,6 +103,9 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       localQueue = async (refs, dueAt, attempt) => started.enqueue(refs, dueAt, attempt);
       useLocalDeliveryQueue(localQueue);
     }
+    // Neither local store applies time to live: the sweeper stands in for it (over a real AWS
+    // table, with no endpoint, DynamoDB does).
+    if (store.endpoint) sweeper = startTtlSweeper(sweepSeconds);
     const load = options.loadModule ?? sourceModule;
     const handlers = new Map<string, ProxyHandler>();
     for (const route of routes) handlers.set(route.id, (await load(route.handler)).handler as ProxyHandler);
@@ -144,6 +158,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
           server.closeIdleConnections();
         });
         await identity?.close();
+        await sweeper?.close();
         await events?.close();
         if (localQueue) useLocalDeliveryQueue(undefined);
         await recorder?.close();
@@ -152,6 +167,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     };
   } catch (error) {
     await identity?.close();
+    await sweeper?.close();
     await events?.close();
     await recorder?.close();
     await store.close();

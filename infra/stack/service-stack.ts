@@ -41,7 +41,7 @@ import { addMethodNotAllowed } from './method-not-allowed';
 import { People } from './people';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
-import { type FunctionHandler, grantTableAccess } from './table-access';
+import { type FunctionHandler, grantTableAccess, touchesEvents } from './table-access';
 
 /**
  * `Bearer <key>` with the scheme in any case, as lib/authorizer.ts accepts it. API Gateway
@@ -107,8 +107,12 @@ export class ServiceStack extends Stack {
     ) => {
       const fn = new ServiceFunction(this, fnId, {
         handler,
-        // A function that never touches storage is not even told the table's name.
-        environment: table ? { TABLE_NAME: this.table.tableName } : {},
+        // A function that never touches storage is not even told the table's name; those that
+        // touch the feed or deliveries are told how long events are kept (lib/domain/retention.ts).
+        environment: {
+          ...(table ? { TABLE_NAME: this.table.tableName } : {}),
+          ...(touchesEvents(table) ? { EVENT_RETENTION_DAYS: String(settings.eventRetentionDays) } : {}),
+        },
         logLevel: settings.logLevel,
         sourceMaps: settings.sourceMaps,
         timeout: options.timeout,

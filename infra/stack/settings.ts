@@ -1,5 +1,6 @@
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { DEFAULT_EVENT_RETENTION_DAYS, parseRetentionDays } from '../../lib/domain/retention';
 
 /**
  * The deployment's tunables, read from CDK context (`npx cdk deploy -c name=value`). The defaults
@@ -31,6 +32,12 @@ export interface Settings {
    * stack's Cognito pool (`-c identity=<json>`, docs/deploy.md "Bring your own provider").
    */
   readonly identity: OwnIdentityProvider | undefined;
+  /**
+   * How long change feed entries and settled webhook deliveries are kept (days, fractions
+   * allowed): their time to live, and the age past which every read treats them as gone
+   * (`EVENT_RETENTION_DAYS` of the functions that touch the feed or deliveries).
+   */
+  readonly eventRetentionDays: number;
 }
 
 /** What the stack must know of an own provider: its endpoints, the console's client, the claims. */
@@ -102,6 +109,7 @@ export const DEFAULT_SETTINGS: Settings = {
   waf: true,
   sourceMaps: false,
   identity: undefined,
+  eventRetentionDays: DEFAULT_EVENT_RETENTION_DAYS,
 };
 
 // Stage names end up in the stack name and the API's URL path: keep them short and plain.
@@ -135,6 +143,15 @@ const flag = (scope: Construct, name: 'waf' | 'sourceMaps'): boolean => {
   throw new Error(`context ${name} must be true or false, got ${String(raw)}`);
 };
 
+const retentionDays = (scope: Construct): number => {
+  const raw: unknown = scope.node.tryGetContext('eventRetentionDays') ?? DEFAULT_SETTINGS.eventRetentionDays;
+  try {
+    return parseRetentionDays(typeof raw === 'number' ? raw : String(raw));
+  } catch (error) {
+    throw new Error(`context eventRetentionDays: ${(error as Error).message}`);
+  }
+};
+
 export const readSettings = (scope: Construct): Settings => {
   const stage = String(scope.node.tryGetContext('stage') ?? DEFAULT_SETTINGS.stage);
   if (!STAGE_PATTERN.test(stage)) {
@@ -150,6 +167,7 @@ export const readSettings = (scope: Construct): Settings => {
     waf: flag(scope, 'waf'),
     sourceMaps: flag(scope, 'sourceMaps'),
     identity: ownIdentity(scope),
+    eventRetentionDays: retentionDays(scope),
   };
 };
 

@@ -44,6 +44,15 @@ export const TABLE_ACTIONS: Readonly<Record<FunctionHandler, readonly TableActio
   stackFunctions.map((fn) => [fn.handler, actionsOf('table' in fn ? fn.table : undefined)]),
 ) as unknown as Record<FunctionHandler, readonly TableAction[]>;
 
+/**
+ * Whether a function reads or writes the change feed or webhook deliveries: those are told the
+ * events' retention (`EVENT_RETENTION_DAYS`, lib/domain/retention.ts), the others need not be.
+ */
+export const touchesEvents = (access: TableAccess | undefined): boolean =>
+  Object.values(access ?? {}).some((partitions) =>
+    (partitions ?? []).some((partition: Partition) => partition === 'feed' || partition === 'delivery'),
+  );
+
 /** The LeadingKeys patterns of some partitions (lib/storage/keys.ts). */
 export const leadingKeysOf = (partitions: readonly Partition[]): string[] =>
   [...new Set(partitions)].sort().map(leadingKeyPattern);

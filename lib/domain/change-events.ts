@@ -51,8 +51,26 @@ export type ChangeEvent =
       appeal: AppealSubject;
     });
 
-/** A change record: the stream's (DynamoDB Streams, NEW_AND_OLD_IMAGES) or the local log's. */
-export type ChangeRecord = Pick<DynamoDBRecord, 'eventName' | 'dynamodb'>;
+/**
+ * A change record: the stream's (DynamoDB Streams, NEW_AND_OLD_IMAGES) or the local log's. A
+ * deletion by time to live carries `userIdentity` `{type: 'Service', principalId:
+ * 'dynamodb.amazonaws.com'}`.
+ */
+export type ChangeRecord = Pick<DynamoDBRecord, 'eventName' | 'dynamodb' | 'userIdentity'>;
+
+/**
+ * Whether DynamoDB's time to live made this change: an item past its `ttl` (a feed entry, a
+ * settled delivery, an index entry) is housekeeping, never anyone's change, so never an event:
+ * above all never a `ban.erased`, which would tell every reader a ban was erased.
+ */
+export const isTimeToLiveDeletion = (record: ChangeRecord) => {
+  const identity = record.userIdentity as { type?: unknown; principalId?: unknown } | undefined;
+  return (
+    record.eventName === 'REMOVE' &&
+    identity?.type === 'Service' &&
+    identity.principalId === 'dynamodb.amazonaws.com'
+  );
+};
 
 const imageOf = (image: unknown) => (image ? unmarshall(image as Record<string, AttributeValue>) : undefined);
 
@@ -92,6 +110,7 @@ const banEvent = (
 export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
   const keys = imageOf(record.dynamodb?.Keys);
   if (!keys || !isChangeSource(String(keys.pk), String(keys.sk))) return [];
+  if (isTimeToLiveDeletion(record)) return [];
   const before = imageOf(record.dynamodb?.OldImage);
   const after = imageOf(record.dynamodb?.NewImage);
   if (String(keys.sk).startsWith(BAN_PREFIX)) {

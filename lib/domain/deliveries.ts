@@ -11,12 +11,14 @@ import type { DeliveryRef } from '../storage/delivery-queue';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
+import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { eventIdOf } from './audit';
 import type { ChangeEvent } from './change-events';
 import { cursorOf, sortKeyOf } from './cursors';
 import { IntegrityError } from './errors';
 import { toFeedEvent } from './feed';
 import { getPolicy } from './policy';
+import { retentionMs, ttlFrom } from './retention';
 import {
   allowsLoopback,
   allWebhooks,
@@ -33,7 +35,9 @@ import {
  *   delivery   `DELIVERY#<publisher_id>#<webhook_id>` / `<occurred_at>#<event_id>`
  * holding the exact body (the same on every attempt, so the receiver's dedup by `webhook-id`
  * sees one event), the state and the last attempt's outcome. The body is dropped once the
- * delivery is settled. The queue that wakes each attempt is SQS on AWS and timers locally; this
+ * delivery is settled, and a settled delivery (delivered, or failed for good) is kept for the
+ * events' retention (lib/domain/retention.ts): it gets a `ttl`, and the listing leaves it out
+ * once past it, deleted or not. The queue that wakes each attempt is SQS on AWS and timers locally; this
  * module decides what an attempt does, and when the next one is due.
  */
 
@@ -343,7 +347,13 @@ export const attemptDelivery = async (
       await settle(
         ref,
         attempts,
-        { status: 'failed', last_attempt_at: nowIso, last_error: 'webhook deleted', next_attempt_at: null },
+        {
+          status: 'failed',
+          last_attempt_at: nowIso,
+          last_error: 'webhook deleted',
+          next_attempt_at: null,
+          ...ttlFrom(Date.now()),
+        },
         ['body'],
       );
       return { settled: true };
@@ -376,7 +386,13 @@ export const attemptDelivery = async (
       await settle(
         ref,
         attempts,
-        { ...outcome, status: 'delivered', delivered_at: new Date().toISOString(), next_attempt_at: null },
+        {
+          ...outcome,
+          status: 'delivered',
+          delivered_at: new Date().toISOString(),
+          next_attempt_at: null,
+          ...ttlFrom(Date.now()),
+        },
         ['body'],
       );
       return { settled: true };
@@ -396,7 +412,12 @@ export const attemptDelivery = async (
       next_attempt_at: givenUp ? null : new Date(retryAt).toISOString(),
     });
     if (givenUp) {
-      await settle(ref, attempts, { ...outcome, status: 'failed', next_attempt_at: null }, ['body']);
+      await settle(
+        ref,
+        attempts,
+        { ...outcome, status: 'failed', next_attempt_at: null, ...ttlFrom(Date.now()) },
+        ['body'],
+      );
       return { settled: true };
     }
     await settle(ref, attempts, { ...outcome, next_attempt_at: new Date(retryAt).toISOString() });
@@ -445,14 +466,27 @@ export const listDeliveries = async (
     query.cursor === undefined
       ? undefined
       : { pk, sk: sortKeyOf(query.cursor, (sk) => DELIVERY_CURSOR.test(sk)) };
+  // A settled delivery past the retention is gone, whether or not time to live deleted it yet:
+  // its ttl passed, or (one settled before ttls) its last attempt is older than the retention.
+  const now = Date.now();
+  const kept = '(#status = :pending OR ((attribute_not_exists(#ttl) OR #ttl > :now) AND #last > :cutoff))';
   const page = await filteredPage(
     {
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk, ...(query.status ? { ':status': query.status } : {}) },
-      ...(query.status
-        ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }
-        : {}),
+      FilterExpression: query.status ? `#status = :status AND ${kept}` : kept,
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#ttl': TIME_TO_LIVE_ATTRIBUTE,
+        '#last': 'last_attempt_at',
+      },
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':pending': 'pending',
+        ':now': Math.floor(now / 1000),
+        ':cutoff': new Date(now - retentionMs()).toISOString(),
+        ...(query.status ? { ':status': query.status } : {}),
+      },
       ScanIndexForward: false,
       ConsistentRead: true,
     },

@@ -13,6 +13,7 @@ import {
   redactErasedDeliveries,
 } from './deliveries';
 import { appendToFeed } from './feed';
+import { countInDirectory } from './publishers';
 import { reachableWebhook, webhooksConcerning } from './webhooks';
 
 /**
@@ -30,8 +31,8 @@ export const dispatchChanges = async (
   if (events.length === 0) return { events: 0, deliveries: 0 };
   // Only the partitions of the publishers these events concern (all that have webhooks for a global ban).
   const webhooks = await webhooksConcerning(events);
-  // The feed and the deliveries are independent items: both are written at once, and deliveries
-  // are handed to the queue as soon as they are recorded.
+  // The feed, the deliveries and the directory's counts (lib/domain/publishers.ts) are independent
+  // items: all are written at once, and deliveries are handed to the queue as soon as they are recorded.
   const [refs] = await Promise.all([
     (async () => {
       const recorded = await recordDeliveries(events, webhooks);
@@ -40,6 +41,7 @@ export const dispatchChanges = async (
       return recorded;
     })(),
     appendToFeed(events),
+    countInDirectory(events),
   ]);
   return { events: events.length, deliveries: refs.length };
 };

@@ -42,3 +42,11 @@ export class ForbiddenError extends Error {
 export class ConflictError extends Error {
   override readonly name = 'ConflictError';
 }
+
+/**
+ * A feed cursor that points before events past the retention: they are gone for good, so reading
+ * on from it would skip them. The client resyncs from the snapshot (410 `cursor_expired`).
+ */
+export class CursorExpiredError extends Error {
+  override readonly name = 'CursorExpiredError';
+}

@@ -7,24 +7,31 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
   FEED_ENTRY_PREFIX,
+  FEED_HEAD_SK,
   feedEntryKey,
+  feedHeadKey,
   feedMarkerKey,
   GLOBAL_FEED_PARTITION,
   gameFeedPartition,
   LAST_SEQ,
   publisherFeedPartition,
 } from '../storage/keys';
+import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { eventIdOf } from './audit';
 import { toListedBan } from './bans';
 import type { ChangeEvent } from './change-events';
-import { IntegrityError, InvalidInputError } from './errors';
+import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
+import { feedCacheMs, ShortCache } from './feed-cache';
+import { applyToLiveSet } from './live-set';
 import { getPolicy } from './policy';
+import { isPastRetention, ttlFrom } from './retention';
 
 /**
  * The change feed: every event a (publisher, game) may see, oldest first, each exactly once from
  * any cursor. Items (lib/storage/keys.ts), in three partitions per reader:
  *   entry    `FEED#PUB#<publisher>` | `FEED#GAME#<publisher>#<game>` | `FEED#GLOBAL` / `SEQ#<position>`
  *   marker   same partition / `EVENT#<event_id>`   (`seq`: the position the event has, or claims)
+ *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended; no ttl)
  *
  * Positions are gapless and only ever grow, without transactions or clocks: a position is
  * claimed as (the last position read) + 1 and an entry is put there only if it is free, so
@@ -32,6 +39,11 @@ import { getPolicy } from './policy';
  * can never have an entry appear behind it. Each event's marker holds the one position it may be
  * put at (appendToPartition), so an event appended again (a retried change record, a concurrent
  * dispatcher) lands once.
+ *
+ * Retention (lib/domain/retention.ts): entries and markers carry a `ttl` (appended + retention),
+ * and every read treats an entry past it as gone, deleted or not. The head keeps positions from
+ * being reused when every entry of a partition is gone, and lets a reader tell "caught up" from
+ * "what came after my cursor is gone" (410 `cursor_expired`) in the same one Query per partition.
  */
 
 /**
@@ -57,31 +69,63 @@ const readerPartitions = (publisherId: string, gameId: string) =>
 
 const seqOf = (sk: unknown) => Number(String(sk).slice(FEED_ENTRY_PREFIX.length));
 
+/**
+ * The highest position a partition ever had: its head, or its last entry when that is higher (an
+ * append whose head update did not land yet, or a partition from before heads). One consistent
+ * Query, newest first, of the head and the last entry.
+ */
 const lastSeq = async (partition: string): Promise<number> => {
-  const { Items } = await dynamo.send(
+  const { Items = [] } = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
-      ExpressionAttributeValues: { ':pk': partition, ':entry': FEED_ENTRY_PREFIX },
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :entry AND :head',
+      ExpressionAttributeValues: { ':pk': partition, ':entry': FEED_ENTRY_PREFIX, ':head': FEED_HEAD_SK },
       ScanIndexForward: false,
-      Limit: 1,
+      Limit: 2,
       ConsistentRead: true,
     }),
   );
-  return Items?.[0] ? seqOf(Items[0].sk) : 0;
+  return Math.max(
+    0,
+    ...Items.map((item) => (item.sk === FEED_HEAD_SK ? Number(item.seq) || 0 : seqOf(item.sk))),
+  );
 };
 
-/** Entries after `after` (a position), oldest first: one Query, at most `limit`. */
-const entriesAfter = (partition: string, after: number, limit?: number) => ({
+/**
+ * Raises the partition's head to `seq` (never lowers it): once per appended batch, after its
+ * entries are put, so the head never names a position without an entry behind it.
+ */
+const raiseHead = async (partition: string, seq: number) => {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: feedHeadKey(partition),
+        UpdateExpression: 'SET seq = :seq',
+        ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
+        ExpressionAttributeValues: { ':seq': seq },
+      }),
+    );
+  } catch (error) {
+    // Another appender raised it as far or further.
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Entries after `after` (a position), oldest first, then the head once the range reaches the end:
+ * one Query, at most `limit` items (the head counts as one).
+ */
+const entriesAfter = (partition: string, after: number, limit: number) => ({
   TableName: tableName,
   KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
   ExpressionAttributeValues: {
     ':pk': partition,
     ':from': feedEntryKey(partition, after + 1).sk,
-    ':to': feedEntryKey(partition, LAST_SEQ).sk,
+    ':to': FEED_HEAD_SK,
   },
   ConsistentRead: true,
-  ...(limit === undefined ? {} : { Limit: limit }),
+  Limit: limit,
 });
 
 /** The position an event's marker names, if any (consistent read). */
@@ -103,11 +147,14 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
       new UpdateCommand({
         TableName: tableName,
         Key: feedMarkerKey(partition, eventId),
-        UpdateExpression: 'SET seq = :seq, event_id = :id',
+        // The marker outlives no entry it names: its ttl is set before the entry's (putAt).
+        UpdateExpression: 'SET seq = :seq, event_id = :id, #ttl = :ttl',
         ConditionExpression: from === undefined ? 'attribute_not_exists(seq)' : 'seq = :from',
+        ExpressionAttributeNames: { '#ttl': TIME_TO_LIVE_ATTRIBUTE },
         ExpressionAttributeValues: {
           ':seq': seq,
           ':id': eventId,
+          ':ttl': ttlFrom(Date.now())[TIME_TO_LIVE_ATTRIBUTE],
           ...(from === undefined ? {} : { ':from': from }),
         },
       }),
@@ -121,6 +168,7 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
 
 /** Puts the event at `seq` if the position is free; true when the event is there now (put by anyone). */
 const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<boolean> => {
+  const now = Date.now();
   try {
     await dynamo.send(
       new PutCommand({
@@ -128,8 +176,9 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
         Item: {
           ...feedEntryKey(partition, seq),
           event_id: event.event_id,
-          appended_at: new Date().toISOString(),
+          appended_at: new Date(now).toISOString(),
           event,
+          ...ttlFrom(now),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -151,10 +200,12 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
  * claim (a retry after a crash, or a concurrent appender) puts the same entry at that position
  * if it is free, and when another event took it first, moves the claim on (compare-and-set) to
  * the end of the feed. So the event is at one position at most, and once put, stays the claim.
- * Two round trips per event when nothing races: the claim and the put.
+ * Two round trips per event when nothing races: the claim and the put; then one for the batch,
+ * the head raised to the last position written.
  */
 const appendToPartition = async (partition: string, events: readonly ChangeEvent[]): Promise<void> => {
   let last: number | undefined;
+  let highest = 0;
   for (const event of events) {
     let seq: number | undefined;
     last ??= await lastSeq(partition);
@@ -171,7 +222,9 @@ const appendToPartition = async (partition: string, events: readonly ChangeEvent
         : await claimedSeq(partition, event.event_id);
     }
     last = Math.max(last ?? 0, seq);
+    highest = Math.max(highest, seq);
   }
+  if (highest > 0) await raiseHead(partition, highest);
 };
 
 /**
@@ -186,6 +239,9 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
       new GetCommand({ TableName: tableName, Key: feedMarkerKey(partition, eventId), ConsistentRead: true }),
     );
     if (typeof marker?.seq !== 'number') continue;
+    // Past its time the entry is gone for every reader, and time to live may have deleted it
+    // already (an entry's ttl is never before its marker's): nothing is left to redact.
+    if (isPastRetention(marker, undefined, Date.now())) continue;
     await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
@@ -212,6 +268,8 @@ export const appendToFeed = async (events: readonly ChangeEvent[]): Promise<void
       byPartition.set(partition, [...(byPartition.get(partition) ?? []), event]);
   await Promise.all(
     [...byPartition].map(async ([partition, list]) => {
+      // The live set first (lib/domain/live-set.ts): an appended event is always in it already.
+      await applyToLiveSet(partition, list);
       await appendToPartition(partition, list);
       for (const event of list) await redactErased(partition, event);
     }),
@@ -267,10 +325,22 @@ const decodeCursor = (publisherId: string, gameId: string, cursor: string): Posi
   return positions as unknown as Positions;
 };
 
+/**
+ * A cursor at the current end of the reader's three partitions (consistent reads, one Query each):
+ * it covers every entry appended before the call began and none appended after it returned, so
+ * reading the feed from it gives exactly what is appended after it (GET /v1/enforcement/snapshot
+ * takes one before its first page).
+ */
+export const feedHeadCursor = async (publisherId: string, gameId: string): Promise<string> => {
+  const positions = await Promise.all(readerPartitions(publisherId, gameId).map(lastSeq));
+  return encodeCursor(publisherId, gameId, positions as unknown as Positions);
+};
+
 interface Entry {
   partition: number;
   seq: number;
   event: ChangeEvent;
+  item: Record<string, unknown>;
 }
 
 const entryFromItem = (partition: number, item: Record<string, unknown>): Entry => {
@@ -278,7 +348,7 @@ const entryFromItem = (partition: number, item: Record<string, unknown>): Entry 
   if (typeof event?.event_id !== 'string' || typeof event.occurred_at !== 'string') {
     throw new IntegrityError('stored feed entry is malformed');
   }
-  return { partition, seq: seqOf(item.sk), event };
+  return { partition, seq: seqOf(item.sk), event, item };
 };
 
 /**
@@ -303,12 +373,138 @@ const mergeByOccurrence = (read: readonly (readonly Entry[])[]): Entry[] => {
   }
 };
 
+/** One partition read: its entries after a position, and its head when the read reached it. */
+interface PartitionRead {
+  readonly entries: readonly Record<string, unknown>[];
+  /** The head's position, when the read reached the end (undefined: not reached, or none yet). */
+  readonly head: number | undefined;
+  /** Whether the read reached the end of the partition (nothing after its last entry). */
+  readonly complete: boolean;
+}
+
+/**
+ * Partition reads (and readers' policies), shared for FEED_CACHE_MS by every request this process
+ * answers (lib/domain/feed-cache.ts). A read is keyed by exactly what it asked (partition, after,
+ * limit): its answer stays true for that position, so the cache can make a page late, never wrong.
+ */
+const partitionReads = new ShortCache<PartitionRead>();
+const policies = new ShortCache<Policy>();
+
+/** Empties the feed's caches (tests, and the benchmark's runs without and with them). */
+export const clearFeedCaches = () => {
+  partitionReads.clear();
+  policies.clear();
+};
+
+const readPartition = (partition: string, after: number, limit: number): Promise<PartitionRead> =>
+  partitionReads.get(`${partition}\n${after}\n${limit}`, feedCacheMs(), async () => {
+    const page = await dynamo.send(new QueryCommand(entriesAfter(partition, after, limit)));
+    const items = page.Items ?? [];
+    const last = items.at(-1);
+    const head = last?.sk === FEED_HEAD_SK ? Number(last.seq) || 0 : undefined;
+    return {
+      entries: head === undefined ? items : items.slice(0, -1),
+      head,
+      complete: head !== undefined || page.LastEvaluatedKey === undefined,
+    };
+  });
+
+const EXPIRED_MESSAGE =
+  'The cursor points before events that are past the retention and gone: resync from GET /v1/enforcement/snapshot, then follow the feed from the cursor it gives';
+
+/**
+ * With a cursor at `after`: the entries read must be exactly after+1, after+2, ... and each within
+ * the retention, and a head read past them means the positions between are gone. Otherwise the
+ * reader missed events it can never have: 410 (never an empty page that looks caught up).
+ */
+const checkContinuity = (read: PartitionRead, after: number, now: number) => {
+  let expected = after + 1;
+  for (const item of read.entries) {
+    if (seqOf(item.sk) !== expected || isPastRetention(item, item.appended_at, now))
+      throw new CursorExpiredError(EXPIRED_MESSAGE);
+    expected += 1;
+  }
+  if (read.head !== undefined && read.head >= expected) throw new CursorExpiredError(EXPIRED_MESSAGE);
+};
+
+/**
+ * The first position whose entry is retained, at or after `from` (an entry known past the
+ * retention is before it) and at most `last` (an entry known retained): a binary search of one-item
+ * Queries, since entries are appended (and so expire) in position order and deleted ones leave
+ * gaps. About log2(last - from) reads, only for a read without a cursor over a partition whose
+ * oldest entries are past the retention but not yet deleted.
+ */
+const firstRetained = async (partition: string, from: number, last: number, now: number) => {
+  let lo = from;
+  let hi = last;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const { Items = [] } = await dynamo.send(new QueryCommand(entriesAfter(partition, mid - 1, 1)));
+    const found = Items[0];
+    if (!found || found.sk === FEED_HEAD_SK || isPastRetention(found, found.appended_at, now)) lo = mid + 1;
+    else hi = Math.min(mid, seqOf(found.sk));
+  }
+  return lo;
+};
+
+/**
+ * A read without a cursor starts at the oldest retained entry, never with a 410: past the gone
+ * ones (deleted, or past the retention and not deleted yet), and with a position no lower than
+ * theirs, so the cursor it answers never points before a gone entry.
+ */
+const readFromOldest = async (
+  partition: string,
+  limit: number,
+  now: number,
+): Promise<{ read: PartitionRead; after: number }> => {
+  const first = await readPartition(partition, 0, limit);
+  const gone = (item: Record<string, unknown>) => isPastRetention(item, item.appended_at, now);
+  const retained = first.entries.findIndex((item) => !gone(item));
+  const firstEntry = first.entries[0];
+  if (!firstEntry) return { read: first, after: first.head ?? 0 };
+  if (retained >= 0) {
+    const at = first.entries[retained];
+    return {
+      read:
+        retained === 0 ? first : { ...first, entries: first.entries.slice(retained).filter((i) => !gone(i)) },
+      after: seqOf(at?.sk) - 1,
+    };
+  }
+  if (first.complete)
+    return {
+      read: { ...first, entries: [] },
+      after: Math.max(first.head ?? 0, seqOf(first.entries.at(-1)?.sk)),
+    };
+  // Every entry read is gone and more follow: find where the retained ones start.
+  const end = await lastSeq(partition);
+  const lastEntry = await readPartition(partition, end - 1, 1);
+  const newest = lastEntry.entries[0];
+  if (!newest || gone(newest)) return { read: { entries: [], head: end, complete: true }, after: end };
+  const start = await firstRetained(partition, seqOf(first.entries.at(-1)?.sk) + 1, seqOf(newest.sk), now);
+  const read = await readPartition(partition, start - 1, limit);
+  const from = read.entries.findIndex((item) => !gone(item));
+  const kept = read.entries[from];
+  // The position before the first entry kept (deleted ones may lie between `start` and it).
+  if (kept)
+    return {
+      read: { ...read, entries: read.entries.slice(from).filter((item) => !gone(item)) },
+      after: seqOf(kept.sk) - 1,
+    };
+  const lastRead = read.entries.at(-1);
+  return {
+    read: { ...read, entries: [] },
+    after: Math.max(start - 1, read.head ?? 0, lastRead ? seqOf(lastRead.sk) : 0),
+  };
+};
+
 /**
  * One page of the feed for (publisher, game), oldest first: one Query per partition read (three)
- * and the reader's policy, in parallel. The partitions are merged by when their events happened
- * (mergeByOccurrence); the page stops where any partition's read stops, so nothing later is shown
- * before something earlier that was not read yet. `next_cursor` holds a position per partition:
- * from it, every entry after is read once, whatever was appended meanwhile.
+ * and the reader's policy, in parallel, each possibly shared with other polls of the last
+ * FEED_CACHE_MS. The partitions are merged by when their events happened (mergeByOccurrence); the
+ * page stops where any partition's read stops, so nothing later is shown before something earlier
+ * that was not read yet. `next_cursor` holds a position per partition: from it, every entry after
+ * is read once, whatever was appended meanwhile, or, once events after it are past the retention,
+ * a 410 `cursor_expired` (CursorExpiredError).
  */
 export const readFeed = async (
   publisherId: string,
@@ -316,24 +512,27 @@ export const readFeed = async (
   query: EventsQuery,
 ): Promise<FeedPage> => {
   const partitions = readerPartitions(publisherId, gameId);
-  const from =
-    query.cursor === undefined ? ([0, 0, 0] as const) : decodeCursor(publisherId, gameId, query.cursor);
-  const [policy, ...pages] = await Promise.all([
-    getPolicy(publisherId),
-    ...partitions.map((partition, index) =>
-      dynamo.send(new QueryCommand(entriesAfter(partition, from[index] ?? 0, query.limit))),
-    ),
+  const from = query.cursor === undefined ? undefined : decodeCursor(publisherId, gameId, query.cursor);
+  const now = Date.now();
+  const [policy, ...reads] = await Promise.all([
+    policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
+    ...partitions.map(async (partition, index) => {
+      if (from === undefined) return readFromOldest(partition, query.limit, now);
+      const after = from[index] ?? 0;
+      const read = await readPartition(partition, after, query.limit);
+      checkContinuity(read, after, now);
+      return { read, after };
+    }),
   ]);
-  const read = pages.map((page, index) => (page.Items ?? []).map((item) => entryFromItem(index, item)));
-  const positions = [...from];
+  const lists = reads.map(({ read }, index) => read.entries.map((item) => entryFromItem(index, item)));
+  const positions = reads.map(({ after }) => after);
   const items: FeedEvent[] = [];
-  const now = new Date().toISOString();
-  for (const entry of mergeByOccurrence(read)) {
-    items.push(toFeedEvent(entry.event, policy, now));
+  const nowIso = new Date(now).toISOString();
+  for (const entry of mergeByOccurrence(lists)) {
+    items.push(toFeedEvent(entry.event, policy, nowIso));
     positions[entry.partition] = entry.seq;
-    // A partition read in full may hold more after its last entry: stop with it.
-    const list = read[entry.partition] ?? [];
-    if (list.length === query.limit && list.at(-1) === entry) break;
+    // A partition not read to its end may hold more after its last entry: stop with it.
+    if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
     if (items.length === query.limit) break;
   }
   return { items, next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions) };

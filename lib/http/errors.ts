@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  CursorExpiredError,
   ForbiddenError,
   IntegrityError,
   InvalidInputError,
@@ -104,6 +105,8 @@ export const toApiError = (error: unknown): ApiError => {
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
   if (error instanceof ForbiddenError) return new ApiError('forbidden', error.message, { cause: error });
   if (error instanceof ConflictError) return new ApiError('conflict', error.message, { cause: error });
+  if (error instanceof CursorExpiredError)
+    return new ApiError('cursor_expired', error.message, { cause: error });
   if (error instanceof InvalidInputError) {
     return new ApiError('invalid_request', `${error.field} ${error.message}`, {
       details: [{ field: error.field, issue: error.issue }],

@@ -5,6 +5,7 @@ import {
   DEVICE_ID_PREFIX_RULE,
   DEVICE_ID_RULE,
 } from './device-ids';
+import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from './display-name';
 import { parseSafeInteger } from './numbers';
 import {
   APPEAL_CONTACT_MAX,
@@ -333,6 +334,14 @@ export const putReasonsRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type PutReasonsRequest = z.output<typeof putReasonsRequestSchema>;
 
+export { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN } from './display-name';
+
+/** `PUT /v1/publisher`: the name every publisher sees in the directory (./display-name.ts has its rule). */
+export const putPublisherRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ display_name: plainText(DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE) }),
+);
+export type PutPublisherRequest = z.output<typeof putPublisherRequestSchema>;
+
 /** Digits only: "1e3", "0x10", " 5" and "5.0" are all refused rather than coerced. */
 /**
  * Digits only, then one issue: `too_small` or `too_big` past the bounds, however many digits
@@ -436,6 +445,7 @@ export const auditEventTypes = [
   'appeal.created',
   'appeal.decided',
   'reasons.updated',
+  'publisher.updated',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -480,6 +490,15 @@ export const eventsQuerySchema = /* @__PURE__ */ define(() =>
 );
 export type EventsQuery = z.output<typeof eventsQuerySchema>;
 
+/** `GET /v1/enforcement/snapshot`: the live bans in pages; the cursor is opaque (the domain decodes and checks it). */
+export const snapshotQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 1000), 500),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,1000}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type SnapshotQuery = z.output<typeof snapshotQuerySchema>;
+
 /** Webhooks a publisher may have at once. */
 export const WEBHOOK_MAX_PER_PUBLISHER = 10;
 
@@ -512,6 +531,15 @@ export const listKeysQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type ListKeysQuery = z.output<typeof listKeysQuerySchema>;
+
+/** `GET /v1/publishers`: the directory in publisher_id order; the cursor is opaque (the domain decodes and checks it). */
+export const listPublishersQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 200), 50),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,100}$/, 'must be a next_cursor this API returned')),
+  }),
+);
+export type ListPublishersQuery = z.output<typeof listPublishersQuerySchema>;
 
 /** `GET /v1/webhooks/{webhook_id}/deliveries`: newest first. */
 /** What became of a delivery: still being tried, delivered (2xx), or given up on. */

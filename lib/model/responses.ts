@@ -70,6 +70,42 @@ export const reasonCatalogueSchema = z.strictObject({
 });
 export type ReasonCatalogue = z.output<typeof reasonCatalogueSchema>;
 
+/** The caller's publisher as others see it in the directory (`PUT /v1/publisher`). */
+export const publisherProfileSchema = z.strictObject({
+  publisher_id: z.string(),
+  /** The name every publisher sees beside this one's global bans (`GET /v1/publishers`). */
+  display_name: z.string(),
+  updated_at: timestamp,
+});
+export type PublisherProfile = z.output<typeof publisherProfileSchema>;
+
+/** A publisher that has made global bans, with what others weigh before trusting them. */
+export const directoryEntrySchema = z.strictObject({
+  publisher_id: z.string(),
+  /** Set by the publisher itself (`PUT /v1/publisher`); null until it sets one. */
+  display_name: z.nullable(z.string()),
+  /** Its global bans in force now: not revoked, not erased, not past their expiry (to the hour). */
+  active_global_bans: count,
+  /** Every global ban it ever made, revoked, expired and erased ones included. */
+  global_bans: count,
+  /** Of those, how many it revoked (itself or by deciding an appeal) within 30 days of making them. */
+  revoked_within_30_days: count,
+  /** Its global bans made long enough ago that their 30 days are over (counted by UTC day). */
+  global_bans_past_30_days: count,
+  /** The share of `global_bans_past_30_days` revoked within their 30 days (0 to 1); null while there is none. */
+  revoked_within_30_days_share: z.nullable(z.number().check(z.minimum(0), z.maximum(1))),
+  first_global_ban_at: timestamp,
+  last_global_ban_at: timestamp,
+});
+export type DirectoryEntry = z.output<typeof directoryEntrySchema>;
+
+export const directorySchema = z.strictObject({
+  items: z.array(directoryEntrySchema),
+  /** Where the next page starts; null when there is none. */
+  next_cursor: z.nullable(z.string()),
+});
+export type Directory = z.output<typeof directorySchema>;
+
 /**
  * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
  * person signed in (the provider's subject, their email, their role then).
@@ -419,6 +455,13 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     strict_reasons: z.boolean(),
   }),
   z.strictObject({
+    type: z.literal('publisher.updated'),
+    ...eventBase,
+    /** The name after the change, and before it (null when it had none). */
+    display_name: z.string(),
+    previous_display_name: z.nullable(z.string()),
+  }),
+  z.strictObject({
     type: z.literal('key.created'),
     ...eventBase,
     key: z.strictObject({
@@ -515,6 +558,23 @@ export const feedPageSchema = z.strictObject({
   next_cursor: z.string(),
 });
 export type FeedPage = z.output<typeof feedPageSchema>;
+
+/** A ban of the enforcement snapshot: the device it is on, and the ban as a listing shows it. */
+export const snapshotBanSchema = z.extend(listedBanSchema, { device_id: z.string() });
+export type SnapshotBan = z.output<typeof snapshotBanSchema>;
+
+/** A page of the bans that may restrict a device in this game now, and where the feed takes over. */
+export const enforcementSnapshotSchema = z.strictObject({
+  game_id: z.string(),
+  /** The caller's policy as it is when this page was read. */
+  policy: policySchema,
+  /** The change feed's cursor taken before the snapshot's first page was read: the same on every page. */
+  feed_cursor: z.string(),
+  items: z.array(snapshotBanSchema),
+  /** Where the next page starts; null on the last page. */
+  next_cursor: z.nullable(z.string()),
+});
+export type EnforcementSnapshot = z.output<typeof enforcementSnapshotSchema>;
 
 /** A webhook as listed: never its secret. */
 export const webhookSchema = z.strictObject({

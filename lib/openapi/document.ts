@@ -12,6 +12,8 @@ import {
   createWebhookRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
+  DISPLAY_NAME_MAX,
+  DISPLAY_NAME_PATTERN,
   deviceIdSchema,
   enforcementBatchRequestSchema,
   gameHeaderSchema,
@@ -19,6 +21,7 @@ import {
   PLAYER_MESSAGE_MAX,
   PLAYER_MESSAGE_PATTERN,
   policyPatchSchema,
+  putPublisherRequestSchema,
   putReasonsRequestSchema,
   RFC3339_PATTERN,
   revokeBanRequestSchema,
@@ -41,8 +44,11 @@ import {
   catalogueReasonResponseSchema,
   deliveryListSchema,
   deliverySchema,
+  directoryEntrySchema,
+  directorySchema,
   enforcementBatchSchema,
   enforcementSchema,
+  enforcementSnapshotSchema,
   erasureSchema,
   errorEnvelopeSchema,
   expiringBanListSchema,
@@ -56,9 +62,11 @@ import {
   newWebhookSchema,
   openApiDocumentSchema,
   policySchema,
+  publisherProfileSchema,
   reasonCatalogueSchema,
   reputationSchema,
   revokedBanSchema,
+  snapshotBanSchema,
   webhookHealthSchema,
   webhookListSchema,
   webhookTestSchema,
@@ -84,6 +92,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [createBanRequestSchema, 'CreateBanRequest'],
   [policyPatchSchema, 'PolicyPatch'],
   [putReasonsRequestSchema, 'PutReasonsRequest'],
+  [putPublisherRequestSchema, 'PutPublisherRequest'],
   [catalogueReasonSchema, 'CatalogueReasonRequest'],
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
@@ -96,6 +105,9 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
   [policySchema, 'Policy'],
   [reasonCatalogueSchema, 'ReasonCatalogue'],
+  [publisherProfileSchema, 'PublisherProfile'],
+  [directorySchema, 'Directory'],
+  [directoryEntrySchema, 'DirectoryEntry'],
   [catalogueReasonResponseSchema, 'CatalogueReason'],
   [banCreationResultSchema, 'BanCreationResult'],
   [listedBanSchema, 'ListedBan'],
@@ -116,6 +128,8 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [erasureSchema, 'Erasure'],
   [feedEventSchema, 'FeedEvent'],
   [feedPageSchema, 'FeedPage'],
+  [enforcementSnapshotSchema, 'EnforcementSnapshot'],
+  [snapshotBanSchema, 'SnapshotBan'],
   [webhookListSchema, 'WebhookList'],
   [webhookHealthSchema, 'WebhookHealth'],
   // The webhook as listed (with its health): what a client calls a webhook.
@@ -197,6 +211,22 @@ const described = new Map<$ZodType, JsonSchema>([
         'not only spaces. Returned as `player_message` to every caller who sees the ban: it is ' +
         'written for players, unlike `details`. Erasing the device removes it.',
       examples: ['You are muted in chat for 24 hours for abusive messages.'],
+    },
+  ],
+  [
+    putPublisherRequestSchema.shape.display_name,
+    {
+      type: 'string',
+      minLength: 1,
+      maxLength: DISPLAY_NAME_MAX,
+      pattern: DISPLAY_NAME_PATTERN,
+      description:
+        `The name other publishers see beside yours in the directory, stored as sent: 1-${DISPLAY_NAME_MAX} ` +
+        'characters (code points), with no control characters (tabs and newlines included), no format ' +
+        'characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order ' +
+        'mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, ' +
+        'and no space at either end.',
+      examples: ['Acme Games'],
     },
   ],
   [
@@ -284,7 +314,24 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
       'for): the events after that page. Absent: from the beginning of the feed.',
     example: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
   },
+  'getEnforcementSnapshot.limit': {
+    description: 'Most bans to return: 1 to 1000. Digits only. A page may hold fewer.',
+    example: 500,
+  },
+  'getEnforcementSnapshot.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned " +
+      'for): the bans after that page, with the same `feed_cursor`. Absent: a new snapshot.',
+    example:
+      'czEuM2xCZDBqaDktQWt2LjEuWmpFdWNIbDZNREl3VW5sUFNGaEhMak11TVM0eC5URWxXUlNOa1pYWnBZMlV0TjJZellUbGpJekF3TURBd01EQXdNREF3TURFd05ESQ',
+  },
   'listKeys.limit': { description: 'Most keys to return. Digits only.', example: 50 },
+  'listPublishers.limit': { description: 'Most publishers to return. Digits only.', example: 50 },
+  'listPublishers.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque): the publishers after that page, in `publisher_id` order.",
+    example: 'YWNtZQ',
+  },
   'listKeys.cursor': {
     description: "The previous page's `next_cursor` (opaque): the keys after that page, in `key_id` order.",
     example: 'azEua2V5XzdoVHEyV21acDBMZA',
@@ -412,6 +459,7 @@ const errorResponseNames = {
   403: 'Forbidden',
   404: 'NotFound',
   409: 'Conflict',
+  410: 'CursorExpired',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   429: 'RateLimited',
@@ -432,6 +480,9 @@ const errorWhen: Record<ErrorCode, string> = {
     '(or, for an erasure, to games at all), or its publisher is not on the usage plan',
   not_found: 'the resource does not exist, or belongs to another publisher',
   conflict: "a publisher's limit is reached (its 100 live keys): revoke one first",
+  cursor_expired:
+    'the feed cursor points before events past the retention (`EVENT_RETENTION_DAYS`, 30 days by ' +
+    'default), which are gone: resync from `GET /v1/enforcement/snapshot` and follow its `feed_cursor`',
   method_not_allowed: 'the path exists but not with this method (answered by the gateway, with `Allow`)',
   payload_too_large: `the body is over ${MAX_BODY_BYTES / 1024} KiB`,
   unsupported_media_type: 'a body is sent without a JSON `Content-Type`',
@@ -485,6 +536,7 @@ const errorStatuses = (route: Route, doc: OperationDoc): DocumentedErrorStatus[]
   if (route.auth) statuses.push(401, 403);
   if (doc.notFound) statuses.push(404);
   if (doc.conflict) statuses.push(409);
+  if (doc.expires) statuses.push(410);
   if (route.request.body) statuses.push(413, 415);
   // 503 on every route: any function may fail to answer in time (the gateway's own 503).
   statuses.push(429, 500, 503);

@@ -18,9 +18,11 @@ import {
   bannedDeviceListSchema,
   type Delivery,
   deliveryListSchema,
+  directorySchema,
   type Enforcement,
   enforcementBatchSchema,
   enforcementSchema,
+  enforcementSnapshotSchema,
   erasureSchema,
   type errorEnvelopeSchema,
   expiringBanListSchema,
@@ -33,6 +35,7 @@ import {
   openApiDocumentSchema,
   type Policy,
   policySchema,
+  publisherProfileSchema,
   type ReasonCatalogue,
   reasonCatalogueSchema,
   revokedBanSchema,
@@ -93,6 +96,8 @@ export interface OperationDocBase {
   readonly notFound?: true;
   /** Whether the operation answers 409 conflict when a publisher's limit is reached. */
   readonly conflict?: true;
+  /** Whether the operation answers 410 cursor_expired for a cursor past the retention (the feed). */
+  readonly expires?: true;
   /** The request body's example: required exactly when the route takes a body, and of its type. */
   readonly request?: unknown;
 }
@@ -450,6 +455,73 @@ export const operations = {
     },
   },
 
+  putPublisher: {
+    summary: "Set the caller's name in the directory of publishers",
+    tag: 'Policy',
+    description:
+      'Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. ' +
+      '`display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with ' +
+      'no control characters (tabs and newlines included), no format characters (bidirectional ' +
+      'marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner ' +
+      'and non-joiner are allowed), no line or paragraph separators, and no space at either end; ' +
+      'anything else is a 400 naming `display_name`, and changes nothing. A name set before your ' +
+      'first global ban shows once the directory lists you. Recorded in the audit trail as ' +
+      '`publisher.updated` (the name before and after); not in the change feed.',
+    request: { display_name: 'Acme Games' },
+    responses: {
+      200: response(publisherProfileSchema, 'The name as stored, with a new `updated_at`.', {
+        publisher_id: 'acme',
+        display_name: 'Acme Games',
+        updated_at: NOW,
+      }),
+    },
+  },
+
+  listPublishers: {
+    summary: 'List the publishers that make global bans, with their track record',
+    tag: 'Policy',
+    description:
+      'Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null ' +
+      'until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second ' +
+      'for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for ' +
+      'longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` ' +
+      '(revoked by it, or on an appeal it decided, within 30 days of being made), and ' +
+      '`revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, ' +
+      'counted from the UTC day after), the share revoked within them, null while there is none. ' +
+      'Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed ' +
+      'is written, so a ban shows here a moment after it is made. Any key may read it. Page with ' +
+      '`next_cursor` until it is null.',
+    responses: {
+      200: response(directorySchema, 'A page of the directory.', {
+        items: [
+          {
+            publisher_id: 'acme',
+            display_name: 'Acme Games',
+            active_global_bans: 1312,
+            global_bans: 1480,
+            revoked_within_30_days: 21,
+            global_bans_past_30_days: 1203,
+            revoked_within_30_days_share: 0.0158,
+            first_global_ban_at: '2026-01-05T09:12:44.120Z',
+            last_global_ban_at: NOW,
+          },
+          {
+            publisher_id: 'blue-harbor',
+            display_name: null,
+            active_global_bans: 3,
+            global_bans: 4,
+            revoked_within_30_days: 1,
+            global_bans_past_30_days: 0,
+            revoked_within_30_days_share: null,
+            first_global_ban_at: UPDATED_AT,
+            last_global_ban_at: UPDATED_AT,
+          },
+        ],
+        next_cursor: null,
+      }),
+    },
+  },
+
   createBan: {
     summary: 'Record a ban against a device',
     tag: 'Bans',
@@ -595,6 +667,36 @@ export const operations = {
     },
   },
 
+  getEnforcementSnapshot: {
+    summary: 'Every ban that can restrict a device in this game now, in pages, and a feed cursor',
+    tag: 'Enforcement',
+    description:
+      'For a game server that keeps its own copy of what enforcement needs: every active ban (not ' +
+      'revoked, not expired) the caller can see from `X-Game-Id` (its `game` bans of this game, its ' +
+      "`publisher` bans, every publisher's `global` bans), of every type and scope whatever the " +
+      'policy enforces today (a later `policy.updated` may turn a scope on), each with its ' +
+      '`device_id` and as a listing shows it (`enforced` under the policy now; `created_by` null, as ' +
+      "in the feed), and the caller's `policy`. `feed_cursor`, the same on every page, is a " +
+      '`GET /v1/events` cursor taken before the first page was read: take every page (pass ' +
+      '`next_cursor` until it is null; a page may hold fewer than `limit`), then read the feed from ' +
+      '`feed_cursor` and apply each event (`ban.created`, `ban.updated`: put the ban; `ban.revoked`, ' +
+      '`ban.erased`: remove it; `policy.updated`: the new policy): the copy is then exact, whatever ' +
+      'was written while the snapshot was read. A cursor is bound to the publisher and game it was ' +
+      "returned for: another's is a 400.",
+    responses: {
+      200: response(enforcementSnapshotSchema, 'A page of live bans, the policy, and the feed cursor.', {
+        game_id: GAME,
+        policy,
+        feed_cursor: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+        items: [
+          { device_id: DEVICE, ...socialBan, created_by: null },
+          { device_id: 'device-19c2e0', ...cheatBan },
+        ],
+        next_cursor: null,
+      }),
+    },
+  },
+
   createKey: {
     summary: 'Make a key for your publisher, with some of your own scopes and games',
     tag: 'Keys',
@@ -675,7 +777,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it). Each names its `actor`: the key that made the change (its id and name then), or the " +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
       '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
@@ -793,7 +895,12 @@ export const operations = {
       'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
       'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
-      "another's is a 400.",
+      "another's is a 400. Events are kept for the retention (`EVENT_RETENTION_DAYS`, 30 days by " +
+      'default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` ' +
+      '(resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without ' +
+      '`cursor` the feed starts at the oldest event kept, never a 410. A new event may show up to ' +
+      'a second after it is in the feed (pages are shared between polls for a second).',
+    expires: true,
     responses: {
       200: response(feedPageSchema, 'A page of events, oldest first, and where to read on from.', {
         items: feedEvents,
@@ -892,8 +999,10 @@ export const operations = {
       '`next_attempt_at` says when again), `delivered` (a 2xx answer) or `failed` (retried for at ' +
       'least 24 hours without one; the feed still has the event). `last_status` and `last_error` tell how the ' +
       'last attempt went. `status` keeps the deliveries in one state (what is failing now: ' +
-      '`status=pending`); with it, a page may hold fewer than `limit` after 1,000 deliveries read, ' +
-      'and `next_cursor` goes on from there. Page with `next_cursor` until it is null. ' +
+      '`status=pending`). A page may hold fewer than `limit` after 1,000 deliveries read, and ' +
+      '`next_cursor` goes on from there. Page with `next_cursor` until it is null. A settled ' +
+      "delivery is kept for the events' retention (`EVENT_RETENTION_DAYS`, 30 days by default), then " +
+      'is gone from the listing. ' +
       "Another publisher's webhook id is a 404, as an unknown one.",
     notFound: true,
     responses: {
@@ -1067,6 +1176,10 @@ export const errorExamples: Record<ErrorCode, ErrorEnvelope> = {
   forbidden: fromGateway(gatewayAnswers.forbidden),
   not_found: envelope('not_found', 'No such ban on this device'),
   conflict: envelope('conflict', 'This publisher already has 100 live keys: revoke one first'),
+  cursor_expired: envelope(
+    'cursor_expired',
+    'The cursor points before events that are past the retention and gone: resync from GET /v1/enforcement/snapshot, then follow the feed from the cursor it gives',
+  ),
   method_not_allowed: fromGateway(methodNotAllowed('DELETE', '/v1/policy', allowedMethods(['GET', 'PUT']))),
   payload_too_large: envelope('payload_too_large', 'The request body must be at most 65536 bytes'),
   unsupported_media_type: fromGateway(gatewayAnswers.unsupportedMediaType),

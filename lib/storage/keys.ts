@@ -33,6 +33,10 @@ export const partitions = {
   bannedDevices: 'BANNED#',
   /** Each publisher's bans with an expiry, by when they end (lib/domain/expiring-bans.ts). */
   expiringBans: 'EXPIRING#',
+  /** The directory of publishers that made global bans (lib/domain/publishers.ts): one item each, in one partition. */
+  directory: 'DIRECTORY#',
+  /** Which change events the directory has counted, kept a few days (lib/domain/publishers.ts). */
+  directoryMarker: 'DIRECTORYMARK#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
@@ -76,6 +80,22 @@ export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publ
 
 /** The publisher's reason catalogue (lib/domain/reasons.ts): beside its policy, not an enforcement change. */
 export const reasonsKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'REASONS' });
+
+/** The publisher's own profile (its `display_name`, lib/domain/publishers.ts): beside its policy. */
+export const profileKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'PROFILE' });
+
+/**
+ * The directory (`GET /v1/publishers`, lib/domain/publishers.ts): one item per publisher that made
+ * a global ban, all in one partition, sorted by publisher id, so a page is one Query. Each change
+ * event it counted is marked on the item for a while, then by an item of its own under the event
+ * id (with a `ttl`), so a change record handed on again is counted once.
+ */
+export const DIRECTORY_PARTITION = `${partitions.directory}ALL`;
+export const directoryKey = (publisherId: string) => ({ pk: DIRECTORY_PARTITION, sk: publisherId });
+export const directoryMarkerKey = (eventId: string) => ({
+  pk: `${partitions.directoryMarker}${eventId}`,
+  sk: 'COUNTED',
+});
 
 /** One of the ban id counters (lib/domain/ban-ids.ts): several, so that no one item is hot. */
 export const counterKey = (shard: number) => ({
@@ -146,10 +166,29 @@ export const feedEntryKey = (partition: string, seq: number) => ({
   pk: partition,
   sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
 });
+/**
+ * A feed partition's high-water mark (`seq`: the highest position ever appended), never expiring,
+ * so positions are not reused once time to live has deleted the entries. Its sort key is outside
+ * the `SEQ#` prefix (entries alone begin with it) yet sorts right after every entry ('~' after '#'),
+ * so a Query of the entries after a position that runs to `FEED_HEAD_SK` ends with it.
+ */
+export const FEED_HEAD_SK = 'SEQ~HEAD';
+export const feedHeadKey = (partition: string) => ({ pk: partition, sk: FEED_HEAD_SK });
 /** Which position an event took in a feed partition: written before it is appended, so a retry finds it. */
 export const feedMarkerKey = (partition: string, eventId: string) => ({
   pk: partition,
   sk: `EVENT#${eventId}`,
+});
+
+/**
+ * The live set beside each feed partition (lib/domain/live-set.ts): one item per ban of that
+ * partition that may still restrict a device (the ban as its latest event holds it), or its
+ * tombstone once revoked or erased. `GET /v1/enforcement/snapshot` reads them in key order.
+ */
+export const LIVE_BAN_PREFIX = 'LIVE#';
+export const liveBanKey = (partition: string, deviceId: string, banId: number) => ({
+  pk: partition,
+  sk: `${LIVE_BAN_PREFIX}${deviceId}#${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
 });
 
 /**

@@ -222,6 +222,8 @@ const TIME_FIELDS = new Set([
   'first_banned_at',
   'last_banned_at',
   'computed_at',
+  'first_global_ban_at',
+  'last_global_ban_at',
 ]);
 /** Durations in whole seconds (an appeal's age, its time to decision): any such count. */
 const DURATION_FIELDS = new Set(['oldest_open_age_seconds', 'time_to_decision_seconds']);

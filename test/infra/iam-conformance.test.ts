@@ -252,6 +252,8 @@ describe('every function, under the role the template gives it', () => {
       expect((await call('putReasons', owner, { body })).status).toBe(200);
     }
     expect((await call('getReasons', owner)).status).toBe(200);
+    // Named before its first global ban: the dispatcher copies the name onto its directory entry.
+    expect((await call('putPublisher', owner, { body: { display_name: 'IAM Owner' } })).status).toBe(200);
 
     const hook = await call('createWebhook', owner, { body: { url: `${receiver.url}/hooks` } });
     expect(hook.status).toBe(201);
@@ -321,6 +323,21 @@ describe('every function, under the role the template gives it', () => {
     expect(await dispatch()).toBeGreaterThan(0);
     expect(queued.length).toBeGreaterThan(0);
     expect((await call('listEvents', owner, { game: 'g1' })).status).toBe(200);
+    // The directory the dispatcher counted (UpdateItem on DIRECTORY#, GetItem on DIRECTORYMARK#),
+    // read by another publisher; a rename now reaches the entry too.
+    const directory = await call('listPublishers', other);
+    expect(directory.status).toBe(200);
+    expect(directory.body.items.map((p: { publisher_id: string }) => p.publisher_id)).toEqual([
+      'iam-pub-a',
+      'iam-pub-b',
+    ]);
+    expect(directory.body.items[0].display_name).toBe('IAM Owner');
+    expect((await call('putPublisher', owner, { body: { display_name: 'IAM Owner 2' } })).status).toBe(200);
+    expect((await call('listPublishers', owner)).body.items[0].display_name).toBe('IAM Owner 2');
+    // The snapshot reads the live sets the dispatcher just kept beside the feed (bans at every scope).
+    const snapshot = await call('getEnforcementSnapshot', owner, { game: 'g1' });
+    expect(snapshot.status).toBe(200);
+    expect(snapshot.body.items.length).toBeGreaterThan(0);
     expect(await send()).toBeGreaterThan(0);
     await receiver.waitFor((received) => received.length > 0);
     const hooks = await call('listWebhooks', owner);

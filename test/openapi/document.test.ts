@@ -45,6 +45,7 @@ describe('docs/openapi.json', () => {
       'createBan',
       'getEnforcement',
       'getEnforcementBatch',
+      'getEnforcementSnapshot',
       'listBans',
       'listCheatBans',
       'listEvents',

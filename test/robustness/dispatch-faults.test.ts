@@ -3,7 +3,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
-import { banKey, deliveryPartition, partitions, policyKey } from '../../lib/storage/keys';
+import { banKey, deliveryPartition, directoryKey, partitions, policyKey } from '../../lib/storage/keys';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 import { type FaultInjector, injectFaults, type Operation } from '../support/faults';
@@ -26,17 +26,20 @@ let lib: {
   readFeed: typeof import('../../lib/domain/feed').readFeed;
   dynamo: typeof import('../../lib/storage/client').dynamo;
   tableName: string;
+  directoryEntryFromItem: typeof import('../../lib/domain/publishers').directoryEntryFromItem;
 };
 const totals = { cases: 0, injected: 0 };
 
 beforeAll(async () => {
   api = await startTestApi({ events: false });
-  const [{ dispatchChanges }, { readFeed }, { dynamo, tableName }] = await Promise.all([
-    import('../../lib/domain/dispatch'),
-    import('../../lib/domain/feed'),
-    import('../../lib/storage/client'),
-  ]);
-  lib = { dispatchChanges, readFeed, dynamo, tableName };
+  const [{ dispatchChanges }, { readFeed }, { dynamo, tableName }, { directoryEntryFromItem }] =
+    await Promise.all([
+      import('../../lib/domain/dispatch'),
+      import('../../lib/domain/feed'),
+      import('../../lib/storage/client'),
+      import('../../lib/domain/publishers'),
+    ]);
+  lib = { dispatchChanges, readFeed, dynamo, tableName, directoryEntryFromItem };
   faults = injectFaults(dynamo);
 });
 afterAll(async () => {
@@ -120,7 +123,11 @@ const roles = (s: Scenario): Array<[string, string]> => [
   [s.b, '<B>'],
 ];
 const roleOf = (s: Scenario, key: string | undefined) =>
-  roles(s).reduce((text, [id, role]) => text.split(id).join(role), key ?? '');
+  // A directory marker's partition is named by its event id, a hash no role can stand for: its
+  // calls are named by the partition kind, and told apart by their order (nth).
+  key?.startsWith(partitions.directoryMarker)
+    ? partitions.directoryMarker
+    : roles(s).reduce((text, [id, role]) => text.split(id).join(role), key ?? '');
 const keyOf = (s: Scenario, role: string) =>
   roles(s).reduce((text, [id, name]) => text.split(name).join(id), role);
 
@@ -151,6 +158,14 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
   for (const event of mine) {
     if ('ban' in event && event.ban.ban_id === s.gameBan) expect(event.ban.details_json).toBeNull();
   }
+  // The directory counted the one global ban once, whatever failed and was dispatched again.
+  const { Item: entry } = await lib.dynamo.send(
+    new GetCommand({ TableName: lib.tableName, Key: directoryKey(s.a), ConsistentRead: true }),
+  );
+  expect(entry && lib.directoryEntryFromItem(entry, Date.now())).toMatchObject({
+    global_bans: 1,
+    active_global_bans: 1,
+  });
   const feedB = await lib.readFeed(s.b, 'g1', { limit: 500 });
   expect(feedB.items.filter((e) => e.device_id === s.device).map((e) => e.type)).toEqual(['ban.created']);
   // Gapless positions 1..n in each of the first publisher's partitions.

@@ -55,7 +55,13 @@ export interface TestApi {
 }
 
 /** The partitions the dispatcher writes in the background (lib/storage/keys.ts). */
-const DERIVED = [partitions.feed, partitions.delivery, partitions.changeLog];
+const DERIVED = [
+  partitions.feed,
+  partitions.delivery,
+  partitions.changeLog,
+  partitions.directory,
+  partitions.directoryMarker,
+];
 
 export const startTestApi = async (
   options: { env?: NodeJS.ProcessEnv; events?: boolean } = {},
@@ -72,7 +78,9 @@ export const startTestApi = async (
     : { DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: ':memory:' };
   const api = await startLocalApi({
     port: 0,
-    env: { ...process.env, ...storeEnv, ...options.env },
+    // The suites read the feed right after settle(): the feed's one-second cache of pages
+    // (lib/domain/feed-cache.ts) is off unless a test turns it on (feed-retention.test.ts does).
+    env: { ...process.env, ...storeEnv, FEED_CACHE_MS: '0', ...options.env },
     loadModule,
     ...(options.events === undefined ? {} : { events: options.events }),
   });

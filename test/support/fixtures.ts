@@ -161,6 +161,7 @@ const ERROR_CODES = new Set([
   'unauthorized',
   'forbidden',
   'not_found',
+  'cursor_expired',
   'method_not_allowed',
   'payload_too_large',
   'unsupported_media_type',

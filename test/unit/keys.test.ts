@@ -12,6 +12,8 @@ import {
   counterKey,
   decidedAppealKey,
   deliveryKey,
+  directoryKey,
+  directoryMarkerKey,
   erasureKey,
   expiringBanKey,
   feedEntryKey,
@@ -27,6 +29,7 @@ import {
   openAppealKey,
   partitions,
   policyKey,
+  profileKey,
   publisherFeedPartition,
   publisherKeyKey,
   webhookIndexKey,
@@ -44,6 +47,9 @@ describe('item keys', () => {
     expect(keyIdKey('key_1')).toEqual({ pk: 'KEYID#key_1', sk: 'KEYID' });
     expect(publisherKeyKey('acme', 'key_1')).toEqual({ pk: 'PUBLISHER#acme', sk: 'KEY#key_1' });
     expect(policyKey('acme')).toEqual({ pk: 'PUBLISHER#acme', sk: 'POLICY' });
+    expect(profileKey('acme')).toEqual({ pk: 'PUBLISHER#acme', sk: 'PROFILE' });
+    expect(directoryKey('acme')).toEqual({ pk: 'DIRECTORY#ALL', sk: 'acme' });
+    expect(directoryMarkerKey('evt_x')).toEqual({ pk: 'DIRECTORYMARK#evt_x', sk: 'COUNTED' });
     expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
     expect(idempotencyKey('acme', 'g1', 'k:1')).toEqual({ pk: 'IDEM#acme#g1#k:1', sk: 'IDEM' });
@@ -109,6 +115,8 @@ describe('item keys', () => {
       localPersonEmail: localPersonEmailKey('a@b.c').pk,
       appeal: appealKey('apl_1').pk,
       appealQueue: openAppealKey('acme', '2026-01-01T00:00:00.000Z', 'apl_1').pk,
+      directory: directoryKey('acme').pk,
+      directoryMarker: directoryMarkerKey('evt_1').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
