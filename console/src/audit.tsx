@@ -15,6 +15,7 @@ export const auditTypes = [
   'appeal.decided',
   'policy.updated',
   'reasons.updated',
+  'publisher.updated',
   'key.created',
   'key.revoked',
   'device.erased',
@@ -47,6 +48,8 @@ const summary = (event: AuditEvent): string => {
     }
     case 'reasons.updated':
       return `reason catalogue: ${event.codes.length ? event.codes.join(', ') : 'empty'}; strict ${event.strict_reasons ? 'on' : 'off'}`;
+    case 'publisher.updated':
+      return `directory name: "${event.display_name}"${event.previous_display_name === null ? '' : ` (was "${event.previous_display_name}")`}`;
     case 'key.created':
       return `key ${event.key.key_id} "${event.key.name}": ${event.key.scopes.join(' ')}; games ${event.key.games?.join(', ') ?? 'all'}`;
     case 'key.revoked':
