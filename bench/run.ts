@@ -3,6 +3,7 @@ import { measureColdImports, measureSizes, measureSourceMapCost, synthesizeBundl
 import { consoleRows, measureConsole } from './console';
 import { eventsRows, measureEvents } from './delivery';
 import { feedPollingRows, measureFeedPolling } from './feed-polling';
+import { gameServerRows, measureGameServers } from './game-servers';
 import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
 import {
   measureAppealRoundTrips,
@@ -27,6 +28,8 @@ import { measureThroughput } from './throughput';
  * part 7 (events). Part 7 alone, with the round trips: `npx tsx bench/delivery.ts`. CONSOLE_BENCH_RUNS
  * (default 7): cold visits of the console in Chromium in part 8; alone: `npx tsx bench/console.ts`.
  * Part 3 (the round trips, the feed page and the appeals included) alone: `npx tsx bench/round-trips.ts`.
+ * Part 9 (a login by the client's mirror against the API, a ban's way to the mirror, its memory, a
+ * snapshot of SNAPSHOT_BANS, default 100,000) alone: `npx tsx bench/game-servers.ts`.
  * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
  * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
  */
@@ -75,6 +78,8 @@ const throughput = await measureThroughput(seconds, CONNECTIONS);
 step(`events (${deliveryEvents} bans per load: store calls, delivery latency, write throughput)`);
 const events = await measureEvents(deliveryEvents);
 
+step('game servers (the mirror against the API, freshness, memory, a snapshot of 100,000 bans)');
+const gameServers = await measureGameServers();
 step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
 const feedPolling = await measureFeedPolling();
 
@@ -195,6 +200,7 @@ const rows: Row[] = [
   },
   ...eventsRows(events),
   ...consoleRows(consoleTimings),
+  ...gameServerRows(gameServers),
   ...feedPollingRows(feedPolling),
 ];
 
@@ -202,7 +208,7 @@ console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(

@@ -1,0 +1,377 @@
+import { randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { createBanClient } from '../client/src/index';
+import { createBanMirror, type MirrorSource } from '../client/src/mirror';
+import { startLocalApi } from '../infra/local/server';
+import { median } from './storage-probe';
+
+/**
+ * Part 9, game servers (issue 23): a login answered by the client's mirror (client/src/mirror.ts)
+ * against the same login answered by the API (`GET /v1/device/{id}/enforcement`), on one host,
+ * against `npm start`'s API in this process on the embedded store:
+ *
+ * - logins per second and latency (p50/p99): the mirror's `check` in a loop, against the API
+ *   called by 10 concurrent callers for LOGIN_SECONDS (default 3) each;
+ * - API calls per 1,000 logins: requests the mirror's client made while it answered the logins
+ *   (its feed polls, which depend on time, not on logins), against 1,000 for the API;
+ * - freshness: from a ban's 201 to the mirror's `check` restricting the device, at the default
+ *   poll interval (1 s), FRESHNESS_SAMPLES (default 30) bans made at random moments;
+ * - memory per 100,000 mirrored bans (heap after a full collection, with and without the copy);
+ * - snapshot time for SNAPSHOT_BANS (default 100,000) bans: a new mirror's start (every page of
+ *   `GET /v1/enforcement/snapshot` and the feed to its end), against reading the same live items
+ *   straight from the store with Queries of 1,000.
+ *
+ * Alone: `npx tsx bench/game-servers.ts`.
+ */
+
+export interface GameServerFigures {
+  mirror_logins_per_s: number;
+  mirror_p50_us: number;
+  mirror_p99_us: number;
+  api_logins_per_s: number;
+  api_p50_ms: number;
+  api_p99_ms: number;
+  mirror_api_calls_per_1000_logins: number;
+  freshness_samples: number;
+  freshness_p50_ms: number;
+  freshness_p99_ms: number;
+  memory_bytes_per_100k: number;
+  snapshot_bans: number;
+  snapshot_ms: number;
+  snapshot_store_ms: number;
+}
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+const collect = (() => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+})();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A synthetic ban as the snapshot lists it. */
+const syntheticBan = (i: number, publisher: string, game: string) => ({
+  device_id: `bench-device-${String(i).padStart(7, '0')}`,
+  ban_id: 1_000_000 + i,
+  ban_type: i % 3 === 0 ? ('social' as const) : ('cheat' as const),
+  scope: i % 2 === 0 ? ('global' as const) : ('game' as const),
+  publisher_id: publisher,
+  game_id: i % 2 === 0 ? null : game,
+  reason_code: 'bench_reason',
+  details_json: null,
+  created_at: '2026-11-01T00:00:00.000Z',
+  expires_at: i % 4 === 0 ? '2027-11-01T00:00:00.000Z' : null,
+  revoked_at: null,
+  revoke_reason_code: null,
+  player_message: null,
+  appealable: true,
+  appeal: null,
+  created_by: null,
+  enforced: true,
+});
+
+/** Heap bytes a mirror holding `count` bans takes, read from a source that answers one snapshot. */
+const measureMemory = async (count: number) => {
+  const publisher = 'bench-memory';
+  const game = 'g-memory';
+  const items = Array.from({ length: count }, (_, i) => syntheticBan(i, publisher, game));
+  const policy = {
+    publisher_id: publisher,
+    enforce_game: true,
+    enforce_publisher: true,
+    enforce_global: true,
+    enforce_cheat_global: true,
+    enforce_social_global: false,
+    rep_include_game: true,
+    rep_include_publisher: true,
+    rep_include_global: true,
+    updated_at: '2026-11-01T00:00:00.000Z',
+  };
+  const source = {
+    getEnforcementSnapshot: async (_game: string, { cursor }: { cursor?: string } = {}) => {
+      const from = Number(cursor ?? 0);
+      const next = from + 1000;
+      return {
+        game_id: game,
+        policy,
+        feed_cursor: 'end',
+        items: items.slice(from, next),
+        next_cursor: next < items.length ? String(next) : null,
+      };
+    },
+    listEvents: async () => ({ items: [], next_cursor: 'end' }),
+  } as unknown as MirrorSource;
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  const mirror = createBanMirror({ client: source, gameId: game });
+  await mirror.sync();
+  // The source's own copy is dropped before the mirror's is weighed.
+  items.length = 0;
+  collect();
+  const after = process.memoryUsage().heapUsed;
+  if (mirror.size() !== count) throw new Error(`the mirror holds ${mirror.size()} of ${count} bans`);
+  return after - before;
+};
+
+export const measureGameServers = async (
+  options: { loginSeconds?: number; freshnessSamples?: number; snapshotBans?: number } = {},
+): Promise<GameServerFigures> => {
+  const loginSeconds = options.loginSeconds ?? Number(process.env.LOGIN_SECONDS ?? 3);
+  const samples = options.freshnessSamples ?? Number(process.env.FRESHNESS_SAMPLES ?? 30);
+  const snapshotBans = options.snapshotBans ?? Number(process.env.SNAPSHOT_BANS ?? 100_000);
+  const memoryBytes = await measureMemory(100_000);
+
+  const api = await startLocalApi({
+    port: 0,
+    console: false,
+    env: { ...process.env, DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: ':memory:' },
+  });
+  try {
+    // Imported after the store is chosen: the storage client reads its settings at import.
+    const { createApiKey } = await import('../lib/domain/api-keys');
+    const { dynamo, tableName } = await import('../lib/storage/client');
+    const { BatchWriteCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { gameFeedPartition, liveBanKey, LIVE_BAN_PREFIX } = await import('../lib/storage/keys');
+    const publisher = 'bench-game-servers';
+    const game = 'g-bench';
+    const { api_key: apiKey } = await createApiKey(publisher, 'bench');
+    let mirrorRequests = 0;
+    const counting: typeof fetch = (input, init) => {
+      mirrorRequests += 1;
+      return fetch(input, init);
+    };
+    const client = createBanClient({ baseUrl: api.url, apiKey });
+    const devices = Array.from({ length: 1000 }, (_, i) => `gs-device-${i}`);
+    // 300 of the 1,000 devices banned, of every type and scope.
+    for (let i = 0; i < 300; i += 10)
+      await Promise.all(
+        devices.slice(i, i + 10).map((device, j) =>
+          client.createBan(game, {
+            device_id: device,
+            ban_type: j % 2 ? 'cheat' : 'social',
+            scope: (['game', 'publisher', 'global'] as const)[j % 3] ?? 'game',
+            reason_code: 'bench',
+          }),
+        ),
+      );
+    await api.events?.drain();
+    const mirror = createBanMirror({
+      client: createBanClient({ baseUrl: api.url, apiKey, fetch: counting }),
+      gameId: game,
+    });
+    await mirror.start();
+
+    // Logins by the mirror: check in a loop, timing each in batches of 100 (a single check is
+    // below the clock's useful resolution): microseconds per check.
+    const batchTimes: number[] = [];
+    let mirrorLogins = 0;
+    mirrorRequests = 0;
+    const mirrorUntil = Date.now() + loginSeconds * 1000;
+    while (Date.now() < mirrorUntil) {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < 100; i++) mirror.check(devices[(mirrorLogins + i) % devices.length] as string);
+      batchTimes.push(Number(process.hrtime.bigint() - start) / 100_000);
+      mirrorLogins += 100;
+      // Let the poll run, as a server's event loop would.
+      if (mirrorLogins % 100_000 === 0) await sleep(0);
+    }
+    const mirrorCallsPer1000 = (mirrorRequests / mirrorLogins) * 1000;
+
+    // Logins by the API: 10 callers at once.
+    const latencies: number[] = [];
+    let apiLogins = 0;
+    const apiUntil = Date.now() + loginSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, caller) => {
+        for (let i = caller; Date.now() < apiUntil; i += 10) {
+          const start = performance.now();
+          await client.getEnforcement(game, devices[i % devices.length] as string);
+          latencies.push(performance.now() - start);
+          apiLogins += 1;
+        }
+      }),
+    );
+
+    // Freshness: a ban made at a random moment of the poll, until the mirror restricts its device.
+    const freshness: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      await sleep(Math.random() * 1000);
+      const device = `gs-fresh-${randomUUID()}`;
+      await client.createBan(game, {
+        device_id: device,
+        ban_type: 'cheat',
+        scope: 'game',
+        reason_code: 'bench',
+      });
+      const made = performance.now();
+      while (!mirror.check(device).restricted.cheat) await sleep(2);
+      freshness.push(performance.now() - made);
+    }
+    await mirror.stop();
+
+    // Snapshot of many bans: live items written straight into the store (the API would take many
+    // minutes to make them), then a new mirror's start through the API.
+    const partition = gameFeedPartition(publisher, game);
+    for (let from = 0; from < snapshotBans; from += 25 * 8) {
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, b) => {
+          const start = from + b * 25;
+          let requests = Array.from({ length: Math.max(0, Math.min(25, snapshotBans - start)) }, (_, k) => {
+            const listed = syntheticBan(start + k, publisher, game);
+            // The ban as the feed's events hold it (lib/domain/change-events.ts).
+            const ban = {
+              ban_id: listed.ban_id,
+              device_id: listed.device_id,
+              ban_type: listed.ban_type,
+              scope: 'game' as const,
+              publisher_id: publisher,
+              game_id: game,
+              reason_code: listed.reason_code,
+              created_at: listed.created_at,
+              expires_at: listed.expires_at,
+              revoked_at: null,
+            };
+            return {
+              PutRequest: {
+                Item: {
+                  ...liveBanKey(partition, listed.device_id, listed.ban_id),
+                  device_id: listed.device_id,
+                  occurred_at: listed.created_at,
+                  ban,
+                },
+              },
+            };
+          });
+          while (requests.length > 0) {
+            const answer: BatchWriteCommandOutput = await dynamo.send(
+              new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+            );
+            requests = (answer.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+          }
+        }),
+      );
+    }
+    const snapshotStart = performance.now();
+    const fresh = createBanMirror({ client, gameId: game });
+    await fresh.sync();
+    const snapshotMs = performance.now() - snapshotStart;
+    if (fresh.size() < snapshotBans)
+      throw new Error(`the snapshot gave ${fresh.size()} of ${snapshotBans} bans`);
+    const storeStart = performance.now();
+    let read = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :live)',
+          ExpressionAttributeValues: { ':pk': partition, ':live': LIVE_BAN_PREFIX },
+          ConsistentRead: true,
+          Limit: 1000,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      read += page.Items?.length ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+    const storeMs = performance.now() - storeStart;
+    if (read < snapshotBans) throw new Error(`the store gave ${read} of ${snapshotBans} live items`);
+
+    return {
+      mirror_logins_per_s: mirrorLogins / loginSeconds,
+      mirror_p50_us: median(batchTimes),
+      mirror_p99_us: percentile(batchTimes, 99),
+      api_logins_per_s: apiLogins / loginSeconds,
+      api_p50_ms: median(latencies),
+      api_p99_ms: percentile(latencies, 99),
+      mirror_api_calls_per_1000_logins: mirrorCallsPer1000,
+      freshness_samples: freshness.length,
+      freshness_p50_ms: median(freshness),
+      freshness_p99_ms: percentile(freshness, 99),
+      memory_bytes_per_100k: memoryBytes,
+      snapshot_bans: snapshotBans,
+      snapshot_ms: snapshotMs,
+      snapshot_store_ms: storeMs,
+    };
+  } finally {
+    await api.close();
+  }
+};
+
+const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+
+export const gameServerRows = (f: GameServerFigures) => [
+  {
+    part: '9 game servers',
+    subject: 'logins answered per second: mirror check vs the API (same host)',
+    value: `${Math.round(f.mirror_logins_per_s).toLocaleString('en')} /s`,
+    baseline: `API ${Math.round(f.api_logins_per_s)} /s`,
+    ratio: round(f.mirror_logins_per_s / f.api_logins_per_s, 0),
+    target: 'reported',
+    ok: true,
+  },
+  {
+    part: '9 game servers',
+    subject: 'login latency p50 / p99',
+    value: `${round(f.mirror_p50_us, 2)} / ${round(f.mirror_p99_us, 2)} µs`,
+    baseline: `API ${round(f.api_p50_ms, 2)} / ${round(f.api_p99_ms, 2)} ms`,
+    ratio: round((f.api_p50_ms * 1000) / f.mirror_p50_us, 0),
+    target: 'reported',
+    ok: true,
+  },
+  {
+    part: '9 game servers',
+    subject: 'API calls per 1,000 logins',
+    value: `${round(f.mirror_api_calls_per_1000_logins, 3)} (its feed polls)`,
+    baseline: 'API 1,000',
+    ratio: null,
+    target: '< 1',
+    ok: f.mirror_api_calls_per_1000_logins < 1,
+  },
+  {
+    part: '9 game servers',
+    subject: `a ban's 201 to the mirror restricting (1 s interval, ${f.freshness_samples} bans) p50 / p99`,
+    value: `${Math.round(f.freshness_p50_ms)} / ${Math.round(f.freshness_p99_ms)} ms`,
+    baseline: 'poll interval 1,000 ms',
+    ratio: round(f.freshness_p99_ms / 1000, 2),
+    target: 'p99 ≤ 1,500 ms',
+    ok: f.freshness_p99_ms <= 1500,
+  },
+  {
+    part: '9 game servers',
+    subject: 'memory per 100,000 mirrored bans',
+    value: `${round(f.memory_bytes_per_100k / 1024 / 1024)} MB`,
+    baseline: '—',
+    ratio: null,
+    target: 'reported',
+    ok: true,
+  },
+  {
+    part: '9 game servers',
+    subject: `snapshot of ${f.snapshot_bans.toLocaleString('en')} bans (a new mirror's start)`,
+    value: `${round(f.snapshot_ms / 1000, 2)} s`,
+    baseline: `the store's Queries ${round(f.snapshot_store_ms / 1000, 2)} s`,
+    ratio: round(f.snapshot_ms / f.snapshot_store_ms, 2),
+    target: 'reported',
+    ok: true,
+  },
+];
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.env.LOG_LEVEL ??= 'silent';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const figures = await measureGameServers();
+  console.log(JSON.stringify(figures, null, 2));
+  console.table(gameServerRows(figures));
+  process.exit(0);
+}

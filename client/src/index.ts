@@ -1,0 +1,43 @@
+/**
+ * device-ban-client: a typed client of the device ban API for game servers. See README.md.
+ */
+export { type BanClient, type ClientOptions, createBanClient } from './client.js';
+export { ApiError, type ApiErrorCode, type ApiErrorInit } from './errors.js';
+export {
+  type BanMirror,
+  createBanMirror,
+  type MirrorCheck,
+  type MirrorEvent,
+  type MirroredBan,
+  type MirrorOptions,
+  type MirrorSource,
+} from './mirror.js';
+export type {
+  Appeal,
+  Ban,
+  BanCreationResult,
+  BanList,
+  Body,
+  CreateAppealRequest,
+  CreateBanRequest,
+  components,
+  Enforcement,
+  EnforcementBatch,
+  ErrorEnvelope,
+  FeedEvent,
+  FeedPage,
+  FieldIssue,
+  KeyedOperationId,
+  OperationId,
+  operations,
+  PathParams,
+  Policy,
+  PolicyPatch,
+  paths,
+  Query,
+  Result,
+  RevokeBanRequest,
+} from './operation-types.js';
+export { type CursorOf, EventFeed, type FeedPageLike, type ListPage, Paged } from './paging.js';
+export { type RetryRule, retryRules } from './retry.js';
+export type { CallOptions } from './transport.js';

@@ -1,0 +1,446 @@
+import { enforcedBans, ruleFor } from '../../lib/domain/policy-rules.js';
+import type { components } from './api-types.js';
+import type { BanClient } from './client.js';
+
+/**
+ * A game server's local copy of what enforcement needs for one publisher and game: the policy and
+ * every ban that can restrict a device there, kept by following the change feed. `check(deviceId)`
+ * answers what `GET /v1/device/{id}/enforcement` answers, with no call to the service, by the same
+ * rule code the service runs (lib/domain/policy-rules.ts), with expiry applied by the clock at
+ * `check` time.
+ *
+ * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before
+ * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. Its state
+ * and cursor can be kept in a file (replaced atomically), so a restart resumes where it stopped.
+ * See docs/game-servers.md.
+ */
+
+type Schemas = components['schemas'];
+type Policy = Schemas['Policy'];
+type FeedEvent = Schemas['FeedEvent'];
+type FeedPage = Schemas['FeedPage'];
+type SnapshotPage = Schemas['EnforcementSnapshot'];
+type Enforcement = Schemas['Enforcement'];
+/** A ban as the mirror keeps it: the snapshot's item (its device, and the ban as listings show it). */
+export type MirroredBan = Omit<SnapshotPage['items'][number], 'enforced'>;
+
+/** What `check` answers: the enforcement answer's fields but the reputation, and how fresh it is. */
+export type MirrorCheck = Omit<Enforcement, 'reputation'> & {
+  /** Past the lag limit (or never caught up): answered by `failMode`, not from the copy. */
+  stale: boolean;
+  /** Milliseconds since the copy last read the feed to its end; null before it ever did. */
+  lag_ms: number | null;
+};
+
+/** The two reads the mirror makes: the client's methods of those routes (createBanClient). */
+export type MirrorSource = Pick<BanClient, 'getEnforcementSnapshot' | 'listEvents'>;
+
+export interface MirrorOptions {
+  /** A client of this package (createBanClient), or anything with its two read methods. */
+  client: MirrorSource;
+  gameId: string;
+  /** Where to keep the state and cursor between runs; none keeps it in memory only. */
+  stateFile?: string;
+  /** Between feed reads once caught up (default 1,000 ms). */
+  intervalMs?: number;
+  /** Past this long since the last caught-up read, `check` answers by `failMode` (default 30,000 ms). */
+  maxLagMs?: number;
+  /** `closed`: a stale mirror restricts every device; `open`: it answers from its copy anyway. */
+  failMode?: 'closed' | 'open';
+  /** Longest wait between reads after errors (default 30,000 ms). */
+  maxBackoffMs?: number;
+  /** What happened, for the server's log: started afresh, resynced, a read failing, stopped. */
+  onEvent?: (event: MirrorEvent) => void;
+  /** The clock (tests move it). */
+  now?: () => number;
+}
+
+export type MirrorEvent =
+  | { type: 'state_loaded'; bans: number }
+  | { type: 'state_discarded'; reason: string }
+  | { type: 'snapshot'; bans: number; reason: 'start' | 'cursor_expired' | 'cursor_refused' }
+  | { type: 'caught_up'; applied: number }
+  | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
+  | { type: 'stopped'; status: number; code: string; message: string };
+
+const STATE_FORMAT = 'device-ban-mirror/1';
+
+interface State {
+  policy: Policy;
+  cursor: string;
+  /** Device id → ban id → ban. */
+  devices: Map<string, Map<number, MirroredBan>>;
+  count: number;
+}
+
+interface StoredState {
+  format: typeof STATE_FORMAT;
+  game_id: string;
+  publisher_id: string;
+  cursor: string;
+  policy: Policy;
+  bans: MirroredBan[];
+}
+
+const errorFields = (error: unknown) => {
+  const e = error as { status?: unknown; code?: unknown; message?: unknown };
+  return {
+    status: typeof e?.status === 'number' ? e.status : 0,
+    code: typeof e?.code === 'string' ? e.code : 'network_error',
+    message: typeof e?.message === 'string' ? e.message : String(error),
+  };
+};
+
+const putBan = (state: State, ban: MirroredBan) => {
+  const bans = state.devices.get(ban.device_id) ?? new Map<number, MirroredBan>();
+  state.devices.set(ban.device_id, bans);
+  if (!bans.has(ban.ban_id)) state.count += 1;
+  bans.set(ban.ban_id, ban);
+};
+
+const dropBan = (state: State, deviceId: string, banId: number) => {
+  const bans = state.devices.get(deviceId);
+  if (!bans?.delete(banId)) return;
+  state.count -= 1;
+  if (bans.size === 0) state.devices.delete(deviceId);
+};
+
+/** A listed ban without the reader-relative `enforced` (recomputed at every check). */
+const mirrored = (
+  deviceId: string,
+  { enforced: _enforced, ...ban }: Omit<MirroredBan, 'device_id'> & { enforced: boolean },
+): MirroredBan => ({
+  ...ban,
+  device_id: deviceId,
+});
+
+/**
+ * One feed event applied to the copy. Replaying an event the snapshot already reflects leaves the
+ * same state (a create or update puts the ban as it was then, a later event of the same ban follows
+ * it in the feed), so replay from a cursor taken before the snapshot ends exact.
+ */
+const applyEvent = (state: State, event: FeedEvent) => {
+  if (event.type === 'policy.updated' && event.policy) {
+    state.policy = event.policy as Policy;
+    return;
+  }
+  if (event.type === 'appeal.created' || event.type === 'appeal.decided') {
+    const appeal = event.appeal as Schemas['AppealSubject'] | undefined;
+    const ban =
+      appeal && event.device_id ? state.devices.get(event.device_id)?.get(appeal.ban_id) : undefined;
+    if (ban && appeal)
+      putBan(state, {
+        ...ban,
+        appeal: { appeal_id: appeal.appeal_id, status: appeal.status, outcome: appeal.outcome },
+      });
+    return;
+  }
+  if (!('ban' in event) || !event.device_id) return;
+  const { ban } = event;
+  if (event.type === 'ban.revoked' || event.type === 'ban.erased' || ban.revoked_at !== null)
+    dropBan(state, event.device_id, ban.ban_id);
+  else putBan(state, mirrored(event.device_id, ban));
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The stored state, or why it cannot be used. */
+const parseStored = (text: string, gameId: string): StoredState | string => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'the state file is not JSON';
+  }
+  if (!isRecord(value) || value.format !== STATE_FORMAT) return 'the state file is not a mirror state';
+  if (value.game_id !== gameId) return `the state file is for game ${String(value.game_id)}`;
+  if (
+    typeof value.cursor !== 'string' ||
+    typeof value.publisher_id !== 'string' ||
+    !isRecord(value.policy) ||
+    value.policy.publisher_id !== value.publisher_id ||
+    !Array.isArray(value.bans) ||
+    !value.bans.every(
+      (ban) => isRecord(ban) && typeof ban.device_id === 'string' && typeof ban.ban_id === 'number',
+    )
+  )
+    return 'the state file is damaged';
+  return value as unknown as StoredState;
+};
+
+const stateOf = (policy: Policy, cursor: string, bans: readonly MirroredBan[]): State => {
+  const state: State = { policy, cursor, devices: new Map(), count: 0 };
+  for (const ban of bans) putBan(state, ban);
+  return state;
+};
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+const FEED_PAGE = 500;
+const SNAPSHOT_PAGE = 1000;
+/** Bans that ended this long ago are dropped from memory (the check ignores them already). */
+const PRUNE_AFTER_MS = 60_000;
+
+export interface BanMirror {
+  /**
+   * Loads the state file or takes a snapshot, catches up with the feed, and polls from then on.
+   * Resolves after that first read, even when it failed (the polls go on; `check` answers stale
+   * until one succeeds); rejects only when the key is refused (401/403).
+   */
+  start(): Promise<void>;
+  /** Stops polling (an in-flight read finishes first) and writes the state file once more. */
+  stop(): Promise<void>;
+  /**
+   * The device's enforcement in this game, from the copy: no call to the service. Bans end by the
+   * clock now (or at `at`: a test compares with an answer the API gave at its `evaluated_at`).
+   */
+  check(deviceId: string, at?: string | Date): MirrorCheck;
+  /** Reads the feed to its end now (what the poll does each interval). */
+  sync(): Promise<void>;
+  /** Milliseconds since the last caught-up read; null before the first. */
+  lagMs(): number | null;
+  /** How many bans the copy holds. */
+  size(): number;
+  /** Set when a 401 or 403 stopped it: the key was revoked or lacks a scope. */
+  readonly stoppedBy: { status: number; code: string; message: string } | null;
+}
+
+export const createBanMirror = (options: MirrorOptions): BanMirror => {
+  const { client, gameId, stateFile } = options;
+  const intervalMs = options.intervalMs ?? 1000;
+  const maxLagMs = options.maxLagMs ?? 30_000;
+  const failMode = options.failMode ?? 'closed';
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  const report = options.onEvent ?? (() => {});
+  let state: State | undefined;
+  let caughtUpAt: number | undefined;
+  let dirty = false;
+  let stoppedBy: BanMirror['stoppedBy'] = null;
+  let loop: Promise<void> | undefined;
+  let syncing: Promise<void> | undefined;
+  const stopping = new AbortController();
+
+  const load = async (): Promise<State | undefined> => {
+    if (!stateFile) return undefined;
+    const { readFile } = await import('node:fs/promises');
+    let text: string;
+    try {
+      text = await readFile(stateFile, 'utf8');
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT')
+        report({
+          type: 'state_discarded',
+          reason: `the state file cannot be read: ${errorFields(error).message}`,
+        });
+      return undefined;
+    }
+    const stored = parseStored(text, gameId);
+    if (typeof stored === 'string') {
+      report({ type: 'state_discarded', reason: stored });
+      return undefined;
+    }
+    report({ type: 'state_loaded', bans: stored.bans.length });
+    return stateOf(stored.policy, stored.cursor, stored.bans);
+  };
+
+  /** Written to a new file and renamed over the old one, so a crash leaves one or the other whole. */
+  const save = async () => {
+    if (!stateFile || !state || !dirty) return;
+    const { writeFile, rename } = await import('node:fs/promises');
+    const stored: StoredState = {
+      format: STATE_FORMAT,
+      game_id: gameId,
+      publisher_id: state.policy.publisher_id,
+      cursor: state.cursor,
+      policy: state.policy,
+      bans: [...state.devices.values()].flatMap((bans) => [...bans.values()]),
+    };
+    const temporary = `${stateFile}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(stored));
+    await rename(temporary, stateFile);
+    dirty = false;
+  };
+
+  /** Every page of a snapshot, then the copy replaced by it (never half-read). */
+  const takeSnapshot = async (reason: 'start' | 'cursor_expired' | 'cursor_refused') => {
+    const bans: MirroredBan[] = [];
+    let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
+    const { policy, feed_cursor } = page;
+    for (;;) {
+      for (const item of page.items) bans.push(mirrored(item.device_id, item));
+      if (!page.next_cursor) break;
+      page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor });
+    }
+    state = stateOf(policy, feed_cursor, bans);
+    dirty = true;
+    report({ type: 'snapshot', bans: bans.length, reason });
+  };
+
+  const prune = (at: number) => {
+    if (!state) return;
+    const before = new Date(at - PRUNE_AFTER_MS).toISOString();
+    for (const [deviceId, bans] of state.devices)
+      for (const ban of bans.values())
+        if (ban.expires_at !== null && ban.expires_at < before) dropBan(state, deviceId, ban.ban_id);
+  };
+
+  /** Reads the feed from the cursor until a page comes back empty. */
+  const catchUp = async () => {
+    let applied = 0;
+    for (;;) {
+      const current = state;
+      if (!current) return;
+      let page: FeedPage;
+      try {
+        page = await client.listEvents(gameId, { cursor: current.cursor, limit: FEED_PAGE });
+      } catch (error) {
+        const { status, code } = errorFields(error);
+        if (status === 410 && code === 'cursor_expired') {
+          await takeSnapshot('cursor_expired');
+          continue;
+        }
+        // A cursor refused as another publisher's or game's: the state file was not ours.
+        if (status === 400 && code === 'invalid_request') {
+          await takeSnapshot('cursor_refused');
+          continue;
+        }
+        throw error;
+      }
+      for (const event of page.items) applyEvent(current, event);
+      applied += page.items.length;
+      if (page.next_cursor !== current.cursor) {
+        current.cursor = page.next_cursor;
+        dirty = true;
+      }
+      if (page.items.length === 0) {
+        caughtUpAt = now();
+        prune(caughtUpAt);
+        report({ type: 'caught_up', applied });
+        await save();
+        return;
+      }
+    }
+  };
+
+  const sync = () => {
+    syncing ??= (async () => {
+      try {
+        if (!state) state = await load();
+        if (!state) await takeSnapshot('start');
+        await catchUp();
+      } finally {
+        syncing = undefined;
+      }
+    })();
+    return syncing;
+  };
+
+  let failures = 0;
+  /**
+   * One read to the feed's end: the wait before the next (the interval; after failures longer,
+   * with full jitter), or the error of a 401/403, which stops the mirror.
+   */
+  const attempt = async (): Promise<{ wait: number } | { stopped: unknown }> => {
+    try {
+      await sync();
+      failures = 0;
+      return { wait: intervalMs };
+    } catch (error) {
+      const fields = errorFields(error);
+      if (fields.status === 401 || fields.status === 403) {
+        stoppedBy = fields;
+        report({ type: 'stopped', ...fields });
+        return { stopped: error };
+      }
+      failures += 1;
+      const wait = Math.round(Math.random() * Math.min(maxBackoffMs, intervalMs * 2 ** failures));
+      report({ type: 'read_failed', status: fields.status, code: fields.code, retry_in_ms: wait });
+      return { wait };
+    }
+  };
+
+  const poll = async (first: number) => {
+    let wait: number | undefined = first;
+    while (wait !== undefined && !stopping.signal.aborted) {
+      await sleep(wait, stopping.signal);
+      if (stopping.signal.aborted) return;
+      const outcome = await attempt();
+      wait = 'wait' in outcome ? outcome.wait : undefined;
+    }
+  };
+
+  const lagMs = () => (caughtUpAt === undefined ? null : Math.max(0, now() - caughtUpAt));
+
+  return {
+    async start() {
+      if (loop) return;
+      const outcome = await attempt();
+      // A key that is refused is a mistake to show at once; any other failure is an outage the
+      // polls ride out (check answers stale meanwhile).
+      if ('stopped' in outcome) throw outcome.stopped;
+      loop = poll(outcome.wait);
+    },
+    async stop() {
+      stopping.abort();
+      await loop;
+      await syncing?.catch(() => {});
+      await save();
+    },
+    sync,
+    lagMs,
+    size: () => state?.count ?? 0,
+    get stoppedBy() {
+      return stoppedBy;
+    },
+    check(deviceId, at) {
+      const evaluatedAt = new Date(at ?? now()).toISOString();
+      const lag = lagMs();
+      const stale = !state || lag === null || lag > maxLagMs || stoppedBy !== null;
+      const policy = state?.policy;
+      if (!policy || (stale && failMode === 'closed'))
+        return {
+          device_id: deviceId,
+          game_id: gameId,
+          evaluated_at: evaluatedAt,
+          restricted: { cheat: true, social: true },
+          bans: [],
+          policy_updated_at: policy?.updated_at ?? evaluatedAt,
+          stale: true,
+          lag_ms: lag,
+        };
+      // Every ban of the device, as the service reads them (in ban id order): a quorum of global
+      // bans is a property of the device, not of one ban.
+      const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => a.ban_id - b.ban_id);
+      const applying = enforcedBans(policy, bans, evaluatedAt);
+      return {
+        device_id: deviceId,
+        game_id: gameId,
+        evaluated_at: evaluatedAt,
+        restricted: {
+          cheat: applying.some((ban) => ban.ban_type === 'cheat'),
+          social: applying.some((ban) => ban.ban_type === 'social'),
+        },
+        bans: applying.map(({ device_id: _device, ...ban }) => ({
+          ...ban,
+          enforced: true,
+          rule: ruleFor(ban),
+        })),
+        policy_updated_at: policy.updated_at,
+        stale,
+        lag_ms: lag,
+      };
+    },
+  };
+};

@@ -1,0 +1,147 @@
+import { ApiError, errorFromAnswer } from './errors.js';
+import { type Backoff, retryableStatus, retryDelay } from './retry.js';
+
+/** Settings of every call of one client (see ClientOptions in ./client.ts for their meaning). */
+export interface TransportSettings extends Backoff {
+  baseUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+  deadlineMs: number;
+  retries: number;
+  random: () => number;
+}
+
+/** What one call may add: the caller's AbortSignal, and its own deadline or retry budget. */
+export interface CallOptions {
+  /** Aborting it stops the call at once, in flight or between attempts: the call rejects with its reason. */
+  signal?: AbortSignal;
+  /** The call's total time, every attempt and wait included (ms); the client's `deadlineMs` if absent. */
+  deadlineMs?: number;
+  /** At most this many retries of a call that may be retried (0: one attempt only); the client's `retries` if absent. */
+  retries?: number;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  /** The path, its parameters filled in and encoded. */
+  path: string;
+  query?: object | undefined;
+  /** Sent as X-Game-Id. */
+  game?: string | undefined;
+  body?: unknown;
+  /** Whether a repeat is safe (./retry.ts): only then are 429, 503 and network errors retried. */
+  retry: boolean;
+}
+
+const queryString = (query: object | undefined): string => {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (value !== undefined && value !== null) params.set(name, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+};
+
+const DEADLINE = Symbol('deadline');
+
+/**
+ * Sends one call: the attempts, the waits between them, the deadline and the caller's signal. It
+ * resolves with the answer's JSON (undefined for a 204) or rejects with an ApiError; an abort by
+ * the caller rejects with the signal's reason, as fetch does.
+ */
+export const send = async (settings: TransportSettings, req: HttpRequest, options: CallOptions = {}) => {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const deadlineMs = options.deadlineMs ?? settings.deadlineMs;
+  const retries = req.retry ? (options.retries ?? settings.retries) : 0;
+  const deadline = Date.now() + deadlineMs;
+  const url = `${settings.baseUrl}${req.path}${queryString(req.query)}`;
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${settings.apiKey}`,
+    Accept: 'application/json',
+  };
+  if (req.game !== undefined) headers['X-Game-Id'] = req.game;
+  if (req.body !== undefined) headers['Content-Type'] = 'application/json';
+  const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+
+  // One controller stops whatever is under way: the caller's abort, or the deadline.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => stop.abort(DEADLINE), deadlineMs);
+  let last: ApiError | undefined;
+  const stopped = (cause: unknown, attempts: number): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (stop.signal.reason === DEADLINE)
+      return new ApiError(
+        {
+          status: 0,
+          code: 'timeout',
+          message: `No answer within the call's deadline of ${deadlineMs} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`,
+          request_id: last?.request_id ?? null,
+          attempts,
+        },
+        { cause: last ?? cause },
+      );
+    return undefined;
+  };
+  try {
+    for (let attempt = 1; ; attempt++) {
+      let error: ApiError;
+      try {
+        const res = await settings.fetch(url, { method: req.method, headers, body, signal: stop.signal });
+        const text = await res.text();
+        if (res.ok) {
+          if (text === '') return undefined;
+          try {
+            return JSON.parse(text) as unknown;
+          } catch (cause) {
+            throw new ApiError(
+              {
+                status: res.status,
+                code: 'invalid_response',
+                message: `HTTP ${res.status} with a body that is not JSON`,
+                request_id: res.headers.get('x-request-id'),
+                attempts: attempt,
+              },
+              { cause },
+            );
+          }
+        }
+        error = errorFromAnswer(res.status, res.headers, text, attempt);
+      } catch (cause) {
+        if (cause instanceof ApiError) throw cause;
+        const reason = stopped(cause, attempt);
+        if (reason !== undefined) throw reason;
+        error = new ApiError(
+          {
+            status: 0,
+            code: 'network_error',
+            message: `No answer from ${settings.baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
+            attempts: attempt,
+          },
+          { cause },
+        );
+      }
+      last = error;
+      if (attempt > retries || !(error.status === 0 || retryableStatus(error.status))) throw error;
+      const wait = retryDelay(attempt - 1, settings, error.retry_after, settings.random);
+      // A wait that would end past the deadline is not worth starting: the last answer is the error.
+      if (Date.now() + wait >= deadline) throw error;
+      const waited = await new Promise<boolean>((resolve) => {
+        const done = (finished: boolean) => {
+          clearTimeout(sleep);
+          stop.signal.removeEventListener('abort', cancel);
+          resolve(finished);
+        };
+        const cancel = () => done(false);
+        const sleep = setTimeout(() => done(true), wait);
+        stop.signal.addEventListener('abort', cancel, { once: true });
+        if (stop.signal.aborted) done(false);
+      });
+      if (!waited) throw signal?.aborted ? signal.reason : error;
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+};
