@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../client/src/errors';
+import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
+
+/**
+ * The mirror's behaviour when the service misbehaves, against a source written here (no network):
+ * 503 and 429 storms back off and keep the copy as it was, the copy ages into `stale` past its lag
+ * limit and answers by its fail mode, and each kind of event changes the copy as the feed means it.
+ * Its exactness against the real API is test/integration/mirror-exactness.test.ts.
+ */
+
+const GAME = 'g-1';
+const policy = {
+  publisher_id: 'pub-1',
+  enforce_game: true,
+  enforce_publisher: true,
+  enforce_global: true,
+  enforce_cheat_global: true,
+  enforce_social_global: false,
+  rep_include_game: true,
+  rep_include_publisher: true,
+  rep_include_global: true,
+  global_sources: 'all',
+  global_quorum: 1,
+  rep_global_sources: 'all',
+  rep_global_quorum: 1,
+  updated_at: '2026-11-01T00:00:00.000Z',
+} as const;
+
+const ban = (id: number, over: Record<string, unknown> = {}) => ({
+  ban_id: id,
+  ban_type: 'cheat' as const,
+  scope: 'game' as const,
+  publisher_id: 'pub-1',
+  game_id: GAME,
+  reason_code: 'aimbot',
+  details_json: null,
+  created_at: '2026-11-01T00:00:00.000Z',
+  expires_at: null as string | null,
+  revoked_at: null as string | null,
+  revoke_reason_code: null,
+  player_message: null,
+  appealable: true,
+  appeal: null,
+  created_by: null,
+  enforced: true,
+  ...over,
+});
+
+/** A source answering a snapshot of `bans` and then the scripted feed pages or errors, in order. */
+const scripted = (bans: ReturnType<typeof ban>[], script: Array<unknown[] | Error>) => {
+  let reads = 0;
+  const source = {
+    getEnforcementSnapshot: async () => ({
+      game_id: GAME,
+      policy,
+      feed_cursor: 'c0',
+      items: bans.map((b) => ({ device_id: `d-${b.ban_id}`, ...b })),
+      next_cursor: null,
+    }),
+    listEvents: async (_game: string, query: { cursor?: string } = {}) => {
+      const step = script[reads];
+      reads += 1;
+      if (step instanceof Error) throw step;
+      const items = step ?? [];
+      return { items, next_cursor: items.length ? `c${reads}` : (query.cursor ?? 'c0') };
+    },
+  } as unknown as MirrorSource;
+  return { source, reads: () => reads };
+};
+
+const unavailable = () =>
+  new ApiError({
+    status: 503,
+    code: 'service_unavailable',
+    message: 'try again',
+    details: [],
+    request_id: 'r',
+  });
+
+describe('the mirror when reads fail', () => {
+  it('backs off with growing, jittered waits through a 503 storm, keeps its copy, and recovers', async () => {
+    const events: MirrorEvent[] = [];
+    const { source } = scripted([ban(1)], [[], unavailable(), unavailable(), unavailable(), []]);
+    let clock = Date.parse('2026-11-02T00:00:00.000Z');
+    const mirror = createBanMirror({
+      client: source,
+      gameId: GAME,
+      intervalMs: 10,
+      maxBackoffMs: 80,
+      maxLagMs: 60_000,
+      now: () => clock,
+      onEvent: (event) => events.push(event),
+    });
+    await mirror.start();
+    expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: true } });
+    await expect
+      .poll(() => events.filter((e) => e.type === 'caught_up').length, { timeout: 5_000 })
+      .toBeGreaterThanOrEqual(2);
+    await mirror.stop();
+    const waits = events.flatMap((e) => (e.type === 'read_failed' ? [e] : []));
+    expect(waits).toHaveLength(3);
+    waits.forEach((failure, i) => {
+      expect(failure).toMatchObject({ status: 503, code: 'service_unavailable' });
+      // Full jitter: anywhere from 0 to min(max, interval × 2^n).
+      expect(failure.retry_in_ms).toBeLessThanOrEqual(Math.min(80, 10 * 2 ** (i + 1)));
+    });
+    // The copy was never dropped or half-changed meanwhile.
+    clock += 1000;
+    expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: true } });
+  });
+
+  it('answers stale past its lag limit: restricting everyone when closed, from the copy when open', async () => {
+    for (const failMode of ['closed', 'open'] as const) {
+      const { source } = scripted([ban(1)], [[]]);
+      let clock = Date.parse('2026-11-02T00:00:00.000Z');
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        maxLagMs: 1_000,
+        failMode,
+        now: () => clock,
+      });
+      await mirror.sync();
+      expect(mirror.check('d-2')).toMatchObject({ stale: false, lag_ms: 0, restricted: { cheat: false } });
+      clock += 1_001;
+      const stale = mirror.check('d-2');
+      expect(stale).toMatchObject({ stale: true, lag_ms: 1_001 });
+      expect(stale.restricted).toEqual(
+        failMode === 'closed' ? { cheat: true, social: true } : { cheat: false, social: false },
+      );
+      expect(mirror.check('d-1').restricted.cheat).toBe(true);
+    }
+  });
+
+  it('is stale, and closed by default, before it has ever read the feed to its end', () => {
+    const { source } = scripted([], []);
+    const mirror = createBanMirror({ client: source, gameId: GAME });
+    expect(mirror.check('d-1')).toMatchObject({
+      stale: true,
+      lag_ms: null,
+      restricted: { cheat: true, social: true },
+    });
+  });
+
+  it('rejects start() on a refused key (401) and never polls again', async () => {
+    const refused = new ApiError({
+      status: 401,
+      code: 'unauthorized',
+      message: 'no',
+      details: [],
+      request_id: 'r',
+    });
+    const { source, reads } = scripted([], [refused, []]);
+    const mirror = createBanMirror({ client: source, gameId: GAME, intervalMs: 5 });
+    await expect(mirror.start()).rejects.toBe(refused);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reads()).toBe(1);
+    expect(mirror.stoppedBy).toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+});
+
+describe('the copy, event by event', () => {
+  it('ends bans by the clock at check time, and applies created, updated, revoked, erased, policy and appeal events', async () => {
+    const soon = '2026-11-02T00:00:10.000Z';
+    const { source } = scripted(
+      [ban(1), ban(2, { ban_type: 'social', scope: 'global', publisher_id: 'pub-2', game_id: null })],
+      [
+        [
+          {
+            event_id: 'e1',
+            type: 'ban.created',
+            occurred_at: soon,
+            device_id: 'd-3',
+            ban: ban(3, { expires_at: soon }),
+          },
+          {
+            event_id: 'e2',
+            type: 'ban.revoked',
+            occurred_at: soon,
+            device_id: 'd-1',
+            ban: ban(1, { revoked_at: soon }),
+          },
+          {
+            event_id: 'e3',
+            type: 'policy.updated',
+            occurred_at: soon,
+            device_id: null,
+            policy: { ...policy, enforce_social_global: true, updated_at: soon },
+          },
+          {
+            event_id: 'e4',
+            type: 'appeal.created',
+            occurred_at: soon,
+            device_id: 'd-2',
+            appeal: { appeal_id: 'apl_1', ban_id: 2, status: 'open', outcome: null },
+          },
+        ],
+        [],
+      ],
+    );
+    const mirror = createBanMirror({
+      client: source,
+      gameId: GAME,
+      now: () => Date.parse('2026-11-02T00:00:00.000Z'),
+    });
+    await mirror.sync();
+    expect(mirror.check('d-1').restricted.cheat).toBe(false);
+    expect(mirror.check('d-3', '2026-11-02T00:00:09.999Z').restricted.cheat).toBe(true);
+    expect(mirror.check('d-3', soon).restricted.cheat).toBe(false);
+    const global = mirror.check('d-2');
+    expect(global.restricted.social).toBe(true);
+    expect(global.policy_updated_at).toBe(soon);
+    expect(global.bans).toEqual([
+      expect.objectContaining({
+        ban_id: 2,
+        appeal: { appeal_id: 'apl_1', status: 'open', outcome: null },
+        rule: ['enforce_global', 'enforce_social_global'],
+      }),
+    ]);
+    expect(mirror.size()).toBe(2);
+  });
+});
