@@ -71,9 +71,11 @@ export interface RateLimits {
  *   publisher, whichever of its keys calls), so one noisy publisher cannot spend another's
  *   capacity. Null exactly for the public class: no key, no publisher to count.
  *
- * A publisher's share is a quarter of the class's stage limit: one publisher at its limit leaves
- * three quarters of the method to the others, and it takes four saturating publishers at once to
- * fill it. A publisher's limits never exceed its class's stage limits (test/infra/stack.test.ts).
+ * A publisher's share is a quarter of the class's stage limit (the feed's burst apart, below): one
+ * publisher at its limit leaves three quarters of the method to the others, and it takes four
+ * saturating publishers at once to fill it. A publisher's limits never exceed its class's stage
+ * limits (test/infra/stack.test.ts). Every class but `read` (the usage plan's own throttle) and
+ * `public` is one entry per method in the usage plan, whose quota is 20 entries (the same test).
  */
 export const throttleClasses = {
   /** One or two reads (a GetItem and a Query): login and matchmaking checks, listings. */
@@ -82,6 +84,18 @@ export const throttleClasses = {
   write: { rateLimit: 100, burstLimit: 200, publisher: { rateLimit: 25, burstLimit: 50 } },
   /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s (500 per publisher). */
   batch: { rateLimit: 20, burstLimit: 40, publisher: { rateLimit: 5, burstLimit: 10 } },
+  /**
+   * The change feed, which every game server polls about once a second (issue 23): most polls are
+   * answered from the per-container feed cache (docs/scale.md, Polling the change feed), so the
+   * table is not what limits them. Stage: 10,000/s, burst 5,000, API Gateway's default for the
+   * whole account and region: the most the method can take without a quota increase, and then all
+   * of it, so a fleet of 10,000 servers polling at 1 s needs the account's throttle quota raised
+   * (every other request of the account shares those 10,000/s). Each publisher: a quarter of the
+   * rate, 2,500/s (2,500 servers at 1 s, 25,000 at 10 s), so one publisher's fleet leaves three
+   * quarters to the others; its burst is one second's polls, 2,500, since servers on a 1 s timer
+   * line up after a deploy or an outage (half the stage's burst, which is only half its rate).
+   */
+  feed: { rateLimit: 10_000, burstLimit: 5_000, publisher: { rateLimit: 2_500, burstLimit: 2_500 } },
   /** No key and no database: health checks and the API description. */
   public: { rateLimit: 50, burstLimit: 100, publisher: null },
 } as const satisfies Record<string, RateLimits & { readonly publisher: RateLimits | null }>;
@@ -435,8 +449,10 @@ export const listEventsRoute = {
   auth: true,
   scope: 'bans:read',
   request: { game: true, query: eventsQuerySchema },
-  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
-  throttle: 'read',
+  // The device's global bans too, only under a global_quorum above 1 (the quorum of `enforced`).
+  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed', 'device'] },
+  // Polled by every game server each second: its own class, far above the reads'.
+  throttle: 'feed',
 } as const satisfies Route;
 
 /**
@@ -452,7 +468,8 @@ export const getEnforcementSnapshotRoute = {
   auth: true,
   scope: 'bans:read',
   request: { game: true, query: snapshotQuerySchema },
-  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
+  // The device's global bans too, only under a global_quorum above 1 (the quorum of `enforced`).
+  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed', 'device'] },
   throttle: 'read',
 } as const satisfies Route;
 

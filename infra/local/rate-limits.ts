@@ -9,7 +9,11 @@ import type { RateLimits } from '../../lib/routes';
 
 /**
  * Generous enough that no test suite (races and property tests hammer one publisher) and no
- * developer is ever throttled: far above every deployed per-publisher limit.
+ * developer is ever throttled: far above every deployed per-publisher limit but the change feed's
+ * (`feed`, 2,500/s per publisher, sized for a publisher's whole fleet of game servers polling it).
+ * Locally the feed is held to these too: 1,000 polls a second per publisher is more than one local
+ * server answers (about 180 a second measured, docs/scale.md), so no local run meets the difference
+ * (test/unit/rate-limits.test.ts holds both).
  */
 export const DEFAULT_LOCAL_LIMITS: RateLimits = { rateLimit: 1000, burstLimit: 2000 };
 

@@ -60,6 +60,20 @@ export const SENDER_FAILURES_THRESHOLD = 5;
  */
 export const ITERATOR_AGE_THRESHOLD_MS = 60_000;
 
+/**
+ * A function's errors plus its throttles, each read as 0 where it has no data point (Lambda sends
+ * no Errors for a period whose invocations were all throttled), so either alone reaches the sum.
+ */
+export const FUNCTION_FAILURES_EXPRESSION = 'FILL(errors, 0) + FILL(throttles, 0)';
+
+const functionFailures = (errors: IMetric, throttles: IMetric) =>
+  new MathExpression({
+    expression: FUNCTION_FAILURES_EXPRESSION,
+    usingMetrics: { errors, throttles },
+    period: PERIOD,
+    label: 'errors + throttles',
+  });
+
 /** The operations our code sends, for DynamoDB's per-operation ThrottledRequests metric. */
 const TABLE_OPERATIONS = [
   Operation.GET_ITEM,
@@ -298,27 +312,37 @@ export const addAlarms = (
       'webhookSender failed on delivery messages five times: those deliveries are stalled (docs/deploy.md, Events and webhooks)',
     ),
   ];
+  // One alarm per function, on its errors and throttles together: each pages at 1, so their sum
+  // at 1 pages exactly when either would, with one alarm (one resource) instead of two. The
+  // dashboard shows the two apart, per function.
+  const functionErrors: IMetric[] = [];
+  const functionThrottles: IMetric[] = [];
   for (const [id, fn] of functions) {
+    const errors = fn.metricErrors({ period: PERIOD, statistic: Stats.SUM, label: id });
+    const throttles = fn.metricThrottles({ period: PERIOD, statistic: Stats.SUM, label: id });
+    functionThrottles.push(throttles);
+    // The dispatcher's failed batches are retried and usually heal: its iterator age and the
+    // stream-failure queue page when they do not, so only its throttles page.
+    if (fn === events.dispatcher) {
+      alarms.push(
+        alarm(
+          scope,
+          `${id}ThrottlesAlarm`,
+          fn.metricThrottles({ period: PERIOD, statistic: Stats.SUM }),
+          1,
+          `${id}: invocations were throttled (concurrency limit)`,
+        ),
+      );
+      continue;
+    }
+    functionErrors.push(errors);
     alarms.push(
-      // The dispatcher's failed batches are retried and usually heal: its iterator age and the
-      // stream-failure queue page when they do not.
-      ...(fn === events.dispatcher
-        ? []
-        : [
-            alarm(
-              scope,
-              `${id}ErrorsAlarm`,
-              fn.metricErrors({ period: PERIOD, statistic: Stats.SUM }),
-              LAMBDA_ERROR_THRESHOLD,
-              `${id}: the function failed (crash or timeout)`,
-            ),
-          ]),
       alarm(
         scope,
-        `${id}ThrottlesAlarm`,
-        fn.metricThrottles({ period: PERIOD, statistic: Stats.SUM }),
-        1,
-        `${id}: invocations were throttled (concurrency limit)`,
+        `${id}FailuresAlarm`,
+        functionFailures(errors.with({ label: 'errors' }), throttles.with({ label: 'throttles' })),
+        LAMBDA_ERROR_THRESHOLD,
+        `${id}: the function failed (crash or timeout) or its invocations were throttled (concurrency limit)`,
       ),
     );
   }
@@ -358,6 +382,11 @@ export const addAlarms = (
           queueDepth(events.streamFailures, 'stream failures'),
           queueDepth(events.deliveryDeadLetters, 'delivery dead letters'),
         ]),
+      ],
+      // What each function's one alarm adds up, apart: a line per function.
+      [
+        graph('Function errors (crashes, timeouts)', functionErrors),
+        graph('Function throttles (concurrency limit)', functionThrottles),
       ],
     ],
   });

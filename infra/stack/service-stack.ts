@@ -4,9 +4,9 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
@@ -15,6 +15,7 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -194,10 +195,25 @@ export class ServiceStack extends Stack {
     for (const route of routes) {
       const fn = makeFunction(route);
       if ('sendsDeliveries' in route && route.sendsDeliveries) deliverySenders.push(fn);
-      const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
+      // The Lambda proxy integration LambdaIntegration builds, without the permission it adds per
+      // method: one permission per function, below, covers all of its methods (GET and HEAD).
+      const integration = new AwsIntegration({
+        proxy: true,
+        service: 'lambda',
+        path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+      });
+      const httpMethods = allowedMethods([route.method]);
+      fn.addPermission('ApiInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.api.arnForExecuteApi(
+          invokeSourceMethod(httpMethods),
+          pathForArn(route.path),
+          this.api.deploymentStage.stageName,
+        ),
+      });
       // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;
       // API Gateway drops the body.
-      for (const httpMethod of allowedMethods([route.method])) {
+      for (const httpMethod of httpMethods) {
         const operationName = httpMethod === 'HEAD' ? `${route.id}Head` : route.id;
         const method = this.api.root
           .resourceForPath(route.path)
@@ -209,7 +225,8 @@ export class ServiceStack extends Stack {
               : { operationName, authorizationType: AuthorizationType.NONE },
           );
         // Reads ride the plan-wide throttle; only the other classes need an entry of their own
-        // (and GET's HEAD twin is a read), which keeps the plan under its quota of entries.
+        // (and GET's HEAD twin is a read, the feed's included: servers poll with GET), which keeps
+        // the plan under its quota of entries.
         if (route.auth && route.throttle !== PLAN_WIDE_CLASS && httpMethod !== 'HEAD')
           publisherThrottles.push({ method, throttle: publisherLimits(route) });
         if (!route.auth) {
@@ -223,11 +240,12 @@ export class ServiceStack extends Stack {
     addMethodNotAllowed(this.api, routes);
 
     // Usage plan throttles apply per API key (one per publisher, made by npm run keys): the
-    // plan-wide throttle is one bucket for all of a publisher's requests, at the read class's
-    // per-publisher limits; writes and the batch are also held to their own, lower, per-method
-    // limits. One entry per non-read method keeps the plan within API Gateway's quota of 20
-    // method-level throttling settings per stage in a usage plan (29 entries failed to deploy).
-    // No period quota.
+    // plan-wide throttle is one bucket for a publisher's requests, at the read class's
+    // per-publisher limits; each write, batch and feed method has per-method limits of its own
+    // (lower for writes and the batch, far higher for the polled feed: AWS applies a plan's
+    // per-method limits before its plan-wide one, docs/deploy.md#quotas). One entry per method of
+    // those classes keeps the plan within API Gateway's quota of 20 method-level throttling
+    // settings per stage in a usage plan (29 entries failed to deploy). No period quota.
     this.usagePlan = this.api.addUsagePlan('UsagePlan', {
       description: `Per-publisher rate limits of ${this.stackName}, one API key per publisher (npm run keys)`,
       throttle: throttleClasses[PLAN_WIDE_CLASS].publisher,
@@ -299,6 +317,17 @@ export class ServiceStack extends Stack {
     acknowledgeNagFindings(this, settings.waf);
   }
 }
+
+/**
+ * The method part of a function's invoke permission: its one method, or `*` for GET with its HEAD
+ * twin (a permission has one source ARN). Only methods integrated with the function invoke it, and
+ * the ARN also names the API, the stage and the function's own path.
+ */
+export const invokeSourceMethod = (httpMethods: readonly string[]) =>
+  httpMethods.length === 1 ? (httpMethods[0] as string) : '*';
+
+/** A resource path as execute-api ARNs write it: each `{parameter}` is `*` (as Method.methodArn). */
+export const pathForArn = (path: string) => path.replace(/\{[^}]*\}/g, '*');
 
 /** The class whose per-publisher limits are the usage plan's own throttle (every read shares it). */
 export const PLAN_WIDE_CLASS = 'read' satisfies ThrottleClass;

@@ -14,6 +14,7 @@ import {
   API_5XX_MIN_REQUESTS,
   classMetricName,
   classPattern,
+  FUNCTION_FAILURES_EXPRESSION,
   ITERATOR_AGE_THRESHOLD_MS,
 } from '../../infra/stack/alarms';
 import { API_PATH_PATTERNS, CONSOLE_ROUTING_CODE, responseHeadersFrom } from '../../infra/stack/console';
@@ -29,7 +30,13 @@ import { COUNTED_COMMON_RULES, RATE_LIMIT_PER_ADDRESS } from '../../infra/stack/
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
 import { DEAD_LETTER_RETENTION } from '../../infra/stack/queues';
 import { BUNDLE_TARGET, FUNCTION_TIMEOUT, PROJECT_ROOT, RUNTIME } from '../../infra/stack/service-function';
-import { BEARER_VALIDATION_REGEX, PLAN_WIDE_CLASS, ServiceStack } from '../../infra/stack/service-stack';
+import {
+  BEARER_VALIDATION_REGEX,
+  invokeSourceMethod,
+  PLAN_WIDE_CLASS,
+  pathForArn,
+  ServiceStack,
+} from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
@@ -80,11 +87,14 @@ const USAGE_PLAN_METHOD_THROTTLES_QUOTA = 20;
 /**
  * Resources the stack may hold: CloudFormation refuses a template past 500; this leaves room to see it coming.
  * 470 since GET /v1/enforcement/snapshot (12 resources) took the template to 454: room for one more route.
- * 480 since the directory's two routes (PUT /v1/publisher, GET /v1/publishers: 22) took it to 476:
- * 24 short of CloudFormation's refusal, so the stack is split into nested stacks before any more
- * routes (docs/scale.md, limit 9).
+ * 480 since the directory's two routes (PUT /v1/publisher, GET /v1/publishers: 22) took it to 476.
+ * 440 since one alarm per function (errors + throttles together: 36 fewer) and one invoke
+ * permission per function (not one per method: 20 fewer), with the feed class's two metric filters,
+ * took it to 422: 18 of margin is about two routes (a GET on a path of its own adds 10, a POST 9),
+ * after which the budget is raised on purpose, with the new count; 78 below CloudFormation's 500
+ * (docs/scale.md, limit 9).
  */
-const STACK_RESOURCE_BUDGET = 480;
+const STACK_RESOURCE_BUDGET = 440;
 
 const build = (context: Record<string, unknown> = {}) => {
   const app = templateApp(context);
@@ -324,6 +334,46 @@ describe('API', () => {
     }
   });
 
+  test("each route's function has one invoke permission, for its own methods and path on this API's stage", () => {
+    const apiRef = { Ref: logicalId(stack.api.node.defaultChild) };
+    const stageRef = { Ref: logicalId(stack.api.deploymentStage.node.defaultChild) };
+    const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties ?? {});
+    for (const route of routes) {
+      const fnArn = { 'Fn::GetAtt': [fnLogicalId(route.id), 'Arn'] };
+      const mine = permissions.filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify(fnArn));
+      expect(mine, route.id).toHaveLength(1);
+      const methods = allowedMethods([route.method]);
+      expect(mine[0], route.id).toEqual({
+        Action: 'lambda:InvokeFunction',
+        FunctionName: fnArn,
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':execute-api:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':',
+              apiRef,
+              '/',
+              stageRef,
+              `/${methods.length === 1 ? route.method : '*'}${pathForArn(route.path)}`,
+            ],
+          ],
+        },
+      });
+    }
+    expect(invokeSourceMethod(['POST'])).toBe('POST');
+    expect(invokeSourceMethod(['GET', 'HEAD'])).toBe('*');
+    expect(pathForArn('/v1/device/{device_id}/bans/{ban_id}/revoke')).toBe('/v1/device/*/bans/*/revoke');
+    // Beside them only the authorizer's (from its own ARN) and the pool's trigger's: no test-invoke ones.
+    expect(permissions).toHaveLength(routes.length + 2);
+  });
+
   test('every method but the public ones (health) uses the custom authorizer', () => {
     expect(routes.find((r) => r.path === '/health')?.auth).toBe(false);
     for (const route of routes) {
@@ -385,6 +435,26 @@ describe('API', () => {
     const batch = limitsOf('/v1/enforcement/batch', 'POST');
     const read = limitsOf('/v1/device/{device_id}/enforcement', 'GET');
     expect(batch?.ThrottlingRateLimit * 10).toBeLessThanOrEqual(read?.ThrottlingRateLimit);
+  });
+
+  test("the change feed, polled by every game server, has the feed class: the account's default 10,000/s, burst 5,000; the snapshot stays a read", () => {
+    expect(routes.find((r) => r.path === '/v1/events')?.throttle).toBe('feed');
+    expect(routes.filter((r) => r.throttle === 'feed').map((r) => r.id)).toEqual(['listEvents']);
+    expect(routes.find((r) => r.path === '/v1/enforcement/snapshot')?.throttle).toBe('read');
+    const settings = ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings as Record<
+      string,
+      any
+    >[];
+    for (const method of ['GET', 'HEAD'])
+      expect(
+        settings.find((s) => s.ResourcePath === '/~1v1~1events' && s.HttpMethod === method),
+      ).toMatchObject({
+        ThrottlingRateLimit: 10_000,
+        ThrottlingBurstLimit: 5_000,
+      });
+    // API Gateway's default account throttle: a method limit above it is bounded by it anyway.
+    expect(throttleClasses.feed.rateLimit).toBeLessThanOrEqual(10_000);
+    expect(throttleClasses.feed.burstLimit).toBeLessThanOrEqual(5_000);
   });
 
   test('log groups are kept 30 days, the execution log group included', () => {
@@ -454,7 +524,7 @@ describe('per-publisher limits', () => {
       expect(propsOf(path, 'ANY')?.ApiKeyRequired).toBeFalsy();
   });
 
-  test("one usage plan, on the API's stage: every publisher request in one bucket at the read class's limits, each write and batch method also at its own", () => {
+  test("one usage plan, on the API's stage: a publisher's reads in one bucket at the read class's limits, each write, batch and feed method at its own", () => {
     expect(plans).toHaveLength(1);
     const plan = plans[0]?.[1].Properties ?? {};
     const [stageId] = ofType('AWS::ApiGateway::Stage')[0] ?? [];
@@ -478,6 +548,10 @@ describe('per-publisher limits', () => {
       RateLimit: throttleClasses.read.publisher.rateLimit,
       BurstLimit: throttleClasses.read.publisher.burstLimit,
     });
+    // The feed's entry lets one publisher's fleet poll far above its reads: 2,500/s, a quarter of the stage's.
+    expect(apiStage.Throttle['/v1/events/GET']).toEqual({ RateLimit: 2_500, BurstLimit: 2_500 });
+    expect(apiStage.Throttle['/v1/events/HEAD']).toBeUndefined();
+    expect(throttleClasses.feed.publisher.rateLimit * 4).toBe(throttleClasses.feed.rateLimit);
     // No period quota: limits are rates only.
     expect(plan.Quota).toBeUndefined();
   });
@@ -486,6 +560,8 @@ describe('per-publisher limits', () => {
     // 29 entries (one per authorized method, HEAD included) failed the first deploy on a default account.
     const plan = plans[0]?.[1].Properties ?? {};
     const entries = Object.keys(plan.ApiStages[0].Throttle ?? {});
+    // 13 write methods, the batch and the feed: 15 of 20.
+    expect(entries).toHaveLength(15);
     expect(entries.length).toBeLessThanOrEqual(USAGE_PLAN_METHOD_THROTTLES_QUOTA);
     expect(entries.some((entry) => entry.endsWith('/HEAD'))).toBe(false);
   });
@@ -513,7 +589,8 @@ describe('per-publisher limits', () => {
 
 describe('the template', () => {
   test(`stays within its budget of ${STACK_RESOURCE_BUDGET} resources, under CloudFormation's 500 per template`, () => {
-    // 476 today (docs/scale.md, limit 9): each route adds about eleven.
+    // 422 today (docs/scale.md, limit 9): a GET route on a path of its own adds 10 (its path and
+    // 405 fallback, GET and HEAD, function, role, policy, log group, permission, alarm), a POST 9.
     expect(Object.keys(resources).length).toBeLessThanOrEqual(STACK_RESOURCE_BUDGET);
     expect(STACK_RESOURCE_BUDGET).toBeLessThan(500);
   });
@@ -1032,11 +1109,19 @@ describe('alarms and outputs', () => {
   });
 
   test("no page for the dispatcher's errors, which heal on retry; its iterator age and failure queue page instead", () => {
+    const dispatcher = [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(eventsDispatcherFunction.id) } }];
     expect(alarms).not.toContainEqual(
-      expect.objectContaining({
-        MetricName: 'Errors',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(eventsDispatcherFunction.id) } }],
-      }),
+      expect.objectContaining({ MetricName: 'Errors', Dimensions: dispatcher }),
+    );
+    // Nor inside a metric-math alarm.
+    for (const alarm of alarms)
+      for (const query of alarm.Metrics ?? [])
+        expect(
+          query.MetricStat?.Metric.MetricName === 'Errors' &&
+            JSON.stringify(query.MetricStat.Metric.Dimensions) === JSON.stringify(dispatcher),
+        ).toBe(false);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: 'Throttles', Dimensions: dispatcher, Threshold: 1 }),
     );
   });
 
@@ -1159,25 +1244,53 @@ describe('alarms and outputs', () => {
       'ApproximateAgeOfOldestMessage',
       'DeliveryAttemptsFailed',
       'DeliverySenderFailures',
+      'Feed4xx',
+      'Function errors',
+      'Function throttles',
     ])
       expect(body, needle).toContain(needle);
   });
 
-  test.each([...routes, ...eventFunctions].filter(({ id }) => id !== eventsDispatcherFunction.id))(
-    '$id errors and throttles',
-    ({ id }) => {
-      for (const metric of ['Errors', 'Throttles']) {
-        expect(alarms).toContainEqual(
-          expect.objectContaining({
-            Namespace: 'AWS/Lambda',
-            MetricName: metric,
-            Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(id) } }],
-            Threshold: 1,
-          }),
-        );
-      }
-    },
-  );
+  test('the dashboard shows every function but the authorizer on its own line, errors and throttles apart', () => {
+    const body = stack.resolve(ofType('AWS::CloudWatch::Dashboard')[0]?.[1].Properties?.DashboardBody);
+    const widgets = JSON.parse(
+      (body['Fn::Join'][1] as unknown[]).map((part) => (typeof part === 'string' ? part : 'x')).join(''),
+    ).widgets as { properties: { title: string; metrics: unknown[][] } }[];
+    const lines = (title: string) =>
+      widgets.find((w) => w.properties.title.startsWith(title))?.properties.metrics;
+    // The dispatcher's errors heal on retry (not on the errors graph); every function can be throttled.
+    expect(lines('Function errors')).toHaveLength(allFunctions.length - 2);
+    expect(lines('Function throttles')).toHaveLength(allFunctions.length - 1);
+  });
+
+  test.each(
+    [...routes, ...eventFunctions, tokenClaimsFunction].filter(
+      ({ id }) => id !== eventsDispatcherFunction.id,
+    ),
+  )('$id: one alarm on its errors and throttles together, paging at 1 of either', ({ id }) => {
+    const dimensions = [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(id) } }];
+    const mine = alarms.filter((a) =>
+      JSON.stringify(a.Metrics ?? a.Dimensions ?? []).includes(fnLogicalId(id)),
+    );
+    expect(mine).toHaveLength(1);
+    const [alarm] = mine;
+    expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const queries = alarm?.Metrics as Record<string, any>[];
+    expect(queries.find((q) => q.ReturnData !== false)?.Expression).toBe(FUNCTION_FAILURES_EXPRESSION);
+    const stats = Object.fromEntries(queries.filter((q) => q.MetricStat).map((q) => [q.Id, q.MetricStat]));
+    expect(stats).toEqual({
+      errors: {
+        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: dimensions },
+        Period: 300,
+        Stat: 'Sum',
+      },
+      throttles: {
+        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: dimensions },
+        Period: 300,
+        Stat: 'Sum',
+      },
+    });
+  });
 
   test('the authorizer: its storage failure line and its throttles, not its Errors, which every refused key raises', () => {
     const authorizerDimension = [
@@ -1250,9 +1363,9 @@ describe('alarms and outputs', () => {
 
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
     // API 5xx rate, table throttles, authorizer storage failures and throttles, the dispatcher's
-    // iterator age, the two failure queues, the deliveries' age, the sender's failures, two per
-    // other function but the dispatcher (throttles only).
-    expect(alarms).toHaveLength(4 + 5 + 2 * (allFunctions.length - 1) - 1);
+    // iterator age, the two failure queues, the deliveries' age, the sender's failures, and one per
+    // other function but the authorizer (errors and throttles together; the dispatcher's throttles).
+    expect(alarms).toHaveLength(4 + 5 + (allFunctions.length - 1));
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');

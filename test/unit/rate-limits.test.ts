@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LOCAL_LIMITS, rateLimitsFrom, tokenBuckets } from '../../infra/local/rate-limits';
+import { throttleClasses } from '../../lib/routes';
 
 /** A clock the test moves by hand, in milliseconds. */
 const clock = () => {
@@ -52,6 +53,17 @@ describe('token buckets', () => {
 });
 
 describe('RATE_LIMIT_RPS and RATE_LIMIT_BURST', () => {
+  it('default above every deployed per-publisher limit but the feed polled by whole fleets', () => {
+    for (const [name, { publisher }] of Object.entries(throttleClasses)) {
+      if (!publisher || name === 'feed') continue;
+      expect(DEFAULT_LOCAL_LIMITS.rateLimit, name).toBeGreaterThanOrEqual(10 * publisher.rateLimit);
+      expect(DEFAULT_LOCAL_LIMITS.burstLimit, name).toBeGreaterThanOrEqual(10 * publisher.burstLimit);
+    }
+    // The feed's 2,500/s per publisher is a fleet's; locally its 1,000/s is still past what one server answers.
+    expect(throttleClasses.feed.publisher.rateLimit).toBeGreaterThan(DEFAULT_LOCAL_LIMITS.rateLimit);
+    expect(DEFAULT_LOCAL_LIMITS.rateLimit).toBeGreaterThanOrEqual(1000);
+  });
+
   it('default to generous limits', () => {
     expect(rateLimitsFrom({})).toEqual(DEFAULT_LOCAL_LIMITS);
     expect(rateLimitsFrom({ RATE_LIMIT_RPS: '', RATE_LIMIT_BURST: '' })).toEqual(DEFAULT_LOCAL_LIMITS);
