@@ -120,7 +120,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'list social bans',
     route: 'listSocialBans',
-    // The policy read (for `enforced`) runs in parallel with the one Query page.
+    // The policy read (for `enforced`) runs in parallel with the one Query page, which holds every
+    // ban of the type listed: `enforced` under a quorum needs nothing more.
     floor: 2,
     event: (publisherId) =>
       proxyEvent({
@@ -134,6 +135,8 @@ export const operations: BenchOperation[] = [
   {
     name: 'enforcement',
     route: 'getEnforcement',
+    // The policy read beside the device's Query, whatever the trust settings (issue 24): the Query
+    // holds every global ban of the device, which is all a quorum counts.
     floor: 2,
     event: (publisherId) =>
       proxyEvent({
@@ -150,6 +153,9 @@ export const operations: BenchOperation[] = [
     // The feed's head (one Query per partition the reader reads) beside the policy read, then one
     // Query of each partition's live set in turn while the page (500) is not full: 7 calls, 4 in
     // sequence. A later page reads no head: 4 calls (more when a partition's live set passes 1 MB).
+    // Under a global_quorum above 1 (never under the default policy measured here), one Query of the
+    // device's global bans for each device the page holds only part of (at most two) whose
+    // `enforced` the quorum decides.
     floor: 7,
     event: (publisherId) => proxyEvent({ resource: '/v1/enforcement/snapshot', publisherId, headers: game }),
     http: { method: 'GET', path: '/v1/enforcement/snapshot' },
@@ -174,7 +180,10 @@ export const operations: BenchOperation[] = [
  * A page of the change feed (issue 13): one Query per partition the reader reads (the publisher's,
  * the game's, the global one), in parallel with the policy read (for `enforced`). Kept out of
  * `operations` (handler overhead and throughput): its storage calls are counted with the round
- * trips, over a feed of FEED_PAGE_EVENTS events, which bench/in-process.ts seeds first.
+ * trips, over a feed of FEED_PAGE_EVENTS events, which bench/in-process.ts seeds first. Under a
+ * global_quorum above 1 (not the default policy measured here), one more Query per device on the
+ * page with a trusted, active global ban of another publisher whose `enforced` the quorum decides
+ * (its global bans, read once per page, in parallel).
  */
 export const feedPage: BenchOperation = {
   name: 'feed page of 100',

@@ -27,14 +27,14 @@ export interface paths {
   "/v1/policy": {
     /**
      * Read the caller's policy
-     * @description The caller's policy: which ban scopes it enforces and which count toward reputation. A new publisher starts with every flag true except `enforce_social_global`.
+     * @description The caller's policy: which ban scopes it enforces and which count toward reputation, and whose global bans it trusts: `global_sources` (`"all"`, `{"only": [ids]}` or `{"except": [ids]}`) and `global_quorum` (how many distinct trusted publishers must hold an active global ban of a type before any of them applies), and the same pair for reputation (`rep_global_sources`, `rep_global_quorum`). A new publisher starts with every flag true except `enforce_social_global`, and `"all"` and 1 for trust, which apply every global ban alone.
      *
      * Needs a key with the `policy:read` scope.
      */
     get: operations["getPolicy"];
     /**
      * Change some of the caller's policy flags
-     * @description Send any subset of the eight flags: only those change, atomically, so concurrent updates of different flags all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400.
+     * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -122,7 +122,7 @@ export interface paths {
   "/v1/device/{device_id}/enforcement": {
     /**
      * Whether a device is restricted in this game under your policy, why, and its reputation
-     * @description One call at login or matchmaking. `bans` holds the active bans that apply under your policy, each with `rule`: the policy flags that make it apply. A `game` ban applies when `enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when `enforce_global` and `enforce_T_global`. `reputation.score` is max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include.
+     * @description One call at login or matchmaking. `bans` holds the active bans that apply under your policy, each with `rule`: the policy flags that make it apply. A `game` ban applies when `enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when `enforce_global` and `enforce_T_global`, and, for another publisher's, when your `global_sources` trust it and at least `global_quorum` distinct trusted publishers hold an active global ban of type T on the device (yours count too; your own global ban applies alone). `not_enforced` lists every other active ban of the device and why it does not apply: `policy`, `untrusted_source`, or `quorum` with `have` of `need`, and an `explanation` in words. `reputation.score` is max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include, global bans as `rep_global_sources` and `rep_global_quorum` allow. One policy read and one Query of the device, whatever the settings.
      *
      * Needs a key with the `bans:read` scope.
      */
@@ -340,6 +340,20 @@ export interface components {
       rep_include_game?: boolean;
       rep_include_publisher?: boolean;
       rep_include_global?: boolean;
+      /** @description Whose global bans count: `"all"` (everyone's), `{"only": [ids]}` (only these publishers'), or `{"except": [ids]}` (everyone's but these). At most 100 publisher ids, none repeated; your own id is always trusted. A bad value is a 400 naming it: `global_sources`, `global_sources.only.3`, ... */
+      global_sources?: OneOf<["all", {
+        only: string[];
+      }, {
+        except: string[];
+      }]>;
+      global_quorum?: number;
+      /** @description Whose global bans count: `"all"` (everyone's), `{"only": [ids]}` (only these publishers'), or `{"except": [ids]}` (everyone's but these). At most 100 publisher ids, none repeated; your own id is always trusted. A bad value is a 400 naming it: `global_sources`, `global_sources.only.3`, ... */
+      rep_global_sources?: OneOf<["all", {
+        only: string[];
+      }, {
+        except: string[];
+      }]>;
+      rep_global_quorum?: number;
     };
     PutReasonsRequest: {
       reasons: components["schemas"]["CatalogueReasonRequest"][];
@@ -404,6 +418,18 @@ export interface components {
       rep_include_game: boolean;
       rep_include_publisher: boolean;
       rep_include_global: boolean;
+      global_sources: "all" | {
+        only: string[];
+      } | {
+        except: string[];
+      };
+      global_quorum: number;
+      rep_global_sources: "all" | {
+        only: string[];
+      } | {
+        except: string[];
+      };
+      rep_global_quorum: number;
       updated_at: string;
     };
     ReasonCatalogue: {
@@ -527,6 +553,19 @@ export interface components {
           created_by: components["schemas"]["Actor"] | null;
           enforced: boolean;
           rule: ("enforce_game" | "enforce_publisher" | "enforce_global" | "enforce_cheat_global" | "enforce_social_global" | "rep_include_game" | "rep_include_publisher" | "rep_include_global")[];
+        })[];
+      not_enforced: ({
+          ban_id: number;
+          publisher_id: string;
+          /** @enum {string} */
+          ban_type: "cheat" | "social";
+          /** @enum {string} */
+          scope: "game" | "publisher" | "global";
+          /** @enum {string} */
+          because: "policy" | "untrusted_source" | "quorum";
+          have: number | null;
+          need: number | null;
+          explanation: string;
         })[];
       reputation: components["schemas"]["Reputation"];
       policy_updated_at: string;
@@ -713,7 +752,7 @@ export interface components {
       actor: components["schemas"]["Actor"];
       device_id: string;
       appeal: components["schemas"]["AppealSubject"];
-    } | {
+    } | ({
       /** @constant */
       type: "policy.updated";
       event_id: string;
@@ -728,6 +767,18 @@ export interface components {
         rep_include_game: boolean;
         rep_include_publisher: boolean;
         rep_include_global: boolean;
+        global_sources: "all" | {
+          only: string[];
+        } | {
+          except: string[];
+        };
+        global_quorum: number;
+        rep_global_sources: "all" | {
+          only: string[];
+        } | {
+          except: string[];
+        };
+        rep_global_quorum: number;
       };
       after: {
         enforce_game: boolean;
@@ -738,8 +789,20 @@ export interface components {
         rep_include_game: boolean;
         rep_include_publisher: boolean;
         rep_include_global: boolean;
+        global_sources: "all" | {
+          only: string[];
+        } | {
+          except: string[];
+        };
+        global_quorum: number;
+        rep_global_sources: "all" | {
+          only: string[];
+        } | {
+          except: string[];
+        };
+        rep_global_quorum: number;
       };
-    } | {
+    }) | {
       /** @constant */
       type: "reasons.updated";
       event_id: string;
@@ -1283,7 +1346,7 @@ export interface operations {
   };
   /**
    * Read the caller's policy
-   * @description The caller's policy: which ban scopes it enforces and which count toward reputation. A new publisher starts with every flag true except `enforce_social_global`.
+   * @description The caller's policy: which ban scopes it enforces and which count toward reputation, and whose global bans it trusts: `global_sources` (`"all"`, `{"only": [ids]}` or `{"except": [ids]}`) and `global_quorum` (how many distinct trusted publishers must hold an active global ban of a type before any of them applies), and the same pair for reputation (`rep_global_sources`, `rep_global_quorum`). A new publisher starts with every flag true except `enforce_social_global`, and `"all"` and 1 for trust, which apply every global ban alone.
    *
    * Needs a key with the `policy:read` scope.
    */
@@ -1308,7 +1371,7 @@ export interface operations {
   };
   /**
    * Change some of the caller's policy flags
-   * @description Send any subset of the eight flags: only those change, atomically, so concurrent updates of different flags all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400.
+   * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing.
    *
    * Needs a key with the `policy:write` scope.
    */
@@ -1317,7 +1380,13 @@ export interface operations {
       content: {
         /**
          * @example {
-         *   "enforce_social_global": true
+         *   "enforce_social_global": true,
+         *   "global_sources": {
+         *     "except": [
+         *       "other-studio"
+         *     ]
+         *   },
+         *   "global_quorum": 2
          * }
          */
         "application/json": components["schemas"]["PolicyPatch"];
@@ -1805,7 +1874,7 @@ export interface operations {
   };
   /**
    * Whether a device is restricted in this game under your policy, why, and its reputation
-   * @description One call at login or matchmaking. `bans` holds the active bans that apply under your policy, each with `rule`: the policy flags that make it apply. A `game` ban applies when `enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when `enforce_global` and `enforce_T_global`. `reputation.score` is max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include.
+   * @description One call at login or matchmaking. `bans` holds the active bans that apply under your policy, each with `rule`: the policy flags that make it apply. A `game` ban applies when `enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when `enforce_global` and `enforce_T_global`, and, for another publisher's, when your `global_sources` trust it and at least `global_quorum` distinct trusted publishers hold an active global ban of type T on the device (yours count too; your own global ban applies alone). `not_enforced` lists every other active ban of the device and why it does not apply: `policy`, `untrusted_source`, or `quorum` with `have` of `need`, and an `explanation` in words. `reputation.score` is max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include, global bans as `rep_global_sources` and `rep_global_quorum` allow. One policy read and one Query of the device, whatever the settings.
    *
    * Needs a key with the `bans:read` scope.
    */

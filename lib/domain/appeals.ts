@@ -44,7 +44,7 @@ import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { isActive, isEnforced } from './policy-rules';
+import { isActive, judgeBans } from './policy-rules';
 
 /**
  * Appeals: a player contests a ban enforced against their device; the ban's owner decides.
@@ -190,7 +190,9 @@ export const fileAppeal = async (
   let filed = appeal;
   let result: AppealCreation['result'] = 'created';
   try {
-    const refusal = notAppealable(ban, isEnforced(policy, ban, now), now);
+    // Judged among the device's visible bans, which hold all its global bans (the quorum).
+    const enforced = judgeBans(policy, bans, now)[bans.indexOf(ban)]?.applies ?? false;
+    const refusal = notAppealable(ban, enforced, now);
     if (ban.appeal_id !== undefined || refusal) {
       // A repeat of an appeal made before is answered as it is, whatever the ban became since.
       const existing = await readAppeal(appealId);

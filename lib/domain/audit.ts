@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describeError, log } from '../log';
 import { actorFromStored } from '../model/actors';
+import { defaultPolicyTrust } from '../model/policy-trust';
 import { type AuditEventType, type AuditQuery, auditEventTypes, type FeedEventType } from '../model/requests';
 import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -119,6 +120,14 @@ const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   // Events recorded before people signed in name keys without a type.
   const actor = actorFromStored(event.actor);
   if (!actor) throw new IntegrityError('stored audit event names no actor');
+  // Policy changes recorded before trust settings carry the flags only: those settings were their defaults.
+  if (event.type === 'policy.updated')
+    return {
+      ...event,
+      actor,
+      before: { ...defaultPolicyTrust, ...(event.before as object) },
+      after: { ...defaultPolicyTrust, ...(event.after as object) },
+    } as AuditEvent;
   return { ...event, actor } as AuditEvent;
 };
 

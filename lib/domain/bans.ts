@@ -36,7 +36,7 @@ import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { isActive, isEnforced } from './policy-rules';
+import { isActive, judgeBans } from './policy-rules';
 import { strictReasonCodes } from './reasons';
 
 /**
@@ -252,10 +252,61 @@ export const createBan = async (
 };
 
 /**
- * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
- * and `enforced` says whether the caller's policy makes it apply now.
+ * Whether each of `bans` restricts the device now under the policy, in their order: its flags, its
+ * source's trust and the quorum (lib/domain/policy-rules.ts judgeBans). `bans` must hold every
+ * global ban of the device of each type it holds one of (a listing of a type reads them all; the
+ * feed and the snapshot read them with deviceGlobalBans when the quorum needs them).
  */
-export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan => ({
+export const enforcedEach = (policy: Policy, bans: readonly Ban[], now: string): boolean[] =>
+  judgeBans(policy, bans, now).map((verdict) => verdict.applies);
+
+/**
+ * Whether judging `ban` needs the device's other global bans: only a trusted, active global ban of
+ * another publisher that the flags enforce, under a quorum above 1 (alone it has 1 of the quorum).
+ * Everything else is decided by the ban alone.
+ */
+export const needsQuorumContext = (policy: Policy, ban: Ban, now: string): boolean => {
+  const alone = judgeBans(policy, [ban], now)[0];
+  return alone !== undefined && !alone.applies && alone.because === 'quorum';
+};
+
+/** Every global ban of the device, of every publisher (all are visible to all): one Query per storage page. */
+export const deviceGlobalBans = async (deviceId: string): Promise<Ban[]> => {
+  const bans: Ban[] = [];
+  const pages = paginateQuery(
+    { client: dynamo },
+    {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
+      FilterExpression: '#scope = :global',
+      ExpressionAttributeNames: { '#scope': 'scope' },
+      ExpressionAttributeValues: {
+        ':pk': devicePartition(deviceId),
+        ':ban': BAN_PREFIX,
+        ':global': 'global',
+      },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) bans.push(banFromItem(item));
+  return bans;
+};
+
+/**
+ * Whether `ban` (as an event or a live set holds it) restricts the device now, judged beside the
+ * device's global bans `others` as they are stored: its own copy stands for the stored one.
+ */
+export const enforcedAmong = (policy: Policy, ban: Ban, others: readonly Ban[], now: string): boolean => {
+  const all = [ban, ...others.filter((other) => other.ban_id !== ban.ban_id)];
+  return judgeBans(policy, all, now)[0]?.applies ?? false;
+};
+
+/**
+ * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
+ * and `enforced`, whether the caller's policy makes it apply now, as the caller judged it with the
+ * device's other bans (enforcedEach).
+ */
+export const toListedBan = (ban: Ban, policy: Policy, enforced: boolean): ListedBan => ({
   ban_id: ban.ban_id,
   ban_type: ban.ban_type,
   scope: ban.scope,
@@ -279,7 +330,7 @@ export const toListedBan = (ban: Ban, policy: Policy, now: string): ListedBan =>
           outcome: ban.appeal_outcome ?? null,
         },
   created_by: ban.publisher_id === policy.publisher_id ? (ban.created_by ?? null) : null,
-  enforced: isEnforced(policy, ban, now),
+  enforced,
 });
 
 const VISIBLE =
@@ -360,11 +411,20 @@ export const listBans = async (
     if (page.length === query.limit) more = true;
     else page.push(ban);
   }
+  // Judged among every visible ban of the type (or all): a listing reads every global ban of each
+  // type it lists, so the quorum needs no further read.
+  const enforced = new Map<number, boolean>();
+  if (page.length > 0) {
+    const verdicts = enforcedEach(policy, bans, now);
+    bans.forEach((ban, i) => {
+      enforced.set(ban.ban_id, verdicts[i] ?? false);
+    });
+  }
   return {
     device_id: deviceId,
     status: query.status,
     counts: { active, inactive: bans.length - active, total: bans.length },
-    items: page.map((ban) => toListedBan(ban, policy, now)),
+    items: page.map((ban) => toListedBan(ban, policy, enforced.get(ban.ban_id) ?? false)),
     next_cursor: more ? (page.at(-1)?.ban_id ?? null) : null,
   };
 };
@@ -466,7 +526,8 @@ export const revokeBan = async (
     return ban;
   };
   const [ban, policy] = await Promise.all([revokeAndRecord(), getPolicy(publisherId)]);
-  return toListedBan(ban, policy, new Date().toISOString());
+  // A revoked ban is inactive: it applies nowhere, whatever the device's other bans (no quorum to read).
+  return toListedBan(ban, policy, enforcedEach(policy, [ban], new Date().toISOString())[0] ?? false);
 };
 
 /** Deletes in flight at once during an erasure. */

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
+import { mapWithConcurrency } from '../concurrency';
 import type { SnapshotQuery } from '../model/requests';
-import type { EnforcementSnapshot, SnapshotBan } from '../model/responses';
+import type { EnforcementSnapshot, Policy, SnapshotBan } from '../model/responses';
 import {
   GLOBAL_FEED_PARTITION,
   gameFeedPartition,
   LIVE_BAN_PREFIX,
   publisherFeedPartition,
 } from '../storage/keys';
-import { toListedBan } from './bans';
+import type { Ban } from './ban-record';
+import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
 import { InvalidInputError } from './errors';
-import { feedHeadCursor } from './feed';
+import { feedHeadCursor, QUORUM_READ_CONCURRENCY } from './feed';
 import { readLiveSet } from './live-set';
 import { getPolicy } from './policy';
 
@@ -76,6 +78,43 @@ export const decodeSnapshotCursor = (publisherId: string, gameId: string, cursor
   return { feedCursor: match[3] as string, partition: Number(match[2]), after };
 };
 
+/** The index of the global partition in readerPartitions. */
+const GLOBAL = 2;
+
+/** The device of a live set's sort key, `LIVE#<device_id>#<ban id>` (a device id holds no `#`). */
+const deviceOfLiveKey = (sk: string) => sk.slice(LIVE_BAN_PREFIX.length, sk.lastIndexOf('#'));
+
+/**
+ * `enforced` for each ban of a page, as the enforcement answer decides it. A ban whose quorum
+ * needs the device's other global bans (needsQuorumContext: only under a global_quorum above 1)
+ * is judged beside the device's global bans on this page when the page holds all of them, else
+ * beside those stored (one Query of the device, at most two devices a page: the first and last).
+ */
+const judgeSnapshotBans = async (
+  policy: Policy,
+  bans: readonly Ban[],
+  partial: ReadonlySet<string>,
+  now: string,
+): Promise<boolean[]> => {
+  const onPage = new Map<string, Ban[]>();
+  for (const ban of bans)
+    if (ban.scope === 'global') onPage.set(ban.device_id, [...(onPage.get(ban.device_id) ?? []), ban]);
+  const needs = bans.map((ban) => needsQuorumContext(policy, ban, now));
+  const toRead = [
+    ...new Set(bans.filter((ban, i) => needs[i] && partial.has(ban.device_id)).map((b) => b.device_id)),
+  ];
+  const read = await mapWithConcurrency(toRead, QUORUM_READ_CONCURRENCY, deviceGlobalBans);
+  const stored = new Map(toRead.map((device, i) => [device, read[i] ?? []]));
+  return bans.map((ban, i) =>
+    enforcedAmong(
+      policy,
+      ban,
+      needs[i] ? (stored.get(ban.device_id) ?? onPage.get(ban.device_id) ?? []) : [],
+      now,
+    ),
+  );
+};
+
 /**
  * One page of the snapshot: on the first, the feed's head, then (with the policy, at once) the
  * live sets from the start of the first partition; on later ones, from the cursor. Each partition
@@ -99,20 +138,31 @@ export const readEnforcementSnapshot = async (
       ),
   ]);
   const now = new Date().toISOString();
-  const items: SnapshotBan[] = [];
+  const bans: Ban[] = [];
   let { partition, after } = from;
   let read = 0;
-  while (partition < partitions.length && items.length < query.limit && read < MAX_READ_PER_PAGE) {
-    const want = Math.min(query.limit - items.length, MAX_READ_PER_PAGE - read);
+  // The global partition's live set is in device order: a device read wholly on this page has all
+  // its active global bans here. Only the first one (when the page resumed inside it) and the last
+  // one (when the page stopped inside it) may hold more elsewhere.
+  const partial = new Set<string>();
+  if (partition === GLOBAL && after !== undefined) partial.add(deviceOfLiveKey(after));
+  while (partition < partitions.length && bans.length < query.limit && read < MAX_READ_PER_PAGE) {
+    const want = Math.min(query.limit - bans.length, MAX_READ_PER_PAGE - read);
     const page = await readLiveSet(partitions[partition] as string, after, want, now);
     read += Math.max(page.read, 1);
-    for (const ban of page.bans) items.push({ device_id: ban.device_id, ...toListedBan(ban, policy, now) });
+    bans.push(...page.bans);
     if (page.more) after = page.lastKey;
     else {
       partition += 1;
       after = undefined;
     }
   }
+  if (partition === GLOBAL && after !== undefined) partial.add(deviceOfLiveKey(after));
+  const enforced = await judgeSnapshotBans(policy, bans, partial, now);
+  const items: SnapshotBan[] = bans.map((ban, i) => ({
+    device_id: ban.device_id,
+    ...toListedBan(ban, policy, enforced[i] ?? false),
+  }));
   return {
     game_id: gameId,
     policy,

@@ -4,11 +4,13 @@ import type { Enforcement, EnforcementBatch, Policy } from '../model/responses';
 import type { Ban } from './ban-record';
 import { toListedBan, visibleBans } from './bans';
 import { getPolicy } from './policy';
-import { isEnforced, reputation, ruleFor } from './policy-rules';
+import { enforcedBans, notEnforced, reputation, ruleFor } from './policy-rules';
 
 /**
- * "Is this device restricted in this game, and why": the caller's policy applied to the bans the
- * caller can see. One policy read plus one device query (per storage page), done in parallel.
+ * "Is this device restricted in this game, and why": the caller's policy (its flags and its trust
+ * settings) applied to the bans the caller can see, which hold every global ban of the device, so
+ * the quorum needs nothing more. One policy read plus one device query (per storage page), done in
+ * parallel, whatever the trust settings.
  */
 
 /** Device queries in flight at once for a batch: enough to hide latency, few enough to stay polite to DynamoDB. */
@@ -21,7 +23,8 @@ const evaluate = (
   bans: readonly Ban[],
   now: string,
 ): Enforcement => {
-  const applying = bans.filter((ban) => isEnforced(policy, ban, now));
+  // Judged over every visible ban of the device: a quorum is a property of the device.
+  const applying = enforcedBans(policy, bans, now);
   return {
     device_id: deviceId,
     game_id: gameId,
@@ -30,7 +33,8 @@ const evaluate = (
       cheat: applying.some((ban) => ban.ban_type === 'cheat'),
       social: applying.some((ban) => ban.ban_type === 'social'),
     },
-    bans: applying.map((ban) => ({ ...toListedBan(ban, policy, now), rule: ruleFor(ban) })),
+    bans: applying.map((ban) => ({ ...toListedBan(ban, policy, true), rule: ruleFor(ban) })),
+    not_enforced: notEnforced(policy, bans, now),
     reputation: reputation(policy, bans, now),
     policy_updated_at: policy.updated_at,
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency';
 import { parseSafeInteger } from '../model/numbers';
 import type { EventsQuery } from '../model/requests';
 import type { FeedEvent, FeedPage, Policy } from '../model/responses';
@@ -18,12 +19,13 @@ import {
 } from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { eventIdOf } from './audit';
-import { toListedBan } from './bans';
+import type { Ban } from './ban-record';
+import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
 import type { ChangeEvent } from './change-events';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
 import { feedCacheMs, ShortCache } from './feed-cache';
 import { applyToLiveSet } from './live-set';
-import { getPolicy } from './policy';
+import { getPolicy, withTrustDefaults } from './policy';
 import { isPastRetention, ttlFrom } from './retention';
 
 /**
@@ -276,17 +278,29 @@ export const appendToFeed = async (events: readonly ChangeEvent[]): Promise<void
   );
 };
 
-/** How an event reads to a publisher: its ban as a listing shows it, under the reader's policy now. */
-export const toFeedEvent = (event: ChangeEvent, policy: Policy, now: string): FeedEvent => {
+/**
+ * How an event reads to a publisher: its ban as a listing shows it, under the reader's policy now.
+ * Its `enforced` judges the event's copy of the ban beside the device's global bans as stored now
+ * (`deviceGlobals`, read by readFeed only for the bans whose quorum needs them: needsQuorumContext),
+ * so it agrees with the enforcement answer. A policy event stored before trust settings carries
+ * their defaults.
+ */
+export const toFeedEvent = (
+  event: ChangeEvent,
+  policy: Policy,
+  now: string,
+  deviceGlobals: ReadonlyMap<string, readonly Ban[]> = new Map(),
+): FeedEvent => {
   if (event.type === 'policy.updated') {
     const { event_id, type, occurred_at, policy: changed } = event;
-    return { event_id, type, occurred_at, device_id: null, policy: changed };
+    return { event_id, type, occurred_at, device_id: null, policy: withTrustDefaults(changed) };
   }
   if ('appeal' in event) {
     const { event_id, type, occurred_at, device_id, appeal } = event;
     return { event_id, type, occurred_at, device_id, appeal };
   }
-  const listed = toListedBan(event.ban, policy, now);
+  const others = deviceGlobals.get(event.device_id) ?? [];
+  const listed = toListedBan(event.ban, policy, enforcedAmong(policy, event.ban, others, now));
   return {
     event_id: event.event_id,
     type: event.type,
@@ -301,6 +315,9 @@ export const toFeedEvent = (event: ChangeEvent, policy: Policy, now: string): Fe
 };
 
 type Positions = readonly [number, number, number];
+
+/** Device reads in flight at once for the quorum of a feed page or a snapshot page. */
+export const QUORUM_READ_CONCURRENCY = 10;
 
 /** Binds a cursor to its reader, so one publisher's (or game's) cursor is refused for another. */
 const readerTag = (publisherId: string, gameId: string) =>
@@ -526,14 +543,23 @@ export const readFeed = async (
   ]);
   const lists = reads.map(({ read }, index) => read.entries.map((item) => entryFromItem(index, item)));
   const positions = reads.map(({ after }) => after);
-  const items: FeedEvent[] = [];
+  const picked: Entry[] = [];
   const nowIso = new Date(now).toISOString();
   for (const entry of mergeByOccurrence(lists)) {
-    items.push(toFeedEvent(entry.event, policy, nowIso));
+    picked.push(entry);
     positions[entry.partition] = entry.seq;
     // A partition not read to its end may hold more after its last entry: stop with it.
     if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
-    if (items.length === query.limit) break;
+    if (picked.length === query.limit) break;
   }
+  // Under a quorum above 1, a trusted global ban of another publisher applies only beside the
+  // device's other global bans: one Query per such device per page (none under the default policy).
+  const devices = new Set<string>();
+  for (const { event } of picked)
+    if ('ban' in event && event.type !== 'ban.erased' && needsQuorumContext(policy, event.ban, nowIso))
+      devices.add(event.device_id);
+  const globals = await mapWithConcurrency([...devices], QUORUM_READ_CONCURRENCY, deviceGlobalBans);
+  const deviceGlobals = new Map([...devices].map((device, i) => [device, globals[i] ?? []]));
+  const items = picked.map((entry) => toFeedEvent(entry.event, policy, nowIso, deviceGlobals));
   return { items, next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions) };
 };

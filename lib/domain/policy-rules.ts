@@ -56,9 +56,9 @@ export const policyEnforces = (policy: RulePolicy, ban: Pick<RuleBan, 'scope' | 
 export const isActive = (ban: Pick<RuleBan, 'revoked_at' | 'expires_at'>, now: string): boolean =>
   ban.revoked_at === null && (ban.expires_at === null || ban.expires_at > now);
 
-/** Whether the ban restricts the device now under the policy's flags (not its trust: see judgeBans). */
-export const isEnforced = (policy: RulePolicy, ban: RuleBan, now: string): boolean =>
-  isActive(ban, now) && policyEnforces(policy, ban);
+// No per-ban "is it enforced" here: with a quorum above 1 a global ban applies only beside the
+// device's other global bans of its type, so every caller judges the device's bans together
+// (judgeBans, enforcedBans, notEnforced) and none can forget the quorum.
 
 /** Whether the sources include a publisher. A publisher always trusts itself. */
 export const trusts = (

@@ -1,6 +1,14 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { actorFromStored } from '../model/actors';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
+import {
+  defaultPolicyTrust,
+  isGlobalSources,
+  isQuorum,
+  type PolicyTrust,
+  type TrustField,
+  trustFields,
+} from '../model/policy-trust';
 import type { PolicyPatch } from '../model/requests';
 import type { Actor, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -11,8 +19,9 @@ import { IntegrityError } from './errors';
 
 /**
  * The per-publisher policy: one item, `PUBLISHER#<publisher_id>` / `POLICY`, written with its
- * defaults when the publisher's first API key is made, and changed flag by flag afterwards, each
- * change recorded in the audit trail as `policy.updated`.
+ * defaults when the publisher's first API key is made, and changed setting by setting afterwards
+ * (the eight flags, and the four trust settings of lib/model/policy-trust.ts), each change recorded
+ * in the audit trail as `policy.updated`. An item from before trust settings reads as their defaults.
  */
 
 export { defaultPolicyFlags } from '../model/policy-flags';
@@ -28,7 +37,30 @@ const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag,
   return flags;
 };
 
-/** The policy item read back, checked: every flag a boolean, the id and time strings. */
+/**
+ * The four trust settings an item holds (under `prefix`), each its default when absent (an item
+ * written before trust settings, or an update's `before_` copy from before them). A value that is
+ * there but malformed is damaged data: fail closed.
+ */
+const trustOf = (item: Record<string, unknown>, prefix = ''): PolicyTrust => {
+  const trust = { ...defaultPolicyTrust } as Record<TrustField, unknown>;
+  for (const field of trustFields) {
+    const value = item[`${prefix}${field}`];
+    if (value === undefined) continue;
+    const valid = field.endsWith('_sources') ? isGlobalSources(value) : isQuorum(value);
+    if (!valid) throw new IntegrityError(`policy item has a malformed ${prefix}${field}`);
+    trust[field] = value;
+  }
+  return trust as unknown as PolicyTrust;
+};
+
+/** A policy as an event stored before trust settings carries it: with their defaults. */
+export const withTrustDefaults = <P extends object>(policy: P): P & PolicyTrust => ({
+  ...defaultPolicyTrust,
+  ...policy,
+});
+
+/** The policy item read back, checked: every flag a boolean, the trust settings, the id and time strings. */
 export const policyFromItem = (item: Record<string, unknown> | undefined): Policy => {
   const flags = flagsOf(item ?? {});
   if (!flags) {
@@ -39,10 +71,10 @@ export const policyFromItem = (item: Record<string, unknown> | undefined): Polic
   if (typeof publisher_id !== 'string' || typeof updated_at !== 'string') {
     throw new IntegrityError('policy item has no publisher_id or updated_at');
   }
-  return { publisher_id, ...flags, updated_at };
+  return { publisher_id, ...flags, ...trustOf(item ?? {}), updated_at };
 };
 
-const policyToItem = (policy: Policy) => ({ ...policyKey(policy.publisher_id), ...policy });
+const policyToItem = (policy: Omit<Policy, TrustField>) => ({ ...policyKey(policy.publisher_id), ...policy });
 
 // Every key is written together with its publisher's policy, so a publisher that passed the
 // authorizer without one means the data was damaged: fail closed rather than invent flags.
@@ -64,16 +96,16 @@ export const getPolicy = async (publisherId: string): Promise<Policy> => {
  * could not (a conditional put: normally it finds the event there).
  */
 const recordLastChange = async (publisherId: string, old: Record<string, unknown>): Promise<void> => {
-  const before = flagsOf(old, 'before_');
-  const after = flagsOf(old);
+  const beforeFlags = flagsOf(old, 'before_');
+  const afterFlags = flagsOf(old);
   const { version, changed_by, updated_at } = old;
   const actor = actorFromStored(changed_by);
-  if (!before || !after || typeof version !== 'number' || typeof updated_at !== 'string') return;
+  if (!beforeFlags || !afterFlags || typeof version !== 'number' || typeof updated_at !== 'string') return;
   if (!actor) return;
   await recordEvent(publisherId, String(version), updated_at, actor, {
     type: 'policy.updated',
-    before,
-    after,
+    before: { ...beforeFlags, ...trustOf(old, 'before_') },
+    after: { ...afterFlags, ...trustOf(old) },
   });
 };
 
@@ -96,7 +128,7 @@ export const updatePolicy = async (
     '#changed_by': 'changed_by',
   };
   const values: Record<string, unknown> = { ':now': now, ':zero': 0, ':one': 1, ':actor': actor };
-  const patched: Partial<Record<PolicyFlag, boolean>> = {};
+  const patched: Partial<Record<PolicyFlag, boolean> & PolicyTrust> = {};
   const sets = [
     '#updated_at = :now',
     '#version = if_not_exists(#version, :zero) + :one',
@@ -112,6 +144,18 @@ export const updatePolicy = async (
     values[`:${flag}`] = value;
     sets.push(`#${flag} = :${flag}`);
     patched[flag] = value;
+  }
+  for (const field of trustFields) {
+    names[`#${field}`] = field;
+    names[`#before_${field}`] = `before_${field}`;
+    // An item from before trust settings has none: its value was the default.
+    values[`:default_${field}`] = defaultPolicyTrust[field];
+    sets.push(`#before_${field} = if_not_exists(#${field}, :default_${field})`);
+    const value = patch[field];
+    if (value === undefined) continue;
+    values[`:${field}`] = value;
+    sets.push(`#${field} = :${field}`);
+    (patched as Record<TrustField, unknown>)[field] = value;
   }
   let old: Record<string, unknown>;
   try {
@@ -141,7 +185,10 @@ export const updatePolicy = async (
   return { publisher_id, ...after, updated_at: now };
 };
 
-/** Writes the default policy unless the publisher already has one. Returns whether it wrote. */
+/**
+ * Writes the default policy unless the publisher already has one. Returns whether it wrote. The
+ * trust settings are left out: absent, they read as their defaults (as on items from before them).
+ */
 export const provisionPolicy = async (publisherId: string, now = new Date()): Promise<boolean> => {
   try {
     await dynamo.send(

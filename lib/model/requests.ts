@@ -19,6 +19,14 @@ import {
 } from './player-message';
 import { type PolicyFlag, policyFlags } from './policy-flags';
 import {
+  type GlobalSources,
+  PUBLISHER_ID_PATTERN,
+  PUBLISHER_ID_RULE,
+  QUORUM_MAX,
+  QUORUM_MIN,
+  TRUST_SOURCES_MAX,
+} from './policy-trust';
+import {
   REASON_DURATION_MAX_SECONDS,
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
@@ -89,7 +97,7 @@ export const gameIdSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._~:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ ~ : -'),
 );
 export const publisherIdSchema = /* @__PURE__ */ define(() =>
-  pattern(/^[a-z0-9._-]{1,64}$/, 'must be 1-64 characters of a-z 0-9 . _ -'),
+  pattern(PUBLISHER_ID_PATTERN, PUBLISHER_ID_RULE),
 );
 export const reasonCodeSchema = /* @__PURE__ */ define(() =>
   pattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : -'),
@@ -286,7 +294,93 @@ export const policyFlagShape = /* @__PURE__ */ define(
     >,
 );
 
-export const policyPatchSchema = /* @__PURE__ */ define(() => z.partial(z.strictObject(policyFlagShape)));
+export {
+  defaultPolicyTrust,
+  type GlobalSources,
+  type PolicyTrust,
+  QUORUM_MAX,
+  QUORUM_MIN,
+  TRUST_SOURCES_MAX,
+  trustFields,
+} from './policy-trust';
+
+const issueAt = (
+  ctx: { addIssue: (issue: never) => void },
+  path: PropertyKey[],
+  issue: string,
+  message: string,
+) => ctx.addIssue({ code: 'custom', path, params: { issue }, message } as never);
+
+/**
+ * `global_sources` / `rep_global_sources`: `"all"`, `{"only": [ids]}` or `{"except": [ids]}`, at
+ * most 100 distinct publisher ids. Checked by hand rather than as a zod union, so that a 400 names
+ * exactly what is wrong (`global_sources.only.3`) instead of "matches none of the shapes"; the
+ * OpenAPI document describes it (lib/openapi/document.ts). A repeated id is refused (`duplicate`),
+ * as a repeated code of the reason catalogue is: what is stored is exactly what was sent.
+ */
+export const globalSourcesSchema = /* @__PURE__ */ define(() =>
+  z
+    .custom<GlobalSources>(() => true)
+    .check(
+      z.superRefine((value: unknown, ctx) => {
+        const shapes = 'must be "all", {"only": [publisher ids]} or {"except": [publisher ids]}';
+        if (typeof value === 'string') {
+          if (value !== 'all') issueAt(ctx, [], 'invalid_value', shapes);
+          return;
+        }
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          issueAt(ctx, [], 'invalid_type', shapes);
+          return;
+        }
+        const keys = Object.keys(value);
+        const lists = keys.filter((key) => key === 'only' || key === 'except');
+        for (const key of keys)
+          if (key !== 'only' && key !== 'except')
+            issueAt(ctx, [key], 'unknown_field', 'is not a known field');
+        if (lists.length !== 1) {
+          issueAt(ctx, [], 'invalid_value', `must have exactly one of only or except: ${shapes}`);
+          return;
+        }
+        const list = lists[0] as 'only' | 'except';
+        const ids = (value as Record<string, unknown>)[list];
+        if (!Array.isArray(ids)) {
+          issueAt(ctx, [list], 'invalid_type', 'must be an array of publisher ids');
+          return;
+        }
+        if (ids.length > TRUST_SOURCES_MAX) {
+          issueAt(ctx, [list], 'too_big', `must have at most ${TRUST_SOURCES_MAX} items`);
+          return;
+        }
+        const seen = new Set<string>();
+        ids.forEach((id, index) => {
+          if (typeof id !== 'string') issueAt(ctx, [list, index], 'invalid_type', 'must be a string');
+          else if (!PUBLISHER_ID_PATTERN.test(id))
+            issueAt(ctx, [list, index], 'invalid_format', PUBLISHER_ID_RULE);
+          else if (seen.has(id))
+            issueAt(ctx, [list, index], 'duplicate', 'repeats an id earlier in the list');
+          seen.add(String(id));
+        });
+      }),
+    ),
+);
+
+/** `global_quorum` / `rep_global_quorum`: a whole number from 1 to 10. */
+export const quorumSchema = /* @__PURE__ */ define(() =>
+  z.int().check(z.minimum(QUORUM_MIN), z.maximum(QUORUM_MAX)),
+);
+
+/** The trust settings, one schema each (the policy response spreads the same names). */
+export const policyTrustShape = /* @__PURE__ */ define(() => ({
+  global_sources: globalSourcesSchema,
+  global_quorum: quorumSchema,
+  rep_global_sources: globalSourcesSchema,
+  rep_global_quorum: quorumSchema,
+}));
+
+/** `PUT /v1/policy`: any subset of the eight flags and the four trust settings. */
+export const policyPatchSchema = /* @__PURE__ */ define(() =>
+  z.partial(z.strictObject({ ...policyFlagShape, ...policyTrustShape })),
+);
 export type PolicyPatch = z.output<typeof policyPatchSchema>;
 
 export {

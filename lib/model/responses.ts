@@ -12,6 +12,9 @@ import {
   feedEventTypes,
   policyFlagShape,
   policyFlags,
+  QUORUM_MAX,
+  QUORUM_MIN,
+  TRUST_SOURCES_MAX,
 } from './requests';
 import { scopes } from './scopes';
 
@@ -43,9 +46,31 @@ const timestamp = timestampSchema;
 const count = z.int().check(z.minimum(0));
 const banId = z.int().check(z.minimum(1));
 
+const publisherIds = z.array(z.string()).check(z.maxLength(TRUST_SOURCES_MAX));
+
+/** Whose global bans count (lib/model/policy-trust.ts): everyone's, only some publishers', or all but some. */
+export const globalSourcesResponseSchema = z.union([
+  z.literal('all'),
+  z.strictObject({ only: publisherIds }),
+  z.strictObject({ except: publisherIds }),
+]);
+const quorum = z.int().check(z.minimum(QUORUM_MIN), z.maximum(QUORUM_MAX));
+
+/** The four trust settings as every policy answer carries them (defaults: "all" and 1). */
+export const policyTrustResponseShape = {
+  /** Whose global bans restrict a device: "all", {"only": [...]} or {"except": [...]}; your own always count. */
+  global_sources: globalSourcesResponseSchema,
+  /** Distinct trusted publishers that must hold an active global ban of a type before any of them applies. */
+  global_quorum: quorum,
+  /** The same two settings for the reputation score. */
+  rep_global_sources: globalSourcesResponseSchema,
+  rep_global_quorum: quorum,
+};
+
 export const policySchema = z.strictObject({
   publisher_id: z.string(),
   ...policyFlagShape,
+  ...policyTrustResponseShape,
   updated_at: timestamp,
 });
 export type Policy = z.output<typeof policySchema>;
@@ -159,7 +184,11 @@ export const listedBanSchema = z.strictObject({
   ),
   /** Who made it (a key or a person), shown to its owner only: null for other publishers' bans and for bans made before it was kept. */
   created_by: z.nullable(actorSchema),
-  /** Whether the caller's policy enforces this ban now: it is active and its scope is enforced. */
+  /**
+   * Whether the caller's policy enforces this ban now, as the enforcement answer decides: it is
+   * active, its scope and type are enforced, and a global ban of another publisher is from a
+   * trusted source with its quorum met on the device.
+   */
   enforced: z.boolean(),
 });
 export type ListedBan = z.output<typeof listedBanSchema>;
@@ -198,6 +227,26 @@ export const enforcementSchema = z.strictObject({
   evaluated_at: timestamp,
   restricted: z.strictObject({ cheat: z.boolean(), social: z.boolean() }),
   bans: z.array(z.extend(listedBanSchema, { rule: z.array(z.enum(policyFlags)) })),
+  /**
+   * Every active ban of the device your policy does not apply, and why (lib/domain/policy-rules.ts
+   * notEnforced): `policy` (a flag of its rule is off), `untrusted_source` (a global ban of a
+   * publisher your `global_sources` leave out), `quorum` (fewer than `global_quorum` distinct
+   * trusted publishers hold an active global ban of its type: `have` of `need`).
+   */
+  not_enforced: z.array(
+    z.strictObject({
+      ban_id: banId,
+      publisher_id: z.string(),
+      ban_type: banTypeSchema,
+      scope: banScopeSchema,
+      because: z.enum(['policy', 'untrusted_source', 'quorum']),
+      /** For `quorum`: the distinct trusted publishers holding one, and how many are needed; else null. */
+      have: z.nullable(count),
+      need: z.nullable(quorum),
+      /** The verdict in words: "1 of 2 publishers needed", "from a publisher you do not trust", ... */
+      explanation: z.string(),
+    }),
+  ),
   reputation: reputationSchema,
   policy_updated_at: timestamp,
 });
@@ -406,7 +455,8 @@ const banSubject = {
   reason_code: z.string(),
 };
 
-const policyFlagsSchema = z.strictObject(policyFlagShape);
+/** The policy's settings as the audit records them before and after a change: the flags and the trust settings. */
+const policySettingsSchema = z.strictObject({ ...policyFlagShape, ...policyTrustResponseShape });
 
 export const auditEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -444,8 +494,8 @@ export const auditEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('policy.updated'),
     ...eventBase,
-    before: policyFlagsSchema,
-    after: policyFlagsSchema,
+    before: policySettingsSchema,
+    after: policySettingsSchema,
   }),
   z.strictObject({
     type: z.literal('reasons.updated'),

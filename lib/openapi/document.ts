@@ -17,6 +17,7 @@ import {
   deviceIdSchema,
   enforcementBatchRequestSchema,
   gameHeaderSchema,
+  globalSourcesSchema,
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
   PLAYER_MESSAGE_PATTERN,
@@ -25,6 +26,7 @@ import {
   putReasonsRequestSchema,
   RFC3339_PATTERN,
   revokeBanRequestSchema,
+  TRUST_SOURCES_MAX,
 } from '../model/requests';
 import {
   actorSchema,
@@ -171,7 +173,41 @@ const replace = (target: JsonSchema, replacement: JsonSchema) => {
 const innerOf = (schema: $ZodType): $ZodType =>
   (schema._zod.def as unknown as { innerType: $ZodType }).innerType;
 
+/** A list of publisher ids in `global_sources`: distinct, at most TRUST_SOURCES_MAX. */
+const publisherIdList = {
+  type: 'array',
+  items: { type: 'string', pattern: '^[a-z0-9._-]{1,64}$' },
+  maxItems: TRUST_SOURCES_MAX,
+  uniqueItems: true,
+};
+
 const described = new Map<$ZodType, JsonSchema>([
+  [
+    globalSourcesSchema,
+    {
+      description:
+        'Whose global bans count: `"all"` (everyone\'s), `{"only": [ids]}` (only these ' +
+        'publishers\'), or `{"except": [ids]}` (everyone\'s but these). At most ' +
+        `${TRUST_SOURCES_MAX} publisher ids, none repeated; your own id is always trusted. A ` +
+        'bad value is a 400 naming it: `global_sources`, `global_sources.only.3`, ...',
+      oneOf: [
+        { type: 'string', const: 'all' },
+        {
+          type: 'object',
+          properties: { only: publisherIdList },
+          required: ['only'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { except: publisherIdList },
+          required: ['except'],
+          additionalProperties: false,
+        },
+      ],
+      examples: ['all', { except: ['other-studio'] }],
+    },
+  ],
   [
     innerOf(innerOf(createBanRequestSchema.shape.expires_at)),
     {

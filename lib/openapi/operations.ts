@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
 import { defaultPolicyFlags } from '../model/policy-flags';
+import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '../model/policy-trust';
 import {
   type ApiKey,
   type Appeal,
@@ -112,7 +113,12 @@ const NOW = '2026-03-04T18:20:31.512Z';
 const DEVICE = 'device-7f3a9c';
 const GAME = 'space-raiders';
 
-const policy: Policy = { publisher_id: 'acme', ...defaultPolicyFlags, updated_at: UPDATED_AT };
+const policy: Policy = {
+  publisher_id: 'acme',
+  ...defaultPolicyFlags,
+  ...defaultPolicyTrust,
+  updated_at: UPDATED_AT,
+};
 
 const reasonCatalogue: ReasonCatalogue = {
   reasons: [
@@ -257,13 +263,27 @@ const enforcement: Enforcement = {
     { ...cheatBan, rule: ['enforce_global', 'enforce_cheat_global'] },
     { ...socialBan, rule: ['enforce_game'] },
   ],
-  // 100 - 40 (active global cheat) - 15 (active game social) - 5 (expired game social) = 40
+  // The default policy does not enforce global social bans: listed with why.
+  not_enforced: [
+    {
+      ban_id: 1081,
+      publisher_id: 'other-studio',
+      ban_type: 'social',
+      scope: 'global',
+      because: 'policy',
+      have: null,
+      need: null,
+      explanation: 'your policy does not enforce this type and scope',
+    },
+  ],
+  // 100 - 40 (active global cheat) - 15 (active game social) - 5 (expired game social)
+  //     - 15 (active global social: counted, though not enforced) = 25
   reputation: {
-    score: 40,
+    score: 25,
     included_scopes: ['game', 'publisher', 'global'],
     counts: {
       cheat: { game: counts(0, 0), publisher: counts(0, 0), global: counts(1, 0) },
-      social: { game: counts(1, 1), publisher: counts(0, 0), global: counts(0, 0) },
+      social: { game: counts(1, 1), publisher: counts(0, 0), global: counts(1, 0) },
     },
     weights: { cheat: { active: 40, expired: 10 }, social: { active: 15, expired: 5 } },
   },
@@ -395,8 +415,12 @@ export const operations = {
     summary: "Read the caller's policy",
     tag: 'Policy',
     description:
-      "The caller's policy: which ban scopes it enforces and which count toward reputation. A " +
-      'new publisher starts with every flag true except `enforce_social_global`.',
+      "The caller's policy: which ban scopes it enforces and which count toward reputation, and " +
+      'whose global bans it trusts: `global_sources` (`"all"`, `{"only": [ids]}` or ' +
+      '`{"except": [ids]}`) and `global_quorum` (how many distinct trusted publishers must hold an ' +
+      'active global ban of a type before any of them applies), and the same pair for reputation ' +
+      '(`rep_global_sources`, `rep_global_quorum`). A new publisher starts with every flag true ' +
+      'except `enforce_social_global`, and `"all"` and 1 for trust, which apply every global ban alone.',
     responses: {
       200: response(policySchema, 'The full policy.', policy),
     },
@@ -406,13 +430,21 @@ export const operations = {
     summary: "Change some of the caller's policy flags",
     tag: 'Policy',
     description:
-      'Send any subset of the eight flags: only those change, atomically, so concurrent updates of ' +
-      'different flags all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400.',
-    request: { enforce_social_global: true },
+      'Send any subset of the eight flags and the four trust settings: only those change, ' +
+      'atomically, so concurrent updates of different settings all take effect. `{}` changes ' +
+      'nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` ' +
+      `are \`"all"\`, \`{"only": [ids]}\` or \`{"except": [ids]}\`: at most ${TRUST_SOURCES_MAX} ` +
+      'publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id ' +
+      'may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are ' +
+      `whole numbers from 1 to ${QUORUM_MAX}. A bad value is a 400 naming it ` +
+      '(`global_sources.only.3`) and changes nothing.',
+    request: { enforce_social_global: true, global_sources: { except: ['other-studio'] }, global_quorum: 2 },
     responses: {
       200: response(policySchema, 'The full policy after the update, with a new `updated_at`.', {
         ...policy,
         enforce_social_global: true,
+        global_sources: { except: ['other-studio'] },
+        global_quorum: 2,
         updated_at: NOW,
       }),
     },
@@ -629,8 +661,14 @@ export const operations = {
       'One call at login or matchmaking. `bans` holds the active bans that apply under your policy, ' +
       'each with `rule`: the policy flags that make it apply. A `game` ban applies when ' +
       '`enforce_game`; a `publisher` ban when `enforce_publisher`; a `global` ban of type T when ' +
-      '`enforce_global` and `enforce_T_global`. `reputation.score` is ' +
-      'max(0, 100 - sum of count x weight) over the scopes your `rep_include_*` flags include.',
+      "`enforce_global` and `enforce_T_global`, and, for another publisher's, when your " +
+      '`global_sources` trust it and at least `global_quorum` distinct trusted publishers hold an ' +
+      'active global ban of type T on the device (yours count too; your own global ban applies ' +
+      'alone). `not_enforced` lists every other active ban of the device and why it does not ' +
+      'apply: `policy`, `untrusted_source`, or `quorum` with `have` of `need`, and an ' +
+      '`explanation` in words. `reputation.score` is max(0, 100 - sum of count x weight) over the ' +
+      'scopes your `rep_include_*` flags include, global bans as `rep_global_sources` and ' +
+      '`rep_global_quorum` allow. One policy read and one Query of the device, whatever the settings.',
     responses: {
       200: response(
         enforcementSchema,
@@ -803,8 +841,8 @@ export const operations = {
             event_id: 'evt_7hTq2WmZp0LdVb1Ny8HcTu3J',
             occurred_at: UPDATED_AT,
             actor: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
-            before: { ...defaultPolicyFlags, enforce_global: false },
-            after: defaultPolicyFlags,
+            before: { ...defaultPolicyFlags, ...defaultPolicyTrust, enforce_global: false },
+            after: { ...defaultPolicyFlags, ...defaultPolicyTrust },
           },
         ],
         next_cursor: 'MjAyNi0wMy0wMlQxMDoxNTowMC4wMDBaI2V2dF83aFRxMldtWnAwTGRWYjFOeThIY1R1M0o',

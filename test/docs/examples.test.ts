@@ -12,8 +12,8 @@ import { type Receiver, startReceiver } from '../support/receiver';
  *
  * The convention of docs/api.md: a ```sh block holding one `curl` whose last line ends with
  * `# <status>`, followed by a ```json block with the body the API answers (none for a 204). The
- * pairs run in order on a fresh store, with $API, $KEY (publisher dev-publisher) and $OTHER_KEY
- * (publisher acme), and a webhook receiver answering 204 where the docs show
+ * pairs run in order on a fresh store, with $API, $KEY (publisher dev-publisher), $OTHER_KEY
+ * (publisher acme) and $THIRD_KEY (publisher globex), and a webhook receiver answering 204 where the docs show
  * http://127.0.0.1:4000. Times, durations in seconds and request ids match any value of their
  * kind; a ban id, and a random or derived id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`,
  * `apl_`), matches any such id, but the same one everywhere it appears, and later requests that use
@@ -324,8 +324,12 @@ describe('the examples of docs/api.md', () => {
 
   beforeAll(async () => {
     [api, receiver] = await Promise.all([startTestApi(), startReceiver()]);
-    const [own, other] = await Promise.all([api.createKey('dev-publisher'), api.createKey('acme')]);
-    vars = { API: api.url, KEY: own.api_key, OTHER_KEY: other.api_key };
+    const [own, other, third] = await Promise.all([
+      api.createKey('dev-publisher'),
+      api.createKey('acme'),
+      api.createKey('globex'),
+    ]);
+    vars = { API: api.url, KEY: own.api_key, OTHER_KEY: other.api_key, THIRD_KEY: third.api_key };
   });
   afterAll(async () => {
     await api?.close();

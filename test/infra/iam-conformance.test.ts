@@ -338,6 +338,25 @@ describe('every function, under the role the template gives it', () => {
     const snapshot = await call('getEnforcementSnapshot', owner, { game: 'g1' });
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.items.length).toBeGreaterThan(0);
+    // Under a quorum above 1 the feed reads the device's global bans too (a Query on DEVICE#): the
+    // other publisher's global social ban is then 1 of the 2 publishers needed.
+    // (Imported here: the storage client must be made after the in-process store is chosen.)
+    const { clearFeedCaches } = await import('../../lib/domain/feed');
+    const quorum = { enforce_social_global: true, global_quorum: 2 };
+    expect((await call('updatePolicy', owner, { body: quorum })).status).toBe(200);
+    clearFeedCaches();
+    const underQuorum = await call('listEvents', owner, { game: 'g1' });
+    expect(underQuorum.status).toBe(200);
+    const othersBan = underQuorum.body.items.find(
+      (e: { ban?: { publisher_id: string } }) => e.ban?.publisher_id === 'iam-pub-b',
+    );
+    expect(othersBan.ban.enforced).toBe(false);
+    expect((await call('getEnforcementSnapshot', owner, { game: 'g1', query: { limit: '1' } })).status).toBe(
+      200,
+    );
+    const back = { enforce_social_global: false, global_quorum: 1 };
+    expect((await call('updatePolicy', owner, { body: back })).status).toBe(200);
+    clearFeedCaches();
     expect(await send()).toBeGreaterThan(0);
     await receiver.waitFor((received) => received.length > 0);
     const hooks = await call('listWebhooks', owner);

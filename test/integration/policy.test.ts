@@ -15,6 +15,10 @@ const defaults = {
   rep_include_game: true,
   rep_include_publisher: true,
   rep_include_global: true,
+  global_sources: 'all',
+  global_quorum: 1,
+  rep_global_sources: 'all',
+  rep_global_quorum: 1,
 };
 
 beforeAll(async () => {

@@ -23,6 +23,10 @@ const policy = {
   rep_include_game: true,
   rep_include_publisher: true,
   rep_include_global: true,
+  global_sources: 'all',
+  global_quorum: 1,
+  rep_global_sources: 'all',
+  rep_global_quorum: 1,
   updated_at: '2026-03-02T10:15:00.000Z',
 };
 const getPolicy = (response: Omit<CheckedResponse, 'method' | 'path'>) =>

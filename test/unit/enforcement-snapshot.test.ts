@@ -18,6 +18,7 @@ import {
 import { appendToFeed } from '../../lib/domain/feed';
 import { applyToLiveSet, liveSetWrite, TOMBSTONE_SECONDS } from '../../lib/domain/live-set';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 import {
   GLOBAL_FEED_PARTITION,
   gameFeedPartition,
@@ -128,7 +129,12 @@ describe('the live set kept beside each feed partition', () => {
       occurred_at: ban.created_at,
       publisher_id: 'pub-a',
       device_id: null,
-      policy: { publisher_id: 'pub-a', ...defaultPolicyFlags, updated_at: ban.created_at },
+      policy: {
+        publisher_id: 'pub-a',
+        ...defaultPolicyFlags,
+        ...defaultPolicyTrust,
+        updated_at: ban.created_at,
+      },
     } as ChangeEvent;
     expect(liveSetWrite(publisherFeedPartition('pub-a'), policyEvent)).toBeUndefined();
   });
@@ -248,6 +254,8 @@ describe('readEnforcementSnapshot', () => {
     expect(page.policy).toEqual({
       publisher_id: 'pub-a',
       ...defaultPolicyFlags,
+      // An item without trust settings reads as their defaults.
+      ...defaultPolicyTrust,
       updated_at: policyItem.updated_at,
     });
     expect(page.game_id).toBe('g1');

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Ban } from '../../lib/domain/ban-record';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { isEnforced, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/domain/policy-rules';
+import { judgeBans, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/domain/policy-rules';
 import type { Policy } from '../../lib/model/responses';
 
 const allOn: Policy = {
   publisher_id: 'p',
+  global_sources: 'all',
+  global_quorum: 1,
+  rep_global_sources: 'all',
+  rep_global_quorum: 1,
   enforce_game: true,
   enforce_publisher: true,
   enforce_global: true,
@@ -100,6 +104,7 @@ describe('which bans a policy enforces', () => {
   });
 
   it('never enforces a revoked or expired ban', () => {
+    const isEnforced = (policy: Policy, one: Ban, at: string) => judgeBans(policy, [one], at)[0]?.applies;
     expect(isEnforced(allOn, ban({ revoked_at: now }), now)).toBe(false);
     expect(isEnforced(allOn, ban({ expires_at: '2026-05-31T23:59:59.999Z' }), now)).toBe(false);
     expect(isEnforced(allOn, ban({ expires_at: '2026-06-01T00:00:00.001Z' }), now)).toBe(true);

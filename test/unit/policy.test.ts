@@ -2,7 +2,11 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultPolicyFlags, getPolicy, provisionPolicy, updatePolicy } from '../../lib/domain/policy';
+import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 import { policyKey } from '../../lib/storage/keys';
+
+/** An item without trust settings (from before them) reads and records them as their defaults. */
+const settings = { ...defaultPolicyFlags, ...defaultPolicyTrust };
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = () =>
@@ -17,7 +21,7 @@ describe('policy', () => {
     ddb.on(GetCommand).resolves({ Item: { publisher_id: 'p', ...defaultPolicyFlags, updated_at: 't' } });
     await expect(getPolicy('p')).resolves.toEqual({
       publisher_id: 'p',
-      ...defaultPolicyFlags,
+      ...settings,
       updated_at: 't',
     });
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
@@ -75,13 +79,13 @@ describe('policy', () => {
         expect.objectContaining({
           actor: previous,
           occurred_at: '2026-01-01T00:00:00.000Z',
-          before: defaultPolicyFlags,
-          after: { ...defaultPolicyFlags, enforce_global: false },
+          before: settings,
+          after: { ...settings, enforce_global: false },
         }),
         expect.objectContaining({
           actor,
-          before: { ...defaultPolicyFlags, enforce_global: false },
-          after: defaultPolicyFlags,
+          before: { ...settings, enforce_global: false },
+          after: settings,
         }),
       ]),
     );
