@@ -1,4 +1,4 @@
-import { enforcedBans, ruleFor } from '../../lib/domain/policy-rules.js';
+import { enforcedBans, notEnforced, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
 
@@ -416,13 +416,14 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
           evaluated_at: evaluatedAt,
           restricted: { cheat: true, social: true },
           bans: [],
+          not_enforced: [],
           policy_updated_at: policy?.updated_at ?? evaluatedAt,
           stale: true,
           lag_ms: lag,
         };
-      // Every ban of the device, as the service reads them (in ban id order): a quorum of global
-      // bans is a property of the device, not of one ban.
-      const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => a.ban_id - b.ban_id);
+      // Every ban of the device, in the service's order (newest first): a quorum of global bans is
+      // a property of the device, not of one ban.
+      const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => b.ban_id - a.ban_id);
       const applying = enforcedBans(policy, bans, evaluatedAt);
       return {
         device_id: deviceId,
@@ -437,6 +438,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
           enforced: true,
           rule: ruleFor(ban),
         })),
+        not_enforced: notEnforced(policy, bans, evaluatedAt),
         policy_updated_at: policy.updated_at,
         stale,
         lag_ms: lag,

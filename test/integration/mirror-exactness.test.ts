@@ -11,7 +11,8 @@ import { startWithPublishers, unique } from '../support/fixtures';
 /**
  * The mirror's promise (issue 23): at any quiet point, `mirror.check(d)` equals what
  * `GET /v1/device/{d}/enforcement` answers for every device touched, whatever happened meanwhile:
- * creates of every type and scope by three publishers, revokes, policy changes, erasures, bans
+ * creates of every type and scope by three publishers, revokes, policy changes (flags, and trust in
+ * other publishers' global bans: sources and quorum), erasures, bans
  * ending by the clock, restarts from the state file, and a server down for longer than the feed
  * keeps its entries (a 410, then a new snapshot). Runs on the sources, the bundles, Node 24 and
  * DynamoDB Local, like every integration suite.
@@ -54,12 +55,22 @@ const mirrorOf = (game: string, file: string, events: MirrorEvent[], key = keys[
     onEvent: (event) => events.push(event),
   });
 
-/** What the two answers must share: all of it but the reputation and who made each ban (the feed omits it). */
-const comparable = (answer: { device_id: string; game_id: string; restricted: unknown; bans: any[] }) => ({
+/**
+ * What the two answers must share: all of it but the reputation and who made each ban (the feed
+ * omits it), the bans in the API's order.
+ */
+const comparable = (answer: {
+  device_id: string;
+  game_id: string;
+  restricted: unknown;
+  bans: any[];
+  not_enforced: unknown[];
+}) => ({
   device_id: answer.device_id,
   game_id: answer.game_id,
   restricted: answer.restricted,
   bans: answer.bans.map(({ created_by: _by, ...ban }) => ban),
+  not_enforced: answer.not_enforced,
 });
 
 /** The followed publisher's policy with everything enforced (the property test leaves it as it chose). */
@@ -72,6 +83,8 @@ const enforceEverything = async () => {
       enforce_global: true,
       enforce_cheat_global: true,
       enforce_social_global: true,
+      global_quorum: 1,
+      global_sources: 'all',
     },
   });
   expect(res.status).toBe(200);
@@ -85,6 +98,9 @@ const quiet = async (mirror: BanMirror) => {
   await mirror.sync();
 };
 
+/** What the comparisons covered, so a generator that stopped reaching a case fails the test. */
+const covered = { devices: 0, severalEnforced: 0, untrusted: 0, quorum: 0 };
+
 const expectExact = async (mirror: BanMirror, game: string, devices: Iterable<string>) => {
   for (const device of devices) {
     const res = await api.request('GET', `/v1/device/${device}/enforcement`, { key: keys[FOLLOWED], game });
@@ -92,6 +108,12 @@ const expectExact = async (mirror: BanMirror, game: string, devices: Iterable<st
     const mine = mirror.check(device, res.body.evaluated_at);
     expect(mine.stale).toBe(false);
     expect(comparable(mine), `device ${device}`).toEqual(comparable(res.body));
+    covered.devices += 1;
+    if (res.body.bans.length > 1) covered.severalEnforced += 1;
+    for (const { because } of res.body.not_enforced as { because: string }[]) {
+      if (because === 'untrusted_source') covered.untrusted += 1;
+      if (because === 'quorum') covered.quorum += 1;
+    }
   }
 };
 
@@ -106,45 +128,101 @@ type Command =
       expiry: 'none' | 'soon' | 'later';
     }
   | { kind: 'revoke'; pick: number }
-  | { kind: 'policy'; flags: [boolean, boolean, boolean, boolean, boolean] }
+  | {
+      kind: 'policy';
+      flags: [boolean, boolean, boolean, boolean, boolean];
+      /** Trust in other publishers' global bans (issue 24): the mirror applies it as the API does. */
+      quorum: number;
+      sources: 'all' | { only: Publisher[] } | { except: Publisher[] };
+    }
   | { kind: 'erase'; by: Publisher; device: number }
   | { kind: 'quiet' }
   | { kind: 'restart' }
   | { kind: 'down'; longerThanRetention: boolean };
 
 const publisher = fc.constantFrom(...PUBLISHERS);
+const mostlyOn = fc.constantFrom(true, true, true, false);
+/** Few devices, so that bans meet on one device: several apply, global ones count toward a quorum. */
+const DEVICES = 3;
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
       kind: fc.constant('create' as const),
       by: publisher,
-      device: fc.nat(4),
+      device: fc.nat(DEVICES - 1),
       ban_type: fc.constantFrom('cheat' as const, 'social' as const),
       scope: fc.constantFrom('game' as const, 'publisher' as const, 'global' as const),
       otherGame: fc.boolean(),
       expiry: fc.constantFrom('none' as const, 'soon' as const, 'later' as const),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('revoke' as const), pick: fc.nat(50) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('revoke' as const), pick: fc.nat(50) }) },
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('policy' as const),
-      flags: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean()),
+      // Mostly on, so that devices often have several bans that apply (their order, their quorum).
+      flags: fc.tuple(mostlyOn, mostlyOn, mostlyOn, mostlyOn, mostlyOn),
+      quorum: fc.integer({ min: 1, max: 3 }),
+      sources: fc.oneof(
+        fc.constant('all' as const),
+        fc.subarray([...PUBLISHERS]).map((only) => ({ only })),
+        fc.subarray([...PUBLISHERS]).map((except) => ({ except })),
+      ),
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('erase' as const), by: publisher, device: fc.nat(4) }),
+    arbitrary: fc.record({ kind: fc.constant('erase' as const), by: publisher, device: fc.nat(DEVICES - 1) }),
   },
-  { weight: 2, arbitrary: fc.constant({ kind: 'quiet' as const }) },
+  { weight: 3, arbitrary: fc.constant({ kind: 'quiet' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('down' as const), longerThanRetention: fc.boolean() }),
   },
 );
+
+/**
+ * Every run opens the same way, so that each meets the cases a short random run may miss: a device
+ * with two enforced bans (their order), then a quorum of 2 that one trusted global ban does not
+ * meet and a global ban from a publisher left out. The random commands follow.
+ */
+const allOn = [true, true, true, true, true] as [boolean, boolean, boolean, boolean, boolean];
+const OPENING: Command[] = [
+  { kind: 'policy', flags: allOn, quorum: 1, sources: 'all' },
+  {
+    kind: 'create',
+    by: FOLLOWED,
+    device: 0,
+    ban_type: 'cheat',
+    scope: 'game',
+    otherGame: false,
+    expiry: 'none',
+  },
+  {
+    kind: 'create',
+    by: 'mx-b',
+    device: 0,
+    ban_type: 'cheat',
+    scope: 'global',
+    otherGame: false,
+    expiry: 'later',
+  },
+  { kind: 'quiet' },
+  { kind: 'policy', flags: allOn, quorum: 2, sources: { except: ['mx-c'] } },
+  {
+    kind: 'create',
+    by: 'mx-c',
+    device: 0,
+    ban_type: 'cheat',
+    scope: 'global',
+    otherGame: true,
+    expiry: 'none',
+  },
+  { kind: 'quiet' },
+];
 
 describe('the mirror against the API', () => {
   it('answers every touched device exactly as the API does at every quiet point', async () => {
@@ -154,7 +232,7 @@ describe('the mirror against the API', () => {
         runs += 1;
         const game = unique('mxg');
         const otherGame = unique('mxo');
-        const devices = [0, 1, 2, 3, 4].map(() => unique('mxd'));
+        const devices = Array.from({ length: DEVICES }, () => unique('mxd'));
         const file = join(dir, `${game}.json`);
         const events: MirrorEvent[] = [];
         let mirror: BanMirror | undefined = mirrorOf(game, file, events);
@@ -162,7 +240,7 @@ describe('the mirror against the API', () => {
         const touched = new Set<string>();
         const bans: { id: number; by: Publisher; device: string; game: string }[] = [];
         try {
-          for (const step of [...commands, { kind: 'quiet' } as const]) {
+          for (const step of [...OPENING, ...commands, { kind: 'quiet' } as const]) {
             if (step.kind === 'create') {
               const device = devices[step.device] as string;
               const inGame = step.otherGame ? otherGame : game;
@@ -206,6 +284,8 @@ describe('the mirror against the API', () => {
                   enforce_global: global,
                   enforce_cheat_global: cheat,
                   enforce_social_global: social,
+                  global_quorum: step.quorum,
+                  global_sources: step.sources,
                 },
               });
               expect(res.status).toBe(200);
@@ -245,6 +325,10 @@ describe('the mirror against the API', () => {
       { numRuns: 4, endOnFailure: true },
     );
     expect(runs).toBe(4);
+    console.info(`mirror exactness: ${JSON.stringify(covered)}`);
+    // Devices with several enforced bans (their order) and global bans kept out by trust were met.
+    expect(covered.severalEnforced).toBeGreaterThan(0);
+    expect(covered.untrusted + covered.quorum).toBeGreaterThan(0);
     // Four runs with a few absences past the retention: about 10–40 s, longer on a loaded machine.
   }, 240_000);
 
