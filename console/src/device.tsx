@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
+import { type notEnforced, policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import { addressHash } from './address';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
 import {
@@ -79,7 +79,7 @@ export const banState = (ban: Ban, now = new Date().toISOString()): 'active' | '
       : 'active';
 
 /** "applies: enforce_game", or which flag keeps it from applying. */
-export const ruleText = (ban: Ban, policy: Policy | null): string => {
+export const ruleText = (ban: Ban, policy: Policy | null, whyNot?: string): string => {
   const rule = ruleFor(ban);
   const names = rule.join(' + ');
   if (ban.enforced) return `applies by ${names}`;
@@ -88,10 +88,45 @@ export const ruleText = (ban: Ban, policy: Policy | null): string => {
     const off = rule.filter((flag) => !policy[flag]);
     return `not applied: ${off.join(' and ')} ${off.length === 1 ? 'is' : 'are'} off`;
   }
+  // Its flags are on: only the trust settings keep a global ban from applying; the API says which
+  // (an untrusted source, a quorum not met).
+  if (whyNot && ban.scope === 'global') return `not applied: ${whyNot}`;
+  if (policy && ban.scope === 'global')
+    return 'not applied: its publisher is not trusted, or too few trusted publishers hold one';
   return `needs ${names}`;
 };
 
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+/** A ban in force that the policy does not apply, with why (the enforcement answer's `not_enforced`). */
+export type NotEnforced = ReturnType<typeof notEnforced>[number];
+
+/** The enforcement answer's `not_enforced` (issue 24): every ban in force the policy does not apply. */
+export const notEnforcedOf = (enforcement: Enforcement | null): NotEnforced[] =>
+  (enforcement as (Enforcement & { not_enforced?: NotEnforced[] }) | null)?.not_enforced ?? [];
+
+/** Why each ban in force does not apply, by ban id, in the API's words. */
+export const whyNotOf = (enforcement: Enforcement | null): Map<number, string> =>
+  new Map(notEnforcedOf(enforcement).map((item) => [item.ban_id, item.explanation]));
+
+/** The global bans in force that do not apply to you, each with why (an untrusted source, a quorum). */
+const NotApplied = ({ items }: { items: NotEnforced[] }) => {
+  const global = items.filter((item) => item.scope === 'global');
+  if (global.length === 0) return null;
+  return (
+    <>
+      <p>Global bans in force that do not apply to you, and why:</p>
+      <ul>
+        {global.map((item) => (
+          <li key={item.ban_id}>
+            Ban {item.ban_id}: {item.ban_type}, global scope, by {item.publisher_id}: not applied:{' '}
+            {item.explanation}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+};
 
 export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) => {
   const rep = enforcement.reputation;
@@ -130,6 +165,7 @@ export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) 
             </ul>
           </>
         )}
+        <NotApplied items={notEnforcedOf(enforcement)} />
         <p class="meta">
           Evaluated {formatTime(enforcement.evaluated_at)}; policy updated{' '}
           {formatTime(enforcement.policy_updated_at)}.
@@ -180,11 +216,13 @@ export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) 
 interface BansTableProps {
   page: BanList;
   policy: Policy | null;
+  /** Why each ban in force does not apply, by id (the enforcement answer's `not_enforced`). */
+  whyNot?: Map<number, string> | undefined;
   deviceId: string;
   onRevoke?: ((ban: Ban) => void) | undefined;
 }
 
-export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) => (
+export const BansTable = ({ page, policy, whyNot, deviceId, onRevoke }: BansTableProps) => (
   <TableScroll label="Bans table">
     <table>
       <caption>
@@ -244,7 +282,7 @@ export const BansTable = ({ page, policy, deviceId, onRevoke }: BansTableProps) 
                 {ban.revoke_reason_code ? ` (${ban.revoke_reason_code})` : ''}
               </td>
               <td>{yesNo(ban.enforced)}</td>
-              <td>{ruleText(ban, policy)}</td>
+              <td>{ruleText(ban, policy, whyNot?.get(ban.ban_id))}</td>
               <td>
                 {ban.player_message ?? '—'}
                 {ban.appealable ? '' : ' (no appeal)'}
@@ -505,7 +543,15 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
               </button>
             </form>
             <Notice message={message} />
-            {page && <BansTable page={page} policy={policy} deviceId={device.deviceId} onRevoke={onRevoke} />}
+            {page && (
+              <BansTable
+                page={page}
+                policy={policy}
+                whyNot={whyNotOf(device.enforcement)}
+                deviceId={device.deviceId}
+                onRevoke={onRevoke}
+              />
+            )}
             {page && (
               <Pager
                 number={cursors.length}

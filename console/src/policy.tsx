@@ -2,15 +2,22 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Call, Policy, Schemas } from './api';
 import type { OpenDevice } from './device';
 import {
+  type Draft,
+  draftOf,
   enforcementChanges,
-  type Flags,
   flagHelp,
   flagsOf,
   outcome,
+  patchOf,
+  patchText,
   policyFlags,
   previewRows,
+  trustChanges,
+  trustOf,
+  trustRows,
 } from './preview';
 import { ReasonCatalogueEditor } from './reasons';
+import { PublisherName, TrustSettings, useDirectory } from './trust';
 import { errorMessage, type Message, Notice, PreviewTable, type ScopeKnowledge, useBusy } from './ui';
 
 /**
@@ -30,7 +37,7 @@ interface Props {
   onDirty: (dirty: boolean) => void;
 }
 
-const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device: OpenDevice | null }) => {
+const Preview = ({ saved, draft, device }: { saved: Policy; draft: Draft; device: OpenDevice | null }) => {
   if (!device)
     return <p>Look up a device (Devices) to preview how these flags would change its enforcement.</p>;
   if (!device.allBans)
@@ -62,20 +69,57 @@ const Preview = ({ saved, draft, device }: { saved: Policy; draft: Flags; device
         after="After saving"
         rows={rows}
       />
+      <TrustPreview saved={saved} draft={draft} device={device} bans={device.allBans} />
+    </>
+  );
+};
+
+/** The device's global bans in force: whether each applies now and after saving, and why not. */
+const TrustPreview = ({
+  saved,
+  draft,
+  device,
+  bans,
+}: {
+  saved: Policy;
+  draft: Draft;
+  device: OpenDevice;
+  bans: NonNullable<OpenDevice['allBans']>;
+}) => {
+  const rows = trustRows(saved, draft, bans, device.deviceId);
+  if (rows.length === 0) return <p>{device.deviceId} has no global ban in force.</p>;
+  const changed = rows.filter((r) => r.changes).length;
+  return (
+    <>
+      <p>
+        {changed === 0
+          ? `Whose global bans you trust, as drafted, changes none of the ${rows.length} global bans of ${device.deviceId} in force.`
+          : `${changed} of the ${rows.length} global bans of ${device.deviceId} in force ${changed === 1 ? 'changes' : 'change'}: each says whether it applies, and why not.`}
+      </p>
+      <PreviewTable
+        label="Global bans preview table"
+        caption={`Global bans on ${device.deviceId}: whether each applies`}
+        after="After saving"
+        rows={rows}
+      />
     </>
   );
 };
 
 /** In every game, for every device: the kinds of bans the draft starts or stops applying. */
-const Reach = ({ saved, draft }: { saved: Flags; draft: Flags }) => {
-  const { start, stop } = enforcementChanges(saved, draft);
+const Reach = ({ saved, draft }: { saved: Policy; draft: Draft }) => {
+  const { start, stop } = enforcementChanges(flagsOf(saved), draft);
+  const trust = trustChanges(trustOf(saved), draft);
   return (
     <div class="panel" role="status" aria-live="polite">
-      <p>In every game, for every device, saving these flags:</p>
+      <p>In every game, for every device, saving these {trust.length ? 'changes' : 'flags'}:</p>
       <ul>
         {start.length > 0 && <li>starts applying {start.join(', ')};</li>}
         {stop.length > 0 && <li>stops applying {stop.join(', ')};</li>}
-        {start.length === 0 && stop.length === 0 && (
+        {trust.map((line) => (
+          <li key={line}>{line};</li>
+        ))}
+        {start.length === 0 && stop.length === 0 && trust.length === 0 && (
           <li>changes no ban's enforcement (only the reputation).</li>
         )}
       </ul>
@@ -85,9 +129,10 @@ const Reach = ({ saved, draft }: { saved: Flags; draft: Flags }) => {
 
 export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }: Props) => {
   const [saved, setSaved] = useState<Policy | null>(null);
-  const [draft, setDraft] = useState<Flags | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
+  const directory = useDirectory(call);
 
   // Read it fresh when the view opens (another moderator may have changed it); the flags show
   // once it is read, so a late answer never overwrites what the moderator ticked.
@@ -100,7 +145,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
       }
       setMessage(null);
       setSaved(answer.body);
-      setDraft(flagsOf(answer.body));
+      setDraft(draftOf(answer.body));
       onRead(answer.body);
     });
   useEffect(() => {
@@ -119,9 +164,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
     );
 
   const writeMissing = knowledge['policy:write'].held === false;
-  const patch: Schemas['PolicyPatch'] = {};
-  if (saved && draft)
-    for (const flag of policyFlags) if (draft[flag] !== saved[flag]) patch[flag] = draft[flag];
+  const patch = saved && draft ? patchOf(saved, draft) : {};
   const dirty = Object.keys(patch).length > 0;
   useEffect(() => onDirty(dirty), [dirty]);
   useEffect(() => () => onDirty(false), []);
@@ -131,20 +174,16 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
     if (!dirty) return;
     setMessage(null);
     void run(async () => {
-      const answer = await call('put', '/v1/policy', { body: patch });
+      // The trust settings are in the PolicyPatch of the API (issue 24).
+      const answer = await call('put', '/v1/policy', { body: patch as Schemas['PolicyPatch'] });
       if (answer.status !== 200) {
         setMessage(errorMessage(answer));
         return;
       }
       setSaved(answer.body);
-      setDraft(flagsOf(answer.body));
+      setDraft(draftOf(answer.body));
       onSaved(answer.body);
-      setMessage({
-        kind: 'ok',
-        text: `Policy saved: ${Object.entries(patch)
-          .map(([flag, on]) => `${flag} ${on ? 'on' : 'off'}`)
-          .join(', ')}.`,
-      });
+      setMessage({ kind: 'ok', text: `Policy saved: ${patchText(patch)}.` });
     });
   };
 
@@ -178,8 +217,16 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
               </div>
             ))}
           </fieldset>
+          <TrustSettings
+            saved={saved}
+            draft={draft}
+            onDraft={setDraft}
+            readOnly={writeMissing}
+            directory={directory}
+            message={message}
+          />
           <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
-          {dirty && <Reach saved={flagsOf(saved)} draft={draft} />}
+          {dirty && <Reach saved={saved} draft={draft} />}
           <section aria-labelledby="preview-heading">
             <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>
             <Preview saved={saved} draft={draft} device={device} />
@@ -200,7 +247,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
                 class="secondary"
                 disabled={busy || !dirty}
                 onClick={() => {
-                  setDraft(flagsOf(saved));
+                  setDraft(draftOf(saved));
                   setMessage(null);
                 }}
               >
@@ -220,6 +267,14 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
         </p>
       )}
       <Notice message={message} />
+      {saved && (
+        <PublisherName
+          call={call}
+          knowledge={knowledge}
+          publisherId={saved.publisher_id}
+          directory={directory}
+        />
+      )}
       <ReasonCatalogueEditor call={call} knowledge={knowledge} />
     </section>
   );

@@ -1,6 +1,15 @@
 import type { Ban as StoredBan } from '../../lib/domain/ban-record';
-import { isActive, policyEnforces, reputation } from '../../lib/domain/policy-rules';
+import {
+  explainVerdict,
+  isActive,
+  judgeBans,
+  policyEnforces,
+  type RulePolicy,
+  reputation,
+  type Verdict,
+} from '../../lib/domain/policy-rules';
 import { type PolicyFlag, policyFlags } from '../../lib/model/policy-flags';
+import { defaultPolicyTrust, type GlobalSources, type PolicyTrust } from '../../lib/model/policy-trust';
 import type { AppealOutcome } from '../../lib/model/requests';
 import { type Ban, formatTime, fromNow, type Policy } from './api';
 
@@ -30,9 +39,81 @@ export const flagHelp: Record<PolicyFlag, string> = {
 export const flagsOf = (policy: Policy): Flags =>
   Object.fromEntries(policyFlags.map((flag) => [flag, policy[flag]])) as Flags;
 
+/**
+ * Whose global bans the policy takes, and how many publishers must agree (issue 24): for
+ * enforcement, and separately for reputation (lib/model/policy-trust.ts). A policy from before them
+ * reads as the API's defaults (everyone, 1), which is what the rules assume too.
+ */
+export type Trust = PolicyTrust;
+
+const copySources = (sources: RulePolicy['global_sources']): GlobalSources =>
+  sources === undefined || sources === 'all'
+    ? 'all'
+    : 'only' in sources
+      ? { only: [...sources.only] }
+      : { except: [...sources.except] };
+
+/** What the policy page edits: the flags and the trust settings. */
+export type Draft = Flags & Trust;
+
+export const trustOf = (policy: RulePolicy): Trust => ({
+  global_sources: copySources(policy.global_sources ?? defaultPolicyTrust.global_sources),
+  global_quorum: policy.global_quorum ?? defaultPolicyTrust.global_quorum,
+  rep_global_sources: copySources(policy.rep_global_sources ?? defaultPolicyTrust.rep_global_sources),
+  rep_global_quorum: policy.rep_global_quorum ?? defaultPolicyTrust.rep_global_quorum,
+});
+
+export const draftOf = (policy: Policy): Draft => ({ ...flagsOf(policy), ...trustOf(policy) });
+
+/** The same sources, whatever order their ids were chosen in. */
+export const sameSources = (a: GlobalSources, b: GlobalSources): boolean =>
+  JSON.stringify(normalSources(a)) === JSON.stringify(normalSources(b));
+
+/** Sources as they are sent: ids in order, each once. */
+export const normalSources = (sources: GlobalSources): GlobalSources =>
+  sources === 'all'
+    ? 'all'
+    : 'only' in sources
+      ? { only: [...new Set(sources.only)].sort() }
+      : { except: [...new Set(sources.except)].sort() };
+
+/** Sources in words: "all publishers", "only a, b", "all except c". */
+export const sourcesText = (sources: GlobalSources): string =>
+  sources === 'all'
+    ? 'all publishers'
+    : 'only' in sources
+      ? `only ${sources.only.length ? sources.only.join(', ') : 'yourself'}`
+      : `all except ${sources.except.length ? sources.except.join(', ') : 'none'}`;
+
+/** The PUT /v1/policy body: each flag and trust setting the draft changes. */
+export const patchOf = (saved: Policy, draft: Draft): Partial<Draft> => {
+  const before = draftOf(saved);
+  const patch: Partial<Record<keyof Draft, unknown>> = {};
+  for (const flag of policyFlags) if (draft[flag] !== before[flag]) patch[flag] = draft[flag];
+  for (const field of ['global_sources', 'rep_global_sources'] as const)
+    if (!sameSources(draft[field], before[field])) patch[field] = normalSources(draft[field]);
+  for (const field of ['global_quorum', 'rep_global_quorum'] as const)
+    if (draft[field] !== before[field]) patch[field] = draft[field];
+  return patch as Partial<Draft>;
+};
+
+/** A saved change in words: "enforce_game off, global_quorum 2, global_sources all except b". */
+export const patchText = (patch: Partial<Draft>): string =>
+  Object.entries(patch)
+    .map(([field, value]) =>
+      typeof value === 'boolean'
+        ? `${field} ${value ? 'on' : 'off'}`
+        : typeof value === 'number'
+          ? `${field} ${value}`
+          : `${field} ${sourcesText(value as GlobalSources)}`,
+    )
+    .join(', ');
+
 export interface Outcome {
   restricted: { cheat: boolean; social: boolean };
   enforced: Map<number, boolean>;
+  /** Each ban's verdict under the policy (the rules' judgeBans), by ban id. */
+  verdicts: Map<number, Verdict>;
   score: number;
 }
 
@@ -50,16 +131,17 @@ const stored = (ban: Ban, deviceId: string): StoredBan => ({
   revoked_at: ban.revoked_at,
 });
 
-export const outcome = (policy: Policy, bans: readonly Ban[], deviceId: string, now: string): Outcome => {
+export const outcome = (policy: RulePolicy, bans: readonly Ban[], deviceId: string, now: string): Outcome => {
   const rules = bans.map((ban) => stored(ban, deviceId));
-  const enforced = new Map(
-    rules.map((ban) => [ban.ban_id, isActive(ban, now) && policyEnforces(policy, ban)]),
-  );
+  const judged = judgeBans(policy, rules, now);
+  const verdicts = new Map(rules.map((ban, i) => [ban.ban_id, judged[i] as Verdict]));
+  const enforced = new Map(rules.map((ban, i) => [ban.ban_id, judged[i]?.applies === true]));
   const applies = (type: Ban['ban_type']) =>
     rules.some((ban) => ban.ban_type === type && enforced.get(ban.ban_id));
   return {
     restricted: { cheat: applies('cheat'), social: applies('social') },
     enforced,
+    verdicts,
     score: reputation(policy, rules, now).score,
   };
 };
@@ -90,7 +172,7 @@ const restrictionRows = (before: Outcome, after: Outcome, where = ''): PreviewRo
 /** The preview's rows: restriction by type, the score, then each ban's `enforced`. */
 export const previewRows = (
   saved: Policy,
-  draft: Flags,
+  draft: Draft,
   bans: readonly Ban[],
   deviceId: string,
   now = new Date().toISOString(),
@@ -107,6 +189,54 @@ export const previewRows = (
       ),
     ),
   ];
+};
+
+/**
+ * The device's global bans in force, and whether each applies before and after the draft, in the
+ * rules' words (explainVerdict: "applies", "1 of 2 publishers needed", "from a publisher you do not
+ * trust"): what a trust setting starts or stops applying, and why.
+ */
+export const trustRows = (
+  saved: Policy,
+  draft: Draft,
+  bans: readonly Ban[],
+  deviceId: string,
+  now = new Date().toISOString(),
+): PreviewRow[] => {
+  const before = outcome(saved, bans, deviceId, now);
+  const after = outcome({ ...saved, ...draft }, bans, deviceId, now);
+  const words = (verdict: Verdict | undefined) => (verdict ? explainVerdict(verdict) : '—');
+  return bans
+    .filter((ban) => ban.scope === 'global' && isActive(stored(ban, deviceId), now))
+    .map((ban) =>
+      row(
+        `Ban ${ban.ban_id} (${ban.ban_type}) by ${ban.publisher_id === saved.publisher_id ? `${ban.publisher_id} (you)` : ban.publisher_id}`,
+        words(before.verdicts.get(ban.ban_id)),
+        words(after.verdicts.get(ban.ban_id)),
+      ),
+    );
+};
+
+/** What a draft changes in whose global bans count, in words, for every device. */
+export const trustChanges = (saved: Trust, draft: Trust): string[] => {
+  const lines: string[] = [];
+  const pair = (
+    what: string,
+    sources: 'global_sources' | 'rep_global_sources',
+    quorum: 'global_quorum' | 'rep_global_quorum',
+  ) => {
+    if (!sameSources(saved[sources], draft[sources]))
+      lines.push(
+        `${what} takes global bans from ${sourcesText(draft[sources])} (now ${sourcesText(saved[sources])})`,
+      );
+    if (saved[quorum] !== draft[quorum])
+      lines.push(
+        `${what} needs ${draft[quorum]} trusted ${draft[quorum] === 1 ? 'publisher' : 'publishers'} holding a global ban of a type (now ${saved[quorum]})`,
+      );
+  };
+  pair('enforcement', 'global_sources', 'global_quorum');
+  pair('the reputation', 'rep_global_sources', 'rep_global_quorum');
+  return lines;
 };
 
 /** An appeal's decision as the page drafts it (the API's AppealDecisionRequest, parsed). */
