@@ -5,6 +5,8 @@ import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { createBanClient } from '../client/src/index';
 import { createBanMirror, type MirrorSource } from '../client/src/mirror';
 import { startLocalApi } from '../infra/local/server';
+import { defaultPolicyFlags } from '../lib/model/policy-flags';
+import { defaultPolicyTrust } from '../lib/model/policy-trust';
 import { median } from './storage-probe';
 
 /**
@@ -87,14 +89,8 @@ const measureMemory = async (count: number) => {
   const items = Array.from({ length: count }, (_, i) => syntheticBan(i, publisher, game));
   const policy = {
     publisher_id: publisher,
-    enforce_game: true,
-    enforce_publisher: true,
-    enforce_global: true,
-    enforce_cheat_global: true,
-    enforce_social_global: false,
-    rep_include_game: true,
-    rep_include_publisher: true,
-    rep_include_global: true,
+    ...defaultPolicyFlags,
+    ...defaultPolicyTrust,
     updated_at: '2026-11-01T00:00:00.000Z',
   };
   const source = {

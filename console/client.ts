@@ -1,8 +1,8 @@
-import type { paths } from './api-types';
+import type { paths } from '../client/src/api-types';
 
 /**
  * The console's one way to the API: a typed fetch whose paths, parameters, bodies and answers all
- * come from the generated `paths` (console/api-types.ts), never from shapes written here. It never
+ * come from the generated `paths` (client/src/api-types.ts, shared with the client package), never from shapes written here. It never
  * throws on an HTTP status: every answer is `{ ok, status, body, retryAfter }`, narrowed by
  * `status`; a request that got no usable answer (network down, not JSON) is a `Failure`.
  */

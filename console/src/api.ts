@@ -1,5 +1,5 @@
+import type { components } from '../../client/src/api-types';
 import { scopes } from '../../lib/model/scopes';
-import type { components } from '../api-types';
 import type { Call, Failure } from '../client';
 
 /**

@@ -1,4 +1,5 @@
 import type { PolicyFlag } from '../model/policy-flags.js';
+import type { GlobalSources, PolicyTrust } from '../model/policy-trust.js';
 
 /**
  * What a publisher's policy makes of a device's bans: which apply now (and by which flags),
@@ -20,22 +21,14 @@ export interface RuleBan {
   expires_at: string | null;
 }
 
-/** Whose global bans a policy takes: everyone's, only some publishers', or all but some. */
-export type GlobalSources =
-  | 'all'
-  | { readonly only: readonly string[] }
-  | { readonly except: readonly string[] };
+export type { GlobalSources };
 
 /**
  * What the rules read of a policy: its eight flags, whose it is, and its trust in other
- * publishers' global bans (absent on a policy from before trust settings: everyone, quorum 1).
+ * publishers' global bans (lib/model/policy-trust.ts; absent: everyone, quorum 1).
  */
-export interface RulePolicy extends Readonly<Record<PolicyFlag, boolean>> {
+export interface RulePolicy extends Readonly<Record<PolicyFlag, boolean>>, Readonly<Partial<PolicyTrust>> {
   readonly publisher_id: string;
-  readonly global_sources?: GlobalSources;
-  readonly global_quorum?: number;
-  readonly rep_global_sources?: GlobalSources;
-  readonly rep_global_quorum?: number;
 }
 
 /**

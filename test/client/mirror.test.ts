@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../client/src/errors';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
+import { defaultPolicyFlags } from '../../lib/model/policy-flags';
+import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 
 /**
  * The mirror's behaviour when the service misbehaves, against a source written here (no network):
@@ -10,22 +12,13 @@ import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../clie
  */
 
 const GAME = 'g-1';
+/** A new publisher's policy: everything enforced but global social bans, everyone trusted alone. */
 const policy = {
   publisher_id: 'pub-1',
-  enforce_game: true,
-  enforce_publisher: true,
-  enforce_global: true,
-  enforce_cheat_global: true,
-  enforce_social_global: false,
-  rep_include_game: true,
-  rep_include_publisher: true,
-  rep_include_global: true,
-  global_sources: 'all',
-  global_quorum: 1,
-  rep_global_sources: 'all',
-  rep_global_quorum: 1,
+  ...defaultPolicyFlags,
+  ...defaultPolicyTrust,
   updated_at: '2026-11-01T00:00:00.000Z',
-} as const;
+};
 
 const ban = (id: number, over: Record<string, unknown> = {}) => ({
   ban_id: id,

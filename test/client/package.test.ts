@@ -77,7 +77,9 @@ afterAll(async () => {
 describe('the device-ban-client package', () => {
   it('builds with tsc without a type error, into dist/ with declarations', async () => {
     await rm(join(clientDir, 'dist'), { recursive: true, force: true });
-    const built = await run(process.execPath, [tsc, '-p', clientDir], { cwd: root }).then(
+    const built = await run(process.execPath, [tsc, '-p', clientDir, '--pretty', 'false'], {
+      cwd: root,
+    }).then(
       () => '',
       (error: { stdout?: string; message: string }) => error.stdout || error.message,
     );
@@ -151,7 +153,7 @@ describe('the device-ban-client package', () => {
 
     await writeFile(join(project, 'gate.ts'), gate);
     await writeFile(join(project, 'tsconfig.json'), tsconfig(['gate.ts']));
-    const compiled = await run(process.execPath, [tsc, '-p', project]).then(
+    const compiled = await run(process.execPath, [tsc, '-p', project, '--pretty', 'false']).then(
       () => '',
       (error: { stdout?: string; message: string }) => error.stdout || error.message,
     );
@@ -184,7 +186,7 @@ describe('the device-ban-client package', () => {
       `${block}\nfor (const device of process.argv.slice(2)) console.log(device, (await mayPlay(device)) ? 'allowed' : 'refused');\nawait mirror.stop();\n`,
     );
     await writeFile(join(project, 'tsconfig.json'), tsconfig(['mirror-gate.ts']));
-    const compiled = await run(process.execPath, [tsc, '-p', project]).then(
+    const compiled = await run(process.execPath, [tsc, '-p', project, '--pretty', 'false']).then(
       () => '',
       (error: { stdout?: string; message: string }) => error.stdout || error.message,
     );
@@ -240,7 +242,9 @@ await client.createBan('game-1', { device_id: 'd', ban_type: 'cheat', scope: 'ga
 `,
     );
     await writeFile(join(project, 'tsconfig.json'), tsconfig(['wrong.ts']));
-    const compiled = await run(process.execPath, [tsc, '-p', project, '--noEmit']).then(
+    // --pretty false: tsc colours and reshapes its messages when it thinks a terminal reads them
+    // (as under npm test's lanes), and this test reads them.
+    const compiled = await run(process.execPath, [tsc, '-p', project, '--noEmit', '--pretty', 'false']).then(
       () => '',
       (error: { stdout?: string }) => error.stdout ?? '',
     );
