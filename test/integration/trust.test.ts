@@ -729,5 +729,7 @@ describe('the enforcement answer, the batch and the listings against the referen
     expect(runs).toBe(12);
     await putPolicy('tr-a', { ...FLAGS, ...TRUST_DEFAULTS });
     await putPolicy('tr-b', { ...FLAGS, ...TRUST_DEFAULTS });
-  });
+    // Twelve runs of real requests: about 20 s alone, and well over the default 30 s under npm test's
+    // two lanes on 2 cores.
+  }, 180_000);
 });
