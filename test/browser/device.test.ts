@@ -129,14 +129,24 @@ describe('looking up a device', () => {
       new RegExp(`Social: ${enforcement.restricted.social ? 'restricted' : 'not restricted'}`),
     );
     // Each ban that applies, with the flags that make it apply; the global social ban does not
-    // apply (enforce_social_global is off by default), so it is not among them.
+    // apply (enforce_social_global is off by default), so it is not among them: it is listed apart,
+    // after them, with the API's reason (not_enforced).
     expect(enforcement.bans.length).toBe(24);
     for (const applied of enforcement.bans)
       expect(text).toContain(
         `Ban ${applied.ban_id}: ${applied.ban_type}, ${applied.scope} scope, by ${applied.publisher_id}`,
       );
     expect(text).toContain(`rule ${enforcement.bans[0].rule.join(' + ')}`);
-    expect(text).not.toContain(`Ban ${socialGlobalBanId}:`);
+    const [applying, notApplying = ''] = text.split(
+      'Global bans in force that do not apply to you, and why:',
+    );
+    expect(applying).not.toContain(`Ban ${socialGlobalBanId}:`);
+    expect(enforcement.not_enforced).toEqual([
+      expect.objectContaining({ ban_id: socialGlobalBanId, because: 'policy' }),
+    ]);
+    expect(notApplying).toContain(
+      `Ban ${socialGlobalBanId}: social, global scope, by dev-publisher: not applied: ${enforcement.not_enforced[0].explanation}`,
+    );
 
     const reputation = await page.getByRole('region', { name: 'Reputation', exact: true }).innerText();
     expect(reputation).toContain(`Score ${enforcement.reputation.score} of 100`);

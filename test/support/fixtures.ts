@@ -193,6 +193,14 @@ export const isErrorEnvelope = (body: any): boolean => {
 
 let sequence = 0;
 /** A name no other case of this run uses, so each case reads only its own data. */
+/**
+ * How many runs a property over the real API makes: `full` on the sources and on DynamoDB Local,
+ * a third (at least 2) on the bundles (npm run test:bundled, test:node24), whose runs prove that
+ * the bundled code answers the same, not more of the search the sources' runs made.
+ */
+export const propertyRuns = (full: number) =>
+  process.env.API_BUNDLES ? Math.max(2, Math.round(full / 3)) : full;
+
 export const unique = (prefix: string) => `${prefix}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 
 export type { ApiResponse, RequestOptions, TestApi };
