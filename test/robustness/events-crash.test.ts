@@ -140,8 +140,16 @@ describe('events survive a crash and an absent receiver', () => {
       await receiver.waitFor(() => receiver.verified(hook.body.secret).length >= 5, 30_000);
       const got = receiver.verified(hook.body.secret).map((event) => event.ban.ban_id);
       expect(new Set(got)).toEqual(new Set(made));
-      const settled = await call(first.url, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries`, key);
-      expect(settled.body.items.map((d: any) => d.status)).toEqual(Array(5).fill('delivered'));
+      // The receiver has the last one a moment before its sender records the answer: wait for that.
+      await expect
+        .poll(
+          async () =>
+            (
+              await call(first.url, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries`, key)
+            ).body.items.map((d: any) => d.status),
+          { timeout: 10_000 },
+        )
+        .toEqual(Array(5).fill('delivered'));
     } finally {
       await first.server.stop();
     }
