@@ -110,6 +110,15 @@ beforeAll(async () => {
     1,
   );
 
+  // A dispatch reads the webhooks before it hands its events on: once the last of dev-publisher's
+  // bans is in its feed, none of them can reach the webhooks made below (under load the dispatcher
+  // can still be handing them on when the webhooks exist).
+  await eventually(
+    async () => (await server.call('GET', '/v1/events?limit=100', { game: GAME })).body.items as any[],
+    (items) => items.some((event) => event.device_id === 'device-ends-never'),
+    30_000,
+  );
+
   // One receiver, two webhooks: /broken answers 500 to everything, /ok takes everything.
   receiver.answer = (request) => (request.path === '/broken' ? 500 : 204);
   const hook = async (path: string) => {
