@@ -1,4 +1,4 @@
-import { enforcedBans, notEnforced, ruleFor } from '../../lib/domain/policy-rules.js';
+import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
 
@@ -424,21 +424,18 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       // Every ban of the device, in the service's order (newest first): a quorum of global bans is
       // a property of the device, not of one ban.
       const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => b.ban_id - a.ban_id);
-      const applying = enforcedBans(policy, bans, evaluatedAt);
+      const { applying, restricted, not_enforced } = decideDevice(policy, bans, evaluatedAt);
       return {
         device_id: deviceId,
         game_id: gameId,
         evaluated_at: evaluatedAt,
-        restricted: {
-          cheat: applying.some((ban) => ban.ban_type === 'cheat'),
-          social: applying.some((ban) => ban.ban_type === 'social'),
-        },
+        restricted,
         bans: applying.map(({ device_id: _device, ...ban }) => ({
           ...ban,
           enforced: true,
           rule: ruleFor(ban),
         })),
-        not_enforced: notEnforced(policy, bans, evaluatedAt),
+        not_enforced,
         policy_updated_at: policy.updated_at,
         stale,
         lag_ms: lag,

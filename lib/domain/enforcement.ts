@@ -4,7 +4,7 @@ import type { Enforcement, EnforcementBatch, Policy } from '../model/responses';
 import type { Ban } from './ban-record';
 import { toListedBan, visibleBans } from './bans';
 import { getPolicy } from './policy';
-import { enforcedBans, notEnforced, reputation, ruleFor } from './policy-rules';
+import { decideDevice, reputation, ruleFor } from './policy-rules';
 
 /**
  * "Is this device restricted in this game, and why": the caller's policy (its flags and its trust
@@ -24,17 +24,14 @@ const evaluate = (
   now: string,
 ): Enforcement => {
   // Judged over every visible ban of the device: a quorum is a property of the device.
-  const applying = enforcedBans(policy, bans, now);
+  const { applying, restricted, not_enforced } = decideDevice(policy, bans, now);
   return {
     device_id: deviceId,
     game_id: gameId,
     evaluated_at: now,
-    restricted: {
-      cheat: applying.some((ban) => ban.ban_type === 'cheat'),
-      social: applying.some((ban) => ban.ban_type === 'social'),
-    },
+    restricted,
     bans: applying.map((ban) => ({ ...toListedBan(ban, policy, true), rule: ruleFor(ban) })),
-    not_enforced: notEnforced(policy, bans, now),
+    not_enforced,
     reputation: reputation(policy, bans, now),
     policy_updated_at: policy.updated_at,
   };

@@ -118,17 +118,12 @@ export const enforcedBans = <B extends RuleBan>(policy: RulePolicy, bans: readon
   return bans.filter((_, i) => verdicts[i]?.applies);
 };
 
-/**
- * Why each ban in force on the device does not restrict it, in the enforcement answer's
- * `not_enforced`: every active ban the policy does not apply (its flags off, an untrusted source,
- * a quorum not met), with the verdict in words. Ended and revoked bans are not listed.
- */
-export const notEnforced = <B extends RuleBan & { ban_id: number }>(
-  policy: RulePolicy,
+/** `not_enforced` of bans already judged (see notEnforced). */
+const notEnforcedOf = <B extends RuleBan & { ban_id: number }>(
   bans: readonly B[],
-  now: string,
+  verdicts: readonly Verdict[],
 ) =>
-  judgeBans(policy, bans, now).flatMap((verdict, i) => {
+  verdicts.flatMap((verdict, i) => {
     const ban = bans[i];
     if (!ban || verdict.applies || verdict.because === 'inactive') return [];
     return [
@@ -144,6 +139,39 @@ export const notEnforced = <B extends RuleBan & { ban_id: number }>(
       },
     ];
   });
+
+/**
+ * Why each ban in force on the device does not restrict it, in the enforcement answer's
+ * `not_enforced`: every active ban the policy does not apply (its flags off, an untrusted source,
+ * a quorum not met), with the verdict in words. Ended and revoked bans are not listed.
+ */
+export const notEnforced = <B extends RuleBan & { ban_id: number }>(
+  policy: RulePolicy,
+  bans: readonly B[],
+  now: string,
+) => notEnforcedOf(bans, judgeBans(policy, bans, now));
+
+/**
+ * The policy's decision on a device, as the enforcement answer gives it (the service's and the
+ * client's mirror alike): the bans that apply, in their order, restriction per type, and
+ * `not_enforced`, from one judgement of all the device's bans.
+ */
+export const decideDevice = <B extends RuleBan & { ban_id: number }>(
+  policy: RulePolicy,
+  bans: readonly B[],
+  now: string,
+) => {
+  const verdicts = judgeBans(policy, bans, now);
+  const applying = bans.filter((_, i) => verdicts[i]?.applies);
+  return {
+    applying,
+    restricted: {
+      cheat: applying.some((ban) => ban.ban_type === 'cheat'),
+      social: applying.some((ban) => ban.ban_type === 'social'),
+    },
+    not_enforced: notEnforcedOf(bans, verdicts),
+  };
+};
 
 /** A verdict in words, for the enforcement answer's explanations and the console. */
 export const explainVerdict = (verdict: Verdict): string => {
