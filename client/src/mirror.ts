@@ -1,6 +1,7 @@
 import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
+import { pause } from './retry.js';
 
 /**
  * A game server's local copy of what enforcement needs for one publisher and game: the policy and
@@ -174,18 +175,6 @@ const stateOf = (policy: Policy, cursor: string, bans: readonly MirroredBan[]): 
   for (const ban of bans) putBan(state, ban);
   return state;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 const FEED_PAGE = 500;
 const SNAPSHOT_PAGE = 1000;
@@ -374,7 +363,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const poll = async (first: number) => {
     let wait: number | undefined = first;
     while (wait !== undefined && !stopping.signal.aborted) {
-      await sleep(wait, stopping.signal);
+      await pause(wait, stopping.signal);
       if (stopping.signal.aborted) return;
       const outcome = await attempt();
       wait = 'wait' in outcome ? outcome.wait : undefined;

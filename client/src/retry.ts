@@ -81,3 +81,20 @@ export const retryDelay = (
   const jitter = Math.floor(random() * Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** retry));
   return retryAfterSeconds === null ? jitter : Math.max(jitter, Math.ceil(retryAfterSeconds * 1000));
 };
+
+/**
+ * Waits `ms`, or less when `signal` aborts: true when the whole wait passed. The one wait of the
+ * package: between a call's retries (transport.ts) and between the mirror's reads (mirror.ts).
+ */
+export const pause = (ms: number, signal: AbortSignal): Promise<boolean> =>
+  new Promise<boolean>((resolve) => {
+    const done = (finished: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cancel);
+      resolve(finished);
+    };
+    const cancel = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', cancel, { once: true });
+    if (signal.aborted) done(false);
+  });

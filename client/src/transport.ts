@@ -1,5 +1,5 @@
 import { ApiError, errorFromAnswer } from './errors.js';
-import { type Backoff, retryableStatus, retryDelay } from './retry.js';
+import { type Backoff, pause, retryableStatus, retryDelay } from './retry.js';
 
 /** Settings of every call of one client (see ClientOptions in ./client.ts for their meaning). */
 export interface TransportSettings extends Backoff {
@@ -127,17 +127,7 @@ export const send = async (settings: TransportSettings, req: HttpRequest, option
       const wait = retryDelay(attempt - 1, settings, error.retry_after, settings.random);
       // A wait that would end past the deadline is not worth starting: the last answer is the error.
       if (Date.now() + wait >= deadline) throw error;
-      const waited = await new Promise<boolean>((resolve) => {
-        const done = (finished: boolean) => {
-          clearTimeout(sleep);
-          stop.signal.removeEventListener('abort', cancel);
-          resolve(finished);
-        };
-        const cancel = () => done(false);
-        const sleep = setTimeout(() => done(true), wait);
-        stop.signal.addEventListener('abort', cancel, { once: true });
-        if (stop.signal.aborted) done(false);
-      });
+      const waited = await pause(wait, stop.signal);
       if (!waited) throw signal?.aborted ? signal.reason : error;
     }
   } finally {
