@@ -5,6 +5,7 @@ import { startLocalApi } from '../infra/local/server';
 import { connectionConfig } from '../lib/storage/connection';
 import { banKey, GLOBAL_FEED_PARTITION, partitions } from '../lib/storage/keys';
 import { startChild, stopChild, waitForLine } from './children';
+import { percentile } from './storage-probe';
 
 /**
  * Part 10 of `npm run bench` (alone: `npx tsx bench/feed-polling.ts`): game servers polling the
@@ -61,9 +62,6 @@ export interface FeedPollingResult {
   global_ratio: number;
   reads_per_poll_ratio: number;
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
 
 const measure = async (): Promise<FeedPollingResult> => {
   const api = await startLocalApi({
@@ -237,15 +235,14 @@ const measure = async (): Promise<FeedPollingResult> => {
     const of = (prefix: string) => [...counted].filter(([key]) => key.startsWith(prefix)).map(([, n]) => n);
     const total = [...counted.values()].reduce((a, b) => a + b, 0);
     const globalReads = of(`Query ${GLOBAL_FEED_PARTITION}`).reduce((a, b) => a + b, 0);
-    const sorted = [...latencies].sort((a, b) => a - b);
     return {
       cache_ms: cacheMs,
       servers: SERVERS,
       seconds: Number(elapsed.toFixed(1)),
       polls,
       polls_per_second: perSecond(polls),
-      p50_ms: Number(percentile(sorted, 50).toFixed(1)),
-      p99_ms: Number(percentile(sorted, 99).toFixed(1)),
+      p50_ms: Number(percentile(latencies, 50).toFixed(1)),
+      p99_ms: Number(percentile(latencies, 99).toFixed(1)),
       errors,
       ...(firstError ? { first_error: firstError } : {}),
       events_written: written.length,

@@ -7,7 +7,7 @@ import { createBanMirror, type MirrorSource } from '../client/src/mirror';
 import { startLocalApi } from '../infra/local/server';
 import { defaultPolicyFlags } from '../lib/model/policy-flags';
 import { defaultPolicyTrust } from '../lib/model/policy-trust';
-import { median } from './storage-probe';
+import { median, percentile } from './storage-probe';
 
 /**
  * Part 9, game servers (issue 23): a login answered by the client's mirror (client/src/mirror.ts)
@@ -44,11 +44,6 @@ export interface GameServerFigures {
   snapshot_ms: number;
   snapshot_store_ms: number;
 }
-
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-};
 
 const collect = (() => {
   setFlagsFromString('--expose-gc');

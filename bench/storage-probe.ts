@@ -91,7 +91,8 @@ export const median = (values: readonly number[]) => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+/** The benchmark's one percentile: of the values in any order; 0 of none. */
 export const percentile = (values: readonly number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
