@@ -1,8 +1,17 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import type { Ban, Call, Policy, Schemas } from './api';
 import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
-import { apiFieldError, ConfirmStep, errorMessage, Field, type Message, Notice, useBusy } from './ui';
+import {
+  apiFieldError,
+  ConfirmStep,
+  errorMessage,
+  Field,
+  type Message,
+  Notice,
+  useBusy,
+  useOnChange,
+} from './ui';
 import { check, parseDetails, parseExpiry, parsePlayerMessage } from './validation';
 
 /** The forms that change a device's bans: create, revoke, erase. */
@@ -80,9 +89,9 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
   const catalogue = useReasonCatalogue(call, true);
   const strict = catalogue?.strict_reasons === true;
 
-  useEffect(() => {
-    if (deviceId) setDevice(deviceId);
-  }, [deviceId]);
+  useOnChange(deviceId, (looked) => {
+    if (looked) setDevice(looked);
+  });
 
   /** Choosing a catalogue reason fills in what it says; every field stays editable. */
   const choose = (code: string) => {

@@ -203,9 +203,10 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
                   // Read-only without policy:write: no form it could not submit.
                   disabled={writeMissing}
                   aria-describedby={`flag-${flag}-help`}
-                  onChange={(e) =>
-                    setDraft({ ...draft, [flag]: (e.currentTarget as HTMLInputElement).checked })
-                  }
+                  onChange={(e) => {
+                    const checked = (e.currentTarget as HTMLInputElement).checked;
+                    setDraft((now) => now && { ...now, [flag]: checked });
+                  }}
                 />
                 <div>
                   <label for={`flag-${flag}`}>{flag}</label>

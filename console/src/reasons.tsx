@@ -179,12 +179,10 @@ const ReasonForm = ({
   const existing = editing === null ? undefined : catalogue.reasons[editing];
   const [draft, setDraft] = useState<Draft>(existing ? draftOf(existing) : emptyDraft);
   const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  useEffect(() => {
-    setDraft(existing ? draftOf(existing) : emptyDraft);
-    setErrors({});
-  }, [editing]);
   const index = editing ?? catalogue.reasons.length;
-  const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
+  // From the draft as it is when the change lands, not as this render saw it: two inputs between
+  // renders both count.
+  const set = (patch: Partial<Draft>) => setDraft((now) => ({ ...now, ...patch }));
   const err = (field: string) => errors[field] ?? apiReasonError(message, index, field);
   const title = existing ? `Edit reason ${existing.code}` : 'Add a reason';
 
@@ -501,6 +499,8 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
           )}
           {editing !== null ? (
             <ReasonForm
+              // Another reason (or a new one) is another form, with its own draft from the start.
+              key={editing}
               editing={editing === 'new' ? null : editing}
               catalogue={catalogue}
               busy={busy}

@@ -13,6 +13,7 @@ import {
   type ScopeKnowledge,
   TableScroll,
   useBusy,
+  useOnChange,
 } from './ui';
 
 /**
@@ -443,13 +444,13 @@ export const PublisherName = ({
   directory: ReturnType<typeof useDirectory>;
 }) => {
   const current = directory.entries?.find((e) => e.publisher_id === publisherId)?.display_name ?? null;
-  const [name, setName] = useState('');
+  const [name, setName] = useState(current ?? '');
   const [error, setError] = useState<string | undefined>();
   const [message, setMessage] = useState<Message>(null);
   const { busy, run } = useBusy();
-  useEffect(() => {
-    if (current !== null) setName(current);
-  }, [current]);
+  useOnChange(current, (saved) => {
+    if (saved !== null) setName(saved);
+  });
 
   const writeMissing = knowledge['policy:write'].held === false;
   const save = (e: Event) => {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   type AnyAnswer,
   type Ban,
@@ -64,6 +64,20 @@ export const Notice = ({
       )}
     </div>
   );
+};
+
+/**
+ * Runs `follow` once `value` differs from what it was at the last render, never on mount: the
+ * state's initial value already follows it there, and an effect on mount runs after the first
+ * paint, so it would undo whatever was typed before that frame.
+ */
+export const useOnChange = <T,>(value: T, follow: (value: T) => void) => {
+  const seen = useRef(value);
+  useEffect(() => {
+    if (Object.is(seen.current, value)) return;
+    seen.current = value;
+    follow(value);
+  }, [value]);
 };
 
 /**

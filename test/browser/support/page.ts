@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
+import { expect } from 'vitest';
 import { appendRecord, artifact, ROOT } from './artifacts';
 
 /**
@@ -19,8 +20,15 @@ export interface ConsolePage {
 
 export const VIEWPORT = { width: 1280, height: 860 };
 
-export const openPage = async (browser: Browser, url: string): Promise<ConsolePage> => {
+export const openPage = async (
+  browser: Browser,
+  url: string,
+  { clock = false }: { clock?: boolean } = {},
+): Promise<ConsolePage> => {
   const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-GB', timezoneId: 'UTC' });
+  // The page's timers and frames on a clock the test can hold (beforeNextFrame); it runs as the
+  // real one until then.
+  if (clock) await context.clock.install();
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
@@ -135,3 +143,63 @@ export const seriousViolations = (violations: AxeViolation[]): string[] =>
   violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+
+/**
+ * Runs `steps` while the page's clock stands still, so nothing that waits for a timer or the next
+ * frame (Preact's effects do) runs in between, then lets it run on: what a slow frame or a busy
+ * machine does to a page, made certain. The page must come from `openPage(..., { clock: true })`.
+ */
+export const beforeNextFrame = async (page: Page, steps: () => Promise<void>) => {
+  const now = await page.evaluate(() => Date.now());
+  await page.clock.pauseAt(now + 1_000);
+  try {
+    await steps();
+  } finally {
+    await page.clock.resume();
+  }
+};
+
+/**
+ * The address once the page has written it. The console writes it after it paints (an effect),
+ * and the test's view of it follows the browser's own notice, so a read right after a heading
+ * appears can see the one before.
+ */
+export const expectAddress = async (page: Page, hash: string) => {
+  await expect.poll(() => new URL(page.url()).hash, { timeout: 10_000 }).toBe(hash);
+};
+
+/**
+ * The end of the next request `matches` picks, as the page sees it: its answer read to the end, or
+ * its failure (the page may have given up on it). Ask before releasing the request.
+ */
+export const requestEnded = (page: Page, matches: (url: URL, request: Request) => boolean) =>
+  new Promise<void>((done) => {
+    const ended = (request: Request) => {
+      if (!matches(new URL(request.url()), request)) return;
+      page.off('requestfinished', ended);
+      page.off('requestfailed', ended);
+      done();
+    };
+    page.on('requestfinished', ended);
+    page.on('requestfailed', ended);
+  });
+
+/**
+ * Once the page has handled what was already queued for it: a frame and a task have passed twice
+ * (an answer's reading, the render, the effects after the paint).
+ */
+export const pageSettled = async (page: Page) => {
+  for (let round = 0; round < 2; round++)
+    await page.evaluate(
+      () => new Promise<void>((done) => (globalThis as any).requestAnimationFrame(() => setTimeout(done, 0))),
+    );
+};
+
+/**
+ * Once the page has handled a request it was held from (`requestEnded`). What a test checks did
+ * not happen after this had every chance to.
+ */
+export const answerHandled = async (page: Page, ended: Promise<void>) => {
+  await ended;
+  await pageSettled(page);
+};
