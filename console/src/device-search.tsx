@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Call, Schemas } from './api';
+import { SEARCH_DELAY_MS } from './search-timing';
 import {
   Field,
   Notice,
@@ -25,8 +26,6 @@ type BannedDevice = Schemas['BannedDevice'];
 
 /** Devices a page (the API's default). */
 export const SEARCH_PAGE_SIZE = 25;
-/** The pause in typing after which the search is sent. */
-export const SEARCH_DELAY_MS = 250;
 
 interface Props {
   call: Call;

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 import { bansTable, lookUp, openSection, setGame, signIn } from './support/console';
-import { type ConsolePage, openPage, unexpectedProblems } from './support/page';
+import { type ConsolePage, expectAddress, openPage, unexpectedProblems } from './support/page';
 import { type LocalServer, startServer } from './support/server';
 
 /**
@@ -37,36 +37,35 @@ const open = async (url = server.consoleUrl) => {
   pages.push(opened);
   return opened;
 };
-const hashOf = (page: Page) => new URL(page.url()).hash;
 const viewHeading = (page: Page, name: string) => page.getByRole('heading', { level: 2, name, exact: true });
 
 describe('addresses', () => {
   it('gives each view its own address; Back and Forward move between them; no key in any', async () => {
     const { page, problems } = await open();
     await signIn(page, server.devKey);
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     await openSection(page, 'Policy');
-    expect(hashOf(page)).toBe('#/policy');
+    await expectAddress(page, '#/policy');
     await openSection(page, 'Audit trail');
-    expect(hashOf(page)).toBe('#/audit');
+    await expectAddress(page, '#/audit');
     await page.goBack();
     await viewHeading(page, 'Policy').first().waitFor();
-    expect(hashOf(page)).toBe('#/policy');
+    await expectAddress(page, '#/policy');
     await page.goForward();
     await page.getByRole('heading', { name: /Audit/ }).first().waitFor();
-    expect(hashOf(page)).toBe('#/audit');
+    await expectAddress(page, '#/audit');
     // Back past the first view chosen: Start, where the console opened.
     await page.goBack();
     await page.goBack();
     await viewHeading(page, 'Start').first().waitFor();
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     await page.goForward();
     await page.goForward();
     await page.getByRole('heading', { name: /Audit/ }).first().waitFor();
     await openSection(page, 'Devices');
     await setGame(page, GAME);
     await lookUp(page, 'device-linked');
-    expect(hashOf(page)).toBe(`#/device?game=${GAME}&device=device-linked`);
+    await expectAddress(page, `#/device?game=${GAME}&device=device-linked`);
     expect(page.url()).not.toContain('bsk_');
     expect(unexpectedProblems(problems)).toEqual([]);
   });
@@ -86,13 +85,13 @@ describe('addresses', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await bansTable(page, 'device-linked').waitFor();
-    expect(hashOf(page)).toBe(`#/device?game=${GAME}&device=device-linked`);
+    await expectAddress(page, `#/device?game=${GAME}&device=device-linked`);
     expect(new URL(page.url()).search).toBe('');
     await page.reload();
     await page.getByRole('banner').getByText(`Signed in as ${email} (viewer)`).waitFor();
     await bansTable(page, 'device-linked').waitFor();
     expect(new URL(page.url()).search).toBe('');
-    expect(hashOf(page)).toBe(`#/device?game=${GAME}&device=device-linked`);
+    await expectAddress(page, `#/device?game=${GAME}&device=device-linked`);
     // Signed out: a reload asks again.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();

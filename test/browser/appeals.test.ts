@@ -14,6 +14,7 @@ import {
 import {
   axeScan,
   type ConsolePage,
+  expectAddress,
   narrowAxeScan,
   openPage,
   screenshot,
@@ -196,7 +197,7 @@ describe('deciding', () => {
     await page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
     const panel = region(`Appeal ${appealId}`);
     await panel.getByRole('heading', { name: `Appeal ${appealId}` }).waitFor();
-    expect(new URL(page.url()).hash).toBe(`#/appeals?appeal=${appealId}`);
+    await expectAddress(page, `#/appeals?appeal=${appealId}`);
     // The heading takes the focus, the player's words are there line by line, and the ban beside them.
     await bansTable(page, device).waitFor();
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe(
@@ -337,7 +338,7 @@ describe('deciding', () => {
     // The device page: the ban revoked, with the appeal's outcome linking back to it.
     await panel.getByRole('link', { name: `Open device ${device} in game ${GAME}` }).click();
     await page.getByRole('heading', { name: `Device ${device} in game ${GAME}` }).waitFor();
-    expect(new URL(page.url()).hash).toBe(`#/device?game=${GAME}&device=${device}`);
+    await expectAddress(page, `#/device?game=${GAME}&device=${device}`);
     const table = bansTable(page, device);
     await table.waitFor();
     const [row] = await rowsOf(table);
@@ -353,7 +354,7 @@ describe('deciding', () => {
     expect(seriousViolations(await axeScan(page, 'appeal-device-outcome'))).toEqual([]);
     await table.getByRole('link', { name: appealId }).click();
     await region(`Appeal ${appealId}`).getByRole('heading', { name: 'Decision' }).waitFor();
-    expect(new URL(page.url()).hash).toBe(`#/appeals?appeal=${appealId}`);
+    await expectAddress(page, `#/appeals?appeal=${appealId}`);
     // Back returns to the device.
     await page.goBack();
     await bansTable(page, device).waitFor();

@@ -2,7 +2,15 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 import { bansTable, lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
-import { axeScan, type ConsolePage, openPage, seriousViolations, unexpectedProblems } from './support/page';
+import {
+  answerHandled,
+  axeScan,
+  type ConsolePage,
+  openPage,
+  requestEnded,
+  seriousViolations,
+  unexpectedProblems,
+} from './support/page';
 import { type LocalServer, startServer } from './support/server';
 
 /**
@@ -97,9 +105,10 @@ describe('answers to the current question only', () => {
       await page.getByRole('button', { name: 'Look up', exact: true }).click();
       await page.getByRole('heading', { name: 'Device device-a in game game-1' }).waitFor();
       await lookUp(page, 'device-b');
+      const lateA = requestEnded(page, isAsPage);
       releaseA();
-      // Give A's late answer time to land, then check it did not.
-      await page.waitForTimeout(500);
+      // A's late answer has had every chance to land: it did not.
+      await answerHandled(page, lateA);
       await bansTable(page, 'device-b').waitFor();
       expect(await page.getByRole('table', { name: /^Bans of device-a:/ }).count()).toBe(0);
       const shown = await revokeButtons();

@@ -5,11 +5,14 @@ import { signIn as personSignIn } from '../support/sign-in';
 import { launchChromium } from './support/chromium';
 import { lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
 import {
+  answerHandled,
   axeScan,
   type ConsolePage,
+  expectAddress,
   NARROW,
   narrowAxeScan,
   openPage,
+  requestEnded,
   screenshot,
   seriousViolations,
   unexpectedProblems,
@@ -82,7 +85,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const hashOf = (page: Page) => new URL(page.url()).hash;
 const gamesTable = (page: Page, device = DEVICE) =>
   page.getByRole('table', { name: `Device ${device}: restricted or not in each game, under your policy` });
 const allBansTable = (page: Page, device = DEVICE) =>
@@ -151,7 +153,7 @@ describe('a device in all games', () => {
     await lookUp(page, DEVICE);
     await allGamesChoice(page).check();
     await page.getByRole('heading', { name: `Device ${DEVICE} in all games` }).waitFor();
-    expect(hashOf(page)).toBe(`#/device?game=${G1}&device=${DEVICE}&games=`);
+    await expectAddress(page, `#/device?game=${G1}&device=${DEVICE}&games=`);
     // The index of banned devices names G1 and G2 (the publisher ban was made in G1).
     expect(await answeredRows(page, 2)).toEqual([
       await expectedRow(G1, 'the Game ID'),
@@ -185,7 +187,7 @@ describe('a device in all games', () => {
     ]);
     // G3 sees no game ban: the publisher ban only.
     expect((await rowsOf(gamesTable(page)))[2]?.slice(1, 4)).toEqual(['no', 'yes', '1']);
-    expect(hashOf(page)).toBe(`#/device?game=${G1}&device=${DEVICE}&games=${G3}`);
+    await expectAddress(page, `#/device?game=${G1}&device=${DEVICE}&games=${G3}`);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
@@ -262,7 +264,7 @@ describe('a device in all games', () => {
     await page.getByRole('heading', { name: `Device ${DEVICE} in all games` }).waitFor();
     expect(await allGamesChoice(page).isChecked()).toBe(true);
     expect(await answeredRows(page, 3)).toEqual(before);
-    expect(hashOf(page)).toBe(`#/device?game=${G1}&device=${DEVICE}&games=${G3}`);
+    await expectAddress(page, `#/device?game=${G1}&device=${DEVICE}&games=${G3}`);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
@@ -346,8 +348,9 @@ describe('a device in all games', () => {
       await page.getByLabel('Device ID', { exact: true }).first().fill(CLEAN);
       await page.getByRole('button', { name: 'Look up', exact: true }).click();
       await page.getByRole('heading', { name: `Device ${CLEAN} in all games` }).waitFor();
+      const late = requestEnded(page, (url, request) => slow(url) && request.headers()['x-game-id'] === G3);
       release();
-      await page.waitForTimeout(500);
+      await answerHandled(page, late);
       const rows = await answeredRows(page, 2, CLEAN);
       expect(rows.map((r) => r.slice(0, 4))).toEqual([
         [G1, 'no', 'no', '0'],
@@ -356,7 +359,7 @@ describe('a device in all games', () => {
       expect(await rowsOf(allBansTable(page, CLEAN))).toEqual([['No bans in these games.']]);
       expect(await gamesTable(page).count()).toBe(0);
       // The games added stay with the view: the address names them for the new device.
-      expect(hashOf(page)).toBe(`#/device?game=${G1}&device=${CLEAN}&games=${G3}`);
+      await expectAddress(page, `#/device?game=${G1}&device=${CLEAN}&games=${G3}`);
     } finally {
       release();
       await page.unroute(slow);
@@ -398,7 +401,7 @@ describe('a device in all games', () => {
     // Removing the game added: its row goes, and so does the address's mention of it.
     await page.getByRole('button', { name: `Remove game ${G3}`, exact: true }).click();
     expect((await answeredRows(page, 2)).map((r) => r[0])).toEqual([G1, G2]);
-    expect(hashOf(page)).toBe(`#/device?game=${G1}&device=${DEVICE}&games=`);
+    await expectAddress(page, `#/device?game=${G1}&device=${DEVICE}&games=`);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 });

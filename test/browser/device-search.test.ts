@@ -1,13 +1,18 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_DELAY_MS } from '../../console/src/search-timing';
 import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import { alertHolding, bansTable, rowsOf, setGame, signIn, statusHolding } from './support/console';
 import {
+  answerHandled,
   axeScan,
   type ConsolePage,
+  expectAddress,
   narrowAxeScan,
   openPage,
+  pageSettled,
+  requestEnded,
   screenshot,
   seriousViolations,
   unexpectedProblems,
@@ -122,12 +127,11 @@ const watchSearches = (page: Page) => {
 
 const isActive = (locator: Locator) =>
   locator.evaluate((el) => el === (globalThis as any).document.activeElement);
-const hashOf = (page: Page) => new URL(page.url()).hash;
 
 describe('finding a device by the beginning of its id', () => {
   let console_: ConsolePage;
   beforeAll(async () => {
-    console_ = await openPage(browser, server.devicesUrl);
+    console_ = await openPage(browser, server.devicesUrl, { clock: true });
     await signIn(console_.page, server.devKey);
   });
   afterAll(() => console_?.close());
@@ -225,7 +229,7 @@ describe('finding a device by the beginning of its id', () => {
     expect((await rowsOf(bans)).map((r) => Number(r[0]))).toEqual(
       listed.body.items.map((b: { ban_id: number }) => b.ban_id),
     );
-    expect(hashOf(page)).toBe(`#/device?game=${GAME}&device=${ONE_GAME}`);
+    await expectAddress(page, `#/device?game=${GAME}&device=${ONE_GAME}`);
     // The search keeps its answer: another device can be opened from it.
     await foundTable(page, ONE_GAME).waitFor();
     expect(unexpectedProblems(problems)).toEqual([]);
@@ -250,7 +254,7 @@ describe('finding a device by the beginning of its id', () => {
     await pick.waitFor({ state: 'detached' });
     await expect.poll(() => isActive(open)).toBe(true);
     // Nothing was looked up meanwhile: the device open before stays.
-    expect(hashOf(page)).toBe(`#/device?game=${GAME}&device=${ONE_GAME}`);
+    await expectAddress(page, `#/device?game=${GAME}&device=${ONE_GAME}`);
 
     await open.click();
     await pick.getByRole('button', { name: `Open in ${OTHER_GAME}` }).click();
@@ -262,7 +266,7 @@ describe('finding a device by the beginning of its id', () => {
     expect((await rowsOf(bans)).map((r) => Number(r[0]))).toEqual(
       listed.body.items.map((b: { ban_id: number }) => b.ban_id),
     );
-    expect(hashOf(page)).toBe(`#/device?game=${OTHER_GAME}&device=${TWO_GAMES}`);
+    await expectAddress(page, `#/device?game=${OTHER_GAME}&device=${TWO_GAMES}`);
     // Back: the device before, in its game.
     await page.goBack();
     await page.getByRole('heading', { name: `Device ${ONE_GAME} in game ${GAME}` }).waitFor();
@@ -282,9 +286,9 @@ describe('finding a device by the beginning of its id', () => {
     expect(await searchField(page).getAttribute('aria-invalid')).toBe('true');
     await statusHolding(region, 'Nothing is searched: the prefix must be 1-128 characters');
     // Neither the pause nor Enter sends it; the rows of the prefix before are gone.
-    await page.waitForTimeout(600);
+    await page.clock.runFor(SEARCH_DELAY_MS * 2);
     await searchField(page).press('Enter');
-    await page.waitForTimeout(300);
+    await pageSettled(page);
     searches.stop();
     expect(searches.prefixes).toEqual([]);
     expect(await anyFoundTable(page).count()).toBe(0);
@@ -301,7 +305,7 @@ describe('finding a device by the beginning of its id', () => {
     await region
       .getByText('Device ID prefix is required: type at least 1 character', { exact: true })
       .waitFor();
-    await page.waitForTimeout(300);
+    await pageSettled(page);
     again.stop();
     expect(again.prefixes).toEqual([]);
   });
@@ -365,9 +369,10 @@ describe('finding a device by the beginning of its id', () => {
       await arrived;
       await searchField(page).fill(ONE_GAME);
       await foundTable(page, ONE_GAME).waitFor();
+      const late = requestEnded(page, slow);
       release();
-      // Give the late answer time to land, then check it did not.
-      await page.waitForTimeout(500);
+      // The late answer has had every chance to land: it did not.
+      await answerHandled(page, late);
       expect(await anyFoundTable(page).count()).toBe(1);
       expect((await shownRows(foundTable(page, ONE_GAME))).map((d) => d.device_id)).toEqual([ONE_GAME]);
       await statusHolding(
@@ -413,7 +418,7 @@ describe('what the session may search', () => {
       // Its one game is the Game ID already: Open looks the device up in it at once.
       await page.getByRole('button', { name: `Open device ${TWO_GAMES}`, exact: true }).click();
       await bansTable(page, TWO_GAMES).waitFor();
-      expect(hashOf(page)).toBe(`#/device?game=${OTHER_GAME}&device=${TWO_GAMES}`);
+      await expectAddress(page, `#/device?game=${OTHER_GAME}&device=${TWO_GAMES}`);
       expect(unexpectedProblems(problems)).toEqual([]);
     } finally {
       await close();

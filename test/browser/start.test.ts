@@ -15,6 +15,7 @@ import {
 import {
   axeScan,
   type ConsolePage,
+  expectAddress,
   narrowAxeScan,
   openPage,
   screenshot,
@@ -188,7 +189,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const hashOf = (page: Page) => new URL(page.url()).hash;
 const panel = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
 const activity = (page: Page) => panel(page, "Today's activity by person");
 const appeals = (page: Page) => panel(page, 'Open appeals');
@@ -299,7 +299,7 @@ const endingMatchesApi = async (page: Page, items: any[]) => {
 describe('the Start page', () => {
   it('is where the console opens, first in the navigation, at #/start', async () => {
     const { page } = console_;
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     const nav = page.getByRole('navigation', { name: 'Console sections' }).getByRole('button');
     expect(await nav.first().innerText()).toBe('Start');
     expect(await nav.first().getAttribute('aria-current')).toBe('page');
@@ -377,25 +377,25 @@ describe('the Start page', () => {
     const { page, problems } = console_;
     await appeals(page).getByRole('link', { name: 'Work the appeals queue' }).click();
     await page.getByRole('table', { name: /^The queue now/ }).waitFor();
-    expect(hashOf(page)).toBe('#/appeals');
+    await expectAddress(page, '#/appeals');
     await page.goBack();
     await activityTable(page).waitFor();
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     await page.goForward();
     await page.getByRole('table', { name: /^The queue now/ }).waitFor();
-    expect(hashOf(page)).toBe('#/appeals');
+    await expectAddress(page, '#/appeals');
 
     await openSection(page, 'Start');
     await webhooks(page).getByRole('link', { name: 'Open webhooks and their deliveries' }).click();
     await page.getByRole('table', { name: /^Webhooks of your publisher/ }).waitFor();
-    expect(hashOf(page)).toBe('#/webhooks');
+    await expectAddress(page, '#/webhooks');
     await page.goBack();
     await webhooksTable(page).waitFor();
 
     // A reload forgets the key (memory only) and keeps the address: signed in again, Start again.
     await page.reload();
     await signIn(page, server.devKey);
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     await activityMatchesApi(page);
     await webhooksTable(page).waitFor();
     expect(page.url()).not.toContain('bsk_');
@@ -450,11 +450,11 @@ describe('the Start page', () => {
     // The device opens in the game its ban was made in (game-2 here), and Back returns to Start.
     await ending(page).getByRole('link', { name: 'device-ends-3h', exact: true }).click();
     await bansTable(page, 'device-ends-3h').waitFor();
-    expect(hashOf(page)).toBe(`#/device?game=${GAME_2}&device=device-ends-3h`);
+    await expectAddress(page, `#/device?game=${GAME_2}&device=device-ends-3h`);
     expect(await page.getByLabel('Game ID', { exact: true }).inputValue()).toBe(GAME_2);
     await page.goBack();
     await endingTable(page).waitFor();
-    expect(hashOf(page)).toBe('#/start');
+    await expectAddress(page, '#/start');
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
@@ -683,7 +683,7 @@ describe('who sees what', () => {
     try {
       const { page } = opened;
       await signIn(page, key);
-      expect(hashOf(page)).toBe('#/start');
+      await expectAddress(page, '#/start');
       await appeals(page).getByText('No appeal is open.').waitFor();
       await webhooks(page).getByText('Your publisher has no webhooks.').waitFor();
       // Acme's activity is acme's own audit trail, which holds nothing of dev-publisher's.
