@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration, errors } from 'oidc-provider';
+import Provider, { type Configuration, errors, interactionPolicy } from 'oidc-provider';
 import type { IdentityProvider } from '../../lib/domain/people';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
@@ -61,6 +61,31 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <button type="submit">Sign in</button>
 </form>`,
   );
+
+/**
+ * The provider's prompts, with one more reason to ask for a sign-in: a session whose person is
+ * disabled (or gone) since it began, which findAccount answers with no account. A silent sign-in
+ * (`prompt=none`) then comes back to the console as `login_required`, "sign in again", and an
+ * ordinary one shows the sign-in form, instead of the provider failing with a server_error.
+ */
+const signInPolicy = () => {
+  const policy = interactionPolicy.base();
+  policy
+    .get('login')
+    ?.checks.add(
+      new interactionPolicy.Check(
+        'account_disabled',
+        'Your account is disabled or removed: sign in again',
+        'login_required',
+        (ctx) =>
+          ctx.oidc.session?.accountId !== undefined && ctx.oidc.account === undefined
+            ? interactionPolicy.Check.REQUEST_PROMPT
+            : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+      ),
+      0,
+    );
+  return policy;
+};
 
 const readForm = (req: IncomingMessage, limit = 10_000) =>
   new Promise<URLSearchParams>((done, fail) => {
@@ -203,7 +228,7 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       if (!person) return undefined;
       return { publisher_id: person.publisher_id, role: person.role, email: person.email };
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: signInPolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // The provider's own error page, without its remote fonts: the error and its description.
     renderError: (ctx, out) => {
       ctx.type = 'html';

@@ -4,7 +4,7 @@ import { type Scope, scopesOf } from '../../lib/model/scopes';
 import { routes } from '../../lib/routes';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
-import { discover, refresh, signIn } from '../support/sign-in';
+import { discover, refresh, signIn, silentSignIn } from '../support/sign-in';
 
 /**
  * People signed in through the local identity provider (a real OpenID Provider), calling the API
@@ -29,7 +29,7 @@ const person = async (publisherId: string, role: Role) => {
   const made = await api.createPerson(publisherId, role);
   const result = await signIn(api.identity.issuer, api.identity.redirectUri, made.email, made.password);
   if (!result.ok) throw new Error(`sign-in failed: ${result.status} ${result.page.slice(0, 300)}`);
-  return { ...made, role, token: result.tokens.access_token, tokens: result.tokens };
+  return { ...made, role, token: result.tokens.access_token, tokens: result.tokens, cookie: result.cookie };
 };
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString());
@@ -274,6 +274,24 @@ describe('people signed in', () => {
     expect(denied.body.error).toBe('invalid_grant');
     // Documented: an access token already issued is not revocable at the API; it expires.
     expect((await api.request('GET', '/v1/policy', { key: renewed.body.access_token })).status).toBe(200);
+  });
+
+  it("answers a disabled person's silent sign-in, their provider session alive, with login_required: sign in again", async () => {
+    const pub = unique('dis');
+    const bob = await person(pub, 'viewer');
+    const { redirectUri, issuer } = api.identity;
+    const before = await silentSignIn(issuer, redirectUri, bob.cookie);
+    expect(new URL(before.location ?? '').searchParams.has('code')).toBe(true);
+    await api.disablePerson(bob.email);
+    const after = await silentSignIn(issuer, redirectUri, bob.cookie);
+    expect({ status: after.status, page: after.page.slice(0, 300) }).toEqual({ status: 303, page: '' });
+    const back = new URL(after.location ?? '').searchParams;
+    expect(back.has('code')).toBe(false);
+    expect(back.get('error')).toBe('login_required');
+    // The sign-in button, with the same session, shows the sign-in form.
+    const asked = await silentSignIn(issuer, redirectUri, bob.cookie, { silent: false });
+    expect(asked.status).toBe(200);
+    expect(asked.page).toContain('Sign in to the device ban console');
   });
 
   it('refuses an altered token, an ID token and a token of nobody with 401 in the envelope, storing nothing', async () => {
