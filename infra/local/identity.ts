@@ -293,6 +293,8 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       publisher_claim: 'publisher_id',
       role_claim: 'role',
       email_claim: 'email',
+      client_id: CONSOLE_CLIENT_ID,
+      max_token_seconds: tokenSeconds,
     },
     console: {
       name: 'the local identity provider',
