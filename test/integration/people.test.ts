@@ -240,6 +240,59 @@ describe('people signed in', () => {
     expect(stored).not.toContain(mod.password);
   });
 
+  it("a person's keys expire in 90 days unless they choose never, the audit says which, and disabling them lists and revokes those keys", async () => {
+    // What `npm run users -- disable` calls; imported once the test API has chosen the store.
+    const { keysMadeBy, PERSON_KEY_DAYS, revokeKeysMadeBy } = await import('../../lib/domain/api-keys');
+    const pub = unique('pk');
+    const admin = await person(pub, 'admin');
+    const colleague = await person(pub, 'admin');
+    const make = (key: string, extra: Record<string, unknown> = {}) =>
+      api.request('POST', '/v1/keys', { key, body: { name: 'server', scopes: ['policy:read'], ...extra } });
+    const before = Date.now();
+    const unnamed = await make(admin.token);
+    const never = await make(admin.token, { expires_at: null });
+    const chosen = await make(admin.token, { expires_at: '2030-01-01T00:00:00Z' });
+    const theirs = await make(colleague.token);
+    for (const made of [unnamed, never, chosen, theirs]) expect(made.status).toBe(201);
+    const days = (Date.parse(unnamed.body.expires_at) - before) / 86_400_000;
+    expect(days).toBeGreaterThanOrEqual(PERSON_KEY_DAYS);
+    expect(days).toBeLessThan(PERSON_KEY_DAYS + 0.01);
+    expect(never.body.expires_at).toBeNull();
+    expect(chosen.body.expires_at).toBe('2030-01-01T00:00:00.000Z');
+    // A key's own keys keep their rule: none named is none.
+    const operatorKey = await api.createKey(pub, 'operator');
+    const byKey = await make(operatorKey.api_key);
+    expect(byKey.body.expires_at).toBeNull();
+
+    const trail = await api.request('GET', '/v1/audit?type=key.created&limit=50', { key: admin.token });
+    const expiry = Object.fromEntries(
+      trail.body.items.map((e: { key: { key_id: string; expiry: string } }) => [e.key.key_id, e.key.expiry]),
+    );
+    expect(expiry).toEqual({
+      [unnamed.body.key_id]: 'default',
+      [never.body.key_id]: 'never',
+      [chosen.body.key_id]: 'chosen',
+      [theirs.body.key_id]: 'default',
+      [byKey.body.key_id]: 'never',
+      [operatorKey.key_id]: 'never',
+    });
+
+    await api.disablePerson(admin.email);
+    const mine = [unnamed, never, chosen].map((m) => m.body.key_id).sort();
+    expect((await keysMadeBy(pub, admin.sub)).map((k) => k.key_id).sort()).toEqual(mine);
+    expect((await revokeKeysMadeBy(pub, admin.sub)).map((k) => k.key_id).sort()).toEqual(mine);
+    for (const made of [unnamed, never, chosen])
+      expect((await api.request('GET', '/v1/policy', { key: made.body.api_key })).status).toBe(401);
+    // The colleague's key, and the key's, still work; a second run revokes nothing more.
+    for (const made of [theirs, byKey])
+      expect((await api.request('GET', '/v1/policy', { key: made.body.api_key })).status).toBe(200);
+    expect(await revokeKeysMadeBy(pub, admin.sub)).toEqual([]);
+    const revokedBy = await api.request('GET', '/v1/audit?type=key.revoked&limit=50', {
+      key: colleague.token,
+    });
+    expect(revokedBy.body.items.map((e: { key: { key_id: string } }) => e.key.key_id).sort()).toEqual(mine);
+  });
+
   it("keeps publishers' people apart: another publisher's person sees and changes none of it", async () => {
     const a = await person(unique('ta'), 'admin');
     const b = await person(unique('tb'), 'admin');
