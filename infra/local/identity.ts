@@ -5,6 +5,7 @@ import Provider, { type Configuration, errors, interactionPolicy } from 'oidc-pr
 import type { IdentityProvider } from '../../lib/domain/people';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
+import { createSignInLimits } from './sign-in-limits';
 
 /**
  * The local identity provider: a real OpenID Provider (`oidc-provider`, a certified
@@ -241,8 +242,10 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
   const provider = new Provider(issuer, configuration);
   const oidc = provider.callback();
 
-  const send = (res: ServerResponse, status: number, html: string) => {
+  const limits = createSignInLimits();
+  const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, {
+      ...headers,
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       // The form posts here, and its answer redirects through the provider back to the console.
@@ -260,9 +263,29 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
     if (req.method === 'GET' && action === undefined) return send(res, 200, loginPage(uid));
     if (req.method === 'POST' && action === 'login') {
       const form = await readForm(req);
-      const person = await signInLocalPerson(form.get('email') ?? '', form.get('password') ?? '');
-      if (!person)
+      const email = form.get('email') ?? '';
+      const address = req.socket.remoteAddress ?? '';
+      // Too many failures for this account or from this address: refused before the password is
+      // even checked, whether or not the account exists.
+      const wait = limits.waitMs(email, address);
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        return send(
+          res,
+          429,
+          loginPage(
+            uid,
+            `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          ),
+          { 'retry-after': String(Math.ceil(wait / 1000)) },
+        );
+      }
+      const person = await signInLocalPerson(email, form.get('password') ?? '');
+      if (!person) {
+        limits.failed(email, address);
         return send(res, 401, loginPage(uid, 'That email and password do not match an active account.'));
+      }
+      limits.succeeded(email);
       return provider.interactionFinished(
         req,
         res,

@@ -81,6 +81,47 @@ describe('people signed in', () => {
     }
   });
 
+  it('refuses an account after 5 failed sign-ins, existing or not, even with the right password, and others still sign in', async () => {
+    const { issuer, redirectUri } = api.identity;
+    const sam = await api.createPerson(unique('lim'), 'viewer');
+    const nobody = `nobody-${unique('lim')}@example.com`;
+    for (const email of [sam.email, nobody]) {
+      for (let i = 0; i < 5; i++) {
+        const wrong = await signIn(issuer, redirectUri, email, 'not-the-password');
+        expect(wrong.ok ? 200 : wrong.status).toBe(401);
+      }
+      // The sixth is refused before the password is checked: the same answer for both.
+      const refused = await signIn(issuer, redirectUri, email, email === sam.email ? sam.password : 'x');
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) {
+        expect(refused.status).toBe(429);
+        expect(refused.page).toContain('Too many failed sign-ins. Try again in 15 minutes.');
+      }
+    }
+    const amy = await api.createPerson(unique('lim'), 'viewer');
+    expect((await signIn(issuer, redirectUri, amy.email, amy.password)).ok).toBe(true);
+  });
+
+  it('takes as long to refuse an email no one has as a wrong password', async () => {
+    const { signInLocalPerson } = await import('../../infra/local/people');
+    const sam = await api.createPerson(unique('time'), 'viewer');
+    const median = async (email: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const start = performance.now();
+        expect(await signInLocalPerson(email, 'not-the-password')).toBeUndefined();
+        times.push(performance.now() - start);
+      }
+      return times.sort((a, b) => a - b)[2] as number;
+    };
+    await median(`warm-${unique('time')}@example.com`);
+    const known = await median(sam.email);
+    const unknown = await median(`nobody-${unique('time')}@example.com`);
+    // Both hash the password (scrypt, tens of milliseconds); an unknown email used to answer in
+    // well under a millisecond.
+    expect(unknown / known).toBeGreaterThan(0.75);
+  });
+
   it('refuses a PKCE-less or foreign-redirect authorization request', async () => {
     const meta = await discover(api.identity.issuer);
     const base = {
