@@ -326,6 +326,7 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       authorization_endpoint: `${issuer}/auth`,
       token_endpoint: `${issuer}/token`,
       end_session_endpoint: `${issuer}/session/end`,
+      revocation_endpoint: `${issuer}/token/revocation`,
       logout_redirect_param: 'post_logout_redirect_uri',
       scope: 'openid email offline_access',
       resource: LOCAL_API_AUDIENCE,

@@ -145,6 +145,7 @@ export class People extends Construct {
           logout_redirect_param: 'post_logout_redirect_uri',
           scope: own.scope,
           ...(own.resource && { resource: own.resource }),
+          ...(own.revocation_endpoint && { revocation_endpoint: own.revocation_endpoint }),
           publisher_claim: own.publisher_claim,
           role_claim: own.role_claim,
           email_claim: own.email_claim,
@@ -206,6 +207,8 @@ export class People extends Construct {
         authorization_endpoint: `${base}/oauth2/authorize`,
         token_endpoint: `${base}/oauth2/token`,
         end_session_endpoint: `${base}/logout`,
+        // RevokeToken: allowed because the client enables token revocation (above).
+        revocation_endpoint: `${base}/oauth2/revoke`,
         logout_redirect_param: 'logout_uri',
         scope: 'openid email',
         publisher_claim: 'publisher_id',

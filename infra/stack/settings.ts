@@ -56,6 +56,8 @@ export interface OwnIdentityProvider {
   readonly scope: string;
   /** Sent as `resource` (RFC 8707) where the provider needs it to issue a token for the API. */
   readonly resource?: string;
+  /** Where sign-out revokes the refresh token (RFC 7009): https, on the token endpoint's origin. */
+  readonly revocation_endpoint?: string;
   readonly publisher_claim: string;
   readonly role_claim: string;
   readonly email_claim: string;
@@ -104,6 +106,14 @@ const ownIdentity = (scope: Construct): OwnIdentityProvider | undefined => {
   }
   if (value.resource !== undefined && typeof value.resource !== 'string')
     throw problem('resource must be a string');
+  const revocation = value.revocation_endpoint;
+  if (
+    revocation !== undefined &&
+    (typeof revocation !== 'string' ||
+      !URL.canParse(revocation) ||
+      new URL(revocation).origin !== new URL(String(value.token_endpoint)).origin)
+  )
+    throw problem("revocation_endpoint must be an https URL on the token endpoint's origin");
   if (!String(value.scope).split(' ').includes('openid')) throw problem('scope must include openid');
   const { publishers, max_token_seconds: max } = value;
   if (!Array.isArray(publishers) || publishers.length === 0)
@@ -117,6 +127,7 @@ const ownIdentity = (scope: Construct): OwnIdentityProvider | undefined => {
     ...OWN_PROVIDER_URLS,
     ...OWN_PROVIDER_TEXTS,
     'resource',
+    'revocation_endpoint',
     'publishers',
     'max_token_seconds',
   ]);

@@ -1582,6 +1582,10 @@ describe('people signing in', () => {
       [{ ...own, publishers: [] }, /publishers must list the publisher ids/],
       [{ ...own, publishers: ['Example Studio'] }, /publishers: "Example Studio" must be 1-64 characters/],
       [{ ...own, max_token_seconds: 86_401 }, /max_token_seconds must be an integer from 60 to 86400/],
+      [
+        { ...own, revocation_endpoint: 'https://elsewhere.example.com/revoke' },
+        /revocation_endpoint must be an https URL on the token endpoint's origin/,
+      ],
     ])('a mistake in it fails the synth, naming the setting (%#)', (context, message) => {
       expect(() => build({ identity: JSON.stringify(context) })).toThrow(message);
     });
