@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import {
   AdminCreateUserCommand,
   AdminDisableUserCommand,
+  AdminGetUserCommand,
   AdminUserGlobalSignOutCommand,
   CognitoIdentityProviderClient,
   paginateListUsers,
@@ -28,7 +29,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage:
   npm run users -- create --publisher <publisher_id> --email <email> --role ${roles.join('|')} [--json]
   npm run users -- list --publisher <publisher_id> [--json]
-  npm run users -- disable --email <email> [--json]
+  npm run users -- disable --email <email> [--revoke-keys] [--json]
 
 Where: USER_POOL_ID (the stack's UserPoolId output, with AWS credentials) for the deployed pool;
 otherwise the local provider's people in DATA_DIR (default ./.data), or TABLE_NAME + DYNAMODB_ENDPOINT.
@@ -37,7 +38,8 @@ Roles: viewer (bans:read, policy:read, audit:read), moderator (viewer + bans:wri
 create: locally prints a password once (and makes the publisher if new); deployed, the publisher
 must have been made with \`npm run keys -- create\` (which puts it on the usage plan), and Cognito
 emails a temporary password and asks for TOTP set-up at the first sign-in. disable: no sign-in and no renewal from now on; a token already
-issued lives out its 15 minutes.`;
+issued lives out its 15 minutes. It lists the API keys the person made, which keep working;
+--revoke-keys revokes those (deployed: with TABLE_NAME, the stage's table, and its credentials).`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
@@ -53,6 +55,7 @@ const parse = () => {
         publisher: { type: 'string' },
         email: { type: 'string' },
         role: { type: 'string' },
+        'revoke-keys': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -108,7 +111,38 @@ const show = (people: Shown[]) => {
       );
 };
 
+/**
+ * The API keys a disabled person made: listed, or revoked with --revoke-keys (keys outlive the
+ * person who made them, who may no longer be trusted with them).
+ */
+const madeKeys = async (publisherId: string, sub: string) => {
+  const { keysMadeBy, revokeKeysMadeBy } = await import('../lib/domain/api-keys');
+  const revoked = values['revoke-keys'] ? await revokeKeysMadeBy(publisherId, sub) : [];
+  const keys = await keysMadeBy(publisherId, sub);
+  const live = keys.filter((k) => k.revoked_at === null);
+  if (!values.json) {
+    for (const k of keys)
+      console.log(
+        `  key ${k.key_id} "${k.name}" ${k.revoked_at === null ? 'live' : 'revoked'}, expires ${k.expires_at ?? 'never'}`,
+      );
+    if (revoked.length > 0) console.log(`revoked ${revoked.length} key(s) they made`);
+    if (live.length > 0)
+      console.log(`${live.length} key(s) they made still work: revoke them with --revoke-keys`);
+  }
+  return {
+    keys: keys.map((k) => ({
+      key_id: k.key_id,
+      name: k.name,
+      expires_at: k.expires_at,
+      revoked_at: k.revoked_at,
+    })),
+    revoked_keys: revoked.map((k) => k.key_id),
+  };
+};
+
 const poolId = process.env.USER_POOL_ID || undefined;
+/** Whether the operator named a table (read now: opening the local store sets TABLE_NAME). */
+const stageTable = Boolean(process.env.TABLE_NAME);
 
 /** The deployed pool: Cognito keeps the people, their passwords and their second factor. */
 const cognito = async (pool: string) => {
@@ -163,10 +197,20 @@ const cognito = async (pool: string) => {
     }
     case 'disable': {
       const e = email();
+      // The keys they made are in the stage's table: listed (and revoked) only with TABLE_NAME.
+      const table = stageTable;
+      if (values['revoke-keys'] && !table) fail('--revoke-keys needs TABLE_NAME, the stage table');
       await client.send(new AdminDisableUserCommand({ UserPoolId: pool, Username: e }));
       // Revokes their refresh tokens: no renewal after this.
       await client.send(new AdminUserGlobalSignOutCommand({ UserPoolId: pool, Username: e }));
-      console.log(values.json ? JSON.stringify({ email: e, status: 'disabled' }) : `${e} disabled`);
+      if (!values.json) console.log(`${e} disabled`);
+      let keys = {};
+      if (table) {
+        const found = await client.send(new AdminGetUserCommand({ UserPoolId: pool, Username: e }));
+        const person = { Attributes: found.UserAttributes ?? [] };
+        keys = await madeKeys(attribute(person, COGNITO_PUBLISHER_ATTRIBUTE), attribute(person, 'sub'));
+      } else if (!values.json) console.log('set TABLE_NAME (the stage table) to list the API keys they made');
+      if (values.json) console.log(JSON.stringify({ email: e, status: 'disabled', ...keys }));
       return 0;
     }
     default:
@@ -214,7 +258,9 @@ const local = async () => {
         console.error(`users: no such person: ${values.email}`);
         return 1;
       }
-      show([shown(disabled)]);
+      if (!values.json) show([shown(disabled)]);
+      const keys = await madeKeys(disabled.publisher_id, disabled.sub);
+      if (values.json) console.log(JSON.stringify({ ...shown(disabled), ...keys }, null, 2));
       return 0;
     }
     default:

@@ -244,10 +244,16 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     return stateOf(stored.policy, stored.cursor, stored.bans);
   };
 
-  /** Written to a new file and renamed over the old one, so a crash leaves one or the other whole. */
+  /**
+   * Written to a new file and renamed over the old one, so a crash leaves one or the other whole.
+   * The new file has a random name and is created exclusively (never opened if anything, such as
+   * a symlink another account planted in a shared folder, is already there), readable by this
+   * account alone; the rename keeps that mode, so the state file is 0600 too.
+   */
   const save = async () => {
     if (!stateFile || !state || !dirty) return;
-    const { writeFile, rename } = await import('node:fs/promises');
+    const { open, rename, unlink } = await import('node:fs/promises');
+    const { randomBytes } = await import('node:crypto');
     const stored: StoredState = {
       format: STATE_FORMAT,
       game_id: gameId,
@@ -256,9 +262,19 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       policy: state.policy,
       bans: [...state.devices.values()].flatMap((bans) => [...bans.values()]),
     };
-    const temporary = `${stateFile}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(stored));
-    await rename(temporary, stateFile);
+    const temporary = `${stateFile}.${randomBytes(12).toString('hex')}.tmp`;
+    const file = await open(temporary, 'wx', 0o600);
+    try {
+      try {
+        await file.writeFile(JSON.stringify(stored));
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, stateFile);
+    } catch (error) {
+      await unlink(temporary).catch(() => {});
+      throw error;
+    }
     dirty = false;
   };
 

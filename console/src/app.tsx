@@ -16,6 +16,7 @@ import {
   rememberSignedIn,
   renewalDelay,
   renewTokens,
+  revokeRefreshToken,
   signOutAddress,
   startSignIn,
   wasSignedIn,
@@ -488,8 +489,12 @@ export const App = () => {
       kind: 'ok',
       text: person ? 'Signed out. Your tokens are forgotten.' : 'Signed out. The key is forgotten.',
     });
-    // A person's sign-out also ends their session at the provider, which sends them back here.
-    if (person && provider) location.assign(signOutAddress(provider, person.tokens));
+    // A person's sign-out revokes their refresh token, then ends their session at the provider,
+    // which sends them back here.
+    if (person && provider)
+      void revokeRefreshToken(provider, person.tokens).then(() =>
+        location.assign(signOutAddress(provider, person.tokens)),
+      );
   };
   return (
     <>

@@ -126,7 +126,7 @@ const CreateKeyForm = ({
           value={expires}
           onValue={setExpires}
           error={errors.expires_at ?? apiFieldError(message, 'expires_at')}
-          hint="Your local time; empty: the key does not expire."
+          hint="Your local time. Empty: a key you make signed in as a person expires in 90 days; one made with a key does not expire."
         />
         <button type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Create key'}

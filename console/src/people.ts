@@ -213,6 +213,26 @@ export const renewalDelay = (tokens: PersonTokens, now = Date.now()) => {
   return Math.max(0, Math.max(left - 60_000, left / 2));
 };
 
+/**
+ * Revokes the refresh token at the provider (RFC 7009), where it has a revocation endpoint: after
+ * sign-out no copy of it renews anything. Best effort: a failure leaves the sign-out to go on
+ * (the provider's session ends next, and the token expires with it).
+ */
+export const revokeRefreshToken = async (config: ConsoleSignIn, tokens: PersonTokens) => {
+  if (!config.revocation_endpoint || !tokens.refresh) return false;
+  try {
+    const as = { ...server(config), revocation_endpoint: config.revocation_endpoint };
+    const response = await oauth.revocationRequest(as, client(config), oauth.None(), tokens.refresh, {
+      [oauth.allowInsecureRequests]: options(config)[oauth.allowInsecureRequests],
+      additionalParameters: { token_type_hint: 'refresh_token' },
+    });
+    await oauth.processRevocationResponse(response);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** The provider's sign-out, which ends its session and sends the person back here. */
 export const signOutAddress = (config: ConsoleSignIn, tokens: PersonTokens) => {
   const url = new URL(config.end_session_endpoint);

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration, errors } from 'oidc-provider';
+import Provider, { type Configuration, errors, interactionPolicy } from 'oidc-provider';
 import type { IdentityProvider } from '../../lib/domain/people';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
+import { createSignInLimits } from './sign-in-limits';
 
 /**
  * The local identity provider: a real OpenID Provider (`oidc-provider`, a certified
@@ -61,6 +62,31 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <button type="submit">Sign in</button>
 </form>`,
   );
+
+/**
+ * The provider's prompts, with one more reason to ask for a sign-in: a session whose person is
+ * disabled (or gone) since it began, which findAccount answers with no account. A silent sign-in
+ * (`prompt=none`) then comes back to the console as `login_required`, "sign in again", and an
+ * ordinary one shows the sign-in form, instead of the provider failing with a server_error.
+ */
+const signInPolicy = () => {
+  const policy = interactionPolicy.base();
+  policy
+    .get('login')
+    ?.checks.add(
+      new interactionPolicy.Check(
+        'account_disabled',
+        'Your account is disabled or removed: sign in again',
+        'login_required',
+        (ctx) =>
+          ctx.oidc.session?.accountId !== undefined && ctx.oidc.account === undefined
+            ? interactionPolicy.Check.REQUEST_PROMPT
+            : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+      ),
+      0,
+    );
+  return policy;
+};
 
 const readForm = (req: IncomingMessage, limit = 10_000) =>
   new Promise<URLSearchParams>((done, fail) => {
@@ -203,7 +229,7 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       if (!person) return undefined;
       return { publisher_id: person.publisher_id, role: person.role, email: person.email };
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: signInPolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // The provider's own error page, without its remote fonts: the error and its description.
     renderError: (ctx, out) => {
       ctx.type = 'html';
@@ -216,8 +242,10 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
   const provider = new Provider(issuer, configuration);
   const oidc = provider.callback();
 
-  const send = (res: ServerResponse, status: number, html: string) => {
+  const limits = createSignInLimits();
+  const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, {
+      ...headers,
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       // The form posts here, and its answer redirects through the provider back to the console.
@@ -235,9 +263,29 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
     if (req.method === 'GET' && action === undefined) return send(res, 200, loginPage(uid));
     if (req.method === 'POST' && action === 'login') {
       const form = await readForm(req);
-      const person = await signInLocalPerson(form.get('email') ?? '', form.get('password') ?? '');
-      if (!person)
+      const email = form.get('email') ?? '';
+      const address = req.socket.remoteAddress ?? '';
+      // Too many failures for this account or from this address: refused before the password is
+      // even checked, whether or not the account exists.
+      const wait = limits.waitMs(email, address);
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        return send(
+          res,
+          429,
+          loginPage(
+            uid,
+            `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          ),
+          { 'retry-after': String(Math.ceil(wait / 1000)) },
+        );
+      }
+      const person = await signInLocalPerson(email, form.get('password') ?? '');
+      if (!person) {
+        limits.failed(email, address);
         return send(res, 401, loginPage(uid, 'That email and password do not match an active account.'));
+      }
+      limits.succeeded(email);
       return provider.interactionFinished(
         req,
         res,
@@ -268,6 +316,8 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       publisher_claim: 'publisher_id',
       role_claim: 'role',
       email_claim: 'email',
+      client_id: CONSOLE_CLIENT_ID,
+      max_token_seconds: tokenSeconds,
     },
     console: {
       name: 'the local identity provider',
@@ -276,6 +326,7 @@ ${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="lo
       authorization_endpoint: `${issuer}/auth`,
       token_endpoint: `${issuer}/token`,
       end_session_endpoint: `${issuer}/session/end`,
+      revocation_endpoint: `${issuer}/token/revocation`,
       logout_redirect_param: 'post_logout_redirect_uri',
       scope: 'openid email offline_access',
       resource: LOCAL_API_AUDIENCE,

@@ -41,6 +41,15 @@ const passwordMatches = async (password: string, stored: unknown) => {
   return expected.length === HASH_BYTES && timingSafeEqual(actual, expected);
 };
 
+/** A subject no person has (they are UUIDs). */
+const NO_ONE = 'no-one';
+/** A hash no password is known to match, made once: what an unknown email's password is checked against. */
+let decoy: Promise<string> | undefined;
+const decoyHash = () => {
+  decoy ??= hashPassword(randomBytes(16).toString('base64url'));
+  return decoy;
+};
+
 /** A password worth typing: 16 characters of base64url, 96 bits. */
 export const newPassword = () => randomBytes(12).toString('base64url');
 
@@ -143,12 +152,14 @@ export const signInLocalPerson = async (
   email: string,
   password: string,
 ): Promise<LocalPerson | undefined> => {
+  // An email no one has costs the same reads and hashing as a wrong password: the time tells
+  // nothing (its person read finds no item).
   const sub = await subOfEmail(email);
-  if (!sub) return undefined;
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: localPersonKey(sub), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: localPersonKey(sub ?? NO_ONE), ConsistentRead: true }),
   );
-  if (!Item || !(await passwordMatches(password, Item.password_hash))) return undefined;
+  if (!(await passwordMatches(password, Item?.password_hash ?? (await decoyHash())))) return undefined;
+  if (!Item) return undefined;
   const person = personFromItem(Item);
   return person.disabled_at === null ? person : undefined;
 };

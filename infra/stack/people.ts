@@ -21,7 +21,7 @@ import { Construct } from 'constructs';
 import type { IdentityProvider } from '../../lib/domain/people';
 import { COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE } from '../../lib/model/people';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
-import type { OwnIdentityProvider } from './settings';
+import { DEFAULT_MAX_TOKEN_SECONDS, type OwnIdentityProvider } from './settings';
 
 /**
  * Who signs in to the console (issue 21): an Amazon Cognito user pool with managed login, or,
@@ -129,6 +129,11 @@ export class People extends Construct {
           publisher_claim: own.publisher_claim,
           role_claim: own.role_claim,
           email_claim: own.email_claim,
+          // Tokens the provider issued to the console's client, for no longer than allowed,
+          // naming only the publishers mapped to it.
+          client_id: own.client_id,
+          max_token_seconds: own.max_token_seconds ?? DEFAULT_MAX_TOKEN_SECONDS,
+          publishers: [...own.publishers],
         },
         console: {
           name: own.name,
@@ -140,6 +145,7 @@ export class People extends Construct {
           logout_redirect_param: 'post_logout_redirect_uri',
           scope: own.scope,
           ...(own.resource && { resource: own.resource }),
+          ...(own.revocation_endpoint && { revocation_endpoint: own.revocation_endpoint }),
           publisher_claim: own.publisher_claim,
           role_claim: own.role_claim,
           email_claim: own.email_claim,
@@ -192,6 +198,7 @@ export class People extends Construct {
         publisher_claim: 'publisher_id',
         role_claim: 'role',
         email_claim: 'email',
+        max_token_seconds: ACCESS_TOKEN_LIFETIME.toSeconds(),
       },
       console: {
         name: 'your organisation',
@@ -200,6 +207,8 @@ export class People extends Construct {
         authorization_endpoint: `${base}/oauth2/authorize`,
         token_endpoint: `${base}/oauth2/token`,
         end_session_endpoint: `${base}/logout`,
+        // RevokeToken: allowed because the client enables token revocation (above).
+        revocation_endpoint: `${base}/oauth2/revoke`,
         logout_redirect_param: 'logout_uri',
         scope: 'openid email',
         publisher_claim: 'publisher_id',

@@ -1,6 +1,7 @@
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { DEFAULT_EVENT_RETENTION_DAYS, parseRetentionDays } from '../../lib/domain/retention';
+import { PUBLISHER_ID_PATTERN, PUBLISHER_ID_RULE } from '../../lib/model/policy-trust';
 
 /**
  * The deployment's tunables, read from CDK context (`npx cdk deploy -c name=value`). The defaults
@@ -55,10 +56,22 @@ export interface OwnIdentityProvider {
   readonly scope: string;
   /** Sent as `resource` (RFC 8707) where the provider needs it to issue a token for the API. */
   readonly resource?: string;
+  /** Where sign-out revokes the refresh token (RFC 7009): https, on the token endpoint's origin. */
+  readonly revocation_endpoint?: string;
   readonly publisher_claim: string;
   readonly role_claim: string;
   readonly email_claim: string;
+  /**
+   * The publishers this provider's people may belong to (the operator's mapping): a token naming
+   * any other is refused. Each must exist (`npm run keys -- create` made it).
+   */
+  readonly publishers: readonly string[];
+  /** The longest life an access token may have (`exp` − `iat`, seconds); default 3,600. */
+  readonly max_token_seconds?: number;
 }
+
+/** An own provider's access tokens may live at most an hour unless the operator says otherwise. */
+export const DEFAULT_MAX_TOKEN_SECONDS = 3600;
 
 const OWN_PROVIDER_URLS = [
   'issuer',
@@ -93,8 +106,31 @@ const ownIdentity = (scope: Construct): OwnIdentityProvider | undefined => {
   }
   if (value.resource !== undefined && typeof value.resource !== 'string')
     throw problem('resource must be a string');
+  const revocation = value.revocation_endpoint;
+  if (
+    revocation !== undefined &&
+    (typeof revocation !== 'string' ||
+      !URL.canParse(revocation) ||
+      new URL(revocation).origin !== new URL(String(value.token_endpoint)).origin)
+  )
+    throw problem("revocation_endpoint must be an https URL on the token endpoint's origin");
   if (!String(value.scope).split(' ').includes('openid')) throw problem('scope must include openid');
-  const known = new Set<string>([...OWN_PROVIDER_URLS, ...OWN_PROVIDER_TEXTS, 'resource']);
+  const { publishers, max_token_seconds: max } = value;
+  if (!Array.isArray(publishers) || publishers.length === 0)
+    throw problem('publishers must list the publisher ids its people may belong to');
+  for (const id of publishers)
+    if (typeof id !== 'string' || !PUBLISHER_ID_PATTERN.test(id))
+      throw problem(`publishers: ${JSON.stringify(id)} ${PUBLISHER_ID_RULE}`);
+  if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 60 && (max as number) <= 86_400))
+    throw problem('max_token_seconds must be an integer from 60 to 86400');
+  const known = new Set<string>([
+    ...OWN_PROVIDER_URLS,
+    ...OWN_PROVIDER_TEXTS,
+    'resource',
+    'revocation_endpoint',
+    'publishers',
+    'max_token_seconds',
+  ]);
   const unknown = Object.keys(value).filter((k) => !known.has(k));
   if (unknown.length > 0) throw problem(`unknown settings ${unknown.join(', ')}`);
   return value as unknown as OwnIdentityProvider;

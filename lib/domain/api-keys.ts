@@ -67,7 +67,18 @@ export interface KeyGrants {
   scopes?: readonly Scope[] | null;
   games?: readonly string[] | null;
   expiresAt?: string | null;
+  /** How the expiry came about, for the audit: by default, chosen, or never (the default: from expiresAt). */
+  expiry?: KeyExpiry;
 }
+
+/**
+ * How a key's expiry came about, as its `key.created` event says: `default` (a person made it and
+ * named none: PERSON_KEY_DAYS), `chosen` (a time was given), `never` (none, by choice or by a key).
+ */
+export type KeyExpiry = 'default' | 'chosen' | 'never';
+
+/** A key a person makes without naming an expiry expires after this many days ("never" is `null`). */
+export const PERSON_KEY_DAYS = 90;
 
 const optional = <T>(value: unknown, check: (v: unknown) => v is T): T | null | false =>
   value === undefined ? null : check(value) ? value : false;
@@ -159,6 +170,7 @@ export const createApiKey = async (
         scopes: effectiveScopes(info),
         games: info.games,
         expires_at: info.expires_at,
+        expiry: grants.expiry ?? (info.expires_at === null ? 'never' : 'chosen'),
       },
     });
   } catch (error) {
@@ -240,6 +252,26 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
   );
   for await (const page of pages) for (const item of page.Items ?? []) keys.push(keyFromItem(item));
   return keys.sort((a, b) => a.created_at.localeCompare(b.created_at));
+};
+
+/** The keys a person made (their `created_by`), oldest first, revoked ones included. */
+export const keysMadeBy = async (publisherId: string, sub: string): Promise<ApiKeyInfo[]> =>
+  (await listApiKeys(publisherId)).filter(
+    (key) => key.created_by?.type === 'user' && key.created_by.sub === sub,
+  );
+
+/**
+ * Revokes every key the person made that is not revoked yet (`npm run users -- disable
+ * --revoke-keys`), as the operator; each is audited as `key.revoked`. Returns the keys revoked.
+ */
+export const revokeKeysMadeBy = async (publisherId: string, sub: string): Promise<ApiKeyInfo[]> => {
+  const revoked: ApiKeyInfo[] = [];
+  for (const key of await keysMadeBy(publisherId, sub))
+    if (key.revoked_at === null) {
+      const done = await revokeApiKey(key.key_id, publisherId, OPERATOR);
+      if (done) revoked.push(done);
+    }
+  return revoked;
 };
 
 /** One page of the publisher's keys, in key_id order, and the cursor after it. */
@@ -431,10 +463,21 @@ export const issueApiKey = async (
   }
   if (request.expires_at && request.expires_at <= now.toISOString())
     throw new InvalidInputError('expires_at', 'in_past', 'must be later than now');
+  // A person's key outlives nobody's attention by accident: unless they choose `null` (never),
+  // it expires after PERSON_KEY_DAYS. A key's keys keep their rule: none named is none.
+  const byDefault = request.expires_at === undefined && actor.type === 'user';
+  const expiresAt = byDefault
+    ? new Date(now.getTime() + PERSON_KEY_DAYS * 86_400_000).toISOString()
+    : (request.expires_at ?? null);
   const key = await createApiKey(
     publisherId,
     request.name,
-    { scopes: request.scopes, games: request.games ?? null, expiresAt: request.expires_at ?? null },
+    {
+      scopes: request.scopes,
+      games: request.games ?? null,
+      expiresAt,
+      expiry: byDefault ? 'default' : expiresAt === null ? 'never' : 'chosen',
+    },
     actor,
   );
   // The listing's view of the key, with the secret instead of what a new key cannot have yet.

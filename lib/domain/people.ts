@@ -38,6 +38,19 @@ export interface IdentityProvider {
   publisher_claim: string;
   role_claim: string;
   email_claim: string;
+  /**
+   * The console's client id, which every access token must carry in its `client_id` claim
+   * (RFC 9068): a token the provider issued to another of its clients is refused.
+   */
+  client_id?: string;
+  /** The longest life (`exp` − `iat`, seconds) a token may have; one issued for longer is refused. */
+  max_token_seconds?: number;
+  /**
+   * The only publishers this provider may name (a publisher's own provider: the operator's
+   * mapping); a token naming another is refused. That a named publisher exists, API Gateway
+   * checks: a publisher no key was made for is on no usage plan, and refused (403).
+   */
+  publishers?: string[];
 }
 
 /** The clock skew allowed on `exp`, `nbf` and `iat`. */
@@ -66,6 +79,17 @@ export const parseIdentityProvider = (json: string): IdentityProvider => {
     throw new Error('IDENTITY_PROVIDER: audience_claim must be aud or client_id');
   if (value.token_use !== 'at+jwt' && value.token_use !== 'cognito')
     throw new Error('IDENTITY_PROVIDER: token_use must be at+jwt or cognito');
+  if (value.client_id !== undefined && (typeof value.client_id !== 'string' || value.client_id === ''))
+    throw new Error('IDENTITY_PROVIDER: client_id must be a non-empty string');
+  const max = value.max_token_seconds;
+  if (max !== undefined && !(Number.isInteger(max) && (max as number) > 0))
+    throw new Error('IDENTITY_PROVIDER: max_token_seconds must be a positive integer');
+  const { publishers } = value;
+  if (
+    publishers !== undefined &&
+    !(Array.isArray(publishers) && publishers.every((p) => typeof p === 'string' && p !== ''))
+  )
+    throw new Error('IDENTITY_PROVIDER: publishers must be a list of publisher ids');
   return value as unknown as IdentityProvider;
 };
 
@@ -145,7 +169,7 @@ export const authenticatePerson = async (token: string): Promise<Person | undefi
       issuer: settings.issuer,
       algorithms: ALGORITHMS,
       clockTolerance: CLOCK_SKEW_SECONDS,
-      requiredClaims: ['exp', 'sub'],
+      requiredClaims: ['exp', 'sub', ...(settings.max_token_seconds === undefined ? [] : ['iat'])],
       ...(settings.audience_claim === 'aud' ? { audience: settings.audience } : {}),
       ...(settings.token_use === 'at+jwt' ? { typ: 'at+jwt' } : {}),
     }));
@@ -155,10 +179,19 @@ export const authenticatePerson = async (token: string): Promise<Person | undefi
   }
   if (settings.audience_claim === 'client_id' && payload.client_id !== settings.audience) return undefined;
   if (settings.token_use === 'cognito' && payload.token_use !== 'access') return undefined;
+  if (settings.client_id !== undefined && payload.client_id !== settings.client_id) return undefined;
+  if (
+    settings.max_token_seconds !== undefined &&
+    (typeof payload.exp !== 'number' ||
+      typeof payload.iat !== 'number' ||
+      payload.exp - payload.iat > settings.max_token_seconds)
+  )
+    return undefined;
   const publisherId = claimString(payload, settings.publisher_claim);
   const role = payload[settings.role_claim];
   const sub = claimString(payload, 'sub');
   if (!publisherId || !sub || !isRole(role) || typeof payload.exp !== 'number') return undefined;
+  if (settings.publishers !== undefined && !settings.publishers.includes(publisherId)) return undefined;
   return {
     publisherId,
     sub,

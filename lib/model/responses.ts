@@ -520,6 +520,11 @@ export const auditEventSchema = z.discriminatedUnion('type', [
       scopes: z.array(z.enum(scopes)),
       games: z.nullable(z.array(z.string())),
       expires_at: z.nullable(timestamp),
+      /**
+       * How the expiry came about: `default` (a person named none: 90 days), `chosen`, or
+       * `never`. Absent on events recorded before it was.
+       */
+      expiry: z.optional(z.enum(['default', 'chosen', 'never'])),
     }),
   }),
   z.strictObject({

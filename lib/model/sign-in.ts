@@ -15,6 +15,11 @@ export interface ConsoleSignIn {
   token_endpoint: string;
   /** Where signing out ends the provider's session. */
   end_session_endpoint: string;
+  /**
+   * Where signing out revokes the refresh token first (RFC 7009; Cognito's RevokeToken at
+   * /oauth2/revoke), so a copy of it is worth nothing afterwards. On the token endpoint's origin.
+   */
+  revocation_endpoint?: string;
   /** Its return-address parameter: OpenID's `post_logout_redirect_uri`, or Cognito's `logout_uri`. */
   logout_redirect_param: 'post_logout_redirect_uri' | 'logout_uri';
   /** Scopes asked for: at least `openid`; a refresh token may need `offline_access`. */

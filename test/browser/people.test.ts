@@ -172,11 +172,35 @@ describe('signing in with the organisation', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
-  it('signs out at the provider too: the next sign-in asks for the password again', async () => {
+  it('signs out at the provider too: the refresh token is revoked, and the next sign-in asks for the password again', async () => {
     const { page } = await open();
+    const revocations: Request[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/token/revocation') revocations.push(r);
+    });
     await signInAs(page, 'viewer');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign out of the device ban console?' }).waitFor();
+    // Before leaving for the provider, the page revoked its refresh token (RFC 7009), which the
+    // provider no longer renews.
+    expect(revocations).toHaveLength(1);
+    expect((await revocations[0]?.response())?.status()).toBe(200);
+    const form = new URLSearchParams(revocations[0]?.postData() ?? '');
+    expect(form.get('token_type_hint')).toBe('refresh_token');
+    const signIn = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as {
+      token_endpoint: string;
+    };
+    const renewal = await fetch(signIn.token_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: form.get('token') ?? '',
+        client_id: 'console',
+      }),
+    });
+    expect(renewal.status).toBe(400);
+    expect(((await renewal.json()) as { error: string }).error).toBe('invalid_grant');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/console/');

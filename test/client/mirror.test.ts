@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import * as crypto from 'node:crypto';
+import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../client/src/errors';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
 import { defaultPolicyFlags } from '../../lib/model/policy-flags';
@@ -10,6 +14,13 @@ import { defaultPolicyTrust } from '../../lib/model/policy-trust';
  * limit and answers by its fail mode, and each kind of event changes the copy as the feed means it.
  * Its exactness against the real API is test/integration/mirror-exactness.test.ts.
  */
+
+// The state file's temporary name comes from node:crypto's randomBytes: one test makes it
+// predictable to show a planted file at that very name is still not opened.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, randomBytes: vi.fn(actual.randomBytes) };
+});
 
 const GAME = 'g-1';
 /** A new publisher's policy: everything enforced but global social bans, everyone trusted alone. */
@@ -212,5 +223,59 @@ describe('the copy, event by event', () => {
       }),
     ]);
     expect(mirror.size()).toBe(2);
+  });
+});
+
+describe('the state file', () => {
+  /** A folder holding a file another account wants overwritten, and where the state file goes. */
+  const shared = async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mirror-state-'));
+    const victim = join(folder, 'victim.txt');
+    await writeFile(victim, 'keep me');
+    return { folder, victim, stateFile: join(folder, 'ban-mirror.json') };
+  };
+
+  it('follows no symlink planted at a predictable temporary name, and is written 0600', async () => {
+    const { folder, victim, stateFile } = await shared();
+    try {
+      const planted = [`${stateFile}.${process.pid}.tmp`, `${stateFile}.tmp`, `${stateFile}.0.tmp`];
+      for (const name of planted) await symlink(victim, name);
+      const mirror = createBanMirror({ client: scripted([ban(1)], []).source, gameId: GAME, stateFile });
+      await mirror.sync();
+
+      expect(await readFile(victim, 'utf8')).toBe('keep me');
+      for (const name of planted) expect((await lstat(name)).isSymbolicLink()).toBe(true);
+      const saved = await lstat(stateFile);
+      expect(saved.isFile()).toBe(true);
+      expect(saved.mode & 0o777).toBe(0o600);
+      expect(JSON.parse(await readFile(stateFile, 'utf8')).bans).toHaveLength(1);
+      // No temporary file is left behind: the folder holds the planted links, the victim and the state.
+      expect((await readdir(folder)).sort()).toEqual(
+        ['ban-mirror.json', 'victim.txt', ...planted.map((name) => name.slice(folder.length + 1))].sort(),
+      );
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to open a file already at its random name, and saves under a new name at the next read', async () => {
+    const { folder, victim, stateFile } = await shared();
+    const randomBytes = vi.mocked(crypto.randomBytes);
+    try {
+      const guessed = Buffer.alloc(12, 7);
+      randomBytes.mockImplementationOnce(() => guessed);
+      await symlink(victim, `${stateFile}.${guessed.toString('hex')}.tmp`);
+      const mirror = createBanMirror({ client: scripted([ban(1)], []).source, gameId: GAME, stateFile });
+
+      await expect(mirror.sync()).rejects.toMatchObject({ code: 'EEXIST' });
+      expect(await readFile(victim, 'utf8')).toBe('keep me');
+      await expect(stat(stateFile)).rejects.toMatchObject({ code: 'ENOENT' });
+
+      await mirror.sync();
+      expect(await readFile(victim, 'utf8')).toBe('keep me');
+      expect((await lstat(stateFile)).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -185,6 +185,46 @@ describe('signing in locally', () => {
     expect(second.output()).toContain('npm run users -- list --publisher dev-publisher');
     expect(await second.stop('SIGTERM')).toBe(0);
   });
+
+  it('npm run users -- disable lists the keys the person made, and --revoke-keys revokes them', async () => {
+    const dataDir = tempDir();
+    const run = await start(dataDir);
+    const url = urlOf(run.output());
+    const [, email, password] = /^\s+admin\s+(\S+@dev-publisher\.local)\s+(\S+)$/m.exec(run.output()) ?? [];
+    const signedIn = await signIn(
+      issuerOf(run.output()),
+      `${url}/console/`,
+      email as string,
+      password as string,
+    );
+    if (!signedIn.ok) throw new Error(`the admin signs in: ${signedIn.status}`);
+    const made = await call(url, '/v1/keys', signedIn.tokens.access_token, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'admin-tool', scopes: ['policy:read'] }),
+    });
+    expect(made.status).toBe(201);
+    const listed = await users(['disable', '--email', email as string], dataDir);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(
+      `key ${made.body.key_id} "admin-tool" live, expires ${made.body.expires_at}`,
+    );
+    expect(listed.stdout).toContain('1 key(s) they made still work: revoke them with --revoke-keys');
+    expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(200);
+    const revoked = await users(['disable', '--email', email as string, '--revoke-keys', '--json'], dataDir);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({
+      email,
+      status: 'disabled',
+      revoked_keys: [made.body.key_id],
+      keys: [{ key_id: made.body.key_id, revoked_at: expect.any(String) }],
+    });
+    expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(401);
+    // The development key npm start made is no person's: it still works.
+    const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(run.output()) as RegExpExecArray)[0];
+    expect((await call(url, '/v1/policy', devKey)).status).toBe(200);
+    expect(await run.stop('SIGTERM')).toBe(0);
+  }, 90_000);
 });
 
 describe('npm run keys', () => {

@@ -1495,6 +1495,8 @@ describe('people signing in', () => {
     expect(env).toContain('/.well-known/jwks.json');
     expect(env).toContain(`"audience_claim":"client_id"`.replace(/"/g, '\\"'));
     expect(env).toContain(`"token_use":"cognito"`.replace(/"/g, '\\"'));
+    // No token living longer than the pool issues them (15 minutes) is taken.
+    expect(env).toContain(`"max_token_seconds":900`.replace(/"/g, '\\"'));
     expect(env).toContain(JSON.stringify(clientRef));
     expect(env).toContain(JSON.stringify({ Ref: poolId }));
   });
@@ -1529,6 +1531,7 @@ describe('people signing in', () => {
       publisher_claim: 'publisher',
       role_claim: 'ban_role',
       email_claim: 'email',
+      publishers: ['example-studio', 'example-labs'],
     };
     const byo = build({ identity: JSON.stringify(own) });
 
@@ -1552,7 +1555,19 @@ describe('people signing in', () => {
         publisher_claim: 'publisher',
         role_claim: 'ban_role',
         email_claim: 'email',
+        // Only the console's tokens, an hour long at most (the default), of the mapped publishers.
+        client_id: '0oa-console',
+        max_token_seconds: 3600,
+        publishers: ['example-studio', 'example-labs'],
       });
+      const shorter = build({ identity: JSON.stringify({ ...own, max_token_seconds: 900 }) });
+      const shorterFn = shorter.stack.functions.get(authorizerFunction.id)?.node.defaultChild as CfnFunction;
+      expect(
+        JSON.parse(
+          shorter.resources[shorter.logicalId(shorterFn)]?.Properties?.Environment?.Variables
+            ?.IDENTITY_PROVIDER,
+        ),
+      ).toMatchObject({ max_token_seconds: 900 });
       const [, policy] = byo.ofType('AWS::CloudFront::ResponseHeadersPolicy')[0] ?? [];
       const csp = policy?.Properties?.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy;
       expect(csp.ContentSecurityPolicy).toContain("connect-src 'self' https://login.example.com;");
@@ -1563,6 +1578,14 @@ describe('people signing in', () => {
       [{ ...own, scope: 'email' }, /scope must include openid/],
       [{ ...own, role_claim: '' }, /role_claim must be a non-empty string/],
       [{ ...own, extra: 'x' }, /unknown settings extra/],
+      [{ ...own, publishers: undefined }, /publishers must list the publisher ids/],
+      [{ ...own, publishers: [] }, /publishers must list the publisher ids/],
+      [{ ...own, publishers: ['Example Studio'] }, /publishers: "Example Studio" must be 1-64 characters/],
+      [{ ...own, max_token_seconds: 86_401 }, /max_token_seconds must be an integer from 60 to 86400/],
+      [
+        { ...own, revocation_endpoint: 'https://elsewhere.example.com/revoke' },
+        /revocation_endpoint must be an https URL on the token endpoint's origin/,
+      ],
     ])('a mistake in it fails the synth, naming the setting (%#)', (context, message) => {
       expect(() => build({ identity: JSON.stringify(context) })).toThrow(message);
     });

@@ -4,7 +4,7 @@ import { type Scope, scopesOf } from '../../lib/model/scopes';
 import { routes } from '../../lib/routes';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
-import { discover, refresh, signIn } from '../support/sign-in';
+import { discover, refresh, signIn, silentSignIn } from '../support/sign-in';
 
 /**
  * People signed in through the local identity provider (a real OpenID Provider), calling the API
@@ -29,7 +29,7 @@ const person = async (publisherId: string, role: Role) => {
   const made = await api.createPerson(publisherId, role);
   const result = await signIn(api.identity.issuer, api.identity.redirectUri, made.email, made.password);
   if (!result.ok) throw new Error(`sign-in failed: ${result.status} ${result.page.slice(0, 300)}`);
-  return { ...made, role, token: result.tokens.access_token, tokens: result.tokens };
+  return { ...made, role, token: result.tokens.access_token, tokens: result.tokens, cookie: result.cookie };
 };
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString());
@@ -79,6 +79,47 @@ describe('people signed in', () => {
       expect(result.status).toBe(401);
       expect(result.page).toContain('do not match an active account');
     }
+  });
+
+  it('refuses an account after 5 failed sign-ins, existing or not, even with the right password, and others still sign in', async () => {
+    const { issuer, redirectUri } = api.identity;
+    const sam = await api.createPerson(unique('lim'), 'viewer');
+    const nobody = `nobody-${unique('lim')}@example.com`;
+    for (const email of [sam.email, nobody]) {
+      for (let i = 0; i < 5; i++) {
+        const wrong = await signIn(issuer, redirectUri, email, 'not-the-password');
+        expect(wrong.ok ? 200 : wrong.status).toBe(401);
+      }
+      // The sixth is refused before the password is checked: the same answer for both.
+      const refused = await signIn(issuer, redirectUri, email, email === sam.email ? sam.password : 'x');
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) {
+        expect(refused.status).toBe(429);
+        expect(refused.page).toContain('Too many failed sign-ins. Try again in 15 minutes.');
+      }
+    }
+    const amy = await api.createPerson(unique('lim'), 'viewer');
+    expect((await signIn(issuer, redirectUri, amy.email, amy.password)).ok).toBe(true);
+  });
+
+  it('takes as long to refuse an email no one has as a wrong password', async () => {
+    const { signInLocalPerson } = await import('../../infra/local/people');
+    const sam = await api.createPerson(unique('time'), 'viewer');
+    const median = async (email: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const start = performance.now();
+        expect(await signInLocalPerson(email, 'not-the-password')).toBeUndefined();
+        times.push(performance.now() - start);
+      }
+      return times.sort((a, b) => a - b)[2] as number;
+    };
+    await median(`warm-${unique('time')}@example.com`);
+    const known = await median(sam.email);
+    const unknown = await median(`nobody-${unique('time')}@example.com`);
+    // Both hash the password (scrypt, tens of milliseconds); an unknown email used to answer in
+    // well under a millisecond.
+    expect(unknown / known).toBeGreaterThan(0.75);
   });
 
   it('refuses a PKCE-less or foreign-redirect authorization request', async () => {
@@ -240,6 +281,59 @@ describe('people signed in', () => {
     expect(stored).not.toContain(mod.password);
   });
 
+  it("a person's keys expire in 90 days unless they choose never, the audit says which, and disabling them lists and revokes those keys", async () => {
+    // What `npm run users -- disable` calls; imported once the test API has chosen the store.
+    const { keysMadeBy, PERSON_KEY_DAYS, revokeKeysMadeBy } = await import('../../lib/domain/api-keys');
+    const pub = unique('pk');
+    const admin = await person(pub, 'admin');
+    const colleague = await person(pub, 'admin');
+    const make = (key: string, extra: Record<string, unknown> = {}) =>
+      api.request('POST', '/v1/keys', { key, body: { name: 'server', scopes: ['policy:read'], ...extra } });
+    const before = Date.now();
+    const unnamed = await make(admin.token);
+    const never = await make(admin.token, { expires_at: null });
+    const chosen = await make(admin.token, { expires_at: '2030-01-01T00:00:00Z' });
+    const theirs = await make(colleague.token);
+    for (const made of [unnamed, never, chosen, theirs]) expect(made.status).toBe(201);
+    const days = (Date.parse(unnamed.body.expires_at) - before) / 86_400_000;
+    expect(days).toBeGreaterThanOrEqual(PERSON_KEY_DAYS);
+    expect(days).toBeLessThan(PERSON_KEY_DAYS + 0.01);
+    expect(never.body.expires_at).toBeNull();
+    expect(chosen.body.expires_at).toBe('2030-01-01T00:00:00.000Z');
+    // A key's own keys keep their rule: none named is none.
+    const operatorKey = await api.createKey(pub, 'operator');
+    const byKey = await make(operatorKey.api_key);
+    expect(byKey.body.expires_at).toBeNull();
+
+    const trail = await api.request('GET', '/v1/audit?type=key.created&limit=50', { key: admin.token });
+    const expiry = Object.fromEntries(
+      trail.body.items.map((e: { key: { key_id: string; expiry: string } }) => [e.key.key_id, e.key.expiry]),
+    );
+    expect(expiry).toEqual({
+      [unnamed.body.key_id]: 'default',
+      [never.body.key_id]: 'never',
+      [chosen.body.key_id]: 'chosen',
+      [theirs.body.key_id]: 'default',
+      [byKey.body.key_id]: 'never',
+      [operatorKey.key_id]: 'never',
+    });
+
+    await api.disablePerson(admin.email);
+    const mine = [unnamed, never, chosen].map((m) => m.body.key_id).sort();
+    expect((await keysMadeBy(pub, admin.sub)).map((k) => k.key_id).sort()).toEqual(mine);
+    expect((await revokeKeysMadeBy(pub, admin.sub)).map((k) => k.key_id).sort()).toEqual(mine);
+    for (const made of [unnamed, never, chosen])
+      expect((await api.request('GET', '/v1/policy', { key: made.body.api_key })).status).toBe(401);
+    // The colleague's key, and the key's, still work; a second run revokes nothing more.
+    for (const made of [theirs, byKey])
+      expect((await api.request('GET', '/v1/policy', { key: made.body.api_key })).status).toBe(200);
+    expect(await revokeKeysMadeBy(pub, admin.sub)).toEqual([]);
+    const revokedBy = await api.request('GET', '/v1/audit?type=key.revoked&limit=50', {
+      key: colleague.token,
+    });
+    expect(revokedBy.body.items.map((e: { key: { key_id: string } }) => e.key.key_id).sort()).toEqual(mine);
+  });
+
   it("keeps publishers' people apart: another publisher's person sees and changes none of it", async () => {
     const a = await person(unique('ta'), 'admin');
     const b = await person(unique('tb'), 'admin');
@@ -274,6 +368,24 @@ describe('people signed in', () => {
     expect(denied.body.error).toBe('invalid_grant');
     // Documented: an access token already issued is not revocable at the API; it expires.
     expect((await api.request('GET', '/v1/policy', { key: renewed.body.access_token })).status).toBe(200);
+  });
+
+  it("answers a disabled person's silent sign-in, their provider session alive, with login_required: sign in again", async () => {
+    const pub = unique('dis');
+    const bob = await person(pub, 'viewer');
+    const { redirectUri, issuer } = api.identity;
+    const before = await silentSignIn(issuer, redirectUri, bob.cookie);
+    expect(new URL(before.location ?? '').searchParams.has('code')).toBe(true);
+    await api.disablePerson(bob.email);
+    const after = await silentSignIn(issuer, redirectUri, bob.cookie);
+    expect({ status: after.status, page: after.page.slice(0, 300) }).toEqual({ status: 303, page: '' });
+    const back = new URL(after.location ?? '').searchParams;
+    expect(back.has('code')).toBe(false);
+    expect(back.get('error')).toBe('login_required');
+    // The sign-in button, with the same session, shows the sign-in form.
+    const asked = await silentSignIn(issuer, redirectUri, bob.cookie, { silent: false });
+    expect(asked.status).toBe(200);
+    expect(asked.page).toContain('Sign in to the device ban console');
   });
 
   it('refuses an altered token, an ID token and a token of nobody with 401 in the envelope, storing nothing', async () => {

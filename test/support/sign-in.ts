@@ -29,8 +29,13 @@ export const discover = async (issuer: string): Promise<Discovery> =>
   (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Discovery;
 
 /** A cookie jar for one browser: names to values (the provider's paths are not needed here). */
-const jar = () => {
-  const cookies = new Map<string, string>();
+const jar = (initial = '') => {
+  const cookies = new Map<string, string>(
+    initial
+      .split('; ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
   return {
     take: (res: Response) => {
       for (const line of res.headers.getSetCookie()) {
@@ -44,8 +49,8 @@ const jar = () => {
 };
 
 export type SignInResult =
-  | { ok: true; tokens: Tokens; code: string }
-  | { ok: false; status: number; page: string };
+  /** `cookie`: the provider's session cookies, as the browser keeps them (for `silentSignIn`). */
+  { ok: true; tokens: Tokens; code: string; cookie: string } | { ok: false; status: number; page: string };
 
 export const signIn = async (
   issuer: string,
@@ -113,7 +118,47 @@ export const signIn = async (
     }).toString(),
   });
   if (token.status !== 200) return { ok: false, status: token.status, page: await token.text() };
-  return { ok: true, tokens: (await token.json()) as Tokens, code };
+  return { ok: true, tokens: (await token.json()) as Tokens, code, cookie: cookies.header() };
+};
+
+/**
+ * A reload's silent sign-in (`prompt=none`) with the provider's session cookies: the provider's
+ * status and where it sends the browser (its redirect back, with a code or an error), or its page.
+ * `silent: false` is the sign-in button's request instead, with the same cookies.
+ */
+export const silentSignIn = async (
+  issuer: string,
+  redirectUri: string,
+  cookie: string,
+  { silent = true, clientId = 'console' } = {},
+) => {
+  const meta = await discover(issuer);
+  const verifier = b64url(randomBytes(32));
+  const auth = new URL(meta.authorization_endpoint);
+  auth.search = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email',
+    code_challenge: b64url(createHash('sha256').update(verifier).digest()),
+    code_challenge_method: 'S256',
+    state: b64url(randomBytes(16)),
+    nonce: b64url(randomBytes(16)),
+    ...(silent && { prompt: 'none' }),
+  }).toString();
+  const cookies = jar(cookie);
+  const go = async (url: string) => {
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: cookies.header() } });
+    cookies.take(res);
+    return res;
+  };
+  let res = await go(auth.href);
+  let location = res.headers.get('location');
+  for (let hop = 0; hop < 5 && location && !location.startsWith(redirectUri); hop += 1) {
+    res = await go(new URL(location, issuer).href);
+    location = res.headers.get('location');
+  }
+  return { status: res.status, location, page: location ? '' : await res.text() };
 };
 
 /** Trades a refresh token for new tokens (the console's silent renewal). */

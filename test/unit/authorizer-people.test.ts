@@ -196,3 +196,58 @@ describe('authorizer with a person signed in', () => {
     await refused(await issuer.sign({ ...cognito, client_id: 'other-client' }, { typ: 'JWT' }));
   });
 });
+
+describe("authorizer with a provider of the publisher's own", () => {
+  /** The settings the stack gives the authorizer for an own provider (infra/stack/people.ts). */
+  const own = (over: Record<string, unknown> = {}) => {
+    process.env.IDENTITY_PROVIDER = JSON.stringify({
+      ...JSON.parse(identitySettings(issuer)),
+      client_id: 'console-app',
+      max_token_seconds: 3600,
+      publishers: ['pub-a', 'pub-b'],
+      ...over,
+    });
+    resetIdentityProvider();
+  };
+  const ofConsole = { client_id: 'console-app' };
+
+  it('accepts only the publishers the operator mapped to it', async () => {
+    own();
+    const a = await authorize(await issuer.sign({ ...ofConsole, publisher_id: 'pub-a' }));
+    expect(a.context?.publisherId).toBe('pub-a');
+    const b = await authorize(await issuer.sign({ ...ofConsole, publisher_id: 'pub-b' }));
+    expect(b.context?.publisherId).toBe('pub-b');
+    await refused(await issuer.sign({ ...ofConsole, publisher_id: 'pub-c' }));
+    await refused(await issuer.sign({ ...ofConsole, publisher_id: 'PUB-A' }));
+  });
+
+  it('refuses a token the provider issued to another of its clients, or to none it names', async () => {
+    own();
+    await refused(await issuer.sign({ client_id: 'another-app' }));
+    await refused(await issuer.sign({ client_id: undefined }));
+    await refused(await issuer.sign({ client_id: ['console-app'] }));
+  });
+
+  it('refuses a token issued for longer than the configured maximum, or with no issue time', async () => {
+    own({ max_token_seconds: 900 });
+    const at = now();
+    await expect(
+      authorize(await issuer.sign({ ...ofConsole, iat: at, exp: at + 900 })),
+    ).resolves.toBeDefined();
+    await refused(await issuer.sign({ ...ofConsole, iat: at, exp: at + 901 }));
+    await refused(await issuer.sign({ ...ofConsole, iat: at - 86_400, exp: at + 600 }));
+    await refused(await issuer.sign({ ...ofConsole, iat: undefined, exp: at + 600 }));
+  });
+
+  it('refuses settings that are not what the stack writes', async () => {
+    for (const [over, message] of [
+      [{ publishers: 'pub-a' }, /publishers must be a list/],
+      [{ publishers: [''] }, /publishers must be a list/],
+      [{ max_token_seconds: 0 }, /max_token_seconds must be a positive integer/],
+      [{ client_id: '' }, /client_id must be a non-empty string/],
+    ] as const) {
+      own(over);
+      await expect(authorize(await issuer.sign(ofConsole))).rejects.toThrow(message);
+    }
+  });
+});
