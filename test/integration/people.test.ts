@@ -105,21 +105,25 @@ describe('people signed in', () => {
   it('takes as long to refuse an email no one has as a wrong password', async () => {
     const { signInLocalPerson } = await import('../../infra/local/people');
     const sam = await api.createPerson(unique('time'), 'viewer');
-    const median = async (email: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        const start = performance.now();
-        expect(await signInLocalPerson(email, 'not-the-password')).toBeUndefined();
-        times.push(performance.now() - start);
-      }
-      return times.sort((a, b) => a - b)[2] as number;
+    const timed = async (email: string) => {
+      const start = performance.now();
+      expect(await signInLocalPerson(email, 'not-the-password')).toBeUndefined();
+      return performance.now() - start;
     };
-    await median(`warm-${unique('time')}@example.com`);
-    const known = await median(sam.email);
-    const unknown = await median(`nobody-${unique('time')}@example.com`);
+    await timed(`warm-${unique('time')}@example.com`);
+    // Taken in turns, so a busy moment of the machine falls on both alike.
+    const knownTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      knownTimes.push(await timed(sam.email));
+      unknownTimes.push(await timed(`nobody-${unique('time')}@example.com`));
+    }
+    const median = (times: number[]) => times.sort((a, b) => a - b)[3] as number;
+    const known = median(knownTimes);
+    const unknown = median(unknownTimes);
     // Both hash the password (scrypt, tens of milliseconds); an unknown email used to answer in
-    // well under a millisecond.
-    expect(unknown / known).toBeGreaterThan(0.75);
+    // well under a millisecond (a ratio near 0.01).
+    expect(unknown / known).toBeGreaterThan(0.5);
   });
 
   it('refuses a PKCE-less or foreign-redirect authorization request', async () => {
