@@ -14,6 +14,7 @@ import type {
   CreateAppealRequest,
 } from '../model/requests';
 import type { Actor, Appeal, AppealCreation, AppealList, AppealStats } from '../model/responses';
+import type { Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
@@ -31,8 +32,10 @@ import {
 } from '../storage/keys';
 import {
   appealFromItem,
+  appealReach,
   appealSubject,
   eraseEntryTexts,
+  partiesOf,
   readAppeal,
   type StoredAppeal,
   type StoredDecision,
@@ -75,11 +78,11 @@ const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined
 };
 
 /**
- * How an appeal reads to `reader`: its owner sees all of it, its filer (another publisher) the
- * same without the owner's note and decider.
+ * How an appeal reads: its owner (moderators holding `appeals:decide`) sees all of it; its filer,
+ * and anyone filing, the same without the owner's note and decider.
  */
-export const toAppealView = (appeal: StoredAppeal, reader: string): Appeal => {
-  const owner = reader === appeal.ban_publisher_id;
+export const toAppealView = (appeal: StoredAppeal, view: 'owner' | 'filer'): Appeal => {
+  const owner = view === 'owner';
   const { decision } = appeal;
   return {
     appeal_id: appeal.appeal_id,
@@ -197,7 +200,7 @@ export const fileAppeal = async (
       // A repeat of an appeal made before is answered as it is, whatever the ban became since.
       const existing = await readAppeal(appealId);
       if (existing && isRepeat(existing, publisherId, gameId, request))
-        return finishFiling(existing, publisherId, 'idempotent_ok');
+        return finishFiling(existing, 'idempotent_ok');
       if (existing) throw alreadyAppealed(existing);
       if (refusal) throw refusal;
     }
@@ -216,7 +219,7 @@ export const fileAppeal = async (
     filed = existing;
     result = 'idempotent_ok';
   }
-  return finishFiling(filed, publisherId, result);
+  return finishFiling(filed, result);
 };
 
 /**
@@ -226,7 +229,6 @@ export const fileAppeal = async (
  */
 const finishFiling = async (
   appeal: StoredAppeal,
-  reader: string,
   result: AppealCreation['result'],
 ): Promise<AppealCreation> => {
   if (appeal.status === 'open') {
@@ -274,10 +276,10 @@ const finishFiling = async (
     // The answer is the appeal as it is now: decided already, if its owner was that quick.
     const now = await putOpenEntry(appeal);
     await recordAppealCreated(appeal);
-    return { ...toAppealView(now, reader), result };
+    return { ...toAppealView(now, 'filer'), result };
   }
   await recordAppealCreated(appeal);
-  return { ...toAppealView(appeal, reader), result };
+  return { ...toAppealView(appeal, 'filer'), result };
 };
 
 /**
@@ -298,27 +300,22 @@ const recordAppealCreated = (appeal: StoredAppeal) =>
     appeal.ban_publisher_id,
   );
 
-/** Whether a key bound to `games` reaches an appeal's ban: a game ban of one of its games. */
-const reaches = (appeal: StoredAppeal, games: readonly string[] | null) =>
-  games === null || (appeal.ban_scope === 'game' && games.includes(appeal.ban_game_id));
-
 /**
- * An appeal the caller may read: its ban's owner's (all of it) or its filer's (the filer's view).
- * A key bound to games reads, as owner, the appeals of its games' game bans, and as filer those
- * filed from its games. Anyone else's is a 404, as an unknown id.
+ * An appeal the caller may read: as its ban's owner, all of it, only with `appeals:decide` (the
+ * moderators' scope); as its filer, the filer's view. A key bound to games reaches, as owner, the
+ * appeals of its games' game bans, and as filer those filed from its games (appealReach). Anything
+ * else is a 404, as an unknown id.
  */
 export const getAppeal = async (
   publisherId: string,
   appealId: string,
-  boundGames: readonly string[] | null = null,
+  reader: { scopes: readonly Scope[]; games: readonly string[] | null },
 ): Promise<Appeal> => {
   const appeal = await readAppeal(appealId);
-  const asOwner = appeal?.ban_publisher_id === publisherId && reaches(appeal, boundGames);
-  const asFiler =
-    appeal?.filer_publisher_id === publisherId &&
-    (boundGames === null || boundGames.includes(appeal.filer_game_id));
-  if (!appeal || (!asOwner && !asFiler)) throw new NotFoundError('No such appeal');
-  return toAppealView(appeal, asOwner ? publisherId : '');
+  const reach = appeal ? appealReach(partiesOf(appeal), publisherId, reader.games) : undefined;
+  const asOwner = reach?.owner === true && reader.scopes.includes('appeals:decide');
+  if (!appeal || (!asOwner && !reach?.filer)) throw new NotFoundError('No such appeal');
+  return toAppealView(appeal, asOwner ? 'owner' : 'filer');
 };
 
 const sameDecision = (decision: StoredDecision | undefined, request: AppealDecisionRequest) =>
@@ -347,7 +344,7 @@ export const decideAppeal = async (
   if (request.outcome === 'shortened' && (request.expires_at === undefined || request.expires_at === null))
     throw new InvalidInputError('expires_at', 'required', 'is required for the outcome shortened');
   const appeal = await readAppeal(appealId);
-  if (!appeal || appeal.ban_publisher_id !== publisherId || !reaches(appeal, boundGames))
+  if (!appeal || !appealReach(partiesOf(appeal), publisherId, boundGames).owner)
     throw new NotFoundError('No such appeal');
   const decidedAlready = (found: StoredAppeal) => {
     if (sameDecision(found.decision, request)) return found;
@@ -399,7 +396,7 @@ export const decideAppeal = async (
       decided = decidedAlready(found);
     }
   }
-  return toAppealView(await applyDecision(decided), publisherId);
+  return toAppealView(await applyDecision(decided), 'owner');
 };
 
 /**
@@ -592,7 +589,7 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
       input,
       query.limit - items.length,
       resume === undefined ? undefined : { pk: values[':pk'], sk: resume },
-      (item) => toAppealView(entryAppeal(item), publisherId),
+      (item) => toAppealView(entryAppeal(item), 'owner'),
     );
     items.push(...page.items);
     if (page.resumeAfter !== null) return { items, next_cursor: cursorOf(page.resumeAfter) };

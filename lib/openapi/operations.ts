@@ -1148,9 +1148,11 @@ export const operations = {
     summary: 'One appeal',
     tag: 'Appeals',
     description:
-      "The ban's owner sees all of it; the publisher that filed it sees its status, outcome and what the " +
-      "player is shown, with `decision.note` and `decision.decided_by` null. Anyone else's appeal is a " +
-      '404, as an unknown id. After an erasure of the device, `message` and `contact` are null.',
+      "The ban's owner sees all of it, with `appeals:decide`; the publisher that filed it sees its status, " +
+      'outcome and what the player is shown, with `decision.note` and `decision.decided_by` null. A key with ' +
+      '`appeals:write` alone reads only the appeals its publisher filed, in that view, even of its own ' +
+      "publisher's bans. Anyone else's appeal is a 404, as an unknown id. After an erasure of the device, " +
+      '`message` and `contact` are null.',
     notFound: true,
     responses: { 200: response(appealSchema, 'The appeal.', appealDecided) },
   },

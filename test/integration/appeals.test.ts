@@ -247,6 +247,67 @@ describe('filing an appeal', () => {
   });
 });
 
+describe('reading an appeal by id', () => {
+  it("shows the owner's view only to appeals:decide; appeals:write alone reads only what its publisher filed, as filer", async () => {
+    const owner = await publisher();
+    const filer = await publisher();
+    const stranger = await publisher();
+    const device = unique('dev');
+    const global = await ban(owner.key, { device_id: device });
+    const own = await ban(owner.key, { device_id: device, scope: 'game' });
+    const ownerServer = (await api.createKey(owner.id, 'server', { scopes: ['appeals:write'] })).api_key;
+    const filerServer = (await api.createKey(filer.id, 'server', { scopes: ['appeals:write'] })).api_key;
+    const filed = await file(
+      filerServer,
+      { device_id: device, ban_id: global, contact: 'p@example.com' },
+      'g7',
+    );
+    const theirs = filed.body.appeal_id as string;
+    const mineFiled = await file(ownerServer, {
+      device_id: device,
+      ban_id: own,
+      idempotency_key: 'ticket-9',
+    });
+    const mine = mineFiled.body.appeal_id as string;
+    const note = 'Private: checked the logs.';
+    for (const id of [theirs, mine])
+      expect((await decide(owner.key, id, { outcome: 'upheld', note })).status).toBe(200);
+    const stored = await appealItems();
+
+    // The owner's moderators (appeals:decide) read all of either.
+    for (const id of [theirs, mine]) {
+      const full = await api.request('GET', `/v1/appeals/${id}`, { key: owner.key });
+      expect(full.status).toBe(200);
+      expect(full.body.decision).toMatchObject({ note, decided_by: { type: 'key', name: 'appeals test' } });
+    }
+    // The owner's game server (appeals:write) does not read another publisher's appeal of its ban:
+    // not its player's words, nor the note, nor the decider; the 404 of an unknown id.
+    const refused = await api.request('GET', `/v1/appeals/${theirs}`, { key: ownerServer });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ code: 'not_found', message: 'No such appeal' });
+    expect(JSON.stringify(refused.body)).not.toContain('p@example.com');
+    // It reads the one its publisher filed, as the filer does: no note, no decider.
+    for (const [key, id, contact] of [
+      [ownerServer, mine, null],
+      [filerServer, theirs, 'p@example.com'],
+      [filer.key, theirs, 'p@example.com'],
+    ] as const) {
+      const read = await api.request('GET', `/v1/appeals/${id}`, { key });
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ appeal_id: id, message: MESSAGE, contact });
+      expect(read.body.decision).toMatchObject({ outcome: 'upheld', note: null, decided_by: null });
+    }
+    // A filing's repeat answers the filer's view too, even to the ban's owner.
+    const repeat = await file(ownerServer, { device_id: device, ban_id: own, idempotency_key: 'ticket-9' });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.decision).toMatchObject({ outcome: 'upheld', note: null, decided_by: null });
+    // A third publisher reads neither, whatever its scopes; nothing was changed by any read.
+    for (const id of [theirs, mine])
+      expect((await api.request('GET', `/v1/appeals/${id}`, { key: stranger.key })).status).toBe(404);
+    expect(await appealItems()).toEqual(stored);
+  });
+});
+
 describe('deciding an appeal', () => {
   it('overturns: the ban is revoked as a revoke does, the player sees the new message, and the decision is final', async () => {
     const owner = await publisher();
