@@ -929,7 +929,9 @@ export const operations = {
       '`ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this ' +
       "game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on " +
       "another publisher's; an erased ban has `details_json` null and `enforced` false), and " +
-      '`policy.updated` (with `device_id` null and your policy as it is after the change). Start ' +
+      '`policy.updated` (with `device_id` null and your policy as it is after the change), and the ' +
+      '`appeal.created` and `appeal.decided` events of the appeals of your bans and of those you filed ' +
+      "(a key bound to games: as owner, of its games' `game` bans; as filer, those filed from its games). Start " +
       'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
       'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +

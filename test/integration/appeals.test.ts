@@ -599,6 +599,73 @@ describe('the queue, the numbers, the events and erasure', () => {
     expect(await appealEvents(stranger.key, 'g1')).toEqual([]);
   });
 
+  it('gives a key bound to games, in the feed, only the appeal events of its games, as a webhook bound to them takes', async () => {
+    const owner = await publisher();
+    const filer = await publisher();
+    const device = unique('dev');
+    const inG1 = await ban(owner.key, { device_id: device, scope: 'game' }, 'g1');
+    const inG2 = await ban(owner.key, { device_id: device, scope: 'game' }, 'g2');
+    const global = await ban(owner.key, { device_id: device });
+    const filed = async (key: string, deviceId: string, banId: number, game: string) => {
+      const res = await file(key, { device_id: deviceId, ban_id: banId }, game);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.appeal_id as string;
+    };
+    const g1Appeal = await filed(owner.key, device, inG1, 'g1');
+    const g2Appeal = await filed(owner.key, device, inG2, 'g2');
+    const g7Appeal = await filed(filer.key, device, global, 'g7');
+    const g8Device = unique('dev');
+    const g8Global = await ban(owner.key, { device_id: g8Device });
+    const g8Appeal = await filed(filer.key, g8Device, g8Global, 'g8');
+    for (const id of [g1Appeal, g2Appeal, g7Appeal, g8Appeal])
+      expect((await decide(owner.key, id, { outcome: 'upheld' })).status).toBe(200);
+    await api.settle();
+
+    const appealsIn = (items: Array<{ type: string; appeal?: { appeal_id: string } }>) =>
+      items.filter((event) => event.type.startsWith('appeal.')).map((e) => [e.type, e.appeal?.appeal_id]);
+    const read = async (key: string, game: string, limit = 500) => {
+      const pages: Array<Array<{ type: string; appeal?: { appeal_id: string } }>> = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const res = await api.request(
+          'GET',
+          `/v1/events?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          {
+            key,
+            game,
+          },
+        );
+        expect(res.status).toBe(200);
+        pages.push(res.body.items);
+        cursor = res.body.next_cursor;
+        if (res.body.items.length === 0) return pages;
+      }
+    };
+    const both = (id: string) => [
+      ['appeal.created', id],
+      ['appeal.decided', id],
+    ];
+    // Keys bound to no game read every appeal of their publisher, as owner or as filer.
+    const ownerAll = appealsIn((await read(owner.key, 'g1')).flat());
+    expect(ownerAll.sort()).toEqual([g1Appeal, g2Appeal, g7Appeal, g8Appeal].flatMap(both).sort());
+    expect(appealsIn((await read(filer.key, 'g7')).flat()).sort()).toEqual(
+      [g7Appeal, g8Appeal].flatMap(both).sort(),
+    );
+    // Bound to g1, the owner's key reads the appeals of its g1 game bans only (not g2's, and not
+    // of a global ban, which no one game holds); bound to g7, the filer's those it filed from g7.
+    const ownerG1 = (await api.createKey(owner.id, 'g1 server', { scopes: ['bans:read'], games: ['g1'] }))
+      .api_key;
+    const filerG7 = (await api.createKey(filer.id, 'g7 server', { scopes: ['bans:read'], games: ['g7'] }))
+      .api_key;
+    expect(appealsIn((await read(ownerG1, 'g1')).flat())).toEqual(both(g1Appeal));
+    expect(appealsIn((await read(filerG7, 'g7')).flat())).toEqual(both(g7Appeal));
+    // Page by page, an empty page still means caught up: no page before the last is empty, and the
+    // pages hold the same events as one read.
+    const pages = await read(ownerG1, 'g1', 1);
+    expect(pages.slice(0, -1).every((page) => page.length === 1)).toBe(true);
+    expect(pages.flat()).toEqual((await read(ownerG1, 'g1')).flat());
+  });
+
   it("drops the player's texts when the device is erased, by the owner or by the filer", async () => {
     const owner = await publisher();
     const filer = await publisher();
