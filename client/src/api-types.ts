@@ -269,7 +269,7 @@ export interface paths {
     get: operations["listAppeals"];
     /**
      * File a player's appeal of a ban enforced against their device
-     * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
+     * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. Each publisher appeals a ban once (from any of its games): its second appeal is a 409 naming its first, and another publisher's appeal never stops it filing its own. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
      *
      * Needs a key with the `appeals:write` scope.
      */
@@ -2597,7 +2597,7 @@ export interface operations {
   };
   /**
    * File a player's appeal of a ban enforced against their device
-   * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
+   * @description A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). Only a ban the caller can see, that is active and enforced against the device in that game under its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it cannot see is a 404. Each publisher appeals a ban once (from any of its games): its second appeal is a 409 naming its first, and another publisher's appeal never stops it filing its own. A repeat of the same appeal (the same `idempotency_key`, or without one the same words from the same game) answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.
    *
    * Needs a key with the `appeals:write` scope.
    */

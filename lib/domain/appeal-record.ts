@@ -166,13 +166,21 @@ export const eraseAppealTexts = async (appealId: string, erasedAt: string): Prom
     );
 };
 
-/** The appeals an erasure of the device by `publisherId` concerns: of its bans, or filed by it. */
+/**
+ * The appeals an erasure of the device by `publisherId` concerns, of other publishers' bans: those
+ * it filed (its own bans' appeals, whoever filed them, are erased with the bans: appealIdsOf).
+ */
 export const appealsToErase = async (publisherId: string, bans: readonly Ban[]): Promise<string[]> => {
   const ids: string[] = [];
   for (const ban of bans) {
-    if (ban.appeal_id === undefined) continue;
-    if (ban.publisher_id === publisherId) ids.push(ban.appeal_id);
-    else if ((await readAppeal(ban.appeal_id))?.filer_publisher_id === publisherId) ids.push(ban.appeal_id);
+    const own = ban.appeals?.[publisherId];
+    if (own) ids.push(own.appeal_id);
+    // A ban appealed when a ban had one appeal in all names no filer: its appeal says.
+    else if (
+      ban.appeal_id !== undefined &&
+      (await readAppeal(ban.appeal_id))?.filer_publisher_id === publisherId
+    )
+      ids.push(ban.appeal_id);
   }
   return ids;
 };

@@ -79,18 +79,19 @@ describe('filing an appeal', () => {
     ]);
     expect(items.some((item) => item.pk === `APPEALS#${filer.id}`)).toBe(false);
 
-    // Every publisher that sees the ban sees that it is appealed; the enforcement answer says so.
-    for (const [who, game] of [
-      [owner, 'g1'],
-      [filer, 'g7'],
-      [stranger, 'g3'],
+    // The owner and the filer see that it is appealed; the enforcement answer says so. The
+    // stranger, which enforces the ban too, sees no appeal: it may file its own.
+    for (const [who, game, appeal] of [
+      [owner, 'g1', { appeal_id: appealId, status: 'open', outcome: null }],
+      [filer, 'g7', { appeal_id: appealId, status: 'open', outcome: null }],
+      [stranger, 'g3', null],
     ] as const) {
       const answer = await api.request('GET', `/v1/device/${device}/enforcement`, { key: who.key, game });
       expect(answer.body.bans[0]).toMatchObject({
         ban_id: banId,
         player_message: 'Banned for cheating.',
         appealable: true,
-        appeal: { appeal_id: appealId, status: 'open', outcome: null },
+        appeal,
       });
     }
 
@@ -140,7 +141,9 @@ describe('filing an appeal', () => {
     const other = await file(owner.key, { device_id: device, ban_id: banId, idempotency_key: 'ticket-2' });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('conflict');
-    expect(other.body.error.message).toBe(`This ban already has an open appeal: ${first.body.appeal_id}`);
+    expect(other.body.error.message).toBe(
+      `This ban already has an open appeal from your publisher: ${first.body.appeal_id}`,
+    );
     const items = await appealItems();
     expect(items.filter((item) => item.pk === `APPEALS#${owner.id}`)).toHaveLength(1);
   });
@@ -244,6 +247,131 @@ describe('filing an appeal', () => {
       200,
     );
     expect((await decide(moderator, filed.body.appeal_id, { outcome: 'upheld' })).status).toBe(200);
+  });
+});
+
+describe('one appeal per ban and filing publisher', () => {
+  it("lets each publisher that enforces a ban appeal it: a squatter's filing takes no one else's; the owner sees them together; an overturn ends the ban for everyone", async () => {
+    const owner = await publisher();
+    const squatter = await publisher();
+    const filer = await publisher();
+    const stranger = await publisher();
+    const device = unique('dev');
+    const banId = await ban(owner.key, { device_id: device });
+
+    // The squatter files first, with junk; the player's own game files next, and is not refused.
+    const junk = await file(squatter.key, { device_id: device, ban_id: banId, message: 'x' }, 'g-junk');
+    expect(junk.status).toBe(201);
+    const real = await file(filer.key, { device_id: device, ban_id: banId, contact: 'p@example.com' }, 'g7');
+    expect(real.status, JSON.stringify(real.body)).toBe(201);
+    expect(real.body).toMatchObject({
+      filed_by: { publisher_id: filer.id, game_id: 'g7' },
+      result: 'created',
+    });
+    const junkId = junk.body.appeal_id as string;
+    const realId = real.body.appeal_id as string;
+    expect(realId).not.toBe(junkId);
+    // Each publisher still appeals once: the squatter's second filing names its first.
+    const again = await file(squatter.key, { device_id: device, ban_id: banId, message: 'again' }, 'g-other');
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe(
+      `This ban already has an open appeal from your publisher: ${junkId}`,
+    );
+
+    // Stored: two appeals, two open entries in the owner's queue, and the ban names each under its filer.
+    const stored = await appealItems();
+    expect(stored.filter((item) => item.sk === 'APPEAL').map((item) => item.pk)).toEqual(
+      expect.arrayContaining([`APPEAL#${junkId}`, `APPEAL#${realId}`]),
+    );
+    const entries = stored.filter((item) => item.pk === `APPEALS#${owner.id}`).map((item) => String(item.sk));
+    expect(entries).toEqual([
+      expect.stringMatching(new RegExp(`^OPEN#.*#${junkId}$`)),
+      expect.stringMatching(new RegExp(`^OPEN#.*#${realId}$`)),
+    ]);
+    const banItem = (await api.items()).find(
+      (item) => item.pk === `DEVICE#${device}` && String(item.sk).startsWith('BAN#'),
+    );
+    expect(banItem).toMatchObject({
+      [`appeal#${squatter.id}`]: { appeal_id: junkId, status: 'open' },
+      [`appeal#${filer.id}`]: { appeal_id: realId, status: 'open' },
+    });
+    expect(banItem?.appeal_id).toBeUndefined();
+
+    // Each filer sees its own appeal on the ban, the owner the latest, the stranger none.
+    const shown = async (who: { key: string }, game: string) =>
+      (await api.request('GET', `/v1/device/${device}/bans?status=all`, { key: who.key, game })).body
+        .items[0];
+    expect((await shown(squatter, 'g-junk')).appeal).toEqual({
+      appeal_id: junkId,
+      status: 'open',
+      outcome: null,
+    });
+    expect((await shown(filer, 'g7')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(owner, 'g1')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(stranger, 'g3')).appeal).toBeNull();
+    // The squatter reads only its own; the owner's queue shows the ban's appeals together.
+    expect((await api.request('GET', `/v1/appeals/${realId}`, { key: squatter.key })).status).toBe(404);
+    const together = await api.request('GET', `/v1/appeals?ban_id=${banId}`, { key: owner.key });
+    expect(together.body.items.map((a: { appeal_id: string }) => a.appeal_id)).toEqual([junkId, realId]);
+
+    // Upholding the junk leaves the player's appeal open and the ban in force.
+    expect((await decide(owner.key, junkId, { outcome: 'upheld' })).status).toBe(200);
+    expect((await shown(filer, 'g7')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(squatter, 'g-junk')).appeal).toEqual({
+      appeal_id: junkId,
+      status: 'decided',
+      outcome: 'upheld',
+    });
+    // Overturning the player's ends the ban for every publisher that enforced it.
+    expect((await decide(owner.key, realId, { outcome: 'overturned' })).status).toBe(200);
+    for (const [who, game] of [
+      [owner, 'g1'],
+      [squatter, 'g-junk'],
+      [filer, 'g7'],
+      [stranger, 'g3'],
+    ] as const) {
+      const answer = await api.request('GET', `/v1/device/${device}/enforcement`, { key: who.key, game });
+      expect(answer.body.restricted).toEqual({ cheat: false, social: false });
+      expect(await shown(who, game)).toMatchObject({
+        revoke_reason_code: 'appeal_overturned',
+        enforced: false,
+      });
+    }
+    expect((await shown(filer, 'g7')).appeal).toEqual({
+      appeal_id: realId,
+      status: 'decided',
+      outcome: 'overturned',
+    });
+    // A revoked ban takes no new appeal.
+    const late = await file(stranger.key, { device_id: device, ban_id: banId }, 'g3');
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/^This ban was revoked at /);
+    // Each filer's feed has its own appeal's events; the owner's has both.
+    await api.settle();
+    const appealEvents = async (key: string, game: string) =>
+      (await api.request('GET', '/v1/events?limit=500', { key, game })).body.items
+        .filter((event: { type: string }) => event.type.startsWith('appeal.'))
+        .map(
+          (event: { type: string; appeal: { appeal_id: string } }) =>
+            `${event.type} ${event.appeal.appeal_id}`,
+        );
+    expect((await appealEvents(owner.key, 'g1')).sort()).toEqual(
+      [
+        `appeal.created ${junkId}`,
+        `appeal.created ${realId}`,
+        `appeal.decided ${junkId}`,
+        `appeal.decided ${realId}`,
+      ].sort(),
+    );
+    expect(await appealEvents(squatter.key, 'g-junk')).toEqual([
+      `appeal.created ${junkId}`,
+      `appeal.decided ${junkId}`,
+    ]);
+    expect(await appealEvents(filer.key, 'g7')).toEqual([
+      `appeal.created ${realId}`,
+      `appeal.decided ${realId}`,
+    ]);
+    expect(await appealEvents(stranger.key, 'g3')).toEqual([]);
   });
 });
 
@@ -439,10 +567,10 @@ describe('deciding an appeal', () => {
     });
     expect(answer.body.restricted.cheat).toBe(true);
     expect(answer.body.bans[0].appeal).toEqual({ appeal_id: appealId, status: 'decided', outcome: 'upheld' });
-    // A ban is appealed once.
+    // A publisher appeals a ban once.
     const again = await file(owner.key, { device_id: device, ban_id: banId, message: 'please reconsider' });
     expect(again.status).toBe(409);
-    expect(again.body.error.message).toContain('was decided (upheld): a ban is appealed once');
+    expect(again.body.error.message).toContain('was decided (upheld): a publisher appeals a ban once');
   });
 
   it('records a decision on a ban revoked meanwhile without changing it, and refuses to shorten it', async () => {
