@@ -3,5 +3,5 @@ import { httpRoute } from '../lib/http/chain';
 import { getAppealRoute } from '../lib/routes';
 
 export const handler = httpRoute(getAppealRoute, async ({ publisherId, path, caller }) => ({
-  body: await getAppeal(publisherId, path.appeal_id, caller.games),
+  body: await getAppeal(publisherId, path.appeal_id, caller),
 }));

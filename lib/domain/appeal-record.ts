@@ -46,6 +46,40 @@ export interface StoredAppeal {
   erased_at?: string;
 }
 
+/** Who an appeal concerns: its ban's owner (and the game of a `game` ban), and its filer (and the game it filed from). */
+export interface AppealParties {
+  ban_publisher_id: string;
+  /** A `game` ban's game; null for a `publisher` or `global` ban, which no one game holds. */
+  ban_game_id: string | null;
+  filer_publisher_id: string;
+  filer_game_id: string;
+}
+
+/**
+ * How a reader of `publisherId` bound to `games` (null: every game) reaches an appeal: as its
+ * owner, when it is the ban's publisher and holds the game of a `game` ban; as its filer, when it
+ * filed it from one of its games. One rule for reads by id, the change feed and webhooks.
+ */
+export const appealReach = (
+  parties: AppealParties,
+  publisherId: string,
+  games: readonly string[] | null,
+): { owner: boolean; filer: boolean } => ({
+  owner:
+    parties.ban_publisher_id === publisherId &&
+    (games === null || (parties.ban_game_id !== null && games.includes(parties.ban_game_id))),
+  filer:
+    parties.filer_publisher_id === publisherId && (games === null || games.includes(parties.filer_game_id)),
+});
+
+/** The parties of a stored appeal. */
+export const partiesOf = (appeal: StoredAppeal): AppealParties => ({
+  ban_publisher_id: appeal.ban_publisher_id,
+  ban_game_id: appeal.ban_scope === 'game' ? appeal.ban_game_id : null,
+  filer_publisher_id: appeal.filer_publisher_id,
+  filer_game_id: appeal.filer_game_id,
+});
+
 export const appealFromItem = (item: Record<string, unknown> | undefined): StoredAppeal | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, ...rest } = item;
@@ -132,13 +166,21 @@ export const eraseAppealTexts = async (appealId: string, erasedAt: string): Prom
     );
 };
 
-/** The appeals an erasure of the device by `publisherId` concerns: of its bans, or filed by it. */
+/**
+ * The appeals an erasure of the device by `publisherId` concerns, of other publishers' bans: those
+ * it filed (its own bans' appeals, whoever filed them, are erased with the bans: appealIdsOf).
+ */
 export const appealsToErase = async (publisherId: string, bans: readonly Ban[]): Promise<string[]> => {
   const ids: string[] = [];
   for (const ban of bans) {
-    if (ban.appeal_id === undefined) continue;
-    if (ban.publisher_id === publisherId) ids.push(ban.appeal_id);
-    else if ((await readAppeal(ban.appeal_id))?.filer_publisher_id === publisherId) ids.push(ban.appeal_id);
+    const own = ban.appeals?.[publisherId];
+    if (own) ids.push(own.appeal_id);
+    // A ban appealed when a ban had one appeal in all names no filer: its appeal says.
+    else if (
+      ban.appeal_id !== undefined &&
+      (await readAppeal(ban.appeal_id))?.filer_publisher_id === publisherId
+    )
+      ids.push(ban.appeal_id);
   }
   return ids;
 };

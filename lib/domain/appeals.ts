@@ -14,6 +14,7 @@ import type {
   CreateAppealRequest,
 } from '../model/requests';
 import type { Actor, Appeal, AppealCreation, AppealList, AppealStats } from '../model/responses';
+import type { Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
@@ -23,6 +24,7 @@ import {
   appealIdOf,
   appealKey,
   appealQueuePartition,
+  banAppealAttribute,
   banKey,
   DECIDED_APPEAL_PREFIX,
   decidedAppealKey,
@@ -31,14 +33,16 @@ import {
 } from '../storage/keys';
 import {
   appealFromItem,
+  appealReach,
   appealSubject,
   eraseEntryTexts,
+  partiesOf,
   readAppeal,
   type StoredAppeal,
   type StoredDecision,
 } from './appeal-record';
 import { recordEvent } from './audit';
-import { type Ban, banFromItem } from './ban-record';
+import { type Ban, type BanAppeal, banFromItem } from './ban-record';
 import { recordRevoked, recordUpdated, visibleBans } from './bans';
 import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
@@ -53,13 +57,15 @@ import { isActive, judgeBans } from './policy-rules';
  *   open entry    `APPEALS#<owner>` / `OPEN#<created_at>#<id>`     (the queue, oldest first)
  *   decided entry `APPEALS#<owner>` / `DONE#<decided_at>#<id>`     (newest first)
  *   day rollup    `APPEALS#<owner>` / `DAY#<yyyy-mm-dd>`           (a complete day's decisions)
- * and on the ban item `appeal_id`, `appeal_status`, `appeal_outcome` (what listings show).
+ * and on the ban item `appeal#<filer>` per filing publisher (what listings show).
  *
- * A ban is appealed once: the appeal id is derived from the ban id, so every attempt to appeal a
- * ban names the same item, and a conditional put makes exactly one of them the appeal. Filing and
+ * A ban is appealed once per filing publisher, so a publisher that enforces another's global ban
+ * cannot take the player's appeal with a junk filing: the appeal id is derived from the ban id and
+ * the filer, so every attempt of one publisher names the same item, and a conditional put makes
+ * exactly one of them its appeal. An overturn revokes the ban for everyone. Filing and
  * deciding are single-item conditional writes in an order that a retry of the same request
  * completes (no store we run has transactions everywhere; none is needed):
- *   file:   appeal item → ban claimed (`appeal_id`) → open entry → `appeal.created`
+ *   file:   appeal item → ban claimed (`appeal#<filer>`) → open entry → `appeal.created`
  *   decide: appeal decided (open → decided, once) → the ban (revoke / expiry / message) and its
  *           event → `appeal.decided` → decided entry, open entry deleted → `applied_at`
  * An entry copies the appeal, so each copy is followed by a read of the record (an erasure's texts
@@ -75,11 +81,11 @@ const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined
 };
 
 /**
- * How an appeal reads to `reader`: its owner sees all of it, its filer (another publisher) the
- * same without the owner's note and decider.
+ * How an appeal reads: its owner (moderators holding `appeals:decide`) sees all of it; its filer,
+ * and anyone filing, the same without the owner's note and decider.
  */
-export const toAppealView = (appeal: StoredAppeal, reader: string): Appeal => {
-  const owner = reader === appeal.ban_publisher_id;
+export const toAppealView = (appeal: StoredAppeal, view: 'owner' | 'filer'): Appeal => {
+  const owner = view === 'owner';
   const { decision } = appeal;
   return {
     appeal_id: appeal.appeal_id,
@@ -120,8 +126,8 @@ const isRepeat = (appeal: StoredAppeal, publisherId: string, gameId: string, req
 const alreadyAppealed = (appeal: StoredAppeal) =>
   new ConflictError(
     appeal.status === 'open'
-      ? `This ban already has an open appeal: ${appeal.appeal_id}`
-      : `This ban's appeal ${appeal.appeal_id} was decided (${appeal.decision?.outcome ?? 'decided'}): a ban is appealed once`,
+      ? `This ban already has an open appeal from your publisher: ${appeal.appeal_id}`
+      : `Your publisher's appeal ${appeal.appeal_id} of this ban was decided (${appeal.decision?.outcome ?? 'decided'}): a publisher appeals a ban once`,
   );
 
 /** Why a ban visible to the caller cannot be appealed from this game now, if it cannot. */
@@ -168,7 +174,7 @@ export const fileAppeal = async (
   ]);
   const ban = bans.find((found) => found.ban_id === request.ban_id);
   if (!ban) throw new NotFoundError('No such ban on this device');
-  const appealId = appealIdOf(ban.ban_id);
+  const appealId = appealIdOf(ban.ban_id, publisherId);
   const now = new Date().toISOString();
   const appeal: StoredAppeal = {
     appeal_id: appealId,
@@ -186,18 +192,24 @@ export const fileAppeal = async (
     created_at: now,
     created_by: actor,
   };
-  // 1. The appeal item: one per ban, whoever files it.
+  // 1. The appeal item: one per ban and filing publisher.
   let filed = appeal;
   let result: AppealCreation['result'] = 'created';
   try {
+    // A ban appealed when a ban had one appeal in all: that one is its filer's appeal.
+    const single = ban.appeal_id === undefined ? undefined : await readAppeal(ban.appeal_id);
+    if (single?.filer_publisher_id === publisherId) {
+      if (isRepeat(single, publisherId, gameId, request)) return finishFiling(single, 'idempotent_ok');
+      throw alreadyAppealed(single);
+    }
     // Judged among the device's visible bans, which hold all its global bans (the quorum).
     const enforced = judgeBans(policy, bans, now)[bans.indexOf(ban)]?.applies ?? false;
     const refusal = notAppealable(ban, enforced, now);
-    if (ban.appeal_id !== undefined || refusal) {
+    if (ban.appeals?.[publisherId] !== undefined || refusal) {
       // A repeat of an appeal made before is answered as it is, whatever the ban became since.
       const existing = await readAppeal(appealId);
       if (existing && isRepeat(existing, publisherId, gameId, request))
-        return finishFiling(existing, publisherId, 'idempotent_ok');
+        return finishFiling(existing, 'idempotent_ok');
       if (existing) throw alreadyAppealed(existing);
       if (refusal) throw refusal;
     }
@@ -216,7 +228,7 @@ export const fileAppeal = async (
     filed = existing;
     result = 'idempotent_ok';
   }
-  return finishFiling(filed, publisherId, result);
+  return finishFiling(filed, result);
 };
 
 /**
@@ -226,7 +238,6 @@ export const fileAppeal = async (
  */
 const finishFiling = async (
   appeal: StoredAppeal,
-  reader: string,
   result: AppealCreation['result'],
 ): Promise<AppealCreation> => {
   if (appeal.status === 'open') {
@@ -235,13 +246,19 @@ const finishFiling = async (
         new UpdateCommand({
           TableName: tableName,
           Key: banKey(appeal.device_id, appeal.ban_id),
-          UpdateExpression: 'SET appeal_id = :id, appeal_status = if_not_exists(appeal_status, :open)',
+          // The filer's own attribute: other publishers' appeals of the ban are theirs to claim.
+          UpdateExpression: 'SET #filed = if_not_exists(#filed, :entry)',
           ConditionExpression:
-            'attribute_exists(pk) AND (appeal_id = :id OR (attribute_not_exists(appeal_id) AND revoked_at = :null ' +
+            'attribute_exists(pk) AND (#filed.appeal_id = :id OR (revoked_at = :null ' +
             'AND (attribute_not_exists(appealable) OR appealable = :true) AND (expires_at = :null OR expires_at > :now)))',
+          ExpressionAttributeNames: { '#filed': banAppealAttribute(appeal.filer_publisher_id) },
           ExpressionAttributeValues: {
             ':id': appeal.appeal_id,
-            ':open': 'open',
+            ':entry': {
+              appeal_id: appeal.appeal_id,
+              status: 'open',
+              at: appeal.created_at,
+            } satisfies BanAppeal,
             ':null': null,
             ':true': true,
             ':now': new Date().toISOString(),
@@ -274,10 +291,10 @@ const finishFiling = async (
     // The answer is the appeal as it is now: decided already, if its owner was that quick.
     const now = await putOpenEntry(appeal);
     await recordAppealCreated(appeal);
-    return { ...toAppealView(now, reader), result };
+    return { ...toAppealView(now, 'filer'), result };
   }
   await recordAppealCreated(appeal);
-  return { ...toAppealView(appeal, reader), result };
+  return { ...toAppealView(appeal, 'filer'), result };
 };
 
 /**
@@ -298,27 +315,22 @@ const recordAppealCreated = (appeal: StoredAppeal) =>
     appeal.ban_publisher_id,
   );
 
-/** Whether a key bound to `games` reaches an appeal's ban: a game ban of one of its games. */
-const reaches = (appeal: StoredAppeal, games: readonly string[] | null) =>
-  games === null || (appeal.ban_scope === 'game' && games.includes(appeal.ban_game_id));
-
 /**
- * An appeal the caller may read: its ban's owner's (all of it) or its filer's (the filer's view).
- * A key bound to games reads, as owner, the appeals of its games' game bans, and as filer those
- * filed from its games. Anyone else's is a 404, as an unknown id.
+ * An appeal the caller may read: as its ban's owner, all of it, only with `appeals:decide` (the
+ * moderators' scope); as its filer, the filer's view. A key bound to games reaches, as owner, the
+ * appeals of its games' game bans, and as filer those filed from its games (appealReach). Anything
+ * else is a 404, as an unknown id.
  */
 export const getAppeal = async (
   publisherId: string,
   appealId: string,
-  boundGames: readonly string[] | null = null,
+  reader: { scopes: readonly Scope[]; games: readonly string[] | null },
 ): Promise<Appeal> => {
   const appeal = await readAppeal(appealId);
-  const asOwner = appeal?.ban_publisher_id === publisherId && reaches(appeal, boundGames);
-  const asFiler =
-    appeal?.filer_publisher_id === publisherId &&
-    (boundGames === null || boundGames.includes(appeal.filer_game_id));
-  if (!appeal || (!asOwner && !asFiler)) throw new NotFoundError('No such appeal');
-  return toAppealView(appeal, asOwner ? publisherId : '');
+  const reach = appeal ? appealReach(partiesOf(appeal), publisherId, reader.games) : undefined;
+  const asOwner = reach?.owner === true && reader.scopes.includes('appeals:decide');
+  if (!appeal || (!asOwner && !reach?.filer)) throw new NotFoundError('No such appeal');
+  return toAppealView(appeal, asOwner ? 'owner' : 'filer');
 };
 
 const sameDecision = (decision: StoredDecision | undefined, request: AppealDecisionRequest) =>
@@ -347,7 +359,7 @@ export const decideAppeal = async (
   if (request.outcome === 'shortened' && (request.expires_at === undefined || request.expires_at === null))
     throw new InvalidInputError('expires_at', 'required', 'is required for the outcome shortened');
   const appeal = await readAppeal(appealId);
-  if (!appeal || appeal.ban_publisher_id !== publisherId || !reaches(appeal, boundGames))
+  if (!appeal || !appealReach(partiesOf(appeal), publisherId, boundGames).owner)
     throw new NotFoundError('No such appeal');
   const decidedAlready = (found: StoredAppeal) => {
     if (sameDecision(found.decision, request)) return found;
@@ -399,7 +411,7 @@ export const decideAppeal = async (
       decided = decidedAlready(found);
     }
   }
-  return toAppealView(await applyDecision(decided), publisherId);
+  return toAppealView(await applyDecision(decided), 'owner');
 };
 
 /**
@@ -461,13 +473,15 @@ const secondsBetween = (from: string, to: string) =>
  */
 const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promise<void> => {
   const Key = banKey(appeal.device_id, appeal.ban_id);
-  const set = ['appeal_id = :id', 'appeal_status = :decided', 'appeal_outcome = :outcome'];
-  const values: Record<string, unknown> = {
-    ':id': appeal.appeal_id,
-    ':decided': 'decided',
-    ':outcome': decision.outcome,
-    ':publisher': appeal.ban_publisher_id,
+  const entry: BanAppeal = {
+    appeal_id: appeal.appeal_id,
+    status: 'decided',
+    outcome: decision.outcome,
+    at: decision.decided_at,
   };
+  const names = { '#filed': banAppealAttribute(appeal.filer_publisher_id) };
+  const set = ['#filed = :entry'];
+  const values: Record<string, unknown> = { ':entry': entry };
   const changesBan = decision.outcome === 'shortened' || decision.player_message !== undefined;
   if (decision.outcome === 'overturned') {
     set.push('revoked_at = :at', 'revoke_reason_code = :reason', 'revoked_by = :by');
@@ -489,16 +503,22 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
     set.push('player_message = :message');
     values[':message'] = decision.player_message;
   }
-  // Applied once: a ban already carrying this outcome was changed by an earlier attempt. A ban
-  // revoked meanwhile (by its owner, or erased) keeps that; only the appeal's outcome is noted.
-  const attempt = async (update: string[], condition: string, extra: Record<string, unknown>) => {
-    const names = update.join(', ');
+  // Applied once: a ban whose attribute for this filer says decided was changed by an earlier
+  // attempt. A ban revoked meanwhile (by its owner, by another appeal's overturn, or erased) keeps
+  // that; only the appeal's outcome is noted.
+  const attempt = async (
+    update: string[],
+    condition: string,
+    extra: Record<string, unknown>,
+    extraNames: Record<string, string> = {},
+  ) => {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key,
-        UpdateExpression: `SET ${names}`,
+        UpdateExpression: `SET ${update.join(', ')}`,
         ConditionExpression: condition,
+        ExpressionAttributeNames: { ...names, ...extraNames },
         ExpressionAttributeValues: { ...extra },
         ReturnValues: 'ALL_NEW',
       }),
@@ -509,8 +529,9 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
     const ban = await attempt(
       set,
       'attribute_exists(pk) AND publisher_id = :publisher AND revoked_at = :null AND ' +
-        '(attribute_not_exists(appeal_outcome) OR appeal_status <> :decided)',
-      { ...values, ':null': null },
+        '(attribute_not_exists(#filed) OR #filed.#status <> :decided)',
+      { ...values, ':publisher': appeal.ban_publisher_id, ':null': null, ':decided': 'decided' },
+      { '#status': 'status' },
     );
     if (decision.outcome === 'overturned') await recordRevoked(ban);
     // The ban's entry at its new end (the one at its old end is left for the listing to pass by).
@@ -522,7 +543,8 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
   }
   const ban = await readBan(appeal.device_id, appeal.ban_id);
   if (!ban || ban.publisher_id !== appeal.ban_publisher_id) return;
-  if (ban.appeal_status === 'decided' && ban.appeal_outcome === decision.outcome) {
+  const named = ban.appeals?.[appeal.filer_publisher_id];
+  if (named?.status === 'decided' && named.outcome === decision.outcome) {
     // Changed by an earlier attempt whose events may not have been recorded.
     if (decision.outcome === 'overturned') await recordRevoked(ban);
     if (decision.outcome === 'shortened' && ban.updated_at === decision.decided_at)
@@ -530,12 +552,8 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
     if (changesBan && ban.updated_at === decision.decided_at) await recordUpdated(ban);
     return;
   }
-  // Revoked meanwhile: the ban stays as its owner left it; it names the appeal's outcome.
-  await attempt(set.slice(0, 3), 'attribute_exists(pk)', {
-    ':id': values[':id'],
-    ':decided': values[':decided'],
-    ':outcome': values[':outcome'],
-  });
+  // Revoked meanwhile: the ban stays as it was left; it names the appeal's outcome.
+  await attempt(set.slice(0, 1), 'attribute_exists(pk)', { ':entry': entry });
 };
 
 const CURSOR = /^(OPEN|DONE)#(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(apl_[A-Za-z0-9_-]{22})$|^DONE#$/;
@@ -592,7 +610,7 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
       input,
       query.limit - items.length,
       resume === undefined ? undefined : { pk: values[':pk'], sk: resume },
-      (item) => toAppealView(entryAppeal(item), publisherId),
+      (item) => toAppealView(entryAppeal(item), 'owner'),
     );
     items.push(...page.items);
     if (page.resumeAfter !== null) return { items, next_cursor: cursorOf(page.resumeAfter) };

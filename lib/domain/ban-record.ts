@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { actorFromStored } from '../model/actors';
 import { appealOutcomes, banScopes, banTypes } from '../model/requests';
 import type { Actor } from '../model/responses';
-import { banKey } from '../storage/keys';
+import { BAN_APPEAL_PREFIX, banAppealAttribute, banKey } from '../storage/keys';
 import { IntegrityError } from './errors';
 
 /**
@@ -13,6 +13,17 @@ import { IntegrityError } from './errors';
 const timestamp = () => z.string();
 /** Who made or revoked it (the audit trail's actor); absent on bans from before the audit. */
 const actor = () => z.custom<Actor>();
+
+/** One publisher's appeal of a ban, as the ban names it: what listings show, and when it last changed. */
+const banAppealSchema = /* @__PURE__ */ (() =>
+  z.object({
+    appeal_id: z.string(),
+    status: z.enum(['open', 'decided']),
+    outcome: z.optional(z.enum(appealOutcomes)),
+    /** Its filing's time, then its decision's. */
+    at: timestamp(),
+  }))();
+export type BanAppeal = z.output<typeof banAppealSchema>;
 
 /**
  * A ban as stored, without its keys: the one definition of `Ban`. Every read goes through it, so
@@ -44,7 +55,12 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     revoked_by: z.optional(actor()),
     /** The idempotency key it was made with, so erasure can find the record holding its copy. */
     idempotency_key: z.optional(z.string()),
-    /** Its appeal (lib/domain/appeals.ts): a ban is appealed once, so this is set once. */
+    /**
+     * Its appeals (lib/domain/appeals.ts), one per publisher that filed one, by that publisher:
+     * stored as `appeal#<publisher_id>` attributes (lib/storage/keys.ts), gathered here.
+     */
+    appeals: z.optional(z.record(z.string(), banAppealSchema)),
+    /** Its one appeal, on bans appealed when a ban had one appeal in all: read, never written now. */
     appeal_id: z.optional(z.string()),
     appeal_status: z.optional(z.enum(['open', 'decided'])),
     appeal_outcome: z.optional(z.enum(appealOutcomes)),
@@ -96,6 +112,8 @@ const banChecks = {
   created_by: optional(actorCheck),
   revoked_by: optional(actorCheck),
   idempotency_key: optional(string),
+  // Gathered from the `appeal#` attributes (banAppealsOf), never stored under this name.
+  appeals: (value) => value === undefined,
   appeal_id: optional(string),
   appeal_status: optional(oneOf(['open', 'decided'])),
   appeal_outcome: optional(oneOf(appealOutcomes)),
@@ -106,16 +124,58 @@ const banChecks = {
 
 const banFields = Object.keys(banChecks) as (keyof Ban)[];
 
+const isBanAppeal = (value: unknown): value is BanAppeal => {
+  const entry = value as Partial<BanAppeal> | undefined;
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    string(entry.appeal_id) &&
+    oneOf(['open', 'decided'])(entry.status) &&
+    optional(oneOf(appealOutcomes))(entry.outcome) &&
+    string(entry.at)
+  );
+};
+
+/** The `appeal#<publisher_id>` attributes of a ban item, by publisher; undefined without any. */
+const banAppealsOf = (item: Record<string, unknown>): Record<string, BanAppeal> | undefined => {
+  let appeals: Record<string, BanAppeal> | undefined;
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(BAN_APPEAL_PREFIX)) continue;
+    if (!isBanAppeal(value)) throw new IntegrityError(`stored ban is malformed: ${name}`);
+    appeals = { ...appeals, [name.slice(BAN_APPEAL_PREFIX.length)]: value };
+  }
+  return appeals;
+};
+
 /** The ban an item holds (its fields only, as the schema's parse would keep them), or IntegrityError. */
 export const banFromItem = (item: Record<string, unknown> | undefined): Ban => {
   const failed = banFields.find((field) => !banChecks[field](item?.[field]));
   if (!item || failed !== undefined) throw new IntegrityError(`stored ban is malformed: ${failed ?? ''}`);
   const ban: Record<string, unknown> = {};
   for (const field of banFields) if (item[field] !== undefined) ban[field] = item[field];
+  const appeals = banAppealsOf(item);
+  if (appeals) ban.appeals = appeals;
   // Actors stored before people signed in have no type: they read as the keys they were.
   for (const field of ['created_by', 'revoked_by', 'updated_by'] as const)
     if (ban[field] !== undefined) ban[field] = actorFromStored(ban[field]);
   return ban as Ban;
 };
 
-export const banToItem = (ban: Ban) => ({ ...banKey(ban.device_id, ban.ban_id), ...ban });
+export const banToItem = ({ appeals, ...ban }: Ban) => ({
+  ...banKey(ban.device_id, ban.ban_id),
+  ...ban,
+  ...Object.fromEntries(
+    Object.entries(appeals ?? {}).map(([filer, appeal]) => [banAppealAttribute(filer), appeal]),
+  ),
+});
+
+/**
+ * Every appeal of the ban by id: one per publisher that filed, and the one appeal of a ban appealed
+ * when a ban had one in all.
+ */
+export const appealIdsOf = (ban: Ban): string[] => [
+  ...new Set([
+    ...Object.values(ban.appeals ?? {}).map((appeal) => appeal.appeal_id),
+    ...(ban.appeal_id === undefined ? [] : [ban.appeal_id]),
+  ]),
+];

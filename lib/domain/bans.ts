@@ -22,6 +22,7 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
   BAN_PREFIX,
+  banAppealAttribute,
   banKey,
   bannedDeviceKey,
   devicePartition,
@@ -31,7 +32,7 @@ import {
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
-import { type Ban, banFromItem, banToItem } from './ban-record';
+import { appealIdsOf, type Ban, banFromItem, banToItem } from './ban-record';
 import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
@@ -302,6 +303,27 @@ export const enforcedAmong = (policy: Policy, ban: Ban, others: readonly Ban[], 
 };
 
 /**
+ * The appeal a listing shows on a ban: to a publisher that filed one, its own; to the ban's owner,
+ * the one that changed last (filed or decided: as the feed's last appeal event of the ban says);
+ * to anyone else none, so another publisher's appeal never stands in for the one it may file. A
+ * ban appealed when a ban had one appeal in all shows that one to whoever has none of its own.
+ */
+const appealShownTo = (ban: Ban, reader: string): ListedBan['appeal'] => {
+  const appeals = ban.appeals ?? {};
+  const latest = Object.values(appeals).sort((a, b) =>
+    a.at === b.at ? a.appeal_id.localeCompare(b.appeal_id) : a.at.localeCompare(b.at),
+  );
+  const shown = appeals[reader] ?? (reader === ban.publisher_id ? latest.at(-1) : undefined);
+  if (shown) return { appeal_id: shown.appeal_id, status: shown.status, outcome: shown.outcome ?? null };
+  if (ban.appeal_id === undefined) return null;
+  return {
+    appeal_id: ban.appeal_id,
+    status: ban.appeal_status ?? 'open',
+    outcome: ban.appeal_outcome ?? null,
+  };
+};
+
+/**
  * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
  * and `enforced`, whether the caller's policy makes it apply now, as the caller judged it with the
  * device's other bans (enforcedEach).
@@ -321,14 +343,7 @@ export const toListedBan = (ban: Ban, policy: Policy, enforced: boolean): Listed
   revoke_reason_code: ban.revoke_reason_code ?? null,
   player_message: ban.player_message ?? null,
   appealable: ban.appealable ?? true,
-  appeal:
-    ban.appeal_id === undefined
-      ? null
-      : {
-          appeal_id: ban.appeal_id,
-          status: ban.appeal_status ?? 'open',
-          outcome: ban.appeal_outcome ?? null,
-        },
+  appeal: appealShownTo(ban, policy.publisher_id),
   created_by: ban.publisher_id === policy.publisher_id ? (ban.created_by ?? null) : null,
   enforced,
 });
@@ -575,8 +590,10 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk',
       // The publisher's bans and its own erasure marker (both carry its publisher_id), and the
-      // bans with an appeal, which it may have filed (their player's texts go too).
-      FilterExpression: 'publisher_id = :publisher OR attribute_exists(appeal_id)',
+      // bans it appealed (their player's texts go too), or that have their one appeal of old.
+      FilterExpression:
+        'publisher_id = :publisher OR attribute_exists(#filed) OR attribute_exists(appeal_id)',
+      ExpressionAttributeNames: { '#filed': banAppealAttribute(publisherId) },
       ExpressionAttributeValues: { ':pk': devicePartition(deviceId), ':publisher': publisherId },
       ConsistentRead: true,
     },
@@ -624,7 +641,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     );
   }
   await mapWithConcurrency(bans, ERASE_CONCURRENCY, async (ban) => {
-    if (ban.appeal_id !== undefined) await eraseAppealTexts(ban.appeal_id, startedAt);
+    for (const appealId of appealIdsOf(ban)) await eraseAppealTexts(appealId, startedAt);
     if (ban.idempotency_key !== undefined) {
       await dynamo.send(
         new DeleteCommand({

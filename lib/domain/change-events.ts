@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { AppealSubject, Policy } from '../model/responses';
 import { APPEAL_SK, BAN_PREFIX, partitions } from '../storage/keys';
-import { appealFromItem, appealSubject } from './appeal-record';
+import { appealFromItem, appealReach, appealSubject } from './appeal-record';
 import { eventIdOf } from './audit';
 import { type Ban, banFromItem } from './ban-record';
 import { isChangeSource } from './change-sources';
@@ -50,6 +50,31 @@ export type ChangeEvent =
       ban_game_id: string | null;
       appeal: AppealSubject;
     });
+
+/** An appeal's event. */
+export type AppealEvent = Extract<ChangeEvent, { appeal: AppealSubject }>;
+
+/**
+ * Whether a reader of `publisherId` bound to `games` (null: every game) takes an appeal's event:
+ * as a key bound to them reads the appeal (appealReach). The feed and webhooks both ask this.
+ */
+export const readsAppealEvent = (
+  event: AppealEvent,
+  publisherId: string,
+  games: readonly string[] | null,
+) => {
+  const reach = appealReach(
+    {
+      ban_publisher_id: event.publisher_id,
+      ban_game_id: event.ban_game_id,
+      filer_publisher_id: event.filer_publisher_id,
+      filer_game_id: event.appeal.filed_by.game_id,
+    },
+    publisherId,
+    games,
+  );
+  return reach.owner || reach.filer;
+};
 
 /**
  * A change record: the stream's (DynamoDB Streams, NEW_AND_OLD_IMAGES) or the local log's. A

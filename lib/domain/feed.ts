@@ -21,7 +21,7 @@ import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { eventIdOf } from './audit';
 import type { Ban } from './ban-record';
 import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
-import type { ChangeEvent } from './change-events';
+import { type ChangeEvent, readsAppealEvent } from './change-events';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
 import { feedCacheMs, ShortCache } from './feed-cache';
 import { applyToLiveSet } from './live-set';
@@ -514,6 +514,36 @@ const readFromOldest = async (
   };
 };
 
+/** The entries one read of the reader's partitions picks, and the positions after them. */
+const pickEntries = async (
+  publisherId: string,
+  gameId: string,
+  limit: number,
+  from: Positions | undefined,
+  now: number,
+): Promise<{ picked: Entry[]; positions: number[] }> => {
+  const reads = await Promise.all(
+    readerPartitions(publisherId, gameId).map(async (partition, index) => {
+      if (from === undefined) return readFromOldest(partition, limit, now);
+      const after = from[index] ?? 0;
+      const read = await readPartition(partition, after, limit);
+      checkContinuity(read, after, now);
+      return { read, after };
+    }),
+  );
+  const lists = reads.map(({ read }, index) => read.entries.map((item) => entryFromItem(index, item)));
+  const positions = reads.map(({ after }) => after);
+  const picked: Entry[] = [];
+  for (const entry of mergeByOccurrence(lists)) {
+    picked.push(entry);
+    positions[entry.partition] = entry.seq;
+    // A partition not read to its end may hold more after its last entry: stop with it.
+    if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
+    if (picked.length === limit) break;
+  }
+  return { picked, positions };
+};
+
 /**
  * One page of the feed for (publisher, game), oldest first: one Query per partition read (three)
  * and the reader's policy, in parallel, each possibly shared with other polls of the last
@@ -522,36 +552,32 @@ const readFromOldest = async (
  * that was not read yet. `next_cursor` holds a position per partition: from it, every entry after
  * is read once, whatever was appended meanwhile, or, once events after it are past the retention,
  * a 410 `cursor_expired` (CursorExpiredError).
+ *
+ * A key bound to `games` (null: every game) reads the appeal events a webhook bound to them takes
+ * (readsAppealEvent): the others are passed over, and a page whose every entry was passed over is
+ * read on from after them, so an empty page still means caught up.
  */
 export const readFeed = async (
   publisherId: string,
   gameId: string,
   query: EventsQuery,
+  games: readonly string[] | null = null,
 ): Promise<FeedPage> => {
-  const partitions = readerPartitions(publisherId, gameId);
-  const from = query.cursor === undefined ? undefined : decodeCursor(publisherId, gameId, query.cursor);
+  let from = query.cursor === undefined ? undefined : decodeCursor(publisherId, gameId, query.cursor);
   const now = Date.now();
-  const [policy, ...reads] = await Promise.all([
+  const shown = (entry: Entry) =>
+    !('appeal' in entry.event) || readsAppealEvent(entry.event, publisherId, games);
+  const [policy, first] = await Promise.all([
     policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
-    ...partitions.map(async (partition, index) => {
-      if (from === undefined) return readFromOldest(partition, query.limit, now);
-      const after = from[index] ?? 0;
-      const read = await readPartition(partition, after, query.limit);
-      checkContinuity(read, after, now);
-      return { read, after };
-    }),
+    pickEntries(publisherId, gameId, query.limit, from, now),
   ]);
-  const lists = reads.map(({ read }, index) => read.entries.map((item) => entryFromItem(index, item)));
-  const positions = reads.map(({ after }) => after);
-  const picked: Entry[] = [];
-  const nowIso = new Date(now).toISOString();
-  for (const entry of mergeByOccurrence(lists)) {
-    picked.push(entry);
-    positions[entry.partition] = entry.seq;
-    // A partition not read to its end may hold more after its last entry: stop with it.
-    if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
-    if (picked.length === query.limit) break;
+  let { picked, positions } = first;
+  while (picked.length > 0 && !picked.some(shown)) {
+    from = positions as unknown as Positions;
+    ({ picked, positions } = await pickEntries(publisherId, gameId, query.limit, from, now));
   }
+  picked = picked.filter(shown);
+  const nowIso = new Date(now).toISOString();
   // Under a quorum above 1, a trusted global ban of another publisher applies only beside the
   // device's other global bans: one Query per such device per page (none under the default policy).
   const devices = new Set<string>();

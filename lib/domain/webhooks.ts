@@ -23,7 +23,7 @@ import {
 } from '../storage/keys';
 import type { Grantor } from './api-keys';
 import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
-import type { ChangeEvent } from './change-events';
+import { type ChangeEvent, readsAppealEvent } from './change-events';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 
 /**
@@ -514,19 +514,9 @@ export const deleteWebhook = async (
 export const receiversOf = (event: ChangeEvent, webhooks: readonly StoredWebhook[]): StoredWebhook[] =>
   webhooks.filter((webhook) => {
     if (!webhook.events.includes(event.type)) return false;
-    // An appeal's events go to its ban's owner and its filer. A webhook bound to games takes what
-    // a key bound to them reads: as owner, the appeals of its games' game bans; as filer, those
-    // filed from its games.
-    if ('appeal' in event) {
-      const { games } = webhook;
-      const asOwner =
-        webhook.publisher_id === event.publisher_id &&
-        (games === null || (event.ban_game_id !== null && games.includes(event.ban_game_id)));
-      const asFiler =
-        webhook.publisher_id === event.filer_publisher_id &&
-        (games === null || games.includes(event.appeal.filed_by.game_id));
-      return asOwner || asFiler;
-    }
+    // An appeal's events go to its ban's owner and its filer: a webhook bound to games takes what
+    // a key bound to them reads.
+    if ('appeal' in event) return readsAppealEvent(event, webhook.publisher_id, webhook.games);
     if (webhook.publisher_id !== event.publisher_id)
       return event.type !== 'policy.updated' && event.ban.scope === 'global';
     if (event.type === 'policy.updated' || event.ban.scope !== 'game') return true;

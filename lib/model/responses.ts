@@ -174,7 +174,11 @@ export const listedBanSchema = z.strictObject({
   player_message: z.nullable(z.string()),
   /** Whether the player may contest it (true unless made with `appealable: false`). */
   appealable: z.boolean(),
-  /** Its appeal, if one was filed: open, or decided with its outcome (the details are the owner's). */
+  /**
+   * An appeal of it: the one your publisher filed, or to its owner the one that changed last; null
+   * without one (each publisher that enforces a ban may appeal it once). Open, or decided with its
+   * outcome; the details are the owner's.
+   */
   appeal: z.nullable(
     z.strictObject({
       appeal_id: z.string(),

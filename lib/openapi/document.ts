@@ -665,7 +665,7 @@ const tags: Record<Tag, string> = {
     'repeated request adds none), with the key that made it. Never a secret, never ban details.',
   Appeals:
     'A player contests a ban: a game server or support site files the appeal (`appeals:write`) and the ' +
-    "ban's owner decides it (`appeals:decide`). A ban is appealed once. What the player is shown " +
+    "ban's owner decides it (`appeals:decide`). Each publisher appeals a ban once; an overturn ends it for everyone. What the player is shown " +
     '(`player_message`, `expires_at`, `appealable`, `appeal`) is on the ban in every listing and enforcement answer.',
   Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
   Documentation: 'This description of the API.',

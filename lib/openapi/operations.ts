@@ -929,7 +929,9 @@ export const operations = {
       '`ban.erased` (with `device_id` and the ban as a listing shows it: your own `game` bans for this ' +
       "game, your `publisher` bans, and every publisher's `global` bans, with `details_json` null on " +
       "another publisher's; an erased ban has `details_json` null and `enforced` false), and " +
-      '`policy.updated` (with `device_id` null and your policy as it is after the change). Start ' +
+      '`policy.updated` (with `device_id` null and your policy as it is after the change), and the ' +
+      '`appeal.created` and `appeal.decided` events of the appeals of your bans and of those you filed ' +
+      "(a key bound to games: as owner, of its games' `game` bans; as filer, those filed from its games). Start " +
       'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
       'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
@@ -1087,7 +1089,8 @@ export const operations = {
       "A game server or support site files on the player's behalf, from the game they play (`X-Game-Id`). " +
       'Only a ban the caller can see, that is active and enforced against the device in that game under ' +
       'its policy, and that was made `appealable`, can be appealed (else a 409 saying which); a ban it ' +
-      'cannot see is a 404. A ban is appealed once: a second appeal is a 409 naming the first. A repeat ' +
+      'cannot see is a 404. Each publisher appeals a ban once (from any of its games): its second appeal ' +
+      "is a 409 naming its first, and another publisher's appeal never stops it filing its own. A repeat " +
       'of the same appeal (the same `idempotency_key`, or without one the same words from the same game) ' +
       "answers 200 with the appeal as it is now. The appeal belongs to the ban's owner, who decides it; " +
       'the filer follows it with `GET /v1/appeals/{appeal_id}`, the feed or webhooks.',
@@ -1148,9 +1151,11 @@ export const operations = {
     summary: 'One appeal',
     tag: 'Appeals',
     description:
-      "The ban's owner sees all of it; the publisher that filed it sees its status, outcome and what the " +
-      "player is shown, with `decision.note` and `decision.decided_by` null. Anyone else's appeal is a " +
-      '404, as an unknown id. After an erasure of the device, `message` and `contact` are null.',
+      "The ban's owner sees all of it, with `appeals:decide`; the publisher that filed it sees its status, " +
+      'outcome and what the player is shown, with `decision.note` and `decision.decided_by` null. A key with ' +
+      '`appeals:write` alone reads only the appeals its publisher filed, in that view, even of its own ' +
+      "publisher's bans. Anyone else's appeal is a 404, as an unknown id. After an erasure of the device, " +
+      '`message` and `contact` are null.',
     notFound: true,
     responses: { 200: response(appealSchema, 'The appeal.', appealDecided) },
   },

@@ -230,9 +230,20 @@ export const changeCheckpointKey = () => ({ pk: CHANGE_LOG_PARTITION, sk: 'CHECK
 
 /** An appeal, by its id: what the owner decides and the filer follows. */
 export const APPEAL_SK = 'APPEAL';
-/** The one appeal a ban can have: its id, derived from the ban id (unique across publishers). */
-export const appealIdOf = (banId: number) =>
-  `apl_${createHash('sha256').update(`appeal\n${banId}`).digest('base64url').slice(0, 22)}`;
+/**
+ * The one appeal a publisher can file of a ban: its id, derived from the ban id and the filing
+ * publisher, so each publisher that enforces a ban has an appeal of its own and a retry names the
+ * same one. Appeals filed when a ban had one appeal in all kept the id of the ban alone.
+ */
+export const appealIdOf = (banId: number, filerPublisherId: string) =>
+  `apl_${createHash('sha256').update(`appeal\n${banId}\n${filerPublisherId}`).digest('base64url').slice(0, 22)}`;
+/**
+ * On the ban item, one attribute per publisher that filed an appeal of it: `appeal#<publisher_id>`
+ * holds that appeal's id, status, outcome and the time of its last change (no publisher id
+ * contains '#', so no ban field begins so), which listings show without reading the appeal.
+ */
+export const BAN_APPEAL_PREFIX = 'appeal#';
+export const banAppealAttribute = (filerPublisherId: string) => `${BAN_APPEAL_PREFIX}${filerPublisherId}`;
 export const appealKey = (appealId: string) => ({ pk: `${partitions.appeal}${appealId}`, sk: APPEAL_SK });
 
 /**

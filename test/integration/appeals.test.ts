@@ -79,18 +79,19 @@ describe('filing an appeal', () => {
     ]);
     expect(items.some((item) => item.pk === `APPEALS#${filer.id}`)).toBe(false);
 
-    // Every publisher that sees the ban sees that it is appealed; the enforcement answer says so.
-    for (const [who, game] of [
-      [owner, 'g1'],
-      [filer, 'g7'],
-      [stranger, 'g3'],
+    // The owner and the filer see that it is appealed; the enforcement answer says so. The
+    // stranger, which enforces the ban too, sees no appeal: it may file its own.
+    for (const [who, game, appeal] of [
+      [owner, 'g1', { appeal_id: appealId, status: 'open', outcome: null }],
+      [filer, 'g7', { appeal_id: appealId, status: 'open', outcome: null }],
+      [stranger, 'g3', null],
     ] as const) {
       const answer = await api.request('GET', `/v1/device/${device}/enforcement`, { key: who.key, game });
       expect(answer.body.bans[0]).toMatchObject({
         ban_id: banId,
         player_message: 'Banned for cheating.',
         appealable: true,
-        appeal: { appeal_id: appealId, status: 'open', outcome: null },
+        appeal,
       });
     }
 
@@ -140,7 +141,9 @@ describe('filing an appeal', () => {
     const other = await file(owner.key, { device_id: device, ban_id: banId, idempotency_key: 'ticket-2' });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('conflict');
-    expect(other.body.error.message).toBe(`This ban already has an open appeal: ${first.body.appeal_id}`);
+    expect(other.body.error.message).toBe(
+      `This ban already has an open appeal from your publisher: ${first.body.appeal_id}`,
+    );
     const items = await appealItems();
     expect(items.filter((item) => item.pk === `APPEALS#${owner.id}`)).toHaveLength(1);
   });
@@ -244,6 +247,192 @@ describe('filing an appeal', () => {
       200,
     );
     expect((await decide(moderator, filed.body.appeal_id, { outcome: 'upheld' })).status).toBe(200);
+  });
+});
+
+describe('one appeal per ban and filing publisher', () => {
+  it("lets each publisher that enforces a ban appeal it: a squatter's filing takes no one else's; the owner sees them together; an overturn ends the ban for everyone", async () => {
+    const owner = await publisher();
+    const squatter = await publisher();
+    const filer = await publisher();
+    const stranger = await publisher();
+    const device = unique('dev');
+    const banId = await ban(owner.key, { device_id: device });
+
+    // The squatter files first, with junk; the player's own game files next, and is not refused.
+    const junk = await file(squatter.key, { device_id: device, ban_id: banId, message: 'x' }, 'g-junk');
+    expect(junk.status).toBe(201);
+    const real = await file(filer.key, { device_id: device, ban_id: banId, contact: 'p@example.com' }, 'g7');
+    expect(real.status, JSON.stringify(real.body)).toBe(201);
+    expect(real.body).toMatchObject({
+      filed_by: { publisher_id: filer.id, game_id: 'g7' },
+      result: 'created',
+    });
+    const junkId = junk.body.appeal_id as string;
+    const realId = real.body.appeal_id as string;
+    expect(realId).not.toBe(junkId);
+    // Each publisher still appeals once: the squatter's second filing names its first.
+    const again = await file(squatter.key, { device_id: device, ban_id: banId, message: 'again' }, 'g-other');
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe(
+      `This ban already has an open appeal from your publisher: ${junkId}`,
+    );
+
+    // Stored: two appeals, two open entries in the owner's queue, and the ban names each under its filer.
+    const stored = await appealItems();
+    expect(stored.filter((item) => item.sk === 'APPEAL').map((item) => item.pk)).toEqual(
+      expect.arrayContaining([`APPEAL#${junkId}`, `APPEAL#${realId}`]),
+    );
+    const entries = stored.filter((item) => item.pk === `APPEALS#${owner.id}`).map((item) => String(item.sk));
+    expect(entries).toEqual([
+      expect.stringMatching(new RegExp(`^OPEN#.*#${junkId}$`)),
+      expect.stringMatching(new RegExp(`^OPEN#.*#${realId}$`)),
+    ]);
+    const banItem = (await api.items()).find(
+      (item) => item.pk === `DEVICE#${device}` && String(item.sk).startsWith('BAN#'),
+    );
+    expect(banItem).toMatchObject({
+      [`appeal#${squatter.id}`]: { appeal_id: junkId, status: 'open' },
+      [`appeal#${filer.id}`]: { appeal_id: realId, status: 'open' },
+    });
+    expect(banItem?.appeal_id).toBeUndefined();
+
+    // Each filer sees its own appeal on the ban, the owner the latest, the stranger none.
+    const shown = async (who: { key: string }, game: string) =>
+      (await api.request('GET', `/v1/device/${device}/bans?status=all`, { key: who.key, game })).body
+        .items[0];
+    expect((await shown(squatter, 'g-junk')).appeal).toEqual({
+      appeal_id: junkId,
+      status: 'open',
+      outcome: null,
+    });
+    expect((await shown(filer, 'g7')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(owner, 'g1')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(stranger, 'g3')).appeal).toBeNull();
+    // The squatter reads only its own; the owner's queue shows the ban's appeals together.
+    expect((await api.request('GET', `/v1/appeals/${realId}`, { key: squatter.key })).status).toBe(404);
+    const together = await api.request('GET', `/v1/appeals?ban_id=${banId}`, { key: owner.key });
+    expect(together.body.items.map((a: { appeal_id: string }) => a.appeal_id)).toEqual([junkId, realId]);
+
+    // Upholding the junk leaves the player's appeal open and the ban in force.
+    expect((await decide(owner.key, junkId, { outcome: 'upheld' })).status).toBe(200);
+    expect((await shown(filer, 'g7')).appeal).toEqual({ appeal_id: realId, status: 'open', outcome: null });
+    expect((await shown(squatter, 'g-junk')).appeal).toEqual({
+      appeal_id: junkId,
+      status: 'decided',
+      outcome: 'upheld',
+    });
+    // Overturning the player's ends the ban for every publisher that enforced it.
+    expect((await decide(owner.key, realId, { outcome: 'overturned' })).status).toBe(200);
+    for (const [who, game] of [
+      [owner, 'g1'],
+      [squatter, 'g-junk'],
+      [filer, 'g7'],
+      [stranger, 'g3'],
+    ] as const) {
+      const answer = await api.request('GET', `/v1/device/${device}/enforcement`, { key: who.key, game });
+      expect(answer.body.restricted).toEqual({ cheat: false, social: false });
+      expect(await shown(who, game)).toMatchObject({
+        revoke_reason_code: 'appeal_overturned',
+        enforced: false,
+      });
+    }
+    expect((await shown(filer, 'g7')).appeal).toEqual({
+      appeal_id: realId,
+      status: 'decided',
+      outcome: 'overturned',
+    });
+    // A revoked ban takes no new appeal.
+    const late = await file(stranger.key, { device_id: device, ban_id: banId }, 'g3');
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/^This ban was revoked at /);
+    // Each filer's feed has its own appeal's events; the owner's has both.
+    await api.settle();
+    const appealEvents = async (key: string, game: string) =>
+      (await api.request('GET', '/v1/events?limit=500', { key, game })).body.items
+        .filter((event: { type: string }) => event.type.startsWith('appeal.'))
+        .map(
+          (event: { type: string; appeal: { appeal_id: string } }) =>
+            `${event.type} ${event.appeal.appeal_id}`,
+        );
+    expect((await appealEvents(owner.key, 'g1')).sort()).toEqual(
+      [
+        `appeal.created ${junkId}`,
+        `appeal.created ${realId}`,
+        `appeal.decided ${junkId}`,
+        `appeal.decided ${realId}`,
+      ].sort(),
+    );
+    expect(await appealEvents(squatter.key, 'g-junk')).toEqual([
+      `appeal.created ${junkId}`,
+      `appeal.decided ${junkId}`,
+    ]);
+    expect(await appealEvents(filer.key, 'g7')).toEqual([
+      `appeal.created ${realId}`,
+      `appeal.decided ${realId}`,
+    ]);
+    expect(await appealEvents(stranger.key, 'g3')).toEqual([]);
+  });
+});
+
+describe('reading an appeal by id', () => {
+  it("shows the owner's view only to appeals:decide; appeals:write alone reads only what its publisher filed, as filer", async () => {
+    const owner = await publisher();
+    const filer = await publisher();
+    const stranger = await publisher();
+    const device = unique('dev');
+    const global = await ban(owner.key, { device_id: device });
+    const own = await ban(owner.key, { device_id: device, scope: 'game' });
+    const ownerServer = (await api.createKey(owner.id, 'server', { scopes: ['appeals:write'] })).api_key;
+    const filerServer = (await api.createKey(filer.id, 'server', { scopes: ['appeals:write'] })).api_key;
+    const filed = await file(
+      filerServer,
+      { device_id: device, ban_id: global, contact: 'p@example.com' },
+      'g7',
+    );
+    const theirs = filed.body.appeal_id as string;
+    const mineFiled = await file(ownerServer, {
+      device_id: device,
+      ban_id: own,
+      idempotency_key: 'ticket-9',
+    });
+    const mine = mineFiled.body.appeal_id as string;
+    const note = 'Private: checked the logs.';
+    for (const id of [theirs, mine])
+      expect((await decide(owner.key, id, { outcome: 'upheld', note })).status).toBe(200);
+    const stored = await appealItems();
+
+    // The owner's moderators (appeals:decide) read all of either.
+    for (const id of [theirs, mine]) {
+      const full = await api.request('GET', `/v1/appeals/${id}`, { key: owner.key });
+      expect(full.status).toBe(200);
+      expect(full.body.decision).toMatchObject({ note, decided_by: { type: 'key', name: 'appeals test' } });
+    }
+    // The owner's game server (appeals:write) does not read another publisher's appeal of its ban:
+    // not its player's words, nor the note, nor the decider; the 404 of an unknown id.
+    const refused = await api.request('GET', `/v1/appeals/${theirs}`, { key: ownerServer });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ code: 'not_found', message: 'No such appeal' });
+    expect(JSON.stringify(refused.body)).not.toContain('p@example.com');
+    // It reads the one its publisher filed, as the filer does: no note, no decider.
+    for (const [key, id, contact] of [
+      [ownerServer, mine, null],
+      [filerServer, theirs, 'p@example.com'],
+      [filer.key, theirs, 'p@example.com'],
+    ] as const) {
+      const read = await api.request('GET', `/v1/appeals/${id}`, { key });
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ appeal_id: id, message: MESSAGE, contact });
+      expect(read.body.decision).toMatchObject({ outcome: 'upheld', note: null, decided_by: null });
+    }
+    // A filing's repeat answers the filer's view too, even to the ban's owner.
+    const repeat = await file(ownerServer, { device_id: device, ban_id: own, idempotency_key: 'ticket-9' });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.decision).toMatchObject({ outcome: 'upheld', note: null, decided_by: null });
+    // A third publisher reads neither, whatever its scopes; nothing was changed by any read.
+    for (const id of [theirs, mine])
+      expect((await api.request('GET', `/v1/appeals/${id}`, { key: stranger.key })).status).toBe(404);
+    expect(await appealItems()).toEqual(stored);
   });
 });
 
@@ -378,10 +567,10 @@ describe('deciding an appeal', () => {
     });
     expect(answer.body.restricted.cheat).toBe(true);
     expect(answer.body.bans[0].appeal).toEqual({ appeal_id: appealId, status: 'decided', outcome: 'upheld' });
-    // A ban is appealed once.
+    // A publisher appeals a ban once.
     const again = await file(owner.key, { device_id: device, ban_id: banId, message: 'please reconsider' });
     expect(again.status).toBe(409);
-    expect(again.body.error.message).toContain('was decided (upheld): a ban is appealed once');
+    expect(again.body.error.message).toContain('was decided (upheld): a publisher appeals a ban once');
   });
 
   it('records a decision on a ban revoked meanwhile without changing it, and refuses to shorten it', async () => {
@@ -536,6 +725,73 @@ describe('the queue, the numbers, the events and erasure', () => {
       expect(JSON.stringify(events)).not.toContain(MESSAGE.slice(0, 10));
     }
     expect(await appealEvents(stranger.key, 'g1')).toEqual([]);
+  });
+
+  it('gives a key bound to games, in the feed, only the appeal events of its games, as a webhook bound to them takes', async () => {
+    const owner = await publisher();
+    const filer = await publisher();
+    const device = unique('dev');
+    const inG1 = await ban(owner.key, { device_id: device, scope: 'game' }, 'g1');
+    const inG2 = await ban(owner.key, { device_id: device, scope: 'game' }, 'g2');
+    const global = await ban(owner.key, { device_id: device });
+    const filed = async (key: string, deviceId: string, banId: number, game: string) => {
+      const res = await file(key, { device_id: deviceId, ban_id: banId }, game);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.appeal_id as string;
+    };
+    const g1Appeal = await filed(owner.key, device, inG1, 'g1');
+    const g2Appeal = await filed(owner.key, device, inG2, 'g2');
+    const g7Appeal = await filed(filer.key, device, global, 'g7');
+    const g8Device = unique('dev');
+    const g8Global = await ban(owner.key, { device_id: g8Device });
+    const g8Appeal = await filed(filer.key, g8Device, g8Global, 'g8');
+    for (const id of [g1Appeal, g2Appeal, g7Appeal, g8Appeal])
+      expect((await decide(owner.key, id, { outcome: 'upheld' })).status).toBe(200);
+    await api.settle();
+
+    const appealsIn = (items: Array<{ type: string; appeal?: { appeal_id: string } }>) =>
+      items.filter((event) => event.type.startsWith('appeal.')).map((e) => [e.type, e.appeal?.appeal_id]);
+    const read = async (key: string, game: string, limit = 500) => {
+      const pages: Array<Array<{ type: string; appeal?: { appeal_id: string } }>> = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const res = await api.request(
+          'GET',
+          `/v1/events?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          {
+            key,
+            game,
+          },
+        );
+        expect(res.status).toBe(200);
+        pages.push(res.body.items);
+        cursor = res.body.next_cursor;
+        if (res.body.items.length === 0) return pages;
+      }
+    };
+    const both = (id: string) => [
+      ['appeal.created', id],
+      ['appeal.decided', id],
+    ];
+    // Keys bound to no game read every appeal of their publisher, as owner or as filer.
+    const ownerAll = appealsIn((await read(owner.key, 'g1')).flat());
+    expect(ownerAll.sort()).toEqual([g1Appeal, g2Appeal, g7Appeal, g8Appeal].flatMap(both).sort());
+    expect(appealsIn((await read(filer.key, 'g7')).flat()).sort()).toEqual(
+      [g7Appeal, g8Appeal].flatMap(both).sort(),
+    );
+    // Bound to g1, the owner's key reads the appeals of its g1 game bans only (not g2's, and not
+    // of a global ban, which no one game holds); bound to g7, the filer's those it filed from g7.
+    const ownerG1 = (await api.createKey(owner.id, 'g1 server', { scopes: ['bans:read'], games: ['g1'] }))
+      .api_key;
+    const filerG7 = (await api.createKey(filer.id, 'g7 server', { scopes: ['bans:read'], games: ['g7'] }))
+      .api_key;
+    expect(appealsIn((await read(ownerG1, 'g1')).flat())).toEqual(both(g1Appeal));
+    expect(appealsIn((await read(filerG7, 'g7')).flat())).toEqual(both(g7Appeal));
+    // Page by page, an empty page still means caught up: no page before the last is empty, and the
+    // pages hold the same events as one read.
+    const pages = await read(ownerG1, 'g1', 1);
+    expect(pages.slice(0, -1).every((page) => page.length === 1)).toBe(true);
+    expect(pages.flat()).toEqual((await read(ownerG1, 'g1')).flat());
   });
 
   it("drops the player's texts when the device is erased, by the owner or by the filer", async () => {

@@ -269,3 +269,40 @@ describe('GET /v1/publishers', () => {
     }
   });
 });
+
+describe('erasure and the directory', () => {
+  it('keeps the counts and the revoked share as they stood: an erasure removes personal data, not statistics', async () => {
+    const key = (await api.createKey('dir-e')).api_key;
+    const made: { device: string; banId: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const device = unique('dir-dev-e');
+      made.push({ device, banId: await globalBan(key, device) });
+    }
+    const [revoked, active, kept] = made as [(typeof made)[0], (typeof made)[0], (typeof made)[0]];
+    expect(
+      (await revokeBan(api, key, 'g1', revoked.device, revoked.banId, { reason_code: 'mistake' })).status,
+    ).toBe(200);
+    const entryOf = async () =>
+      (await directory(keys['dir-a'])).items.find((item) => item.publisher_id === 'dir-e');
+    const before = await entryOf();
+    expect(before).toMatchObject({ global_bans: 3, revoked_within_30_days: 1, active_global_bans: 2 });
+    const stored = await storedItem(directoryKey('dir-e'));
+    const counters = (item: Record<string, unknown> | undefined) =>
+      Object.fromEntries(
+        Object.entries(item ?? {}).filter(([name]) => /^(global_bans|revoked_30d|[cr]\d+)$/.test(name)),
+      );
+
+    // The revoked ban and an active one are erased: the bans are gone, the counts stay.
+    for (const { device } of [revoked, active])
+      expect((await api.request('POST', `/v1/device/${device}/erase`, { key })).status).toBe(200);
+    const after = await entryOf();
+    expect(after).toEqual({ ...before, active_global_bans: 1 });
+    expect(counters(await storedItem(directoryKey('dir-e')))).toEqual(counters(stored));
+    // What every other publisher reads of it is the same, and the kept ban is untouched.
+    expect((await directory(keys['dir-b'])).items.find((item) => item.publisher_id === 'dir-e')).toEqual(
+      after,
+    );
+    const listed = await api.request('GET', `/v1/device/${kept.device}/bans`, { key, game: 'g1' });
+    expect(listed.body.items.map((ban: { ban_id: number }) => ban.ban_id)).toEqual([kept.banId]);
+  });
+});

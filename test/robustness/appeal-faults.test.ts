@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appealIdOf, appealKey, banKey } from '../../lib/storage/keys';
+import { appealIdOf, appealKey, banAppealAttribute, banKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
 import { type FaultInjector, injectFaults } from '../support/faults';
@@ -66,7 +66,7 @@ const newFiling = async (withKey: boolean): Promise<Filing> => {
   return {
     device,
     banId,
-    appealId: appealIdOf(banId),
+    appealId: appealIdOf(banId, FILER),
     body: {
       device_id: device,
       ban_id: banId,
@@ -83,7 +83,7 @@ const fileAppeal = (body: Record<string, unknown>) =>
 const noHalfFiling = async ({ device, banId, appealId }: Filing) => {
   const appeal = await item(appealKey(appealId));
   const ban = await item(banKey(device, banId));
-  if (ban?.appeal_id !== undefined) expect(appeal).toBeDefined();
+  if (ban?.[banAppealAttribute(FILER)] !== undefined) expect(appeal).toBeDefined();
   if ((await queueOf(appealId)).length > 0) expect(appeal).toBeDefined();
   if ((await events(FILER, 'appeal.created', appealId)).length > 0) expect(appeal).toBeDefined();
 };
@@ -92,7 +92,9 @@ const filedOnce = async ({ device, banId, appealId }: Filing, res: { status: num
   expect([200, 201]).toContain(res.status);
   expect(res.body.appeal_id).toBe(appealId);
   expect((await item(appealKey(appealId)))?.status).toBe('open');
-  expect((await item(banKey(device, banId)))?.appeal_id).toBe(appealId);
+  expect((await item(banKey(device, banId)))?.[banAppealAttribute(FILER)]).toMatchObject({
+    appeal_id: appealId,
+  });
   expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['OPEN#']);
   expect(await events(FILER, 'appeal.created', appealId)).toHaveLength(1);
 };
@@ -121,7 +123,7 @@ const deciding = (
       // The ban changes only after the decision is recorded, and an event only after its change.
       const appeal = await item(appealKey(appealId));
       const ban = await item(banKey(device, banId));
-      if (ban?.appeal_status === 'decided') expect(appeal?.status).toBe('decided');
+      if (ban?.[banAppealAttribute(FILER)]?.status === 'decided') expect(appeal?.status).toBe('decided');
       if ((await events(OWNER, 'appeal.decided', appealId)).length > 0)
         expect(appeal?.status).toBe('decided');
       const revoked = (await storedEvents(OWNER)).filter(
@@ -134,10 +136,11 @@ const deciding = (
       expect(res.body.decision).toMatchObject({ outcome: body.outcome });
       expect(res.body.decision.applied_at).not.toBeNull();
       const ban = (await item(banKey(device, banId))) as Record<string, any>;
-      expect(ban).toMatchObject({
+      expect(ban[banAppealAttribute(FILER)]).toEqual({
         appeal_id: appealId,
-        appeal_status: 'decided',
-        appeal_outcome: body.outcome,
+        status: 'decided',
+        outcome: body.outcome,
+        at: res.body.decision.decided_at,
       });
       effect(ban, body);
       expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['DONE#']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appealIdOf, appealKey, banKey, partitions } from '../../lib/storage/keys';
+import { appealIdOf, appealKey, banAppealAttribute, banKey, partitions } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import {
   appealTextsStored,
@@ -68,7 +68,7 @@ const appealEvents = async (publisher: string, appealId: string) =>
 const isClaim = (operation: string, input: Input) =>
   operation === 'UpdateItem' &&
   String(input.Key?.pk).startsWith(partitions.device) &&
-  String(input.ConditionExpression).includes('attribute_not_exists(appeal_id)');
+  String(input.UpdateExpression).startsWith('SET #filed = if_not_exists(#filed');
 /** The filing's put of the appeal's open entry in the owner's queue. */
 const isOpenEntryPut = (operation: string, input: Input) =>
   operation === 'PutItem' && String(input.Item?.sk).startsWith('OPEN#');
@@ -80,7 +80,7 @@ const newBan = async () => {
   const device = unique('apr');
   const banId = await createBan(api, ownerKey, GAME, banBody({ device_id: device, scope: 'global' }));
   const body = { device_id: device, ban_id: banId, message: 'It was not me.', idempotency_key: unique('t') };
-  return { device, banId, appealId: appealIdOf(banId), body };
+  return { device, banId, appealId: appealIdOf(banId, FILER), body };
 };
 const file = (body: Record<string, unknown>) =>
   api.request('POST', '/v1/appeals', { key: filerKey, game: FILER_GAME, body });
@@ -124,13 +124,15 @@ describe('an appeal filed while its ban is revoked', () => {
     expect(res.body).toMatchObject({ appeal_id: appealId, status: 'open' });
     expect(await queueOf(appealId)).toEqual(['OPEN#']);
     const ban = await item(banKey(device, banId));
-    expect(ban).toMatchObject({ appeal_id: appealId, revoke_reason_code: 'support_ticket' });
+    expect(ban).toMatchObject({
+      [banAppealAttribute(FILER)]: { appeal_id: appealId, status: 'open' },
+      revoke_reason_code: 'support_ticket',
+    });
     const decided = await decide(appealId, { outcome: 'overturned' });
     expect(decided.status).toBe(200);
     expect(await item(banKey(device, banId))).toMatchObject({
       revoke_reason_code: 'support_ticket',
-      appeal_status: 'decided',
-      appeal_outcome: 'overturned',
+      [banAppealAttribute(FILER)]: { appeal_id: appealId, status: 'decided', outcome: 'overturned' },
     });
     expect(await queueOf(appealId)).toEqual(['DONE#']);
     // The revoke's event is the owner's revoke, once; the decision adds no second one.
