@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { App, type CfnElement, type CfnResource, NestedStack, Stack, Stage } from 'aws-cdk-lib';
 
 /** cdk.json's context (the feature flags above all), which `cdk synth` gives the app. */
 export const cdkJsonContext: Record<string, unknown> = JSON.parse(
@@ -15,3 +16,70 @@ export const templateApp = (context: Record<string, unknown> = {}) =>
     context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [], ...context },
     builtinCloudFormationValidation: false,
   });
+
+type Json = any;
+
+/** One synthesized template of a stage: the parent's, or a nested stack's with its logical id in the parent. */
+export interface StackTemplate {
+  readonly stack: Stack;
+  /** The nested stack's `AWS::CloudFormation::Stack` in the parent; undefined for the parent. */
+  readonly logicalId: string | undefined;
+  readonly template: Json;
+}
+
+/** The parent's template and each nested stack's, as `cdk synth` writes them. */
+export const stackTemplates = (stack: Stack): StackTemplate[] => {
+  const assembly = (Stage.of(stack) as Stage).synth();
+  const nested = stack.node.findAll().filter(NestedStack.isNestedStack);
+  return [
+    { stack, logicalId: undefined, template: assembly.getStackArtifact(stack.artifactId).template },
+    ...nested.map((ns) => ({
+      stack: ns as Stack,
+      logicalId: stack.getLogicalId(ns.nestedStackResource as CfnResource),
+      template: JSON.parse(readFileSync(join(assembly.directory, ns.templateFile), 'utf8')),
+    })),
+  ];
+};
+
+/**
+ * The stage's resources as one template: every nested stack's resources beside the parent's, each
+ * parameter a nested stack receives replaced by what the parent passes it, and each reference to a
+ * nested stack's output by that output's value. So a function's role, its table's ARN or its alarm
+ * read as they would in a single stack, whichever template holds them (logical ids are unique
+ * across the templates; this throws if two collide).
+ */
+export const flatTemplate = (stack: Stack) => {
+  const templates = stackTemplates(stack);
+  const [parent] = templates;
+  const byId = new Map(templates.filter((t) => t.logicalId).map((t) => [t.logicalId as string, t]));
+  const resolve = (scope: StackTemplate, value: Json): Json => {
+    if (Array.isArray(value)) return value.map((v) => resolve(scope, v));
+    if (value === null || typeof value !== 'object') return value;
+    const ref = value.Ref;
+    if (typeof ref === 'string' && scope.logicalId && scope.template.Parameters?.[ref]) {
+      const passed = parent?.template.Resources[scope.logicalId].Properties.Parameters?.[ref];
+      if (passed === undefined) throw new Error(`${scope.logicalId} is passed no ${ref}`);
+      return resolve(parent as StackTemplate, passed);
+    }
+    const getAtt = value['Fn::GetAtt'];
+    if (Array.isArray(getAtt) && byId.has(getAtt[0]) && String(getAtt[1]).startsWith('Outputs.')) {
+      const child = byId.get(getAtt[0]) as StackTemplate;
+      const output = child.template.Outputs?.[String(getAtt[1]).slice('Outputs.'.length)];
+      if (!output) throw new Error(`${getAtt[0]} has no ${getAtt[1]}`);
+      return resolve(child, output.Value);
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(scope, v)]));
+  };
+  const Resources: Record<string, Json> = {};
+  for (const t of templates) {
+    for (const [id, resource] of Object.entries(t.template.Resources ?? {})) {
+      if (Resources[id]) throw new Error(`logical id ${id} is in two templates`);
+      Resources[id] = resolve(t, resource);
+    }
+  }
+  return { Resources, Outputs: parent?.template.Outputs ?? {} };
+};
+
+/** A construct's logical id in whichever template (the parent's or a nested stack's) holds it. */
+export const logicalIdOf = (element: unknown) =>
+  Stack.of(element as CfnElement).getLogicalId(element as CfnElement);
