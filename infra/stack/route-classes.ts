@@ -61,7 +61,9 @@ export const checkRouteClasses = (routes: readonly Route[]) => {
 };
 
 const anyOf = (field: string, values: readonly string[]) =>
-  values.length === 1 ? `$.${field} = "${values[0]}"` : `(${values.map((v) => `$.${field} = "${v}"`).join(' || ')})`;
+  values.length === 1
+    ? `$.${field} = "${values[0]}"`
+    : `(${values.map((v) => `$.${field} = "${v}"`).join(' || ')})`;
 
 /**
  * The access-log condition that selects one class's requests (no status): its default methods

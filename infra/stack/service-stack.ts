@@ -1,4 +1,12 @@
-import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -39,8 +47,6 @@ import { Firewall } from './firewall';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
 import { People } from './people';
-import { LOG_RETENTION, ServiceFunction } from './service-function';
-import type { Settings } from './settings';
 import {
   checkRouteClasses,
   PLAN_WIDE_CLASSES,
@@ -49,6 +55,8 @@ import {
   usagePlanEntryRoutes,
 } from './route-classes';
 import { type RouteDomain, routeDomainOf, routeStackId } from './route-stacks';
+import { LOG_RETENTION, ServiceFunction } from './service-function';
+import type { Settings } from './settings';
 import { type FunctionHandler, grantTableAccess, touchesEvents } from './table-access';
 
 /**
@@ -238,10 +246,12 @@ export class ServiceStack extends Stack {
       const httpMethods = allowedMethods([route.method]);
       fn.addPermission('ApiInvoke', {
         principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        // The stage by its name, not by a reference to the stage resource: the stage waits on
+        // the deployment, which waits on the methods, which wait on this function's stack.
         sourceArn: this.api.arnForExecuteApi(
           invokeSourceMethod(httpMethods),
           pathForArn(route.path),
-          this.api.deploymentStage.stageName,
+          settings.stage,
         ),
       });
       // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;

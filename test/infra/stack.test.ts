@@ -32,7 +32,6 @@ import {
 import { COUNTED_COMMON_RULES, RATE_LIMIT_PER_ADDRESS } from '../../infra/stack/firewall';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
 import { DEAD_LETTER_RETENTION } from '../../infra/stack/queues';
-import { BUNDLE_TARGET, FUNCTION_TIMEOUT, PROJECT_ROOT, RUNTIME } from '../../infra/stack/service-function';
 import {
   classCondition,
   classPattern,
@@ -41,7 +40,13 @@ import {
   PLAN_WIDE_CLASSES,
   USAGE_PLAN_ENTRY_QUOTA,
 } from '../../infra/stack/route-classes';
-import { BEARER_VALIDATION_REGEX, invokeSourceMethod, pathForArn, ServiceStack } from '../../infra/stack/service-stack';
+import { BUNDLE_TARGET, FUNCTION_TIMEOUT, PROJECT_ROOT, RUNTIME } from '../../infra/stack/service-function';
+import {
+  BEARER_VALIDATION_REGEX,
+  invokeSourceMethod,
+  pathForArn,
+  ServiceStack,
+} from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
 import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
@@ -70,7 +75,14 @@ import {
 } from '../../lib/routes';
 import * as keys from '../../lib/storage/keys';
 import { leadingKeyPattern } from '../../lib/storage/keys';
-import { cdkJsonContext, flatTemplate, logicalIdOf, stackTemplates, templateApp } from '../support/cdk';
+import {
+  cdkJsonContext,
+  dependencyCycle,
+  flatTemplate,
+  logicalIdOf,
+  stackTemplates,
+  templateApp,
+} from '../support/cdk';
 import { matchesClass } from '../support/route-classes';
 
 /**
@@ -332,7 +344,6 @@ describe('API', () => {
 
   test("each route's function has one invoke permission, for its own methods and path on this API's stage", () => {
     const apiRef = { Ref: logicalId(stack.api.node.defaultChild) };
-    const stageRef = { Ref: logicalId(stack.api.deploymentStage.node.defaultChild) };
     const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties ?? {});
     for (const route of routes) {
       const fnArn = { 'Fn::GetAtt': [fnLogicalId(route.id), 'Arn'] };
@@ -355,9 +366,8 @@ describe('API', () => {
               { Ref: 'AWS::AccountId' },
               ':',
               apiRef,
-              '/',
-              stageRef,
-              `/${methods.length === 1 ? route.method : '*'}${pathForArn(route.path)}`,
+              // The stage by name: a reference to it would close a circle through the nested stacks.
+              `/${DEFAULT_SETTINGS.stage}/${methods.length === 1 ? route.method : '*'}${pathForArn(route.path)}`,
             ],
           ],
         },
@@ -609,7 +619,10 @@ describe('the templates', () => {
 
   test('what holds data or is shared stays in the parent, under the logical id it always had', () => {
     const parent = templates[0]?.template.Resources as Record<string, Resource>;
-    const idOf = (type: string) => Object.entries(parent).filter(([, r]) => r.Type === type).map(([id]) => id);
+    const idOf = (type: string) =>
+      Object.entries(parent)
+        .filter(([, r]) => r.Type === type)
+        .map(([id]) => id);
     // The ids of the single-stack template every stage was synthesized with before the split.
     expect(idOf('AWS::DynamoDB::Table')).toEqual(['TableCD117FA1']);
     expect(idOf('AWS::Cognito::UserPool')).toEqual(['PeoplePoolC64A4D1E']);
@@ -623,12 +636,23 @@ describe('the templates', () => {
     expect(idOf('AWS::S3::Bucket').sort()).toEqual(['ConsoleBucket86B6957C', 'ConsoleLogs223D8CCD']);
   });
 
+  test('no template depends on itself: no circle through Ref, GetAtt, Sub or DependsOn (CloudFormation refuses one)', () => {
+    for (const { stack: s, template: t } of templates) expect(dependencyCycle(t), s.node.id).toBeUndefined();
+    // The checker finds one.
+    expect(
+      dependencyCycle({
+        Resources: { A: { Type: 'X', DependsOn: ['B'] }, B: { Type: 'X', Properties: { P: { Ref: 'A' } } } },
+      }),
+    ).toEqual(['A', 'B', 'A']);
+  });
+
   test(`each holds at most ${TEMPLATE_RESOURCE_BUDGET} resources, far under CloudFormation's 500 per template`, () => {
     const counts = Object.fromEntries(
       templates.map((t) => [t.stack.node.id, Object.keys(t.template.Resources).length]),
     );
     console.log('resources per template:', counts);
-    for (const [id, count] of Object.entries(counts)) expect(count, id).toBeLessThanOrEqual(TEMPLATE_RESOURCE_BUDGET);
+    for (const [id, count] of Object.entries(counts))
+      expect(count, id).toBeLessThanOrEqual(TEMPLATE_RESOURCE_BUDGET);
     expect(TEMPLATE_RESOURCE_BUDGET).toBeLessThan(500);
   });
 });
@@ -1223,16 +1247,13 @@ describe('alarms and outputs', () => {
     expect([...namespaces]).toEqual(['DeviceBans/prod']);
   });
 
-  test('4xx and 5xx by route class: one access-log filter per class and kind, each pattern under 1,024 characters', () => {
+  test('requests, 429s, 4xx and 5xx by route class: one access-log filter per class and kind, each pattern under 1,024 characters', () => {
     const filters = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties ?? {});
     const accessLogs = ofType('AWS::Logs::LogGroup').find(([id]) => id.startsWith('AccessLogs'))?.[0];
     for (const throttle of Object.keys(throttleClasses) as (keyof typeof throttleClasses)[]) {
-      for (const kind of ['4xx', '5xx'] as const) {
-        const pattern = classPattern(
-          routes.filter((r) => r.throttle === throttle),
-          kind,
-        );
-        expect(pattern.length, `${throttle} ${kind}`).toBeLessThanOrEqual(1024);
+      for (const kind of Object.keys(CLASS_METRIC_STATUS) as ClassMetricKind[]) {
+        const pattern = classPattern(routes, throttle, CLASS_METRIC_STATUS[kind]);
+        expect(pattern.length, `${throttle} ${kind}`).toBeLessThanOrEqual(FILTER_PATTERN_MAX_CHARS);
         expect(filters).toContainEqual(
           expect.objectContaining({
             LogGroupName: { Ref: accessLogs },
@@ -1247,19 +1268,22 @@ describe('alarms and outputs', () => {
         );
       }
     }
-    // Every route's method and path is in its class's pattern, HEAD beside GET.
-    const read = classPattern(
-      routes.filter((r) => r.throttle === 'read'),
-      '4xx',
-    );
-    expect(read).toContain('$.httpMethod = "HEAD"');
-    expect(read).toContain('"/v1/policy"');
-    expect(
-      classPattern(
-        routes.filter((r) => r.throttle === 'write'),
-        '5xx',
-      ),
-    ).toMatch(/^\{ \(\$\.status = 5\*\)/);
+    expect(classPattern(routes, 'write', '5*')).toMatch(/^\{ \(\$\.status = 5\*\) && \(/);
+    expect(classPattern(routes, 'read', '"429"')).toMatch(/^\{ \(\$\.status = "429"\) && \(/);
+  });
+
+  test("every route's methods are counted in its own class and no other, HEAD beside GET", () => {
+    for (const route of routes)
+      for (const method of allowedMethods([route.method]))
+        for (const throttle of Object.keys(throttleClasses) as (keyof typeof throttleClasses)[])
+          expect(
+            matchesClass(classCondition(routes, throttle), method, route.path),
+            `${method} ${route.path} in ${throttle}`,
+          ).toBe(throttle === route.throttle);
+    // A route's class is its method's unless the route names another: only those are in the patterns.
+    expect(DEFAULT_CLASS_BY_METHOD.GET).toBe('read');
+    expect(DEFAULT_CLASS_BY_METHOD.POST).toBe('write');
+    expect(classCondition(routes, 'read')).not.toContain('/v1/policy');
   });
 
   test('one dashboard: requests, 4xx/5xx by route class, latency p50/p99, authorizer failures, iterator age, the queues, deliveries failed', () => {
@@ -1282,6 +1306,8 @@ describe('alarms and outputs', () => {
       'DeliveryAttemptsFailed',
       'DeliverySenderFailures',
       'Feed4xx',
+      'Write429',
+      '429, % of requests by route class',
       'Function errors',
       'Function throttles',
     ])
@@ -1401,8 +1427,9 @@ describe('alarms and outputs', () => {
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
     // API 5xx rate, table throttles, authorizer storage failures and throttles, the dispatcher's
     // iterator age, the two failure queues, the deliveries' age, the sender's failures, and one per
-    // other function but the authorizer (errors and throttles together; the dispatcher's throttles).
-    expect(alarms).toHaveLength(4 + 5 + (allFunctions.length - 1));
+    // other function but the authorizer (errors and throttles together; the dispatcher's
+    // throttles), and the share of 429s of each route class.
+    expect(alarms).toHaveLength(4 + 5 + (allFunctions.length - 1) + Object.keys(throttleClasses).length);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');
@@ -1412,6 +1439,83 @@ describe('alarms and outputs', () => {
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
   });
+
+  test("CloudWatch alarms of this account and stage may publish to the topic: the policy replaces SNS's default one", () => {
+    const policies = ofType('AWS::SNS::TopicPolicy').map(([, p]) => p.Properties ?? {});
+    expect(policies).toHaveLength(1);
+    expect(policies[0]?.Topics).toEqual([topicRef]);
+    const statements = policies[0]?.PolicyDocument.Statement as Record<string, any>[];
+    const allow = statements.filter((st) => st.Effect === 'Allow');
+    expect(allow).toEqual([
+      {
+        Sid: 'CloudWatchAlarmsPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: topicRef,
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  `:alarm:${stack.stackName}-*`,
+                ],
+              ],
+            },
+          },
+        },
+      },
+    ]);
+    // Every alarm is named by CloudFormation after its stack: the parent's name, or a nested
+    // stack's, which starts with it. None names itself (no literal AlarmName, 'table' below).
+    for (const [id, alarm] of ofType('AWS::CloudWatch::Alarm'))
+      expect(alarm.Properties?.AlarmName, id).toBeUndefined();
+    // Nothing else may publish, and nobody may do anything else.
+    for (const st of allow) expect([st.Action].flat()).toEqual(['sns:Publish']);
+  });
+
+  test('table throttles and authorizer storage failures page when 2 of 3 periods breach, not on one', () => {
+    const sustained = alarms.filter((a) =>
+      /DynamoDB throttled requests|could not read API keys/.test(String(a.AlarmDescription)),
+    );
+    expect(sustained).toHaveLength(2);
+    for (const a of sustained)
+      expect(a).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 2, Threshold: 1 });
+  });
+
+  test.each(Object.keys(throttleClasses))(
+    'the %s class: its share of 429 answers pages at 5% in 2 of 3 periods, never on a handful of requests',
+    (throttle) => {
+      const name = classMetricName(throttle as keyof typeof throttleClasses, '429');
+      const alarm = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes(`"MetricName":"${name}"`));
+      expect(alarm, throttle).toMatchObject({
+        Threshold: THROTTLED_SHARE_THRESHOLD,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(THROTTLED_SHARE_THRESHOLD).toBe(5);
+      const queries = alarm?.Metrics as Record<string, any>[];
+      expect(queries.find((q) => q.Expression)?.Expression).toBe(
+        throttledShareExpression(throttle as keyof typeof throttleClasses),
+      );
+      expect(
+        queries
+          .filter((q) => q.MetricStat)
+          .map((q) => q.MetricStat.Metric.MetricName)
+          .sort(),
+      ).toEqual([classMetricName(throttle as keyof typeof throttleClasses, 'Requests'), name].sort());
+    },
+  );
 
   test('outputs: the API URL, the table name, the usage plan, the console URL, the user pool and the alarm topic', () => {
     const outputs = template.toJSON().Outputs;

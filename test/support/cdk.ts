@@ -83,3 +83,54 @@ export const flatTemplate = (stack: Stack) => {
 /** A construct's logical id in whichever template (the parent's or a nested stack's) holds it. */
 export const logicalIdOf = (element: unknown) =>
   Stack.of(element as CfnElement).getLogicalId(element as CfnElement);
+
+/**
+ * A circle of resources that wait on one another in one template (Ref, Fn::GetAtt, a `${Name}` of
+ * Fn::Sub, DependsOn), as the ids around it; undefined when there is none. The template tests skip
+ * CloudFormation's own validation for speed; this is the part of it a split can break.
+ */
+export const dependencyCycle = (template: Json): string[] | undefined => {
+  const resources: Record<string, Json> = template.Resources ?? {};
+  const refsIn = (value: Json, found: Set<string>): Set<string> => {
+    if (Array.isArray(value)) for (const v of value) refsIn(v, found);
+    else if (value && typeof value === 'object') {
+      if (typeof value.Ref === 'string' && resources[value.Ref]) found.add(value.Ref);
+      const getAtt = value['Fn::GetAtt'];
+      if (Array.isArray(getAtt) && resources[getAtt[0]]) found.add(getAtt[0]);
+      const sub = value['Fn::Sub'];
+      const text = Array.isArray(sub) ? sub[0] : sub;
+      if (typeof text === 'string')
+        for (const [, name] of text.matchAll(/\$\{([\w]+)[.}]/g))
+          if (name && resources[name]) found.add(name);
+      for (const v of Object.values(value)) refsIn(v, found);
+    }
+    return found;
+  };
+  const edges = new Map(
+    Object.entries(resources).map(([id, r]) => {
+      const deps = refsIn(r.Properties ?? {}, new Set());
+      for (const d of [r.DependsOn ?? []].flat()) deps.add(d);
+      return [id, [...deps]];
+    }),
+  );
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'open') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'open');
+    path.push(id);
+    for (const dep of edges.get(id) ?? []) {
+      const cycle = visit(dep);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of edges.keys()) {
+    const cycle = visit(id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+};
