@@ -48,7 +48,13 @@ import {
   ServiceStack,
 } from '../../infra/stack/service-stack';
 import { DEFAULT_SETTINGS, readSettings, stackName } from '../../infra/stack/settings';
-import { AUTHORIZER_LEADING_KEYS, leadingKeysOf, TABLE_ACTIONS } from '../../infra/stack/table-access';
+import {
+  AUTHORIZER_LEADING_KEYS,
+  leadingKeysOf,
+  SECRET_PARTITIONS,
+  TABLE_ACTIONS,
+  WRITE_ACTIONS,
+} from '../../infra/stack/table-access';
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
 import { MAX_BODY_BYTES } from '../../lib/http/chain';
 import { errorStatus } from '../../lib/http/errors';
@@ -807,7 +813,8 @@ describe('table access: least privilege', () => {
     '$id gets exactly the actions its code sends, on the table only',
     ({ id, handler }) => {
       const statements = statementsOf(id);
-      const actions = statements.flatMap((s) => [s.Action].flat()).sort();
+      // A write to a secret's partition has a statement of its own, beside the action's others.
+      const actions = [...new Set(statements.flatMap((s) => [s.Action].flat()))].sort();
       const expected: readonly string[] = (TABLE_ACTIONS as Record<string, readonly string[]>)[handler] ?? [];
       expect(actions).toEqual([...expected].sort());
       for (const s of statements) {
@@ -820,14 +827,48 @@ describe('table access: least privilege', () => {
   test.each(allFunctions)('$id sends each action only to the partitions it declares', (fn) => {
     const { id } = fn;
     const table = 'table' in fn ? fn.table : undefined;
+    const granted = new Map<string, string[]>();
     for (const s of statementsOf(id)) {
-      const keys = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
-      for (const action of [s.Action].flat() as TableAction[]) {
-        expect(keys, `${id} ${action}`).toEqual(
-          leadingKeysOf((table as TableAccess | undefined)?.[action] ?? []),
-        );
+      const keys: string[] = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      for (const action of [s.Action].flat() as TableAction[])
+        granted.set(action, [...(granted.get(action) ?? []), ...keys]);
+    }
+    for (const [action, keys] of granted) {
+      const declared =
+        (table as Partial<Record<string, readonly keys.Partition[]>> | undefined)?.[action] ?? [];
+      expect(keys.sort(), `${id} ${action}`).toEqual(leadingKeysOf(declared).sort());
+    }
+  });
+
+  test("a write to a webhook's secret may not ask for the item back (ReturnValues NONE), in a statement of its own", () => {
+    const secret = leadingKeyPattern('webhookSecret');
+    const writers: string[] = [];
+    for (const { id } of allFunctions) {
+      for (const s of statementsOf(id)) {
+        const keys: string[] = s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
+        const writes = [s.Action]
+          .flat()
+          .filter((a: string) => (WRITE_ACTIONS as readonly string[]).includes(a));
+        if (!keys.includes(secret) || writes.length === 0) continue;
+        writers.push(id);
+        expect(s.Condition, id).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [secret] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        });
       }
     }
+    // Both routes that write secrets (create puts it and withdraws it; delete deletes it).
+    expect([...new Set(writers)].sort()).toEqual(['createWebhook', 'deleteWebhook']);
+    expect(SECRET_PARTITIONS).toEqual(['webhookSecret']);
+    // Only the sender reads it, with GetItem, which returns it by design.
+    const readers = allFunctions.filter(({ id }) =>
+      statementsOf(id).some(
+        (s) =>
+          [s.Action].flat().includes('dynamodb:GetItem') &&
+          s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].includes(secret),
+      ),
+    );
+    expect(readers.map((f) => f.id)).toEqual([webhookSenderFunction.id]);
   });
 
   test('only the functions that withdraw an unrecorded change may delete an audit event', () => {
