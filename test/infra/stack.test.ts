@@ -29,7 +29,13 @@ import {
   SENDER_TIMEOUT,
   STREAM_RETRY_ATTEMPTS,
 } from '../../infra/stack/events';
-import { COUNTED_COMMON_RULES, RATE_LIMIT_PER_ADDRESS } from '../../infra/stack/firewall';
+import {
+  COUNTED_COMMON_RULES,
+  FEED_PATH,
+  RATE_LIMITS,
+  RATE_WINDOW_SECONDS,
+  SNAPSHOT_PATH,
+} from '../../infra/stack/firewall';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
 import { DEAD_LETTER_RETENTION } from '../../infra/stack/queues';
 import {
@@ -666,21 +672,28 @@ describe('the templates', () => {
 describe('the web application firewall', () => {
   const acls = ofType('AWS::WAFv2::WebACL');
 
-  test('one regional web ACL on the stage: a rate-based rule per source address, then the common rule set', () => {
+  test('one regional web ACL on the stage: rate rules (anonymous per address; with a credential per address and credential), then the common rule set', () => {
     expect(acls).toHaveLength(1);
     const acl = acls[0]?.[1].Properties ?? {};
     expect(acl.Scope).toBe('REGIONAL');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
-    const [rate, common] = acl.Rules;
-    expect(rate).toMatchObject({
-      Name: 'RateLimitPerAddress',
-      Statement: { RateBasedStatement: { Limit: RATE_LIMIT_PER_ADDRESS, AggregateKeyType: 'IP' } },
-      Action: { Block: { CustomResponse: { ResponseCode: 429 } } },
-    });
+    const rules = acl.Rules as Record<string, any>[];
+    expect(rules.map((r) => r.Name)).toEqual([
+      'RateLimitAnonymousPerAddress',
+      'RateLimitFeedPerCredential',
+      'RateLimitSnapshotPerCredential',
+      'RateLimitPerCredential',
+      'AWSManagedRulesCommonRuleSet',
+    ]);
+    for (const rule of rules.slice(0, 4))
+      expect(rule, rule.Name).toMatchObject({
+        Statement: { RateBasedStatement: { EvaluationWindowSec: RATE_WINDOW_SECONDS } },
+        Action: { Block: { CustomResponse: { ResponseCode: 429 } } },
+      });
     // The 429 speaks the API's error envelope.
     const body = Object.values(acl.CustomResponseBodies as Record<string, { Content: string }>)[0];
     expect(JSON.parse(body?.Content ?? '{}')).toMatchObject({ error: { code: 'rate_limited' } });
-    expect(common).toMatchObject({
+    expect(rules[4]).toMatchObject({
       Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' } },
       OverrideAction: { None: {} },
     });
@@ -691,8 +704,83 @@ describe('the web application firewall', () => {
     );
   });
 
+  /** Which rate rules count a request, as WAF would evaluate their scope and keys. */
+  const countedBy = (request: { path: string; authorization?: string }) => {
+    const rules = acls[0]?.[1].Properties?.Rules.slice(0, 4) as Record<string, any>[];
+    const evaluate = (st: Record<string, any>): boolean => {
+      if (st.NotStatement) return !evaluate(st.NotStatement.Statement);
+      if (st.AndStatement) return st.AndStatement.Statements.every(evaluate);
+      const m = st.ByteMatchStatement;
+      const field = m.FieldToMatch.UriPath ? request.path : (request.authorization ?? '');
+      const value = field.toLowerCase();
+      if (m.FieldToMatch.SingleHeader && request.authorization === undefined) return false;
+      return m.PositionalConstraint === 'STARTS_WITH'
+        ? value.startsWith(m.SearchString)
+        : value.endsWith(m.SearchString);
+    };
+    return rules
+      .filter((rule) => {
+        const rate = rule.Statement.RateBasedStatement;
+        // A request without one of the custom keys is not counted by that rule.
+        const keyed = rate.AggregateKeyType === 'IP' || request.authorization !== undefined;
+        return keyed && evaluate(rate.ScopeDownStatement);
+      })
+      .map((rule) => rule.Name);
+  };
+
+  test('each request is counted by one rate rule: game servers by their credential, the feed and the snapshot apart', () => {
+    expect(countedBy({ path: '/dev/health' })).toEqual(['RateLimitAnonymousPerAddress']);
+    // Not a bearer credential (API Gateway answers it 401 itself): counted per address.
+    expect(countedBy({ path: '/dev/v1/policy', authorization: 'Basic x' })).toEqual([
+      'RateLimitAnonymousPerAddress',
+    ]);
+    expect(countedBy({ path: `/dev${FEED_PATH}`, authorization: 'Bearer bsk_1' })).toEqual([
+      'RateLimitFeedPerCredential',
+    ]);
+    expect(countedBy({ path: `/dev${SNAPSHOT_PATH}`, authorization: 'BEARER bsk_1' })).toEqual([
+      'RateLimitSnapshotPerCredential',
+    ]);
+    expect(countedBy({ path: '/dev/v1/bans', authorization: 'bearer bsk_1' })).toEqual([
+      'RateLimitPerCredential',
+    ]);
+    // Through the console's distribution the stage is not in the path: the same rules.
+    expect(countedBy({ path: FEED_PATH, authorization: 'Bearer eyJ' })).toEqual([
+      'RateLimitFeedPerCredential',
+    ]);
+    const keys = (name: string) =>
+      (acls[0]?.[1].Properties?.Rules as Record<string, any>[]).find((r) => r.Name === name)?.Statement
+        .RateBasedStatement;
+    expect(keys('RateLimitAnonymousPerAddress')).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: RATE_LIMITS.anonymous,
+    });
+    for (const [name, limit] of [
+      ['RateLimitFeedPerCredential', RATE_LIMITS.feed],
+      ['RateLimitSnapshotPerCredential', RATE_LIMITS.snapshot],
+      ['RateLimitPerCredential', RATE_LIMITS.credential],
+    ] as const)
+      expect(keys(name), name).toMatchObject({
+        AggregateKeyType: 'CUSTOM_KEYS',
+        CustomKeys: [
+          { IP: {} },
+          { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+        ],
+        Limit: limit,
+      });
+  });
+
+  test("a studio's 100 servers behind one address, each polling the feed every second with the studio's key, are far within the feed's limit", () => {
+    const polls = 100 * RATE_WINDOW_SECONDS;
+    expect(polls).toBeLessThan(RATE_LIMITS.feed);
+    // A publisher's whole feed limit fits behind one address; its plan-wide limit inside the credential rule.
+    expect(RATE_LIMITS.feed / RATE_WINDOW_SECONDS).toBe(throttleClasses.feed.publisher.rateLimit);
+    expect(RATE_LIMITS.credential / RATE_WINDOW_SECONDS).toBeGreaterThan(
+      throttleClasses.read.publisher.rateLimit,
+    );
+  });
+
   test('the common rules that would refuse valid requests (bodies over 8 KB, URLs and free text in bodies, no User-Agent) only count', () => {
-    const common = acls[0]?.[1].Properties?.Rules[1];
+    const common = acls[0]?.[1].Properties?.Rules[4];
     const counted = common.Statement.ManagedRuleGroupStatement.RuleActionOverrides.map(
       (o: { Name: string; ActionToUse: unknown }) => {
         expect(o.ActionToUse).toEqual({ Count: {} });
