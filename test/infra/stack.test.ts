@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -997,6 +997,20 @@ describe('table access: least privilege', () => {
           leadingKeyPattern('appealQueue'),
         ]);
     }
+  });
+
+  test('docs/deploy.md names every read route that may write, and what it writes', () => {
+    const deployDoc = readFileSync(join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8').replace(/\s+/g, ' ');
+    const writingReads = routes.filter(
+      (route) =>
+        route.method === 'GET' &&
+        statementsOf(route.id).some((s) =>
+          [s.Action].flat().some((a: string) => (WRITE_ACTIONS as readonly string[]).includes(a)),
+        ),
+    );
+    expect(writingReads.map((r) => r.id)).toEqual(['appealStats']);
+    for (const route of writingReads)
+      expect(deployDoc).toContain(`read-only routes cannot write, but for \`GET ${route.path}\``);
   });
 
   test('the events dispatcher deletes nothing: no DeleteItem, no queue message', () => {
