@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnMethod } from 'aws-cdk-lib/aws-apigateway';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
@@ -78,7 +78,6 @@ import {
   eventsDispatcherFunction,
   handlerEntry,
   routes,
-  type TableAccess,
   type TableAction,
   testWebhookRoute,
   throttleClasses,
@@ -747,9 +746,8 @@ describe('the web application firewall', () => {
     expect(countedBy({ path: FEED_PATH, authorization: 'Bearer eyJ' })).toEqual([
       'RateLimitFeedPerCredential',
     ]);
-    const keys = (name: string) =>
-      (acls[0]?.[1].Properties?.Rules as Record<string, any>[]).find((r) => r.Name === name)?.Statement
-        .RateBasedStatement;
+    const rules = (acls[0]?.[1].Properties?.Rules ?? []) as Record<string, any>[];
+    const keys = (name: string) => rules.find((r) => r.Name === name)?.Statement?.RateBasedStatement;
     expect(keys('RateLimitAnonymousPerAddress')).toMatchObject({
       AggregateKeyType: 'IP',
       Limit: RATE_LIMITS.anonymous,
