@@ -253,6 +253,7 @@ describe('functions', () => {
       expect(lambda.Properties?.Environment?.Variables?.NODE_OPTIONS, id).toBe('--enable-source-maps');
   });
 
+  // Two more stages synthesized, each with its nested stacks: slow on a busy machine.
   test('the functions that touch the feed or deliveries are told the events retention (30 days, or -c eventRetentionDays)', () => {
     const told = (built: ReturnType<typeof build>) =>
       Object.fromEntries(
@@ -281,7 +282,7 @@ describe('functions', () => {
       expect(() => build({ eventRetentionDays: bad }), bad).toThrow(/context eventRetentionDays/);
     // Deployed, time to live deletes what carries `ttl`: feed entries, markers, settled deliveries.
     expect(DEFAULT_SETTINGS.eventRetentionDays).toBe(30);
-  });
+  }, 120_000);
 
   test('only the dispatcher, the sender and the webhook test route are told the deliveries queue', () => {
     const queueUrl = { Ref: logicalId(stack.events.deliveries.node.defaultChild) };
