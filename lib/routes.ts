@@ -71,17 +71,22 @@ export interface RateLimits {
  *   publisher, whichever of its keys calls), so one noisy publisher cannot spend another's
  *   capacity. Null exactly for the public class: no key, no publisher to count.
  *
- * A publisher's share is a quarter of the class's stage limit (the feed's burst apart, below): one
- * publisher at its limit leaves three quarters of the method to the others, and it takes four
- * saturating publishers at once to fill it. A publisher's limits never exceed its class's stage
- * limits (test/infra/stack.test.ts). Every class but `read` (the usage plan's own throttle) and
- * `public` is one entry per method in the usage plan, whose quota is 20 entries (the same test).
+ * `read` and `write` share one per-publisher bucket, the usage plan's own throttle (all of a
+ * publisher's reads and writes together: their `publisher` limits are equal), so that the plan's
+ * per-method entries, at most 20, do not grow with the routes (infra/stack/route-classes.ts).
+ * The batch and the feed have entries of their own. Their share is a quarter of the class's stage
+ * limit (the feed's burst apart, below): one publisher at its limit leaves three quarters of the
+ * method to the others. A publisher's limits never exceed its class's stage limits
+ * (test/infra/stack.test.ts).
  */
 export const throttleClasses = {
   /** One or two reads (a GetItem and a Query): login and matchmaking checks, listings. */
   read: { rateLimit: 200, burstLimit: 400, publisher: { rateLimit: 50, burstLimit: 100 } },
-  /** Two or three writes (id counter, ban, idempotency record) or one conditional update. */
-  write: { rateLimit: 100, burstLimit: 200, publisher: { rateLimit: 25, burstLimit: 50 } },
+  /**
+   * Two or three writes (id counter, ban, idempotency record) or one conditional update. Each
+   * publisher: the plan-wide bucket it shares with its reads.
+   */
+  write: { rateLimit: 100, burstLimit: 200, publisher: { rateLimit: 50, burstLimit: 100 } },
   /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s (500 per publisher). */
   batch: { rateLimit: 20, burstLimit: 40, publisher: { rateLimit: 5, burstLimit: 10 } },
   /**

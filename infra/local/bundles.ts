@@ -9,8 +9,9 @@ import { HANDLER_METADATA_KEY } from '../stack/handler-metadata';
  * TypeScript sources: the very `index.mjs` files `cdk deploy` uploads, so the local gateway and
  * the integration suite can prove the deployed code (ESM, bundled SDK and all).
  *
- * Each Lambda in the stack template carries the route table's handler name in its metadata
- * (infra/stack/handler-metadata.ts) next to CDK's `aws:asset:path`.
+ * Each Lambda in the stack's templates (the parent's and its nested stacks') carries the route
+ * table's handler name in its metadata (infra/stack/handler-metadata.ts) next to CDK's
+ * `aws:asset:path`.
  */
 
 interface Manifest {
@@ -21,9 +22,22 @@ interface Template {
   Resources?: Record<string, { Type: string; Metadata?: Record<string, unknown> }>;
 }
 
+/**
+ * A stack's template and its nested stacks' (an `AWS::CloudFormation::Stack` whose template is an
+ * asset of the assembly, named by its `aws:asset:path`), depth first.
+ */
+const templatesOf = (dir: string, templateFile: string): Template[] => {
+  const template = readJson<Template>(join(dir, templateFile));
+  const nested = Object.values(template.Resources ?? {})
+    .filter((resource) => resource.Type === 'AWS::CloudFormation::Stack')
+    .map((resource) => resource.Metadata?.['aws:asset:path'])
+    .filter((file): file is string => typeof file === 'string');
+  return [template, ...nested.flatMap((file) => templatesOf(dir, file))];
+};
+
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 
-/** Handler name → absolute path of its bundle, for every stack in the assembly. */
+/** Handler name → absolute path of its bundle, for every stack in the assembly and its nested stacks. */
 export const bundlePaths = (cdkOutDir: string): Map<string, string> => {
   const dir = resolve(cdkOutDir);
   const manifest = readJson<Manifest>(join(dir, 'manifest.json'));
@@ -31,8 +45,7 @@ export const bundlePaths = (cdkOutDir: string): Map<string, string> => {
   for (const artifact of Object.values(manifest.artifacts ?? {})) {
     const templateFile = artifact.properties?.templateFile;
     if (artifact.type !== 'aws:cloudformation:stack' || !templateFile) continue;
-    const template = readJson<Template>(join(dir, templateFile));
-    for (const resource of Object.values(template.Resources ?? {})) {
+    for (const resource of templatesOf(dir, templateFile).flatMap((t) => Object.values(t.Resources ?? {}))) {
       const handler = resource.Metadata?.[HANDLER_METADATA_KEY];
       const asset = resource.Metadata?.['aws:asset:path'];
       if (resource.Type !== 'AWS::Lambda::Function' || typeof handler !== 'string') continue;

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -12,18 +12,19 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { allowedMethods } from '../../lib/http/gateway-answers';
 import {
   AUTHORIZER_FAILURE_MESSAGE,
   DELIVERY_ATTEMPT_FAILED_MESSAGE,
   SENDER_FAILURE_MESSAGE,
 } from '../../lib/log';
-import { type Route, routes, type ThrottleClass, throttleClasses } from '../../lib/routes';
+import { type Route, type ThrottleClass, throttleClasses } from '../../lib/routes';
+import { classPattern } from './route-classes';
 
 /**
  * The alarms an operator needs to know the service is hurting, each paging only on real trouble:
@@ -93,15 +94,69 @@ export const METRIC_NAMES = {
   senderFailures: 'DeliverySenderFailures',
 } as const;
 
-/** `Read4xx`, `Write5xx`, ...: the API's answers by route class, from the access log. */
-export const classMetricName = (throttle: ThrottleClass, kind: '4xx' | '5xx') =>
+/** What the access log is counted by, per route class: all requests, 429s, any 4xx, any 5xx. */
+export type ClassMetricKind = 'Requests' | '429' | '4xx' | '5xx';
+
+/** The status condition of each kind (the access log writes the status as a string). */
+export const CLASS_METRIC_STATUS: Readonly<Record<ClassMetricKind, string | undefined>> = {
+  Requests: undefined,
+  '429': '"429"',
+  '4xx': '4*',
+  '5xx': '5*',
+};
+
+/** `ReadRequests`, `Write429`, `Read4xx`, `Batch5xx`, ...: the API's answers by route class, from the access log. */
+export const classMetricName = (throttle: ThrottleClass, kind: ClassMetricKind) =>
   `${throttle[0]?.toUpperCase()}${throttle.slice(1)}${kind}`;
+
+/** The share of a class's requests answered 429, in percent, that pages (in 2 of 3 periods). */
+export const THROTTLED_SHARE_THRESHOLD = 5;
+/** Fewer requests of a class than this in a period never page on their 429 share. */
+export const THROTTLED_SHARE_MIN_REQUESTS = 50;
+
+/** A class's 429s as a share of its requests, in percent; 0 under the minimum of requests. */
+export const throttledShareExpression = (throttle: ThrottleClass) =>
+  `IF(requests${throttle} >= ${THROTTLED_SHARE_MIN_REQUESTS}, 100 * throttled${throttle} / requests${throttle}, 0)`;
+
+/**
+ * Signals that a single bad period can raise and the next clears (a hot partition's moment, a
+ * blip of the table): they page when 2 of 3 periods breach, so a person is called for trouble that
+ * lasts, not for one that has passed by the time they look.
+ */
+export const SUSTAINED = { evaluationPeriods: 3, datapointsToAlarm: 2 } as const;
+
+/**
+ * The alarm topic's policy: CloudWatch alarms of this account may publish to it. An
+ * `AWS::SNS::TopicPolicy` replaces SNS's default policy, which is what lets an account's own
+ * services publish; with only the TLS Deny, no alarm would reach anyone. Bounded to this account
+ * (`aws:SourceAccount`) and to the alarms of this stage's stacks, whose generated names start with
+ * the stack's name (`aws:SourceArn`).
+ */
+export const allowAlarmsToPublish = (topic: Topic) => {
+  const { stackName } = Stack.of(topic);
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'CloudWatchAlarmsPublish',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        ArnLike: {
+          'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:${stackName}-*`,
+        },
+      },
+    }),
+  );
+};
 
 export interface AlarmTargets {
   readonly stage: string;
   readonly api: RestApi;
   /** The API's access log (one JSON line per request, infra/stack/service-stack.ts). */
   readonly accessLogs: ILogGroup;
+  /** The route table the stack was built from: the classes' access-log patterns. */
+  readonly routes: readonly Route[];
   /**
    * Every function but the authorizer: route handlers answer their own errors, the sender reports
    * failed messages, and the dispatcher throws only when a batch must be retried, so any Errors is
@@ -128,11 +183,12 @@ const alarm = (
   threshold: number,
   description: string,
   comparisonOperator = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  periods: { evaluationPeriods: number; datapointsToAlarm?: number } = { evaluationPeriods: 1 },
 ) =>
   new Alarm(scope, id, {
     metric,
     threshold,
-    evaluationPeriods: 1,
+    ...periods,
     comparisonOperator,
     treatMissingData: TreatMissingData.NOT_BREACHING,
     alarmDescription: description,
@@ -157,31 +213,9 @@ const countLines = (
     defaultValue: 0,
   }).metric({ period: PERIOD, statistic: Stats.SUM });
 
-/**
- * The access-log pattern of one route class's answers of one kind: its methods (HEAD beside GET)
- * grouped with their paths, and the status's first digit. Filters take at most 1,024 characters
- * (a test holds each under it).
- */
-export const classPattern = (classRoutes: readonly Route[], kind: '4xx' | '5xx') => {
-  const byMethod = new Map<string, string[]>();
-  for (const route of classRoutes) {
-    const methods = allowedMethods([route.method]).join(' ');
-    byMethod.set(methods, [...(byMethod.get(methods) ?? []), route.path]);
-  }
-  const clauses = [...byMethod].map(([methods, paths]) => {
-    const method = methods
-      .split(' ')
-      .map((m) => `$.httpMethod = "${m}"`)
-      .join(' || ');
-    const path = paths.map((p) => `$.resourcePath = "${p}"`).join(' || ');
-    return `((${method}) && (${path}))`;
-  });
-  return `{ ($.status = ${kind[0]}*) && (${clauses.join(' || ')}) }`;
-};
-
 export const addAlarms = (
   scope: Construct,
-  { stage, api, accessLogs, functions, authorizer, table, topic, events }: AlarmTargets,
+  { stage, api, accessLogs, routes, functions, authorizer, table, topic, events }: AlarmTargets,
 ): Alarm[] => {
   const namespace = metricNamespace(stage);
   const storageFailures = countLines(
@@ -208,22 +242,39 @@ export const addAlarms = (
     METRIC_NAMES.senderFailures,
     SENDER_FAILURE_MESSAGE,
   );
-  const byClass = (kind: '4xx' | '5xx') =>
-    (Object.keys(throttleClasses) as ThrottleClass[]).map((throttle) =>
-      new MetricFilter(scope, `${classMetricName(throttle, kind)}Filter`, {
-        logGroup: accessLogs,
-        filterPattern: FilterPattern.literal(
-          classPattern(
-            routes.filter((route) => route.throttle === throttle),
-            kind,
-          ),
-        ),
-        metricNamespace: namespace,
-        metricName: classMetricName(throttle, kind),
-        metricValue: '1',
-        defaultValue: 0,
-      }).metric({ period: PERIOD, statistic: Stats.SUM, label: `${throttle} ${kind}` }),
-    );
+  const classes = Object.keys(throttleClasses) as ThrottleClass[];
+  // One filter per class and kind, matching the class by method (and its few exceptions by path,
+  // route-classes.ts): the patterns do not grow with the routes.
+  const classMetrics = Object.fromEntries(
+    (Object.keys(CLASS_METRIC_STATUS) as ClassMetricKind[]).map((kind) => [
+      kind,
+      Object.fromEntries(
+        classes.map((throttle) => [
+          throttle,
+          new MetricFilter(scope, `${classMetricName(throttle, kind)}Filter`, {
+            logGroup: accessLogs,
+            filterPattern: FilterPattern.literal(classPattern(routes, throttle, CLASS_METRIC_STATUS[kind])),
+            metricNamespace: namespace,
+            metricName: classMetricName(throttle, kind),
+            metricValue: '1',
+            defaultValue: 0,
+          }).metric({ period: PERIOD, statistic: Stats.SUM, label: `${throttle} ${kind}` }),
+        ]),
+      ) as unknown as Record<ThrottleClass, IMetric>,
+    ]),
+  ) as Record<ClassMetricKind, Record<ThrottleClass, IMetric>>;
+  const byClass = (kind: ClassMetricKind) => classes.map((throttle) => classMetrics[kind][throttle]);
+  // Ids of their own per class, so that the dashboard can graph the five shares together.
+  const throttledShare = (throttle: ThrottleClass) =>
+    new MathExpression({
+      expression: throttledShareExpression(throttle),
+      usingMetrics: {
+        [`requests${throttle}`]: classMetrics.Requests[throttle],
+        [`throttled${throttle}`]: classMetrics['429'][throttle],
+      },
+      period: PERIOD,
+      label: `${throttle}: 429, % of requests`,
+    });
   const requests = api.metricCount({ period: PERIOD, statistic: Stats.SUM });
   const serverErrorRate = new MathExpression({
     expression: `IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`,
@@ -249,7 +300,9 @@ export const addAlarms = (
       'AuthorizerStorageFailureAlarm',
       storageFailures,
       1,
-      'The authorizer could not read API keys (DynamoDB unavailable): callers get 503',
+      'The authorizer could not read API keys (DynamoDB unavailable) in 2 of the last 3 periods: callers get 503',
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      SUSTAINED,
     ),
     alarm(
       scope,
@@ -281,7 +334,20 @@ export const addAlarms = (
         period: PERIOD,
       }),
       1,
-      'DynamoDB throttled requests on the table',
+      'DynamoDB throttled requests on the table in 2 of the last 3 periods',
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      SUSTAINED,
+    ),
+    ...classes.map((throttle) =>
+      alarm(
+        scope,
+        `${classMetricName(throttle, '429')}ShareAlarm`,
+        throttledShare(throttle),
+        THROTTLED_SHARE_THRESHOLD,
+        `${THROTTLED_SHARE_THRESHOLD}% or more of the ${throttle} class's requests were answered 429 (a stage or per-publisher limit, or the web ACL) in 2 of the last 3 periods: callers are being refused (docs/deploy.md, Throttling)`,
+        ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        SUSTAINED,
+      ),
     ),
     alarm(
       scope,
@@ -326,7 +392,7 @@ export const addAlarms = (
     if (fn === events.dispatcher) {
       alarms.push(
         alarm(
-          scope,
+          Stack.of(fn),
           `${id}ThrottlesAlarm`,
           fn.metricThrottles({ period: PERIOD, statistic: Stats.SUM }),
           1,
@@ -336,9 +402,11 @@ export const addAlarms = (
       continue;
     }
     functionErrors.push(errors);
+    // Beside its function (its route's nested stack): the alarms that grow with the routes grow
+    // there, not here.
     alarms.push(
       alarm(
-        scope,
+        Stack.of(fn),
         `${id}FailuresAlarm`,
         functionFailures(errors.with({ label: 'errors' }), throttles.with({ label: 'throttles' })),
         LAMBDA_ERROR_THRESHOLD,
@@ -358,6 +426,13 @@ export const addAlarms = (
     widgets: [
       [graph('Requests', [requests]), graph('5xx, % of requests (alarm at 1%)', [serverErrorRate])],
       [graph('4xx by route class', byClass('4xx')), graph('5xx by route class', byClass('5xx'))],
+      [
+        graph('429 by route class', byClass('429')),
+        graph(
+          `429, % of requests by route class (alarm at ${THROTTLED_SHARE_THRESHOLD}%)`,
+          classes.map(throttledShare),
+        ),
+      ],
       [
         graph('Latency p50 / p99 (ms)', [
           api.metricLatency({ period: PERIOD, statistic: 'p50', label: 'p50' }),

@@ -64,7 +64,10 @@ export interface EventsProps {
   /** The table, with its stream (NEW_AND_OLD_IMAGES: the dispatcher compares before and after). */
   readonly table: ITable;
   /** The stack's way to make a function from its row (service-stack.ts): bundling, logs, table IAM. */
-  readonly makeFunction: (fn: EventsFunction, options: { readonly timeout: Duration }) => LambdaFunction;
+  readonly makeFunction: (
+    fn: EventsFunction,
+    options: { readonly timeout: Duration; readonly scope: Construct },
+  ) => LambdaFunction;
 }
 
 export class Events extends Construct {
@@ -91,8 +94,8 @@ export class Events extends Construct {
         "This queue is itself a dead-letter queue (the on-failure destination of the dispatcher's stream mapping, which cdk-nag does not recognise as one); nothing consumes it but an operator",
     });
 
-    this.dispatcher = makeFunction(eventsDispatcherFunction, { timeout: DISPATCHER_TIMEOUT });
-    this.sender = makeFunction(webhookSenderFunction, { timeout: SENDER_TIMEOUT });
+    this.dispatcher = makeFunction(eventsDispatcherFunction, { timeout: DISPATCHER_TIMEOUT, scope: this });
+    this.sender = makeFunction(webhookSenderFunction, { timeout: SENDER_TIMEOUT, scope: this });
     // Both hand deliveries to the queue (lib/storage/delivery-queue.ts); only the sender consumes
     // it, through its event source.
     for (const fn of [this.dispatcher, this.sender]) {

@@ -1,4 +1,12 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -26,20 +34,27 @@ import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,
   type Route,
-  routes,
+  routes as routeTable,
   type TableAccess,
-  type ThrottleClass,
   throttleClasses,
   tokenClaimsFunction,
 } from '../../lib/routes';
 import { TABLE_KEYS, TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
-import { addAlarms } from './alarms';
+import { addAlarms, allowAlarmsToPublish } from './alarms';
 import { ModeratorConsole } from './console';
 import { Events } from './events';
 import { Firewall } from './firewall';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
 import { People } from './people';
+import {
+  checkRouteClasses,
+  PLAN_WIDE_CLASSES,
+  publisherLimits,
+  USAGE_PLAN_ENTRY_QUOTA,
+  usagePlanEntryRoutes,
+} from './route-classes';
+import { type RouteDomain, routeDomainOf, routeStackId } from './route-stacks';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import type { Settings } from './settings';
 import { type FunctionHandler, grantTableAccess, touchesEvents } from './table-access';
@@ -52,12 +67,19 @@ export const BEARER_VALIDATION_REGEX = '^[Bb][Ee][Aa][Rr][Ee][Rr] [^\\s]+$';
 
 export interface ServiceStackProps extends StackProps {
   readonly settings: Settings;
+  /** The route table; lib/routes.ts's unless a test hands it a copy with probe routes added. */
+  readonly routes?: readonly Route[];
 }
 
 /**
- * The whole service for one stage: the table, one Lambda per route of lib/routes.ts plus the
- * token authorizer, the REST API, events and webhooks (events.ts), and the alarms. Every physical
- * name is left to CloudFormation so that stages (and re-creations) never collide.
+ * The whole service for one stage, as one parent stack and its nested stacks (one `cdk deploy`):
+ *  - the parent: what holds data or is shared, each under the logical id it always had: the table,
+ *    the user pool, the REST API with its stage, methods, authorizer and usage plan, the web ACL,
+ *    the alarm topic and the console;
+ *  - `Routes<Domain>` (route-stacks.ts): the routes' functions, by domain;
+ *  - `EventsStack`: the events path (events.ts), the dispatcher, the sender and their queues;
+ *  - `Monitoring`: the metric filters, the stage's alarms and the dashboard (alarms.ts).
+ * Every physical name is left to CloudFormation so that stages (and re-creations) never collide.
  */
 export class ServiceStack extends Stack {
   readonly api: RestApi;
@@ -72,11 +94,26 @@ export class ServiceStack extends Stack {
   readonly moderatorConsole: ModeratorConsole;
   /** Who signs in to the console: the Cognito pool, or a publisher's own provider. */
   readonly people: People;
+  /** The SNS topic every alarm notifies. */
+  readonly alarmTopic: Topic;
+  /** The nested stacks, by construct id: `Routes<Domain>`, `EventsStack`, `Monitoring`. */
+  readonly nestedStacks: ReadonlyMap<string, NestedStack>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     // The prod stack holds the bans publishers rely on: deleting it takes a deliberate extra step.
-    super(scope, id, { terminationProtection: props.settings.stage === 'prod', ...props });
-    const { settings } = props;
+    const { settings, routes = routeTable, ...stackProps } = props;
+    super(scope, id, { terminationProtection: settings.stage === 'prod', ...stackProps });
+    checkRouteClasses(routes);
+    const nestedStacks = new Map<string, NestedStack>();
+    const nested = (nestedId: string, description: string) => {
+      let found = nestedStacks.get(nestedId);
+      if (!found) {
+        found = new NestedStack(this, nestedId, { description: `${this.stackName}: ${description}` });
+        nestedStacks.set(nestedId, found);
+      }
+      return found;
+    };
+    this.nestedStacks = nestedStacks;
 
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
@@ -104,9 +141,9 @@ export class ServiceStack extends Stack {
         handler: FunctionHandler;
         table?: TableAccess;
       },
-      options: { timeout?: Duration } = {},
+      options: { timeout?: Duration; scope?: Construct } = {},
     ) => {
-      const fn = new ServiceFunction(this, fnId, {
+      const fn = new ServiceFunction(options.scope ?? this, fnId, {
         handler,
         // A function that never touches storage is not even told the table's name; those that
         // touch the feed or deliveries are told how long events are kept (lib/domain/retention.ts).
@@ -190,10 +227,14 @@ export class ServiceStack extends Stack {
     this.api.deploymentStage.node.addDependency(executionLogs);
 
     const publisherThrottles: ThrottlingPerMethod[] = [];
+    const entryRoutes = new Set(usagePlanEntryRoutes(routes).map((route) => route.id));
     /** Routes that queue a delivery themselves (a webhook's test event): granted the queue below. */
     const deliverySenders: NodejsFunction[] = [];
     for (const route of routes) {
-      const fn = makeFunction(route);
+      const domain: RouteDomain = routeDomainOf(route);
+      const fn = makeFunction(route as Route & { handler: FunctionHandler }, {
+        scope: nested(routeStackId(domain), `the functions of the ${domain} routes`),
+      });
       if ('sendsDeliveries' in route && route.sendsDeliveries) deliverySenders.push(fn);
       // The Lambda proxy integration LambdaIntegration builds, without the permission it adds per
       // method: one permission per function, below, covers all of its methods (GET and HEAD).
@@ -205,10 +246,12 @@ export class ServiceStack extends Stack {
       const httpMethods = allowedMethods([route.method]);
       fn.addPermission('ApiInvoke', {
         principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        // The stage by its name, not by a reference to the stage resource: the stage waits on
+        // the deployment, which waits on the methods, which wait on this function's stack.
         sourceArn: this.api.arnForExecuteApi(
           invokeSourceMethod(httpMethods),
           pathForArn(route.path),
-          this.api.deploymentStage.stageName,
+          settings.stage,
         ),
       });
       // HEAD wherever GET is (load balancers probe with it): the same function and authorizer;
@@ -224,10 +267,10 @@ export class ServiceStack extends Stack {
               ? { operationName, apiKeyRequired: true }
               : { operationName, authorizationType: AuthorizationType.NONE },
           );
-        // Reads ride the plan-wide throttle; only the other classes need an entry of their own
-        // (and GET's HEAD twin is a read, the feed's included: servers poll with GET), which keeps
-        // the plan under its quota of entries.
-        if (route.auth && route.throttle !== PLAN_WIDE_CLASS && httpMethod !== 'HEAD')
+        // Reads and writes ride the plan-wide throttle; only the batch and the feed need an entry
+        // of their own (and GET's HEAD twin is a read, the feed's included: servers poll with
+        // GET), which keeps the plan's entries independent of the number of routes.
+        if (entryRoutes.has(route.id) && httpMethod !== 'HEAD')
           publisherThrottles.push({ method, throttle: publisherLimits(route) });
         if (!route.auth) {
           Validations.of(method).acknowledge({
@@ -237,25 +280,33 @@ export class ServiceStack extends Stack {
         }
       }
     }
+    if (publisherThrottles.length > USAGE_PLAN_ENTRY_QUOTA)
+      throw new Error(
+        `the usage plan would hold ${publisherThrottles.length} method throttles, over API Gateway's quota of ${USAGE_PLAN_ENTRY_QUOTA}`,
+      );
     addMethodNotAllowed(this.api, routes);
 
     // Usage plan throttles apply per API key (one per publisher, made by npm run keys): the
-    // plan-wide throttle is one bucket for a publisher's requests, at the read class's
-    // per-publisher limits; each write, batch and feed method has per-method limits of its own
-    // (lower for writes and the batch, far higher for the polled feed: AWS applies a plan's
-    // per-method limits before its plan-wide one, docs/deploy.md#quotas). One entry per method of
-    // those classes keeps the plan within API Gateway's quota of 20 method-level throttling
-    // settings per stage in a usage plan (29 entries failed to deploy). No period quota.
+    // plan-wide throttle is one bucket for a publisher's reads and writes, at those classes'
+    // per-publisher limits; the batch and the feed have per-method limits of their own (far lower
+    // for the batch, far higher for the polled feed: AWS applies a plan's per-method limits before
+    // its plan-wide one, docs/deploy.md#quotas). API Gateway allows 20 method-level throttling
+    // settings per stage in a usage plan (29 entries failed to deploy), so entries are kept to
+    // those two classes, whatever the number of routes. No period quota.
+    const [planWide] = PLAN_WIDE_CLASSES;
     this.usagePlan = this.api.addUsagePlan('UsagePlan', {
       description: `Per-publisher rate limits of ${this.stackName}, one API key per publisher (npm run keys)`,
-      throttle: throttleClasses[PLAN_WIDE_CLASS].publisher,
+      throttle: throttleClasses[planWide].publisher,
       apiStages: [{ api: this.api, stage: this.api.deploymentStage, throttle: publisherThrottles }],
     });
 
     addGatewayResponses(this.api);
     this.firewall = settings.waf ? new Firewall(this, 'Firewall', { api: this.api }) : undefined;
 
-    this.events = new Events(this, 'Events', { table: this.table, makeFunction });
+    this.events = new Events(nested('EventsStack', 'events and webhooks'), 'Events', {
+      table: this.table,
+      makeFunction,
+    });
     for (const fn of deliverySenders) {
       fn.addEnvironment(DELIVERY_QUEUE_ENV, this.events.deliveries.queueUrl);
       this.events.deliveries.grantSendMessages(fn);
@@ -265,15 +316,17 @@ export class ServiceStack extends Stack {
       tokenClaims: () => makeFunction(tokenClaimsFunction),
     });
 
-    const alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
-    addAlarms(this, {
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
+    allowAlarmsToPublish(this.alarmTopic);
+    addAlarms(nested('Monitoring', 'metric filters, alarms and the dashboard'), {
       stage: settings.stage,
       api: this.api,
       accessLogs,
+      routes,
       functions,
       authorizer: { function: authorizerFn, logGroup: authorizerFn.logGroup },
       table: this.table,
-      topic: alarmTopic,
+      topic: this.alarmTopic,
       events: this.events,
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
@@ -310,7 +363,7 @@ export class ServiceStack extends Stack {
         description: 'The Cognito pool of the people who sign in (USER_POOL_ID for npm run users)',
       });
     new CfnOutput(this, 'AlarmTopicArn', {
-      value: alarmTopic.topicArn,
+      value: this.alarmTopic.topicArn,
       description: 'SNS topic of every alarm; subscribe to be notified',
     });
 
@@ -328,17 +381,6 @@ export const invokeSourceMethod = (httpMethods: readonly string[]) =>
 
 /** A resource path as execute-api ARNs write it: each `{parameter}` is `*` (as Method.methodArn). */
 export const pathForArn = (path: string) => path.replace(/\{[^}]*\}/g, '*');
-
-/** The class whose per-publisher limits are the usage plan's own throttle (every read shares it). */
-export const PLAN_WIDE_CLASS = 'read' satisfies ThrottleClass;
-
-/** A route's per-publisher limits; every route behind the authorizer has them. */
-const publisherLimits = (route: Route) => {
-  const limits = throttleClasses[route.throttle].publisher;
-  if (!limits)
-    throw new Error(`${route.id} is authorized but its class ${route.throttle} has no publisher limits`);
-  return limits;
-};
 
 /** One JSON object per request. No headers: the Authorization header must never reach a log. */
 const accessLogFormat = () =>

@@ -25,7 +25,8 @@ export interface Settings {
   readonly waf: boolean;
   /**
    * Whether stack traces are mapped to the sources (NODE_OPTIONS=--enable-source-maps on every
-   * function; the maps ship either way). Off by default: it costs about 3% of each cold import.
+   * function; the maps ship either way). Off by default: it adds 15–23% to each cold import
+   * (docs/performance.md).
    */
   readonly sourceMaps: boolean;
   /**

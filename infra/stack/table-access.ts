@@ -60,22 +60,52 @@ export const leadingKeysOf = (partitions: readonly Partition[]): string[] =>
 /** The authorizer reads key lookup items only: a leaked authorizer role reads no bans or policies. */
 export const AUTHORIZER_LEADING_KEYS = leadingKeysOf(authorizerFunction.table['dynamodb:GetItem']);
 
+/** Partitions whose items hold a secret: a write to them may not read the item back. */
+export const SECRET_PARTITIONS = ['webhookSecret'] as const satisfies readonly Partition[];
+
+/** The actions that write an item, and could return what it held (`ReturnValues`). */
+export const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+] as const satisfies readonly TableAction[];
+
+/**
+ * What a write to a secret's partition must ask back: nothing. Without it, a role that may put or
+ * delete a webhook's secret could read the secret it replaced or deleted (`ALL_OLD`), which only
+ * the sender may read. IfExists: a request without `ReturnValues` asks for nothing already.
+ */
+export const NO_RETURN_VALUES = { StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' } } as const;
+
+const isSecretWrite = (action: TableAction, partition: Partition) =>
+  (WRITE_ACTIONS as readonly string[]).includes(action) &&
+  (SECRET_PARTITIONS as readonly string[]).includes(partition);
+
 /**
  * One statement per set of partitions: the actions sent to exactly those partitions, on the
- * table's ARN, under a LeadingKeys condition on them.
+ * table's ARN, under a LeadingKeys condition on them; writes to a secret's partition in a
+ * statement of their own that also requires `ReturnValues` NONE.
  */
 export const grantTableAccess = (fn: IFunction, tableArn: string, access: TableAccess | undefined) => {
   const bySet = new Map<string, TableAction[]>();
+  const add = (set: string, action: TableAction) => bySet.set(set, [...(bySet.get(set) ?? []), action]);
   for (const action of actionsOf(access)) {
-    const keys = leadingKeysOf(access?.[action] ?? []).join(' ');
-    bySet.set(keys, [...(bySet.get(keys) ?? []), action]);
+    const partitions = access?.[action] ?? [];
+    const plain = partitions.filter((p) => !isSecretWrite(action, p));
+    const secret = partitions.filter((p) => isSecretWrite(action, p));
+    if (plain.length > 0) add(`plain ${leadingKeysOf(plain).join(' ')}`, action);
+    if (secret.length > 0) add(`secret ${leadingKeysOf(secret).join(' ')}`, action);
   }
-  for (const [keys, actions] of bySet) {
+  for (const [set, actions] of bySet) {
+    const [kind, ...keys] = set.split(' ');
     fn.addToRolePolicy(
       new PolicyStatement({
         actions,
         resources: [tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys.split(' ') } },
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys },
+          ...(kind === 'secret' ? NO_RETURN_VALUES : {}),
+        },
       }),
     );
   }

@@ -1,7 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CfnElement } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -20,7 +18,7 @@ import {
   webhookSenderFunction,
 } from '../../lib/routes';
 import { CHANGE_LOG_PARTITION } from '../../lib/storage/keys';
-import { templateApp } from '../support/cdk';
+import { flatTemplate, logicalIdOf, templateApp } from '../support/cdk';
 import { type Denial, enforceGrants, type TableGrant, tableGrantsOf } from '../support/iam';
 import { type Receiver, startReceiver } from '../support/receiver';
 
@@ -42,8 +40,9 @@ type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<API
 
 const app = templateApp();
 const stack = new ServiceStack(app, stackName('dev'), { settings: readSettings(app) });
-const resources = Template.fromStack(stack).toJSON().Resources;
-const logicalId = (element: unknown) => stack.getLogicalId(element as CfnElement);
+// The parent's and the nested stacks' resources as one template: each role is in its function's stack.
+const resources = flatTemplate(stack).Resources;
+const logicalId = logicalIdOf;
 const tableResource = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.table.node.defaultChild), 'Arn'] });
 const grants = new Map<string, TableGrant[]>(
   stackFunctions.map((fn) => {
