@@ -403,7 +403,11 @@ export interface components {
       note?: string;
       /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
       player_message?: string;
-      expires_at?: string | null;
+      /**
+       * Format: date-time
+       * @description For the outcome `shortened` only, and then required: the ban's new expiry, an RFC 3339 date-time with an offset, later than now and earlier than the ban's current expiry (any time in the future for a permanent ban). Never null. The same format as a ban's `expires_at`.
+       */
+      expires_at?: string;
     };
     Health: {
       ok: boolean;

@@ -1,3 +1,5 @@
+import { CONTROL_CHARACTERS, FORMAT_CHARACTERS } from './unicode-ranges';
+
 /**
  * The rule of a publisher's `display_name` (`PUT /v1/publisher`), in one place without
  * dependencies: the API's schema (./requests.ts) and its OpenAPI description read it.
@@ -19,8 +21,13 @@
 /** The most characters (Unicode code points: an emoji is one). */
 export const DISPLAY_NAME_MAX = 64;
 
-export const DISPLAY_NAME_PATTERN =
-  '^(?!\\s)(?![\\s\\S]*\\s$)(?:[\\u200C\\u200D]|[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}])*$';
+const displayName = (refused: string) => `^(?!\\s)(?![\\s\\S]*\\s$)(?:[\\u200C\\u200D]|[^${refused}])*$`;
+
+export const DISPLAY_NAME_PATTERN = displayName('\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}');
+/** The same with each `\p{...}` written out (./unicode-ranges.ts), as the OpenAPI document states it. */
+export const DISPLAY_NAME_DOCUMENTED_PATTERN = displayName(
+  `${CONTROL_CHARACTERS}${FORMAT_CHARACTERS}\\u2028\\u2029\\uD800-\\uDFFF`,
+);
 
 export const DISPLAY_NAME_RULE =
   'must be plain text: no control, format or bidirectional characters, no line separators, and no space at either end';
