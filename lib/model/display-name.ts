@@ -1,5 +1,3 @@
-import { CONTROL_CHARACTERS, FORMAT_CHARACTERS } from './unicode-ranges';
-
 /**
  * The rule of a publisher's `display_name` (`PUT /v1/publisher`), in one place without
  * dependencies: the API's schema (./requests.ts) and its OpenAPI description read it.
@@ -14,20 +12,27 @@ import { CONTROL_CHARACTERS, FORMAT_CHARACTERS } from './unicode-ranges';
  *   byte order mark U+FEFF, soft hyphen, tags; except the zero-width non-joiner and joiner
  *   (U+200C, U+200D), which some scripts and emoji sequences need;
  * - the line and paragraph separators (U+2028, U+2029) and lone surrogates;
- * - whitespace at either end (so a name is never only spaces, and "Acme" and "Acme " cannot both
- *   look like one publisher).
+ * - at either end, whatever shows nothing on its own: white space, a combining mark, a variation
+ *   selector, a joiner, a Hangul filler, the blank Braille pattern (./unicode-ranges.ts,
+ *   INVISIBLE_CHARACTERS). So a name begins and ends with a character that shows, and "Acme" and
+ *   "Acme " (or "Acme" and a joiner) cannot both look like one publisher.
  */
 
 /** The most characters (Unicode code points: an emoji is one). */
 export const DISPLAY_NAME_MAX = 64;
 
-const displayName = (refused: string) => `^(?!\\s)(?![\\s\\S]*\\s$)(?:[\\u200C\\u200D]|[^${refused}])*$`;
+/**
+ * The pattern, from its two classes: what may not begin or end a name, and what it may not hold
+ * (but the joiners). The server's are written with `\p{...}`; the OpenAPI document's, with the
+ * same classes written out (lib/model/unicode-ranges.ts, lib/openapi/document.ts).
+ */
+export const displayNamePattern = (invisible: string, refused: string) =>
+  `^(?![${invisible}])(?![\\s\\S]*[${invisible}]$)(?:[\\u200C\\u200D]|[^${refused}])*$`;
 
-export const DISPLAY_NAME_PATTERN = displayName('\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}');
-/** The same with each `\p{...}` written out (./unicode-ranges.ts), as the OpenAPI document states it. */
-export const DISPLAY_NAME_DOCUMENTED_PATTERN = displayName(
-  `${CONTROL_CHARACTERS}${FORMAT_CHARACTERS}\\u2028\\u2029\\uD800-\\uDFFF`,
+export const DISPLAY_NAME_PATTERN = displayNamePattern(
+  '\\s\\p{Cc}\\p{Cf}\\p{Cs}\\p{Zl}\\p{Zp}\\p{M}\\p{Default_Ignorable_Code_Point}\\u2800',
+  '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}',
 );
 
 export const DISPLAY_NAME_RULE =
-  'must be plain text: no control, format or bidirectional characters, no line separators, and no space at either end';
+  'must be plain text: no control, format or bidirectional characters, no line separators, and a visible character at either end (no space, combining mark or invisible character)';

@@ -1,5 +1,3 @@
-import { CONTROL_CHARACTERS } from './unicode-ranges';
-
 /**
  * The rule of a ban's message for the player (`player_message`), in one place without
  * dependencies: the API's schema (./requests.ts), its OpenAPI description and the console's form
@@ -10,15 +8,14 @@ import { CONTROL_CHARACTERS } from './unicode-ranges';
 export const PLAYER_MESSAGE_MAX = 500;
 
 /** One paragraph: no control characters (newlines included), no bidirectional overrides, not only spaces. */
-const oneLine = (controls: string) => `^(?=[\\s\\S]*\\S)[^${controls}\\u202A-\\u202E\\u2066-\\u2069]*$`;
+export const oneLinePattern = (controls: string) =>
+  `^(?=[\\s\\S]*\\S)[^${controls}\\u202A-\\u202E\\u2066-\\u2069]*$`;
 /** Paragraphs: the same, but a newline is allowed (no other control character). */
-const paragraphs = (controls: string) =>
+export const paragraphsPattern = (controls: string) =>
   `^(?=[\\s\\S]*\\S)(?:\\n|[^${controls}\\u202A-\\u202E\\u2066-\\u2069])*$`;
 
 /** Plain text: no control characters (newlines included: one paragraph), no bidirectional overrides, not only spaces. */
-export const PLAYER_MESSAGE_PATTERN = oneLine('\\p{Cc}');
-/** The same with `\p{Cc}` written out (./unicode-ranges.ts), as the OpenAPI document states it. */
-export const PLAYER_MESSAGE_DOCUMENTED_PATTERN = oneLine(CONTROL_CHARACTERS);
+export const PLAYER_MESSAGE_PATTERN = oneLinePattern('\\p{Cc}');
 
 export const PLAYER_MESSAGE_RULE =
   'must be plain text: no control characters (newlines included) or bidirectional overrides, and not only spaces';
@@ -28,8 +25,7 @@ export const PLAYER_MESSAGE_RULE =
  * paragraphs may be written, so a newline is allowed (no other control character).
  */
 export const APPEAL_TEXT_MAX = 2000;
-export const MULTILINE_TEXT_PATTERN = paragraphs('\\p{Cc}');
-export const MULTILINE_TEXT_DOCUMENTED_PATTERN = paragraphs(CONTROL_CHARACTERS);
+export const MULTILINE_TEXT_PATTERN = paragraphsPattern('\\p{Cc}');
 export const MULTILINE_TEXT_RULE =
   'must be plain text: no control characters but newlines, no bidirectional overrides, and not only spaces';
 

@@ -2,13 +2,13 @@ import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/chain';
-import { DISPLAY_NAME_DOCUMENTED_PATTERN, DISPLAY_NAME_PATTERN } from '../model/display-name';
+import { DISPLAY_NAME_PATTERN, displayNamePattern } from '../model/display-name';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
-  MULTILINE_TEXT_DOCUMENTED_PATTERN,
   MULTILINE_TEXT_PATTERN,
-  PLAYER_MESSAGE_DOCUMENTED_PATTERN,
+  oneLinePattern,
   PLAYER_MESSAGE_PATTERN,
+  paragraphsPattern,
 } from '../model/player-message';
 import {
   appealDecisionRequestSchema,
@@ -79,6 +79,7 @@ import {
   webhookTestSchema,
 } from '../model/responses';
 import { scopesOf } from '../model/scopes';
+import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
@@ -93,6 +94,17 @@ import { errorExamples, type OperationDocBase as OperationDoc, operations, type 
 export const OPENAPI_FILE = 'docs/openapi.json';
 
 type JsonSchema = Record<string, unknown>;
+
+/**
+ * The server's text patterns with their `\p{...}` classes written out (lib/model/unicode-ranges.ts),
+ * as the document states them: many of its readers take no property escape.
+ */
+const PLAYER_MESSAGE_DOCUMENTED_PATTERN = oneLinePattern(CONTROL_CHARACTERS);
+const MULTILINE_TEXT_DOCUMENTED_PATTERN = paragraphsPattern(CONTROL_CHARACTERS);
+const DISPLAY_NAME_DOCUMENTED_PATTERN = displayNamePattern(
+  INVISIBLE_CHARACTERS,
+  `${CONTROL_CHARACTERS}${FORMAT_CHARACTERS}\\u2028\\u2029\\uD800-\\uDFFF`,
+);
 
 /** Named schemas: request bodies are rendered as zod's input, responses as its output. */
 const requestComponents = new Map<z.ZodMiniType, string>([
@@ -279,7 +291,8 @@ const described = new Map<$ZodType, JsonSchema>([
         'characters (code points), with no control characters (tabs and newlines included), no format ' +
         'characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order ' +
         'mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, ' +
-        'and no space at either end.',
+        'and a character that shows at either end: no space, combining mark, variation selector, ' +
+        'joiner, Hangul filler or blank Braille pattern there.',
       examples: ['Acme Games'],
     },
   ],

@@ -11,7 +11,7 @@ import {
   playerMessageSchema,
   putPublisherRequestSchema,
 } from '../../lib/model/requests';
-import { CONTROL_CHARACTERS, FORMAT_CHARACTERS } from '../../lib/model/unicode-ranges';
+import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../../lib/model/unicode-ranges';
 import { startTestApi, type TestApi } from '../support/api';
 
 /**
@@ -109,6 +109,11 @@ describe('the character classes written out (lib/model/unicode-ranges.ts)', () =
   it.each([
     ['CONTROL_CHARACTERS', CONTROL_CHARACTERS, /^\p{Cc}$/u],
     ['FORMAT_CHARACTERS', FORMAT_CHARACTERS, /^\p{Cf}$/u],
+    [
+      'INVISIBLE_CHARACTERS',
+      INVISIBLE_CHARACTERS,
+      /^[\s\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{M}\p{Default_Ignorable_Code_Point}\u2800]$/u,
+    ],
   ])('%s holds exactly the code points of its property (Unicode 17.0)', (name, written, property) => {
     const expected = classOf((text) => property.test(text));
     expect(written, `${name} should be (this Node's Unicode ${process.versions.unicode}):\n${expected}`).toBe(
