@@ -59,7 +59,7 @@ export interface paths {
   "/v1/publisher": {
     /**
      * Set the caller's name in the directory of publishers
-     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end; anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -360,7 +360,7 @@ export interface components {
       strict_reasons: boolean;
     };
     PutPublisherRequest: {
-      /** @description The name other publishers see beside yours in the directory, stored as sent: 1-64 characters (code points), with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end. */
+      /** @description The name other publishers see beside yours in the directory, stored as sent: 1-64 characters (code points), with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end: no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there. */
       display_name: string;
     };
     CatalogueReasonRequest: {
@@ -403,7 +403,11 @@ export interface components {
       note?: string;
       /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
       player_message?: string;
-      expires_at?: string | null;
+      /**
+       * Format: date-time
+       * @description For the outcome `shortened` only, and then required: the ban's new expiry, an RFC 3339 date-time with an offset, later than now and earlier than the ban's current expiry (any time in the future for a permanent ban). Never null. The same format as a ban's `expires_at`.
+       */
+      expires_at?: string;
     };
     Health: {
       ok: boolean;
@@ -1494,7 +1498,7 @@ export interface operations {
   };
   /**
    * Set the caller's name in the directory of publishers
-   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and no space at either end; anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
    *
    * Needs a key with the `policy:write` scope.
    */

@@ -190,12 +190,16 @@ const allows = (result: APIGatewayAuthorizerResult, methodArn: string) => {
 // ignoreBOM keeps a byte order mark in the text, as API Gateway hands it over (JSON.parse refuses it).
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** A body that is not UTF-8 is refused, not "repaired" with U+FFFD and stored altered. */
-const decodeUtf8 = (body: Buffer) => {
+/**
+ * The body as the function gets it: text when it is UTF-8; otherwise its bytes, base64-encoded,
+ * never "repaired" with U+FFFD. The function refuses such a body once the key's access is checked
+ * (lib/http/chain.ts), so a key that may not make the call gets its 403 first.
+ */
+const bodyOf = (body: Buffer): { body: string; isBase64Encoded: boolean } => {
   try {
-    return strictUtf8.decode(body);
+    return { body: strictUtf8.decode(body), isBase64Encoded: false };
   } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
+    return { body: body.toString('base64'), isBase64Encoded: true };
   }
 };
 
@@ -277,7 +281,7 @@ export const createGateway = (options: GatewayOptions) => {
 
     const { single: query, multi: multiQuery } = collect(url.searchParams);
     const hasQuery = Object.keys(query).length > 0;
-    const isBase64Encoded = false;
+    const passed = body.byteLength > 0 ? bodyOf(body) : { body: null, isBase64Encoded: false };
     const now = Date.now();
     const event: APIGatewayProxyEvent = {
       resource: route.path,
@@ -289,8 +293,8 @@ export const createGateway = (options: GatewayOptions) => {
       multiValueQueryStringParameters: hasQuery ? multiQuery : null,
       pathParameters: params.length > 0 ? pathParameters : null,
       stageVariables: null,
-      body: body.byteLength > 0 ? decodeUtf8(body) : null,
-      isBase64Encoded,
+      body: passed.body,
+      isBase64Encoded: passed.isBase64Encoded,
       requestContext: {
         accountId: ACCOUNT,
         apiId: API_ID,

@@ -23,6 +23,7 @@ import {
   publisherPartition,
 } from '../storage/keys';
 import { eventKeyOf, OPERATOR, recordEvent, undoUnrecorded } from './audit';
+import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { provisionPolicy } from './policy';
 
@@ -236,7 +237,7 @@ const releaseKeySlot = async (publisherId: string, slot: unknown, keyId: string)
   }
 };
 
-const KEY_CURSOR = /^k1\.(key_[A-Za-z0-9_-]{12})$/;
+const KEY_ID = /^key_[A-Za-z0-9_-]{12}$/;
 
 /** Every key of the publisher, oldest first (the operator's tool and the local banner). */
 export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> => {
@@ -279,14 +280,10 @@ const keyPage = async (
   publisherId: string,
   page: { limit: number; cursor?: string },
 ): Promise<{ keys: ApiKeyInfo[]; next: string | null }> => {
-  let after: string | undefined;
-  if (page.cursor !== undefined) {
-    const match = KEY_CURSOR.exec(Buffer.from(page.cursor, 'base64url').toString());
-    if (!match?.[1])
-      throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
-    after = match[1];
-  }
   const pk = publisherPartition(publisherId);
+  const reader = `keys ${pk}`;
+  const after =
+    page.cursor === undefined ? undefined : sortKeyOf(reader, page.cursor, (id) => KEY_ID.test(id));
   const { Items = [] } = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -305,7 +302,7 @@ const keyPage = async (
   const last = keys.at(-1);
   return {
     keys,
-    next: Items.length > page.limit && last ? Buffer.from(`k1.${last.key_id}`).toString('base64url') : null,
+    next: Items.length > page.limit && last ? cursorOf(reader, last.key_id) : null,
   };
 };
 

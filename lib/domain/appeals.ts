@@ -577,9 +577,12 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
         ? [DECIDED_APPEAL_PREFIX]
         : [OPEN_APPEAL_PREFIX, DECIDED_APPEAL_PREFIX]
   ) as string[];
-  const after = query.cursor === undefined ? undefined : sortKeyOf(query.cursor, (sk) => CURSOR.test(sk));
+  const pk = appealQueuePartition(publisherId);
+  const reader = `appeals ${pk}`;
+  const after =
+    query.cursor === undefined ? undefined : sortKeyOf(reader, query.cursor, (sk) => CURSOR.test(sk));
   const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': appealQueuePartition(publisherId) };
+  const values: Record<string, unknown> = { ':pk': pk };
   if (query.ban_id !== undefined) {
     filters.push('#appeal.ban_id = :ban');
     values[':ban'] = query.ban_id;
@@ -613,10 +616,10 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
       (item) => toAppealView(entryAppeal(item), 'owner'),
     );
     items.push(...page.items);
-    if (page.resumeAfter !== null) return { items, next_cursor: cursorOf(page.resumeAfter) };
+    if (page.resumeAfter !== null) return { items, next_cursor: cursorOf(reader, page.resumeAfter) };
     const next = phases[index + 1];
     if (items.length === query.limit)
-      return { items, next_cursor: next === undefined ? null : cursorOf(next) };
+      return { items, next_cursor: next === undefined ? null : cursorOf(reader, next) };
   }
   return { items, next_cursor: null };
 };

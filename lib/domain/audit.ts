@@ -9,7 +9,8 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
 import { AUDIT_EVENT_PREFIX, auditEventKey, auditPartition } from '../storage/keys';
-import { IntegrityError, InvalidInputError } from './errors';
+import { cursorOf, sortKeyOf } from './cursors';
+import { IntegrityError } from './errors';
 
 /**
  * The audit trail: what each publisher's keys changed, newest first. Item (lib/storage/keys.ts):
@@ -97,16 +98,8 @@ export const undoUnrecorded = async (
   }
 };
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)#(evt_[A-Za-z0-9_-]{24})$/;
-
-const cursorOf = (sk: string) => Buffer.from(sk.slice(AUDIT_EVENT_PREFIX.length)).toString('base64url');
-
-const cursorKey = (publisherId: string, cursor: string) => {
-  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match?.[1] || !match[2])
-    throw new InvalidInputError('cursor', 'invalid', 'must be a next_cursor this API returned');
-  return auditEventKey(publisherId, match[1], match[2]);
-};
+/** An event's sort key past AUDIT_EVENT_PREFIX: where a cursor may resume. */
+const CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[A-Za-z0-9_-]{24}$/;
 
 const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   const event = item.event as Record<string, unknown> | undefined;
@@ -167,7 +160,22 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
     ScanIndexForward: false,
     ConsistentRead: true,
   };
-  const start = query.cursor === undefined ? undefined : cursorKey(publisherId, query.cursor);
+  const pk = auditPartition(publisherId);
+  const reader = `audit ${pk}`;
+  const start =
+    query.cursor === undefined
+      ? undefined
+      : {
+          pk,
+          sk: sortKeyOf(
+            reader,
+            query.cursor,
+            (sk) => sk.startsWith(AUDIT_EVENT_PREFIX) && CURSOR.test(sk.slice(AUDIT_EVENT_PREFIX.length)),
+          ),
+        };
   const page = await filteredPage(input, query.limit, start, eventFromItem);
-  return { items: page.items, next_cursor: page.resumeAfter === null ? null : cursorOf(page.resumeAfter) };
+  return {
+    items: page.items,
+    next_cursor: page.resumeAfter === null ? null : cursorOf(reader, page.resumeAfter),
+  };
 };

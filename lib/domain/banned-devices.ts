@@ -42,16 +42,17 @@ export const listBannedDevices = async (
   query: DevicesQuery,
   boundGames: readonly string[] | null,
 ): Promise<BannedDeviceList> => {
+  const pk = bannedDevicesPartition(publisherId);
   const after =
     query.cursor === undefined
       ? undefined
       : sortKeyOf(
+          `devices ${pk}`,
           query.cursor,
           (id) =>
             DEVICE_ID_PREFIX_PATTERN.test(id) && (query.prefix === undefined || id.startsWith(query.prefix)),
           'must be a next_cursor this API returned for this prefix',
         );
-  const pk = bannedDevicesPartition(publisherId);
   const values: Record<string, unknown> = { ':pk': pk };
   const games = boundGames ?? [];
   games.forEach((game, i) => {
@@ -89,7 +90,7 @@ export const listBannedDevices = async (
         continue;
       }
       // A device more than the page holds: the page is whole once the one before it is.
-      if (devices.length === query.limit) return finish(devices, true);
+      if (devices.length === query.limit) return finish(pk, devices, true);
       devices.push({
         device_id: deviceId,
         first_banned_at: at,
@@ -97,15 +98,15 @@ export const listBannedDevices = async (
         games: [String(item.game_id)],
       });
     }
-    if (!page.LastEvaluatedKey) return finish(devices, false);
+    if (!page.LastEvaluatedKey) return finish(pk, devices, false);
     start = page.LastEvaluatedKey;
     // Past the budget, the page ends at the last device read whole: the next one may go on.
-    if (read >= READ_BUDGET && devices.length > 1) return finish(devices.slice(0, -1), true);
+    if (read >= READ_BUDGET && devices.length > 1) return finish(pk, devices.slice(0, -1), true);
   }
 };
 
-const finish = (devices: BannedDevice[], more: boolean): BannedDeviceList => {
+const finish = (pk: string, devices: BannedDevice[], more: boolean): BannedDeviceList => {
   for (const device of devices) device.games.sort();
   const last = devices.at(-1);
-  return { items: devices, next_cursor: more && last ? cursorOf(last.device_id) : null };
+  return { items: devices, next_cursor: more && last ? cursorOf(`devices ${pk}`, last.device_id) : null };
 };

@@ -465,7 +465,7 @@ export const listDeliveries = async (
   const start =
     query.cursor === undefined
       ? undefined
-      : { pk, sk: sortKeyOf(query.cursor, (sk) => DELIVERY_CURSOR.test(sk)) };
+      : { pk, sk: sortKeyOf(`deliveries ${pk}`, query.cursor, (sk) => DELIVERY_CURSOR.test(sk)) };
   // A settled delivery past the retention is gone, whether or not time to live deleted it yet:
   // its ttl passed, or (one settled before ttls) its last attempt is older than the retention.
   const now = Date.now();
@@ -496,7 +496,7 @@ export const listDeliveries = async (
   );
   return {
     items: page.items,
-    next_cursor: page.resumeAfter === null ? null : cursorOf(page.resumeAfter),
+    next_cursor: page.resumeAfter === null ? null : cursorOf(`deliveries ${pk}`, page.resumeAfter),
   };
 };
 

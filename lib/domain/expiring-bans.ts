@@ -65,11 +65,11 @@ export const listExpiringBans = async (
 ): Promise<ExpiringBanList> => {
   const now = new Date().toISOString();
   const until = new Date(Date.now() + query.within_hours * 3_600_000).toISOString();
+  const pk = expiringBansPartition(publisherId);
   const after =
     query.cursor === undefined
       ? undefined
-      : sortKeyOf(query.cursor, (sk) => ENTRY_KEY.test(sk) && sk.slice(0, 24) <= until);
-  const pk = expiringBansPartition(publisherId);
+      : sortKeyOf(`expiring ${pk}`, query.cursor, (sk) => ENTRY_KEY.test(sk) && sk.slice(0, 24) <= until);
   const items: ExpiringBan[] = [];
   let start: Record<string, unknown> | undefined =
     after !== undefined && after > now ? { pk, sk: after } : undefined;
@@ -119,7 +119,7 @@ export const listExpiringBans = async (
     const last = entries.at(-1);
     if (!page.LastEvaluatedKey || !last) return { items, next_cursor: null };
     if (items.length >= query.limit || read >= READ_BUDGET)
-      return { items, next_cursor: cursorOf(String(last.sk)) };
+      return { items, next_cursor: cursorOf(`expiring ${pk}`, String(last.sk)) };
     start = page.LastEvaluatedKey;
   }
 };

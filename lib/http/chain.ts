@@ -172,16 +172,27 @@ const singletonHeaders = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   },
 });
 
+// ignoreBOM keeps a byte order mark in the text, as API Gateway hands it over (JSON.parse refuses it).
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A body that is not UTF-8 is refused, not "repaired" with U+FFFD and stored altered. */
+const decodeUtf8 = (bytes: Buffer) => {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid UTF-8');
+  }
+};
+
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
-/** Size first (413), then content type (415), before any parsing happens. */
+/** Size first (413), then content type (415), then UTF-8 (400), before any parsing happens. */
 const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'bodyGuard',
   before: (request) => {
     const { event } = request;
     const raw = event.body ?? '';
     const decoded = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
-    (request as ChainRequest).internal.rawBody = decoded ? decoded.toString('utf8') : raw;
     const bytes = decoded ? decoded.byteLength : Buffer.byteLength(raw);
     if (bytes > MAX_BODY_BYTES) {
       throw new ApiError('payload_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes`);
@@ -189,6 +200,7 @@ const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
     if (!JSON_CONTENT_TYPE.test(event.headers?.['content-type'] ?? '')) {
       throw new ApiError('unsupported_media_type', 'Content-Type must be application/json');
     }
+    (request as ChainRequest).internal.rawBody = decoded ? decodeUtf8(decoded) : raw;
     if (bytes === 0) throw new ApiError('invalid_json', 'A JSON request body is required');
   },
 });

@@ -114,8 +114,8 @@ export { PLAYER_MESSAGE_MAX, PLAYER_MESSAGE_PATTERN };
  * checked apart from the characters; bidirectional overrides could make it read on screen
  * differently from what was stored.
  */
-const plainText = (max: number, characters: string, rule: string) =>
-  z.string().check(
+const plainText = (max: number, characters: string, rule: string) => {
+  const schema = z.string().check(
     z.superRefine((value, ctx) => {
       const length = playerMessageLength(value);
       if (length === 0 || length > max)
@@ -128,6 +128,11 @@ const plainText = (max: number, characters: string, rule: string) =>
     }),
     z.regex(new RegExp(characters, 'u'), rule),
   );
+  // JSON Schema counts a string's length in code points, as this check does: the OpenAPI document
+  // states the limits from here.
+  z.globalRegistry.add(schema, { minLength: 1, maxLength: max });
+  return schema;
+};
 
 /** What a game may show the banned player, as it is: 1-500 characters, one paragraph. */
 export const playerMessageSchema = /* @__PURE__ */ define(() =>
@@ -178,42 +183,41 @@ export const parseRfc3339 = (value: string): Date | undefined => {
   return Number.isNaN(date.getTime()) ? undefined : date;
 };
 
-const expiresAtSchema = /* @__PURE__ */ define(() =>
-  z.optional(
-    z.nullable(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, ctx) => {
-          const date = parseRfc3339(value);
-          if (!date) {
-            ctx.issues.push({
-              code: 'invalid_format',
-              format: 'date-time',
-              input: value,
-              message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
-            });
-            return z.NEVER;
-          }
-          // 9999-12-31T23:59:59-23:59 is a valid date-time, but in year 10000 in UTC, where the
-          // stored form (YYYY-...) ends: refused as what it is, not as "in the past".
-          if (date.getTime() > Date.parse(LATEST_EXPIRY)) {
-            ctx.issues.push({
-              code: 'too_big',
-              origin: 'date',
-              maximum: Date.parse(LATEST_EXPIRY),
-              input: value,
-              message: `must be at most ${LATEST_EXPIRY} (in UTC)`,
-            });
-            return z.NEVER;
-          }
-          // "Later than now" is the domain's check (lib/domain/bans.ts): a repeated idempotency key
-          // answers its original ban even once that ban's expiry has passed.
-          return date.toISOString();
-        }),
-      ),
-    ),
-  ),
-);
+/** An expiry: a date-time, its checks made here; `expiresAtSchema` makes it optional and nullable. */
+const expiryInstant = () =>
+  z.pipe(
+    z.string(),
+    z.transform((value: string, ctx) => {
+      const date = parseRfc3339(value);
+      if (!date) {
+        ctx.issues.push({
+          code: 'invalid_format',
+          format: 'date-time',
+          input: value,
+          message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
+        });
+        return z.NEVER;
+      }
+      // 9999-12-31T23:59:59-23:59 is a valid date-time, but in year 10000 in UTC, where the
+      // stored form (YYYY-...) ends: refused as what it is, not as "in the past".
+      if (date.getTime() > Date.parse(LATEST_EXPIRY)) {
+        ctx.issues.push({
+          code: 'too_big',
+          origin: 'date',
+          maximum: Date.parse(LATEST_EXPIRY),
+          input: value,
+          message: `must be at most ${LATEST_EXPIRY} (in UTC)`,
+        });
+        return z.NEVER;
+      }
+      // "Later than now" is the domain's check (lib/domain/bans.ts): a repeated idempotency key
+      // answers its original ban even once that ban's expiry has passed.
+      return date.toISOString();
+    }),
+  );
+
+/** An expiry that may be absent or null (permanent). */
+const expiresAtSchema = /* @__PURE__ */ define(() => z.optional(z.nullable(expiryInstant())));
 
 export const DETAILS_MAX_BYTES = 16 * 1024;
 export const DETAILS_MAX_DEPTH = 32;
@@ -679,7 +683,8 @@ export const appealDecisionRequestSchema = /* @__PURE__ */ define(() =>
     outcome: z.enum(appealOutcomes),
     note: z.optional(appealTextSchema),
     player_message: z.optional(playerMessageSchema),
-    expires_at: expiresAtSchema,
+    /** The shortened ban's new expiry: for `shortened` only, and then required (never null). */
+    expires_at: z.optional(expiryInstant()),
   }),
 );
 export type AppealDecisionRequest = z.output<typeof appealDecisionRequestSchema>;

@@ -2,7 +2,14 @@ import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
 import { MAX_BODY_BYTES } from '../http/chain';
+import { DISPLAY_NAME_PATTERN, displayNamePattern } from '../model/display-name';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
+import {
+  MULTILINE_TEXT_PATTERN,
+  oneLinePattern,
+  PLAYER_MESSAGE_PATTERN,
+  paragraphsPattern,
+} from '../model/player-message';
 import {
   appealDecisionRequestSchema,
   catalogueReasonSchema,
@@ -13,14 +20,12 @@ import {
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
   DISPLAY_NAME_MAX,
-  DISPLAY_NAME_PATTERN,
   deviceIdSchema,
   enforcementBatchRequestSchema,
   gameHeaderSchema,
   globalSourcesSchema,
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
-  PLAYER_MESSAGE_PATTERN,
   policyPatchSchema,
   putPublisherRequestSchema,
   putReasonsRequestSchema,
@@ -74,6 +79,7 @@ import {
   webhookTestSchema,
 } from '../model/responses';
 import { scopesOf } from '../model/scopes';
+import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
@@ -88,6 +94,17 @@ import { errorExamples, type OperationDocBase as OperationDoc, operations, type 
 export const OPENAPI_FILE = 'docs/openapi.json';
 
 type JsonSchema = Record<string, unknown>;
+
+/**
+ * The server's text patterns with their `\p{...}` classes written out (lib/model/unicode-ranges.ts),
+ * as the document states them: many of its readers take no property escape.
+ */
+const PLAYER_MESSAGE_DOCUMENTED_PATTERN = oneLinePattern(CONTROL_CHARACTERS);
+const MULTILINE_TEXT_DOCUMENTED_PATTERN = paragraphsPattern(CONTROL_CHARACTERS);
+const DISPLAY_NAME_DOCUMENTED_PATTERN = displayNamePattern(
+  INVISIBLE_CHARACTERS,
+  `${CONTROL_CHARACTERS}${FORMAT_CHARACTERS}\\u2028\\u2029\\uD800-\\uDFFF`,
+);
 
 /** Named schemas: request bodies are rendered as zod's input, responses as its output. */
 const requestComponents = new Map<z.ZodMiniType, string>([
@@ -223,6 +240,19 @@ const described = new Map<$ZodType, JsonSchema>([
     },
   ],
   [
+    innerOf(appealDecisionRequestSchema.shape.expires_at),
+    {
+      type: 'string',
+      format: 'date-time',
+      pattern: RFC3339_PATTERN,
+      description:
+        "For the outcome `shortened` only, and then required: the ban's new expiry, an RFC 3339 " +
+        "date-time with an offset, later than now and earlier than the ban's current expiry (any " +
+        "time in the future for a permanent ban). Never null. The same format as a ban's `expires_at`.",
+      examples: ['2030-01-01T00:00:00Z'],
+    },
+  ],
+  [
     innerOf(innerOf(createBanRequestSchema.shape.details)),
     {
       type: 'object',
@@ -240,7 +270,7 @@ const described = new Map<$ZodType, JsonSchema>([
       type: 'string',
       minLength: 1,
       maxLength: PLAYER_MESSAGE_MAX,
-      pattern: PLAYER_MESSAGE_PATTERN,
+      pattern: PLAYER_MESSAGE_DOCUMENTED_PATTERN,
       description:
         `What a game may show the player, as it is: 1-${PLAYER_MESSAGE_MAX} characters (code points) of ` +
         'plain text, with no control characters (newlines included) or bidirectional overrides, and ' +
@@ -255,13 +285,14 @@ const described = new Map<$ZodType, JsonSchema>([
       type: 'string',
       minLength: 1,
       maxLength: DISPLAY_NAME_MAX,
-      pattern: DISPLAY_NAME_PATTERN,
+      pattern: DISPLAY_NAME_DOCUMENTED_PATTERN,
       description:
         `The name other publishers see beside yours in the directory, stored as sent: 1-${DISPLAY_NAME_MAX} ` +
         'characters (code points), with no control characters (tabs and newlines included), no format ' +
         'characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order ' +
         'mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, ' +
-        'and no space at either end.',
+        'and a character that shows at either end: no space, combining mark, variation selector, ' +
+        'joiner, Hangul filler or blank Braille pattern there.',
       examples: ['Acme Games'],
     },
   ],
@@ -283,9 +314,36 @@ for (const [schema, patch] of [...described]) {
   for (let parent = schema._zod.parent; parent; parent = parent._zod.parent) described.set(parent, patch);
 }
 
+/**
+ * The server's text patterns use Unicode property escapes (`\p{Cc}`), which many readers of the
+ * document do not take: it states each with the classes written out (lib/model/unicode-ranges.ts).
+ * test/openapi/patterns.test.ts holds each pair to the same answers over every code point.
+ */
+const documentedPatterns = new Map([
+  [PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_DOCUMENTED_PATTERN],
+  [MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_DOCUMENTED_PATTERN],
+  [DISPLAY_NAME_PATTERN, DISPLAY_NAME_DOCUMENTED_PATTERN],
+]);
+
+/** A decision's `expires_at` goes with the outcome `shortened`, and only with it (lib/domain/appeals.ts). */
+const decisionExpiry = {
+  if: { properties: { outcome: { const: 'shortened' } }, required: ['outcome'] },
+  // `properties` named again where `required` is, as linters ask of every schema with `required`.
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, never awaited
+  then: { properties: { expires_at: {} }, required: ['expires_at'] },
+  else: { not: { properties: { expires_at: {} }, required: ['expires_at'] } },
+};
+
 const override = (ctx: { zodSchema: $ZodType; jsonSchema: JsonSchema }) => {
   const patch = described.get(ctx.zodSchema);
   if (patch) return replace(ctx.jsonSchema, structuredClone(patch));
+  const { pattern } = ctx.jsonSchema;
+  if (typeof pattern === 'string') {
+    if (/\\[pP]\{/.test(pattern) && !documentedPatterns.has(pattern))
+      throw new Error(`the pattern ${pattern} needs its property escapes written out (documentedPatterns)`);
+    ctx.jsonSchema.pattern = documentedPatterns.get(pattern) ?? pattern;
+  }
+  if (ctx.zodSchema === appealDecisionRequestSchema) Object.assign(ctx.jsonSchema, decisionExpiry);
   const def = ctx.zodSchema._zod.def;
   // A query or path value of digits that the server reads as an integer: documented as the integer
   // (with its range) that a client sends; the server refuses anything but digits.

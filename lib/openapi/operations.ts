@@ -495,8 +495,10 @@ export const operations = {
       '`display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with ' +
       'no control characters (tabs and newlines included), no format characters (bidirectional ' +
       'marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner ' +
-      'and non-joiner are allowed), no line or paragraph separators, and no space at either end; ' +
-      'anything else is a 400 naming `display_name`, and changes nothing. A name set before your ' +
+      'and non-joiner are allowed), no line or paragraph separators, and a character that shows at ' +
+      'either end (no space, combining mark, variation selector, joiner, Hangul filler or blank ' +
+      'Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. ' +
+      'A name set before your ' +
       'first global ban shows once the directory lists you. Recorded in the audit trail as ' +
       '`publisher.updated` (the name before and after); not in the change feed.',
     request: { display_name: 'Acme Games' },

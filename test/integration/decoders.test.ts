@@ -160,3 +160,89 @@ describe('webhook URLs', () => {
     expect(listed.body.items).toEqual([]);
   });
 });
+
+describe('listing cursors, bound to their reader', () => {
+  const other = 'pub-decoders-other';
+  let otherKey: string;
+  /** Each listing with a second page for pub-decoders, and a position made up as a cursor. */
+  const listings = [
+    ['the keys', '/v1/keys?limit=1', 'k1.key_AAAAAAAAAAAA'],
+    ['the audit trail', '/v1/audit?limit=1', '2026-01-01T00:00:00.000Z#evt_AAAAAAAAAAAAAAAAAAAAAAAA'],
+    ['the banned devices', '/v1/devices?limit=1', 'cur-dev-1'],
+    [
+      'the appeals',
+      '/v1/appeals?status=all&limit=1',
+      'OPEN#2026-01-01T00:00:00.000Z#apl_AAAAAAAAAAAAAAAAAAAAAA',
+    ],
+  ] as const;
+  const cursorText = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
+  const asCursor = (text: string) => Buffer.from(text).toString('base64url');
+
+  beforeAll(async () => {
+    otherKey = (await api.createKey(other, 'decoders')).api_key;
+    for (const [owner, ownerKey] of [
+      ['pub-decoders', key],
+      [other, otherKey],
+    ] as const) {
+      await api.createKey(owner, 'second');
+      for (const device of ['cur-dev-1', 'cur-dev-2']) {
+        const ban = await api.request('POST', '/v1/bans', {
+          key: ownerKey,
+          game: 'g1',
+          body: banBody({ device_id: device, scope: 'global' }),
+        });
+        expect(ban.status).toBe(201);
+        const appeal = await api.request('POST', '/v1/appeals', {
+          key: ownerKey,
+          game: 'g1',
+          body: { device_id: device, ban_id: ban.body.ban_id, message: 'not me' },
+        });
+        expect(appeal.status, JSON.stringify(appeal.body)).toBe(201);
+      }
+    }
+  });
+
+  const firstPage = async (path: string, reader = key) => {
+    const res = await api.request('GET', path, { key: reader });
+    expect(res.status).toBe(200);
+    expect(res.body.next_cursor).toEqual(expect.any(String));
+    return res.body as { items: unknown[]; next_cursor: string };
+  };
+  const refused = async (path: string, cursor: string, reader = key) => {
+    const res = await api.request('GET', `${path}&cursor=${cursor}`, { key: reader });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+  };
+
+  it.each(listings)('reads %s on from the cursor it returned', async (_name, path) => {
+    const first = await firstPage(path);
+    const next = await api.request('GET', `${path}&cursor=${first.next_cursor}`, { key });
+    expect(next.status).toBe(200);
+    expect(next.body.items).toHaveLength(1);
+    expect(next.body.items).not.toEqual(first.items);
+  });
+
+  it.each(listings)(
+    'refuses a well-formed position made up as a cursor for %s',
+    async (_name, path, made) => {
+      await refused(path, asCursor(made));
+      await refused(path, asCursor(`c1.AAAAAAAAAAAAAAAA.${made}`));
+    },
+  );
+
+  it.each(listings)("refuses another publisher's cursor for %s", async (_name, path) => {
+    const theirs = await firstPage(path, otherKey);
+    await refused(path, theirs.next_cursor);
+    const ours = await firstPage(path);
+    await refused(path, ours.next_cursor, otherKey);
+  });
+
+  it.each(listings)('refuses a cursor for %s whose position was edited', async (_name, path) => {
+    const ours = await firstPage(path);
+    const [version, tag, ...rest] = cursorText(ours.next_cursor).split('.');
+    const position = rest.join('.');
+    // Another position of the same form: its last character changed.
+    const edited = `${position.slice(0, -1)}${position.endsWith('A') ? 'B' : 'A'}`;
+    await refused(path, asCursor(`${version}.${tag}.${edited}`));
+  });
+});

@@ -87,6 +87,16 @@ describe('PUT /v1/publisher', () => {
     [{ display_name: 'line\u2028break' }, 'display_name', 'invalid_format'],
     [{ display_name: ' Acme' }, 'display_name', 'invalid_format'],
     [{ display_name: 'Acme ' }, 'display_name', 'invalid_format'],
+    // Names that read as nothing, and one that looks exactly like another with a joiner after it.
+    [{ display_name: '\u200D' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\uFE0F' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\u0301' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\u3164' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\u2800' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\u3164\u200D\u2800' }, 'display_name', 'invalid_format'],
+    [{ display_name: 'Dev Games\u200D' }, 'display_name', 'invalid_format'],
+    [{ display_name: '\u0301Dev Games' }, 'display_name', 'invalid_format'],
+    [{ display_name: 'Dev Games\uFE0F' }, 'display_name', 'invalid_format'],
     [{ display_name: 7 }, 'display_name', 'invalid_type'],
     [{}, 'display_name', 'required'],
     [{ display_name: 'Acme', publisher_id: 'dir-b' }, 'publisher_id', 'unknown_field'],
@@ -100,6 +110,19 @@ describe('PUT /v1/publisher', () => {
     expect(await storedItem(profileKey('dir-a'))).toEqual(profile);
     expect(await storedEvents('dir-a')).toEqual(events);
     expect(await storedItem(profileKey('dir-b'))).toBeUndefined();
+  });
+
+  it('accepts marks, joiners and variation selectors between visible characters, stored as sent', async () => {
+    for (const name of [
+      'Cafe\u0301 Games',
+      'Team \u{1F469}\u200D\u{1F4BB} Dev',
+      'Hearts \u2764\uFE0F Games',
+    ]) {
+      const res = await rename(keys['dir-d'], { display_name: name });
+      expect(res.status, JSON.stringify(name)).toBe(200);
+      expect(res.body.display_name).toBe(name);
+      expect((await storedItem(profileKey('dir-d')))?.display_name).toBe(name);
+    }
   });
 
   it('needs policy:write; a key without it changes nothing, and any key reads the directory', async () => {

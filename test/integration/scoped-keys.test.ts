@@ -68,6 +68,57 @@ describe('a key with bans:read only', () => {
   });
 });
 
+describe('a body that is not UTF-8', () => {
+  /** A ban body with one byte that no UTF-8 text holds (0xFF) inside the device id. */
+  const notUtf8 = (device: string) =>
+    Buffer.concat([
+      Buffer.from(`{"device_id":"${device}`),
+      Buffer.from([0xff]),
+      Buffer.from('","ban_type":"cheat","scope":"game","reason_code":"x"}'),
+    ]);
+  const json = { 'Content-Type': 'application/json' };
+
+  it('gets the 403 of a key lacking the scope, as any other bad body does', async () => {
+    const reader = await scoped('scope-a', { scopes: ['bans:read'] });
+    const res = await api.request('POST', '/v1/bans', {
+      key: reader,
+      game: 'g1',
+      rawBody: notUtf8('sc-utf8-ro'),
+      headers: json,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ code: 'forbidden', message: 'This key lacks the scope bans:write' });
+  });
+
+  it('gets the 403 of a key not bound to the game it names', async () => {
+    const bound = await scoped('scope-a', { scopes: ['bans:write'], games: ['g1'] });
+    const res = await api.request('POST', '/v1/bans', {
+      key: bound,
+      game: 'g9',
+      rawBody: notUtf8('sc-utf8-g9'),
+      headers: json,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ code: 'forbidden', message: 'This key is not bound to game g9' });
+  });
+
+  it('is refused with 400 for a key that may make the call, and nothing is stored', async () => {
+    const res = await api.request('POST', '/v1/bans', {
+      key: keyA,
+      game: 'g1',
+      rawBody: notUtf8('sc-utf8'),
+      headers: json,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: 'invalid_json',
+      message: 'The request body is not valid UTF-8',
+    });
+    expect(await storedBans('sc-utf8\ufffd')).toEqual([]);
+    expect(await storedBans('sc-utf8')).toEqual([]);
+  });
+});
+
 describe('a key bound to games', () => {
   let bound: string;
   beforeAll(async () => {
