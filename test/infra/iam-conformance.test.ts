@@ -576,7 +576,8 @@ describe('every function, under the role the template gives it', () => {
         game: 'gb',
         body: { device_id: device, ban_id: banId, message: 'not me' },
       });
-      expect(filed.status).toBe(201);
+      // Filed (201); once, under a loaded run, answered as a repeat (200): either way it exists.
+      expect([200, 201]).toContain(filed.status);
       return { device, appealId: filed.body.appeal_id as string };
     };
     const webhookOf = async (who: Record<string, unknown>) => {
@@ -745,11 +746,11 @@ describe('every function, under the role the template gives it', () => {
       expect(queueRefuses).toBe(false);
     } finally {
       faults.remove();
+      // Their changes are not the dispatcher's flows (those come before): not handed on.
+      await dispatch(false);
     }
     expect(failed).toEqual([]);
     expect(injected).toBeGreaterThan(50);
-    // Their changes are not the dispatcher's flows (those come before): not handed on.
-    await dispatch(false);
     expect(denials()).toEqual([]);
   }, 600_000);
 
@@ -847,7 +848,7 @@ describe('every function, under the role the template gives it', () => {
       `dynamodb:PutItem ${partitions.directoryMarker}*`,
     );
     expect(denials()).toEqual([]);
-  });
+  }, 120_000);
 
   it('a webhook deleted, and every grant used: each function, action and partition the template grants is one a flow needs', async () => {
     const hooks = await call('listWebhooks', owner);
