@@ -3,6 +3,7 @@ import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
 import { isScope, type Scope, scopes } from '../lib/model/scopes';
 import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
 import type { QuotaKey } from './quota-keys';
+import { regionMissing } from './region';
 
 /**
  * `npm run keys -- …`: operators make, list and revoke API keys. Against the local store by
@@ -83,7 +84,8 @@ const joinUsagePlan = async (publisherId: string): Promise<QuotaKey> => {
     import('@aws-sdk/client-api-gateway'),
     import('./quota-keys'),
   ]);
-  const client = new APIGatewayClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+  // The SDK's own region (AWS_REGION or the profile's), as the table's client: the stage's.
+  const client = new APIGatewayClient({});
   try {
     const key = await ensureQuotaKey(client, usagePlanId as string, publisherId);
     if (!key.enabled)
@@ -248,7 +250,7 @@ try {
   useStore(store);
   code = await run();
 } catch (error) {
-  console.error(`keys: ${(error as Error).message}`);
+  console.error(`keys: ${regionMissing(error) ?? (error as Error).message}`);
 } finally {
   await store.close();
 }

@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import {
   AdminCreateUserCommand,
   AdminDisableUserCommand,
+  AdminEnableUserCommand,
   AdminGetUserCommand,
+  AdminUpdateUserAttributesCommand,
   AdminUserGlobalSignOutCommand,
   CognitoIdentityProviderClient,
   paginateListUsers,
@@ -16,12 +18,14 @@ import {
 } from '../lib/model/people';
 import { publisherIdSchema } from '../lib/model/requests';
 import { ensureTable, openStore, useStore } from './local/store';
+import { regionMissing } from './region';
 
 /**
- * `npm run users -- …`: operators add, list and disable the people who sign in. Against the
- * deployed Cognito user pool when USER_POOL_ID is set (the stack's UserPoolId output; AWS
- * credentials of an operator), else against the local identity provider's people in the local
- * store (whether or not `npm start` is running).
+ * `npm run users -- …`: operators add, list, disable and re-enable the people who sign in and
+ * change their role. Against the deployed Cognito user pool when USER_POOL_ID is set (the stack's
+ * UserPoolId output; AWS credentials of an operator), which opens no local store: `create` checks
+ * the publisher in the stage's table (TABLE_NAME). Else against the local identity provider's
+ * people in the local store (whether or not `npm start` is running).
  */
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -29,17 +33,25 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage:
   npm run users -- create --publisher <publisher_id> --email <email> --role ${roles.join('|')} [--json]
   npm run users -- list --publisher <publisher_id> [--json]
+  npm run users -- set-role --email <email> --role ${roles.join('|')} [--json]
   npm run users -- disable --email <email> [--revoke-keys] [--json]
+  npm run users -- enable --email <email> [--json]
+  npm run users -- resend --email <email> [--json]
 
-Where: USER_POOL_ID (the stack's UserPoolId output, with AWS credentials) for the deployed pool;
-otherwise the local provider's people in DATA_DIR (default ./.data), or TABLE_NAME + DYNAMODB_ENDPOINT.
+Where: USER_POOL_ID (the stack's UserPoolId output, with AWS credentials and a region) for the
+deployed pool, and TABLE_NAME (its TableName output) for create; otherwise the local provider's
+people in DATA_DIR (default ./.data), or TABLE_NAME + DYNAMODB_ENDPOINT.
 
 Roles: viewer (bans:read, policy:read, audit:read), moderator (viewer + bans:write), admin (every scope).
-create: locally prints a password once (and makes the publisher if new); deployed, the publisher
-must have been made with \`npm run keys -- create\` (which puts it on the usage plan), and Cognito
-emails a temporary password and asks for TOTP set-up at the first sign-in. disable: no sign-in and no renewal from now on; a token already
-issued lives out its 15 minutes. It lists the API keys the person made, which keep working;
---revoke-keys revokes those (deployed: with TABLE_NAME, the stage's table, and its credentials).`;
+create: the publisher must exist (deployed: made with \`npm run keys -- create\`, which puts it on
+the usage plan; locally it is made if new, and a password is printed once); deployed, Cognito
+emails a temporary password and asks for TOTP set-up at the first sign-in. resend (deployed): the
+invitation again, with a new temporary password, to a person who has not signed in yet.
+set-role: holds from the person's next sign-in or renewal, at most 15 minutes later.
+disable: no sign-in and no renewal from now on; a token already issued lives out its 15 minutes.
+It lists the API keys the person made, which keep working; --revoke-keys revokes those
+(deployed: with TABLE_NAME, the stage's table, and its credentials). enable: the person may sign
+in again.`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
@@ -144,15 +156,37 @@ const poolId = process.env.USER_POOL_ID || undefined;
 /** Whether the operator named a table (read now: opening the local store sets TABLE_NAME). */
 const stageTable = Boolean(process.env.TABLE_NAME);
 
+/** Whether the publisher was made on the deployed stage (its policy item, written with its first key). */
+const publisherExists = async (publisherId: string) => {
+  if (!process.env.TABLE_NAME)
+    return fail(
+      "create on the deployed pool needs TABLE_NAME, the stack's TableName output: the publisher is checked there",
+    );
+  const { dynamo, tableName } = await import('../lib/storage/client');
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { policyKey } = await import('../lib/storage/keys');
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: policyKey(publisherId), ConsistentRead: true }),
+  );
+  return Item !== undefined;
+};
+
 /** The deployed pool: Cognito keeps the people, their passwords and their second factor. */
 const cognito = async (pool: string) => {
   const client = new CognitoIdentityProviderClient({});
   const attribute = (user: { Attributes?: { Name?: string; Value?: string }[] }, name: string) =>
     user.Attributes?.find((a) => a.Name === name)?.Value ?? '';
+  const done = (e: string, status: string) => {
+    console.log(values.json ? JSON.stringify({ email: e, status }) : `${e} ${status}`);
+    return 0;
+  };
   switch (command) {
     case 'create': {
       const [p, e, r] = [publisher(), email(), role()];
-      // The publisher must exist already (npm run keys -- create puts it on the usage plan).
+      if (!(await publisherExists(p))) {
+        console.error(`users: no publisher ${p}: make it with npm run keys -- create --publisher ${p}`);
+        return 1;
+      }
       const { User } = await client.send(
         new AdminCreateUserCommand({
           UserPoolId: pool,
@@ -195,6 +229,17 @@ const cognito = async (pool: string) => {
       show(people.sort((a, b) => a.email.localeCompare(b.email)));
       return 0;
     }
+    case 'set-role': {
+      const [e, r] = [email(), role()];
+      await client.send(
+        new AdminUpdateUserAttributesCommand({
+          UserPoolId: pool,
+          Username: e,
+          UserAttributes: [{ Name: COGNITO_ROLE_ATTRIBUTE, Value: r }],
+        }),
+      );
+      return done(e, `role ${r}`);
+    }
     case 'disable': {
       const e = email();
       // The keys they made are in the stage's table: listed (and revoked) only with TABLE_NAME.
@@ -212,6 +257,24 @@ const cognito = async (pool: string) => {
       } else if (!values.json) console.log('set TABLE_NAME (the stage table) to list the API keys they made');
       if (values.json) console.log(JSON.stringify({ email: e, status: 'disabled', ...keys }));
       return 0;
+    }
+    case 'enable': {
+      const e = email();
+      await client.send(new AdminEnableUserCommand({ UserPoolId: pool, Username: e }));
+      return done(e, 'enabled');
+    }
+    case 'resend': {
+      const e = email();
+      // Cognito refuses (UnsupportedUserStateException) once the person has signed in.
+      await client.send(
+        new AdminCreateUserCommand({
+          UserPoolId: pool,
+          Username: e,
+          MessageAction: 'RESEND',
+          DesiredDeliveryMediums: ['EMAIL'],
+        }),
+      );
+      return done(e, 'invited again');
     }
     default:
       return fail(command === undefined ? 'a command is required' : `unknown command: ${command}`);
@@ -252,31 +315,53 @@ const local = async () => {
     case 'list':
       show((await people.listLocalPeople(publisher())).map((p) => shown(p)));
       return 0;
-    case 'disable': {
-      const disabled = await people.disableLocalPerson(email());
-      if (!disabled) {
+    case 'disable':
+    case 'enable':
+    case 'set-role': {
+      const e = email();
+      const changed = await (command === 'disable'
+        ? people.disableLocalPerson(e)
+        : command === 'enable'
+          ? people.enableLocalPerson(e)
+          : people.setLocalPersonRole(e, role()));
+      if (!changed) {
         console.error(`users: no such person: ${values.email}`);
         return 1;
       }
-      if (!values.json) show([shown(disabled)]);
-      const keys = await madeKeys(disabled.publisher_id, disabled.sub);
-      if (values.json) console.log(JSON.stringify({ ...shown(disabled), ...keys }, null, 2));
+      if (command !== 'disable') {
+        show([shown(changed)]);
+        return 0;
+      }
+      if (!values.json) show([shown(changed)]);
+      const keys = await madeKeys(changed.publisher_id, changed.sub);
+      if (values.json) console.log(JSON.stringify({ ...shown(changed), ...keys }, null, 2));
       return 0;
     }
+    case 'resend':
+      console.error('users: resend is for the deployed pool: locally the password was printed at create');
+      return 1;
     default:
       return fail(command === undefined ? 'a command is required' : `unknown command: ${command}`);
   }
 };
 
-const store = await openStore();
+/** The deployed pool opens no local store; the table (for create's check) is the stage's. */
+const run = async () => {
+  if (poolId) return cognito(poolId);
+  const store = await openStore();
+  try {
+    if (store.embedded || store.endpoint) await ensureTable(store);
+    useStore(store);
+    return await local();
+  } finally {
+    await store.close();
+  }
+};
+
 let code = 1;
 try {
-  if (store.embedded || store.endpoint) await ensureTable(store);
-  useStore(store);
-  code = poolId ? await cognito(poolId) : await local();
+  code = await run();
 } catch (error) {
-  console.error(`users: ${(error as Error).message}`);
-} finally {
-  await store.close();
+  console.error(`users: ${regionMissing(error) ?? (error as Error).message}`);
 }
 process.exit(code);

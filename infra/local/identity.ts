@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration, errors, interactionPolicy } from 'oidc-provider';
+import Provider, {
+  type Adapter,
+  type AdapterPayload,
+  type Configuration,
+  errors,
+  interactionPolicy,
+} from 'oidc-provider';
 import type { IdentityProvider } from '../../lib/domain/people';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
@@ -27,10 +33,60 @@ export const CONSOLE_CLIENT_ID = 'console';
 export const ACCESS_TOKEN_SECONDS = 900;
 const SESSION_SECONDS = 8 * 3600;
 
+/**
+ * The provider's sessions, grants and tokens, in this process's memory: what its own development
+ * adapter keeps, without its warning. They go at a restart (people sign in again); the people
+ * themselves are in the store.
+ */
+class MemoryAdapter implements Adapter {
+  private static readonly items = new Map<string, { payload: AdapterPayload; until?: number }>();
+  private static readonly grants = new Map<string, Set<string>>();
+  constructor(private readonly model: string) {}
+  private key = (id: string) => `${this.model}:${id}`;
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
+    const key = this.key(id);
+    MemoryAdapter.items.set(key, { payload, ...(expiresIn ? { until: Date.now() + expiresIn * 1000 } : {}) });
+    if (payload.grantId)
+      MemoryAdapter.grants.set(
+        payload.grantId,
+        (MemoryAdapter.grants.get(payload.grantId) ?? new Set()).add(key),
+      );
+  }
+  async find(id: string) {
+    const item = MemoryAdapter.items.get(this.key(id));
+    if (!item || (item.until !== undefined && item.until <= Date.now())) return undefined;
+    return item.payload;
+  }
+  async findByUid(uid: string) {
+    for (const [key, item] of MemoryAdapter.items)
+      if (key.startsWith(`${this.model}:`) && item.payload.uid === uid)
+        return this.find(key.slice(this.model.length + 1));
+    return undefined;
+  }
+  async findByUserCode(userCode: string) {
+    for (const [key, item] of MemoryAdapter.items)
+      if (key.startsWith(`${this.model}:`) && item.payload.userCode === userCode)
+        return this.find(key.slice(this.model.length + 1));
+    return undefined;
+  }
+  async consume(id: string) {
+    const item = MemoryAdapter.items.get(this.key(id));
+    if (item) item.payload.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string) {
+    MemoryAdapter.items.delete(this.key(id));
+  }
+  async revokeByGrantId(grantId: string) {
+    for (const key of MemoryAdapter.grants.get(grantId) ?? []) MemoryAdapter.items.delete(key);
+    MemoryAdapter.grants.delete(grantId);
+  }
+}
+
 export interface LocalIdentity {
   issuer: string;
   /** The authorizer's settings for this provider (IDENTITY_PROVIDER). */
   settings: IdentityProvider;
+
   /** The console's settings for this provider (its sign-in.json). */
   console: ConsoleSignIn;
   close(): Promise<void>;
@@ -130,6 +186,7 @@ export const startLocalIdentity = async (options: {
   };
 
   const configuration: Configuration = {
+    adapter: MemoryAdapter,
     clients: [
       {
         client_id: CONSOLE_CLIENT_ID,

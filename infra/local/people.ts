@@ -164,22 +164,47 @@ export const signInLocalPerson = async (
   return person.disabled_at === null ? person : undefined;
 };
 
-/** Disables a person: no new sign-in and no refresh from now on. */
-export const disableLocalPerson = async (email: string): Promise<LocalPerson | undefined> => {
+/** Updates the person of `email`; none: undefined. */
+const updateLocalPerson = async (
+  email: string,
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+): Promise<LocalPerson | undefined> => {
   const sub = await subOfEmail(email);
   if (!sub) return undefined;
   const { Attributes } = await dynamo.send(
     new UpdateCommand({
       TableName: tableName,
       Key: localPersonKey(sub),
-      UpdateExpression: 'SET disabled_at = if_not_exists(disabled_at, :now)',
+      ...update,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
       ReturnValues: 'ALL_NEW',
     }),
   );
   return Attributes ? personFromItem(Attributes) : undefined;
 };
+
+/** Disables a person: no new sign-in and no refresh from now on. */
+export const disableLocalPerson = (email: string) =>
+  updateLocalPerson(email, {
+    UpdateExpression: 'SET disabled_at = if_not_exists(disabled_at, :now)',
+    ExpressionAttributeValues: { ':now': new Date().toISOString() },
+  });
+
+/** Enables a disabled person again: they sign in with the password they had. */
+export const enableLocalPerson = (email: string) =>
+  updateLocalPerson(email, { UpdateExpression: 'REMOVE disabled_at' });
+
+/** Gives a person another role: it holds from their next sign-in or renewal. */
+export const setLocalPersonRole = (email: string, role: Role) =>
+  updateLocalPerson(email, {
+    UpdateExpression: 'SET #role = :role',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':role': role },
+  });
 
 /**
  * A publisher's people, by email. A scan of the person items: the local provider holds a

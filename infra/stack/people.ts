@@ -157,7 +157,10 @@ export class People extends Construct {
     const client = pool.addClient('Console', {
       // A page in a browser keeps no secret: authorization code with PKCE (the console sends it).
       generateSecret: false,
-      authFlows: {},
+      // Only the renewal of the code flow's tokens: with no flow named, Cognito would also allow
+      // SRP and custom sign-in straight against the client, past the managed login page. (Any
+      // key named makes CDK list ALLOW_REFRESH_TOKEN_AUTH; false names none of the others.)
+      authFlows: { userSrp: false },
       oAuth: {
         flows: { authorizationCodeGrant: true },
         scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],

@@ -8,7 +8,9 @@ import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
  */
 export const connectionConfig = (endpoint: string | undefined): DynamoDBClientConfig => ({
   endpoint,
-  region: process.env.AWS_REGION ?? 'us-east-1',
+  // AWS itself: the SDK's own region (AWS_REGION, else the profile's; none fails the call), never
+  // a default that would reach another region's table. A local store answers any region.
+  ...(process.env.AWS_REGION || endpoint ? { region: process.env.AWS_REGION || 'us-east-1' } : {}),
   ...(endpoint && !process.env.AWS_ACCESS_KEY_ID
     ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
     : {}),

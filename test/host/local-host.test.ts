@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -344,6 +346,50 @@ describe('npm run keys', () => {
       expect(run.stderr).toContain('USAGE_PLAN_ID');
     },
   );
+
+  it("against AWS takes its region from the SDK's own resolution (the profile's), and fails without one", async () => {
+    // API Gateway played by a server that notes the region each request was signed for, and refuses it.
+    const regions: string[] = [];
+    const server = createServer((req, res) => {
+      regions.push(/Credential=[^/]+\/\d+\/([^/]+)\//.exec(String(req.headers.authorization))?.[1] ?? '');
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'refused by the test' }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const dir = tempDir();
+    const config = join(dir, 'config');
+    writeFileSync(config, '[default]\nregion = ap-southeast-2\n');
+    const run = (configFile: string) => {
+      const {
+        AWS_REGION: _r,
+        AWS_DEFAULT_REGION: _d,
+        AWS_PROFILE: _p,
+        ...env
+      } = childEnv({
+        TABLE_NAME: 'DeviceBans-dev-Table',
+        USAGE_PLAN_ID: 'plan1',
+        AWS_CONFIG_FILE: configFile,
+        AWS_ENDPOINT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        AWS_ACCESS_KEY_ID: 'none',
+        AWS_SECRET_ACCESS_KEY: 'none',
+      });
+      return runTs('infra/keys-cli.ts', ['quota', '--publisher', 'acme'], env);
+    };
+    try {
+      const fromProfile = await run(config);
+      expect(fromProfile.code).toBe(1);
+      expect(fromProfile.stderr).toContain('refused by the test');
+      expect(regions.length).toBeGreaterThan(0);
+      expect(new Set(regions)).toEqual(new Set(['ap-southeast-2']));
+      regions.length = 0;
+      const none = await run(join(dir, 'absent'));
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain('no AWS region: set AWS_REGION');
+      expect(regions).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
 
   it('quota has nothing to do locally: the local gateway counts every publisher', async () => {
     const run = await keys(['quota', '--publisher', 'acme'], tempDir());

