@@ -834,6 +834,8 @@ export interface components {
         scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
         games: string[] | null;
         expires_at: string | null;
+        /** @enum {string} */
+        expiry?: "default" | "chosen" | "never";
       };
     }) | {
       /** @constant */
