@@ -437,7 +437,8 @@ export const operations = {
       'publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id ' +
       'may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are ' +
       `whole numbers from 1 to ${QUORUM_MAX}. A bad value is a 400 naming it ` +
-      '(`global_sources.only.3`) and changes nothing.',
+      '(`global_sources.only.3`) and changes nothing. A key bound to games is refused (403): the ' +
+      'policy applies in every game.',
     request: { enforce_social_global: true, global_sources: { except: ['other-studio'] }, global_quorum: 2 },
     responses: {
       200: response(policySchema, 'The full policy after the update, with a new `updated_at`.', {
@@ -473,7 +474,8 @@ export const operations = {
       '`strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming ' +
       '`reason_code`); a repeated idempotency key still answers its original ban. Recorded in the ' +
       'audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad ' +
-      'input is a 400 naming the field (`reasons.3.code`) and changes nothing.',
+      'input is a 400 naming the field (`reasons.3.code`) and changes nothing. A key bound to games ' +
+      'is refused (403): strict reasons hold the bans of every game.',
     request: {
       reasons: reasonCatalogue.reasons,
       strict_reasons: true,
@@ -498,7 +500,8 @@ export const operations = {
       'and non-joiner are allowed), no line or paragraph separators, and no space at either end; ' +
       'anything else is a 400 naming `display_name`, and changes nothing. A name set before your ' +
       'first global ban shows once the directory lists you. Recorded in the audit trail as ' +
-      '`publisher.updated` (the name before and after); not in the change feed.',
+      '`publisher.updated` (the name before and after); not in the change feed. A key bound to ' +
+      "games is refused (403): the name is the whole publisher's.",
     request: { display_name: 'Acme Games' },
     responses: {
       200: response(publisherProfileSchema, 'The name as stored, with a new `updated_at`.', {
