@@ -553,11 +553,11 @@ export const testWebhookRoute = {
   scope: 'keys:manage',
   request: { path: webhookPathSchema },
   // The publisher's webhooks (is it theirs, within the key's games?), then the delivery's
-  // conditional put; it is deleted again if the queue refuses it.
+  // conditional put and its audit event; both are deleted again if the queue refuses it.
   table: {
     'dynamodb:Query': ['webhook'],
-    'dynamodb:PutItem': ['delivery'],
-    'dynamodb:DeleteItem': ['delivery'],
+    'dynamodb:PutItem': ['delivery', 'audit'],
+    'dynamodb:DeleteItem': ['delivery', 'audit'],
   },
   throttle: 'write',
   sendsDeliveries: true,

@@ -818,7 +818,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
       '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
@@ -1062,8 +1062,8 @@ export const operations = {
       'Queues one `webhook.test` event to this webhook only, delivered like every event: signed with ' +
       "the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` " +
       'now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, ' +
-      'device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the ' +
-      'delivery is its record); each call sends a new event. A key bound to games tests only the ' +
+      'device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed; audited as ' +
+      '`webhook.tested` (its `test_event_id` is this `event_id`); each call sends a new event. A key bound to games tests only the ' +
       "webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.",
     notFound: true,
     responses: {
