@@ -169,7 +169,8 @@ export const updatePolicyRoute = {
   handler: 'put-policy',
   auth: true,
   scope: 'policy:write',
-  request: { body: policyPatchSchema },
+  // The policy (flags and trust) applies in every game: no key bound to games sets it.
+  request: { body: policyPatchSchema, everyGame: true },
   // One conditional UpdateItem returning ALL_OLD, then its event (and the previous one's, if missing).
   table: { 'dynamodb:UpdateItem': ['publisher'], 'dynamodb:PutItem': ['audit'] },
   throttle: 'write',
@@ -195,7 +196,8 @@ export const putReasonsRoute = {
   handler: 'put-reasons',
   auth: true,
   scope: 'policy:write',
-  request: { body: putReasonsRequestSchema },
+  // Strict reasons hold every game's bans to the catalogue: no key bound to games sets it.
+  request: { body: putReasonsRequestSchema, everyGame: true },
   // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
   table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
   throttle: 'write',
@@ -212,7 +214,8 @@ export const putPublisherRoute = {
   handler: 'put-publisher',
   auth: true,
   scope: 'policy:write',
-  request: { body: putPublisherRequestSchema },
+  // The name stands for the publisher in every game and to others: no key bound to games sets it.
+  request: { body: putPublisherRequestSchema, everyGame: true },
   // One UpdateItem of the profile returning what it replaced, then its event (and the replaced
   // one's, if missing) and the name on the directory entry, if there is one.
   table: {
@@ -555,11 +558,11 @@ export const testWebhookRoute = {
   scope: 'keys:manage',
   request: { path: webhookPathSchema },
   // The publisher's webhooks (is it theirs, within the key's games?), then the delivery's
-  // conditional put; it is deleted again if the queue refuses it.
+  // conditional put and its audit event; both are deleted again if the queue refuses it.
   table: {
     'dynamodb:Query': ['webhook'],
-    'dynamodb:PutItem': ['delivery'],
-    'dynamodb:DeleteItem': ['delivery'],
+    'dynamodb:PutItem': ['delivery', 'audit'],
+    'dynamodb:DeleteItem': ['delivery', 'audit'],
   },
   throttle: 'write',
   sendsDeliveries: true,

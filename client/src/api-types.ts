@@ -34,7 +34,7 @@ export interface paths {
     get: operations["getPolicy"];
     /**
      * Change some of the caller's policy flags
-     * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing.
+     * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing. A key bound to games is refused (403): the policy applies in every game.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -50,7 +50,7 @@ export interface paths {
     get: operations["getReasons"];
     /**
      * Replace the caller's reason catalogue
-     * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing.
+     * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing. A key bound to games is refused (403): strict reasons hold the bans of every game.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -59,7 +59,7 @@ export interface paths {
   "/v1/publisher": {
     /**
      * Set the caller's name in the directory of publishers
-     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -165,7 +165,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -253,7 +253,7 @@ export interface paths {
   "/v1/webhooks/{webhook_id}/test": {
     /**
      * Send a test event to one of your webhooks
-     * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the delivery is its record); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
+     * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed; audited as `webhook.tested` (its `test_event_id` is this `event_id`); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -877,6 +877,17 @@ export interface components {
         webhook_id: string;
         url_origin: string;
       };
+    } | {
+      /** @constant */
+      type: "webhook.tested";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      webhook: {
+        webhook_id: string;
+        url_origin: string;
+      };
+      test_event_id: string;
     };
     AuditList: {
       items: components["schemas"]["AuditEvent"][];
@@ -1377,7 +1388,7 @@ export interface operations {
   };
   /**
    * Change some of the caller's policy flags
-   * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing.
+   * @description Send any subset of the eight flags and the four trust settings: only those change, atomically, so concurrent updates of different settings all take effect. `{}` changes nothing but `updated_at`. Unknown fields are a 400. `global_sources` and `rep_global_sources` are `"all"`, `{"only": [ids]}` or `{"except": [ids]}`: at most 100 publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are whole numbers from 1 to 10. A bad value is a 400 naming it (`global_sources.only.3`) and changes nothing. A key bound to games is refused (403): the policy applies in every game.
    *
    * Needs a key with the `policy:write` scope.
    */
@@ -1445,7 +1456,7 @@ export interface operations {
   };
   /**
    * Replace the caller's reason catalogue
-   * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing.
+   * @description Replaces the whole catalogue: at most 100 reasons, codes unique and following the rule of a ban's `reason_code`, labels of 1-80 characters, `duration_seconds` a positive whole number of at most 10 years (null: permanent), `player_message` the rule of a ban's. With `strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming `reason_code`); a repeated idempotency key still answers its original ban. Recorded in the audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad input is a 400 naming the field (`reasons.3.code`) and changes nothing. A key bound to games is refused (403): strict reasons hold the bans of every game.
    *
    * Needs a key with the `policy:write` scope.
    */
@@ -1500,7 +1511,7 @@ export interface operations {
   };
   /**
    * Set the caller's name in the directory of publishers
-   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed.
+   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
    *
    * Needs a key with the `policy:write` scope.
    */
@@ -2090,7 +2101,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -2111,7 +2122,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -2514,7 +2525,7 @@ export interface operations {
   };
   /**
    * Send a test event to one of your webhooks
-   * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the delivery is its record); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
+   * @description Queues one `webhook.test` event to this webhook only, delivered like every event: signed with the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed; audited as `webhook.tested` (its `test_event_id` is this `event_id`); each call sends a new event. A key bound to games tests only the webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.
    *
    * Needs a key with the `keys:manage` scope.
    */

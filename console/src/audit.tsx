@@ -21,6 +21,7 @@ export const auditTypes = [
   'device.erased',
   'webhook.created',
   'webhook.deleted',
+  'webhook.tested',
 ] as const satisfies readonly AuditType[];
 // Every type the API documents is offered: this fails to compile when one is added.
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
@@ -60,6 +61,8 @@ const summary = (event: AuditEvent): string => {
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: ${event.webhook.events.join(' ')}; games ${event.webhook.games?.join(', ') ?? 'all'}`;
     case 'webhook.deleted':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}`;
+    case 'webhook.tested':
+      return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: test event ${event.test_event_id} sent`;
   }
 };
 

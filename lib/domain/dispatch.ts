@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { WebhookTest, WebhookTestEvent } from '../model/responses';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Actor, WebhookTest, WebhookTestEvent } from '../model/responses';
+import { originOf } from '../outbound/webhook-address';
 import { dynamo, tableName } from '../storage/client';
 import { queueDeliveries } from '../storage/delivery-queue';
 import { deliveryKey } from '../storage/keys';
+import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
 import { type ChangeRecord, eventsOfChange } from './change-events';
 import {
   type DeliveryRef,
@@ -50,13 +52,15 @@ export const dispatchChanges = async (
  * Sends a signed `webhook.test` event to one of the publisher's webhooks (one a key bound to
  * `games` reaches; any other is not found), through the same path as every event: a stored
  * delivery, the queue, the sender's signed attempts and retries, the deliveries listing. The test
- * is not in the feed and goes to no other webhook. Each call is a new event (a random id). If the
- * queue refuses it, the delivery is withdrawn, so nothing is left pending that no attempt follows.
+ * is not in the feed and goes to no other webhook. Each call is a new event (a random id), audited
+ * as `webhook.tested` (who sent it, to which webhook). If the trail or the queue refuses it, the
+ * delivery and its event are withdrawn, so nothing is left pending that no attempt follows.
  */
 export const sendTestEvent = async (
   publisherId: string,
   games: readonly string[] | null,
   webhookId: string,
+  actor: Actor,
 ): Promise<WebhookTest> => {
   const webhook = await reachableWebhook(publisherId, games, webhookId);
   const now = new Date().toISOString();
@@ -75,9 +79,17 @@ export const sendTestEvent = async (
     new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
   try {
+    await recordEvent(publisherId, event.event_id, now, actor, {
+      type: 'webhook.tested',
+      webhook: { webhook_id: webhookId, url_origin: originOf(webhook.url) },
+      test_event_id: event.event_id,
+    });
     await queueDeliveries([ref]);
   } catch (error) {
-    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: key }));
+    await undoUnrecorded(
+      [key, eventKeyOf(publisherId, 'webhook.tested', event.event_id, now)],
+      `test event ${event.event_id}`,
+    );
     throw error;
   }
   return { webhook_id: webhookId, ...deliveryFromItem(item) };

@@ -544,6 +544,7 @@ export const auditEventTypes = [
   'appeal.decided',
   'reasons.updated',
   'publisher.updated',
+  'webhook.tested',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

@@ -559,6 +559,13 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     ...eventBase,
     webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
   }),
+  z.strictObject({
+    type: z.literal('webhook.tested'),
+    ...eventBase,
+    webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
+    /** The `webhook.test` event sent: its delivery is listed under this id. */
+    test_event_id: z.string(),
+  }),
 ]);
 export type AuditEvent = z.output<typeof auditEventSchema>;
 

@@ -437,7 +437,8 @@ export const operations = {
       'publisher ids (1-64 characters of a-z 0-9 . _ -), none repeated (`duplicate`); your own id ' +
       'may be listed and is always trusted anyway. `global_quorum` and `rep_global_quorum` are ' +
       `whole numbers from 1 to ${QUORUM_MAX}. A bad value is a 400 naming it ` +
-      '(`global_sources.only.3`) and changes nothing.',
+      '(`global_sources.only.3`) and changes nothing. A key bound to games is refused (403): the ' +
+      'policy applies in every game.',
     request: { enforce_social_global: true, global_sources: { except: ['other-studio'] }, global_quorum: 2 },
     responses: {
       200: response(policySchema, 'The full policy after the update, with a new `updated_at`.', {
@@ -473,7 +474,8 @@ export const operations = {
       '`strict_reasons` on, `POST /v1/bans` refuses a `reason_code` not in it (400 naming ' +
       '`reason_code`); a repeated idempotency key still answers its original ban. Recorded in the ' +
       'audit trail as `reasons.updated`; not in the change feed (it changes no enforcement). Bad ' +
-      'input is a 400 naming the field (`reasons.3.code`) and changes nothing.',
+      'input is a 400 naming the field (`reasons.3.code`) and changes nothing. A key bound to games ' +
+      'is refused (403): strict reasons hold the bans of every game.',
     request: {
       reasons: reasonCatalogue.reasons,
       strict_reasons: true,
@@ -500,7 +502,8 @@ export const operations = {
       'Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. ' +
       'A name set before your ' +
       'first global ban shows once the directory lists you. Recorded in the audit trail as ' +
-      '`publisher.updated` (the name before and after); not in the change feed.',
+      '`publisher.updated` (the name before and after); not in the change feed. A key bound to ' +
+      "games is refused (403): the name is the whole publisher's.",
     request: { display_name: 'Acme Games' },
     responses: {
       200: response(publisherProfileSchema, 'The name as stored, with a new `updated_at`.', {
@@ -817,7 +820,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
       '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
@@ -1063,8 +1066,8 @@ export const operations = {
       'Queues one `webhook.test` event to this webhook only, delivered like every event: signed with ' +
       "the webhook's secret, retried the same way, listed among its deliveries (`status` `pending` " +
       'now) and counted in its `health`. The body is `{event_id, type: "webhook.test", occurred_at, ' +
-      'device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed, not audited (the ' +
-      'delivery is its record); each call sends a new event. A key bound to games tests only the ' +
+      'device_id: null, publisher_id, webhook_id}`: no ban. Not in the change feed; audited as ' +
+      '`webhook.tested` (its `test_event_id` is this `event_id`); each call sends a new event. A key bound to games tests only the ' +
       "webhooks within its games. Another publisher's webhook id is a 404, as an unknown or deleted one.",
     notFound: true,
     responses: {

@@ -17,6 +17,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 // Marks an error whose message is already the reason we report.
 const REFUSED = 'ERR_WEBHOOK_REFUSED';
+/** An attempt refused for where it would connect: the same words whatever the address. */
+export const ADDRESS_NOT_ALLOWED = 'address not allowed';
 
 export type WebhookAttempt = { ok: boolean; status: number | null; error: string | null; durationMs: number };
 
@@ -34,7 +36,8 @@ const guardedLookup =
         ({ address }) =>
           isForbiddenAddress(address, allowLoopback) || (loopbackOnly && !isLoopbackAddress(address)),
       );
-      if (bad) return callback(refusal(`address not allowed: ${bad.address}`), '');
+      // Never which address: the answer is the publisher's to read, and must not map our network.
+      if (bad) return callback(refusal(ADDRESS_NOT_ALLOWED), '');
       // Node asks for every address when it races IPv6 against IPv4 (autoSelectFamily): all checked.
       if (options.all) return callback(null, addresses);
       const [first] = addresses;
@@ -90,7 +93,7 @@ export const postWebhook = (input: {
   const { url } = checked;
   const literal = ipLiteralOf(url);
   if (literal && isForbiddenAddress(literal, input.allowLoopback)) {
-    return Promise.resolve(answer(false, null, `address not allowed: ${literal}`));
+    return Promise.resolve(answer(false, null, ADDRESS_NOT_ALLOWED));
   }
 
   const options: RequestOptions = {

@@ -187,9 +187,15 @@ describe('who may read and write it', () => {
     expect(await stored('rs-scopes')).toBeUndefined();
   });
 
-  it('is read and written by a key bound to games, as the policy is', async () => {
+  it('is read by a key bound to games but written only by one bound to no game: strict reasons reach every game', async () => {
     const bound = await scoped(['policy:read', 'policy:write'], ['g1']);
-    const res = await putReasons(bound, { reasons: [chat], strict_reasons: false });
+    const refused = await putReasons(bound, { reasons: [], strict_reasons: true });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe(
+      'This key is bound to games, and this operation covers every game',
+    );
+    expect(await stored('rs-scopes')).toBeUndefined();
+    const res = await putReasons(await scoped(['policy:write']), { reasons: [chat], strict_reasons: false });
     expect(res.status).toBe(200);
     expect((await getReasons(bound)).body).toEqual(res.body);
   });

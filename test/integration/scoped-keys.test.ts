@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes';
-import { banBody, startTwoPublishers, storedBans, type TestApi } from '../support/fixtures';
+import { publisherPartition } from '../../lib/storage/keys';
+import { banBody, startTwoPublishers, storedBans, type TestApi, unique } from '../support/fixtures';
 
 /**
  * Scoped keys: each route needs its scope, a key bound to games may name only those, an expired key
@@ -174,6 +175,70 @@ describe('a key bound to games', () => {
     const [stored] = await storedBans('sc-other');
     expect(stored?.revoked_at).toBeNull();
   });
+});
+
+describe("a key bound to games and the publisher's settings", () => {
+  /** Each setting that applies in every game, and a change to it. */
+  const settings = [
+    ['the policy', '/v1/policy', { enforce_social_global: true }],
+    ['the trust settings', '/v1/policy', { global_sources: { only: ['scope-b'] }, global_quorum: 1 }],
+    // Strict reasons with an empty catalogue: no game could make a ban.
+    ['the reason catalogue and strict reasons', '/v1/reasons', { reasons: [], strict_reasons: true }],
+    ['the display name', '/v1/publisher', { display_name: 'Renamed By One Game' }],
+  ] as const;
+
+  /** What is stored in the publisher's own partition (policy, catalogue, profile, keys). */
+  const storedSettings = async (publisher: string) =>
+    (await api.items()).filter((item) => item.pk === publisherPartition(publisher));
+
+  it.each(settings)(
+    'is refused %s with 403, whatever scopes it holds, and nothing changes',
+    async (_, path, body) => {
+      const publisher = unique('settings');
+      const everyGame = (await api.createKey(publisher, 'every game')).api_key;
+      const bound = await scoped(publisher, {
+        scopes: ['policy:read', 'policy:write', 'bans:write'],
+        games: ['g1'],
+      });
+      const before = await storedSettings(publisher);
+      const trail = await api.request('GET', '/v1/audit', { key: everyGame });
+      const res = await api.request('PUT', path, { key: bound, body });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toEqual({
+        code: 'forbidden',
+        message: 'This key is bound to games, and this operation covers every game',
+      });
+      expect(await storedSettings(publisher)).toEqual(before);
+      // Nothing recorded either: the trail is as it was.
+      expect((await api.request('GET', '/v1/audit', { key: everyGame })).body).toEqual(trail.body);
+      // A ban in its game is still made: strict reasons did not reach it.
+      expect(
+        (
+          await api.request('POST', '/v1/bans', {
+            key: bound,
+            game: 'g1',
+            body: banBody({ device_id: unique('sc-set') }),
+          })
+        ).status,
+      ).toBe(201);
+    },
+  );
+
+  it.each(settings)(
+    'leaves %s to a key bound to no game, and lets the bound key read it',
+    async (_, path, body) => {
+      const publisher = unique('settings');
+      const everyGame = await scoped(publisher, { scopes: ['policy:read', 'policy:write'] });
+      const bound = await scoped(publisher, { scopes: ['policy:read'], games: ['g1'] });
+      const other = await api.request('GET', '/v1/policy', { key: keyB });
+      const res = await api.request('PUT', path, { key: everyGame, body });
+      expect(res.status).toBe(200);
+      if (path !== '/v1/publisher')
+        expect((await api.request('GET', path, { key: bound })).body).toEqual(res.body);
+      // Another publisher's settings are untouched.
+      expect((await api.request('GET', '/v1/policy', { key: keyB })).body).toEqual(other.body);
+    },
+  );
 });
 
 describe('keys made without scopes', () => {

@@ -50,6 +50,10 @@ const listed = async (key: string, webhookId: string) => {
 const test = (key: string, webhookId: string) =>
   api.request('POST', `/v1/webhooks/${webhookId}/test`, { key });
 
+/** The trail's `webhook.tested` events, newest first. */
+const testsAudited = async (key: string) =>
+  (await api.request('GET', '/v1/audit?type=webhook.tested', { key })).body.items;
+
 const deliveries = async (key: string, webhookId: string, query = '') =>
   (await api.request('GET', `/v1/webhooks/${webhookId}/deliveries${query}`, { key })).body.items;
 
@@ -129,6 +133,31 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     expect(feed.body.items).toEqual([]);
   });
 
+  it('is audited as webhook.tested: the key that sent it, the webhook by its origin, and the event sent', async () => {
+    const a = await publisher();
+    const b = await publisher();
+    const tested = await hook(a.key, `/${unique('audited')}?token=secret-path`);
+    const first = await test(a.key, tested.webhook_id);
+    const second = await test(a.key, tested.webhook_id);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const key = (await api.request('GET', '/v1/keys', { key: a.key })).body.items[0];
+    const audited = await testsAudited(a.key);
+    // One event per test sent, newest first, each naming the delivery it made.
+    expect(audited).toEqual(
+      [second.body, first.body].map((sent) => ({
+        event_id: expect.stringMatching(/^evt_/),
+        type: 'webhook.tested',
+        occurred_at: sent.occurred_at,
+        actor: { type: 'key', key_id: key.key_id, name: 'health test' },
+        webhook: { webhook_id: tested.webhook_id, url_origin: new URL(receiver.url).origin },
+        test_event_id: sent.event_id,
+      })),
+    );
+    // Never the URL's path or query (they may carry a token), and nothing in another's trail.
+    expect(JSON.stringify(audited)).not.toContain('secret-path');
+    expect(await testsAudited(b.key)).toEqual([]);
+  });
+
   it('is a 404 for another publisher, stores nothing, and that publisher sees neither webhook nor health', async () => {
     const a = await publisher();
     const b = await publisher();
@@ -186,7 +215,8 @@ describe.skipIf(Boolean(process.env.API_BUNDLES))('a storage fault while sending
   it.each([
     ['reading the webhooks', { operation: 'Query' as const, keyPrefix: 'WEBHOOKS#' }],
     ['storing the delivery', { operation: 'PutItem' as const, keyPrefix: 'DELIVERY#' }],
-  ])('%s: 503, nothing stored, and the retry sends exactly one test', async (_name, rule) => {
+    ['recording it in the audit trail', { operation: 'PutItem' as const, keyPrefix: 'AUDIT#' }],
+  ])('%s: 503, nothing stored, and the retry sends and audits exactly one test', async (_name, rule) => {
     const a = await publisher();
     const path = `/${unique('fault')}`;
     const webhook = await hook(a.key, path);
@@ -199,9 +229,13 @@ describe.skipIf(Boolean(process.env.API_BUNDLES))('a storage fault while sending
         () => test(a.key, webhook.webhook_id),
         async () => {
           expect(await deliveries(a.key, webhook.webhook_id)).toEqual([]);
+          expect(await testsAudited(a.key)).toEqual([]);
         },
       );
       expect(retried.status).toBe(202);
+      expect((await testsAudited(a.key)).map((e: { test_event_id: string }) => e.test_event_id)).toEqual([
+        retried.body.event_id,
+      ]);
     } finally {
       faults.remove();
     }

@@ -4,7 +4,7 @@ import { startLocalApi } from '../../infra/local/server';
  * The server side of `npm run soak`: the local API (gateway, authorizer, handlers) in a process
  * of its own, so its memory is measured apart from the load generator and from the store (which
  * the soak runs in its own process: stored data must not pass for a leak). Talks to its parent
- * over IPC: sends `ready` with the URL and keys, answers `memory`, stops on `stop`.
+ * over IPC: sends `ready` with the URL, keys and store, answers `memory`, stops on `stop`.
  */
 
 const PUBLISHERS = ['soak-a', 'soak-b', 'soak-c'];
@@ -32,4 +32,10 @@ process.on('message', async (message: { type: string }) => {
 // The parent is gone (killed, crashed): stop rather than linger.
 process.on('disconnect', () => process.exit(0));
 
-send({ type: 'ready', url: api.url, keys });
+// The store's own endpoint too: `npm run soak:reads` reads the embedded store beside the API.
+send({
+  type: 'ready',
+  url: api.url,
+  keys,
+  store: { endpoint: api.store.endpoint, tableName: api.store.tableName },
+});
