@@ -1995,7 +1995,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the keys after that page, in `key_id` order.
-         * @example azEua2V5XzdoVHEyV21acDBMZA
+         * @example YzEuZnRqcllqNEZNWEZwckVhcC5rZXlfN2hUcTJXbVpwMExk
          */
         cursor?: string;
       };
@@ -2115,7 +2115,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the events older than that page.
-         * @example MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMWFCM2Q
+         * @example YzEuM1J5NzRXeXVINS1URkdNMC5FVkVOVCMyMDI2LTAzLTA0VDE4OjIwOjMxLjUxMlojZXZ0X1FtM3ZYOHBMcjJUejRLd0I5c0MxYUIzZA
          */
         cursor?: string;
         /**
@@ -2208,7 +2208,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.
-         * @example ZGV2aWNlLTdmM2E5Yw
+         * @example YzEuMnV3dnBEOVhtOEFBenZPYS5kZXZpY2UtN2YzYTlj
          */
         cursor?: string;
       };
@@ -2252,7 +2252,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the bans ending after that page's.
-         * @example MjAyNi0xMS0yNlQxMjozMDozOC42OTBaIzAwNTgyOTMxMjI0ODU3NjE
+         * @example YzEuZm52N3g0Z19INnlyZWs0Ni4yMDI2LTExLTI2VDEyOjMwOjM4LjY5MFojMDA1ODI5MzEyMjQ4NTc2MQ
          */
         cursor?: string;
       };
@@ -2589,7 +2589,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the appeals after that page.
-         * @example T1BFTiMyMDI2LTAzLTAyVDA5OjAwOjAwLjAwMFojYXBsX1EyeDRiMVpwVG01SGRHaDNjRTFhV2w
+         * @example YzEueDg3dUdkUzVYWmxqdDZQNi5PUEVOIzIwMjYtMDMtMDJUMDk6MDA6MDAuMDAwWiNhcGxfUTJ4NGIxWnBUbTVIZEdoM2NFMWFXbA
          */
         cursor?: string;
       };

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
+import { cursorOf } from '../domain/cursors';
 import { MAX_BODY_BYTES } from '../http/chain';
 import { DISPLAY_NAME_PATTERN, displayNamePattern } from '../model/display-name';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
@@ -81,6 +82,14 @@ import {
 import { scopesOf } from '../model/scopes';
 import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
+import {
+  AUDIT_EVENT_PREFIX,
+  appealQueuePartition,
+  auditPartition,
+  bannedDevicesPartition,
+  expiringBansPartition,
+  publisherPartition,
+} from '../storage/keys';
 import { errorExamples, type OperationDocBase as OperationDoc, operations, type Tag } from './operations';
 
 /**
@@ -389,11 +398,21 @@ const nameOf = (components: Map<z.ZodMiniType, string>, schema: z.ZodMiniType, w
  * Parameters mean the same on every route that takes them, unless an entry `<operationId>.<name>`
  * says what one means on that route.
  */
+/**
+ * A listing's cursor as the API returns it to `acme`, the publisher the examples are written for:
+ * cursors are bound to their reader (lib/domain/cursors.ts), so an example must be a real one.
+ */
+const acmeCursor = (listing: string, pk: string, sk: string) => cursorOf(`${listing} ${pk}`, sk);
+
 const parameterDocs: Record<string, { description: string; example: unknown }> = {
   'listAudit.limit': { description: 'Most events to return. Digits only.', example: 50 },
   'listAudit.cursor': {
     description: "The previous page's `next_cursor` (opaque): the events older than that page.",
-    example: 'MjAyNi0wMy0wNFQxODoyMDozMS41MTJaI2V2dF9RbTN2WDhwTHIyVHo0S3dCOXNDMWFCM2Q',
+    example: acmeCursor(
+      'audit',
+      auditPartition('acme'),
+      `${AUDIT_EVENT_PREFIX}2026-03-04T18:20:31.512Z#evt_Qm3vX8pLr2Tz4KwB9sC1aB3d`,
+    ),
   },
   'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
   'listAudit.device_id': { description: 'Only events about this device.', example: 'device-7f3a9c' },
@@ -428,7 +447,7 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   },
   'listKeys.cursor': {
     description: "The previous page's `next_cursor` (opaque): the keys after that page, in `key_id` order.",
-    example: 'azEua2V5XzdoVHEyV21acDBMZA',
+    example: acmeCursor('keys', publisherPartition('acme'), 'key_7hTq2WmZp0Ld'),
   },
   'listWebhookDeliveries.limit': { description: 'Most deliveries to return. Digits only.', example: 50 },
   'listWebhookDeliveries.cursor': {
@@ -447,7 +466,7 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listDevices.cursor': {
     description:
       "The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.",
-    example: 'ZGV2aWNlLTdmM2E5Yw',
+    example: acmeCursor('devices', bannedDevicesPartition('acme'), 'device-7f3a9c'),
   },
   'listExpiringBans.within_hours': {
     description: 'How far ahead to look, in hours from now: 1 to 168. Digits only.',
@@ -456,7 +475,11 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listExpiringBans.limit': { description: 'Most bans to return. Digits only.', example: 25 },
   'listExpiringBans.cursor': {
     description: "The previous page's `next_cursor` (opaque): the bans ending after that page's.",
-    example: 'MjAyNi0xMS0yNlQxMjozMDozOC42OTBaIzAwNTgyOTMxMjI0ODU3NjE',
+    example: acmeCursor(
+      'expiring',
+      expiringBansPartition('acme'),
+      '2026-11-26T12:30:38.690Z#0058293122485761',
+    ),
   },
   'listAppeals.status': {
     description:
@@ -466,7 +489,11 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAppeals.limit': { description: 'Most appeals to return. Digits only.', example: 50 },
   'listAppeals.cursor': {
     description: "The previous page's `next_cursor` (opaque): the appeals after that page.",
-    example: 'T1BFTiMyMDI2LTAzLTAyVDA5OjAwOjAwLjAwMFojYXBsX1EyeDRiMVpwVG01SGRHaDNjRTFhV2w',
+    example: acmeCursor(
+      'appeals',
+      appealQueuePartition('acme'),
+      'OPEN#2026-03-02T09:00:00.000Z#apl_Q2x4b1ZpTm5HdGh3cE1aWl',
+    ),
   },
   'listAppeals.ban_id': { description: 'Only the appeal of this ban.', example: 1042 },
   'listAppeals.device_id': { description: 'Only appeals about this device.', example: 'device-7f3a9c' },
