@@ -170,6 +170,13 @@ export const banToItem = ({ appeals, ...ban }: Ban) => ({
 });
 
 /**
+ * A ban kept whole inside another item (a live set's copy holds the Ban, appeals as a map): read
+ * as its own item would be, so both forms pass the same checks.
+ */
+export const banFromCopy = (copy: unknown): Ban =>
+  banFromItem(typeof copy === 'object' && copy !== null ? banToItem(copy as Ban) : undefined);
+
+/**
  * Every appeal of the ban by id: one per publisher that filed, and the one appeal of a ban appealed
  * when a ban had one in all.
  */

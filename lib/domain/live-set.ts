@@ -4,7 +4,7 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { LIVE_BAN_PREFIX, liveBanKey } from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
-import { type Ban, banFromItem } from './ban-record';
+import { type Ban, banFromCopy } from './ban-record';
 import type { ChangeEvent } from './change-events';
 import { IntegrityError } from './errors';
 
@@ -133,7 +133,7 @@ export const readLiveSet = async (
     if (item.gone === true) continue;
     if (typeof item.ban !== 'object' || item.ban === null)
       throw new IntegrityError('stored live ban is malformed');
-    const ban = banFromItem(item.ban as Record<string, unknown>);
+    const ban = banFromCopy(item.ban);
     if (ban.revoked_at !== null || (ban.expires_at !== null && ban.expires_at <= now)) continue;
     bans.push(ban);
   }

@@ -181,6 +181,8 @@ describe('GET /v1/audit', () => {
           scopes: ['bans:read'],
           games: [GAME],
           expires_at: null,
+          // Made by a key: no expiry unless one was asked for.
+          expiry: 'never',
         },
       }),
     ]);
