@@ -68,6 +68,12 @@ beforeAll(async () => {
             : {},
         );
       }
+      if (target === 'AdminGetUser') {
+        const { Attributes } = user(body.Username, 'acme', 'moderator');
+        return answer({ Username: body.Username, UserAttributes: Attributes });
+      }
+      // The publisher's keys (the stage table's key listing): none made by this person here.
+      if (target === 'Query') return answer({ Items: [], Count: 0 });
       if (target === 'AdminCreateUser' && body.MessageAction === 'RESEND')
         return answer({ User: user(body.Username, 'acme', 'viewer') });
       if (target === 'AdminCreateUser')
@@ -229,9 +235,22 @@ describe('npm run users against the deployed pool', () => {
     calls.length = 0;
     const run = await users(['disable', '--email', 'amy@acme.example', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(calls.map((c) => c.target)).toEqual(['AdminDisableUser', 'AdminUserGlobalSignOut']);
-    for (const call of calls)
+    // Then, with the stage table, the keys the person made are listed (their publisher and sub
+    // read from the pool): none here.
+    expect(calls.map((c) => c.target)).toEqual([
+      'AdminDisableUser',
+      'AdminUserGlobalSignOut',
+      'AdminGetUser',
+      'Query',
+    ]);
+    for (const call of calls.slice(0, 3))
       expect(call.body).toMatchObject({ UserPoolId: 'eu-west-1_TestPool', Username: 'amy@acme.example' });
+    expect(JSON.parse(run.stdout)).toEqual({
+      email: 'amy@acme.example',
+      status: 'disabled',
+      keys: [],
+      revoked_keys: [],
+    });
   });
 
   it('changes a role, re-enables a person, and sends the invitation again', async () => {
