@@ -136,7 +136,7 @@ describe('a key bound to games', () => {
 });
 
 describe('the key listing', () => {
-  it('pages in key_id order, each key once, and refuses another publisher's cursor', async () => {
+  it('pages in key_id order, each key once, and refuses another publisher’s cursor', async () => {
     for (let i = 0; i < 4; i++) await make('reach-b', { scopes: ['bans:read'] });
     const seen: string[] = [];
     let cursor: string | undefined;
