@@ -48,6 +48,25 @@ const jar = (initial = '') => {
   };
 };
 
+/** The console's authorization request (code flow with PKCE), its verifier and its state. */
+const authorization = (endpoint: string, redirectUri: string, clientId: string, prompt?: 'none') => {
+  const verifier = b64url(randomBytes(32));
+  const state = b64url(randomBytes(16));
+  const auth = new URL(endpoint);
+  auth.search = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email',
+    code_challenge: b64url(createHash('sha256').update(verifier).digest()),
+    code_challenge_method: 'S256',
+    state,
+    nonce: b64url(randomBytes(16)),
+    ...(prompt && { prompt }),
+  }).toString();
+  return { auth, verifier, state };
+};
+
 export type SignInResult =
   /** `cookie`: the provider's session cookies, as the browser keeps them (for `silentSignIn`). */
   { ok: true; tokens: Tokens; code: string; cookie: string } | { ok: false; status: number; page: string };
@@ -61,19 +80,7 @@ export const signIn = async (
 ): Promise<SignInResult> => {
   const meta = await discover(issuer);
   const cookies = jar();
-  const verifier = b64url(randomBytes(32));
-  const state = b64url(randomBytes(16));
-  const auth = new URL(meta.authorization_endpoint);
-  auth.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope: 'openid email',
-    code_challenge: b64url(createHash('sha256').update(verifier).digest()),
-    code_challenge_method: 'S256',
-    state,
-    nonce: b64url(randomBytes(16)),
-  }).toString();
+  const { auth, verifier, state } = authorization(meta.authorization_endpoint, redirectUri, clientId);
   const go = async (url: string, init: RequestInit = {}) => {
     const res = await fetch(url, {
       ...init,
@@ -133,19 +140,12 @@ export const silentSignIn = async (
   { silent = true, clientId = 'console' } = {},
 ) => {
   const meta = await discover(issuer);
-  const verifier = b64url(randomBytes(32));
-  const auth = new URL(meta.authorization_endpoint);
-  auth.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope: 'openid email',
-    code_challenge: b64url(createHash('sha256').update(verifier).digest()),
-    code_challenge_method: 'S256',
-    state: b64url(randomBytes(16)),
-    nonce: b64url(randomBytes(16)),
-    ...(silent && { prompt: 'none' }),
-  }).toString();
+  const { auth } = authorization(
+    meta.authorization_endpoint,
+    redirectUri,
+    clientId,
+    silent ? 'none' : undefined,
+  );
   const cookies = jar(cookie);
   const go = async (url: string) => {
     const res = await fetch(url, { redirect: 'manual', headers: { cookie: cookies.header() } });
