@@ -1,36 +1,20 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+import { lanePlan, type Stage } from './support/lane-plan';
+
 /**
- * `npm test` after the typecheck and lint: the suites in two lanes that run at the same time, each
- * lane's stages in order. The stages wait on servers, sockets, Java and Chromium more than they
- * compute, so two at once on a 2-core machine take about the time of the longer lane, not the sum
- * (docs/testing.md has the measured figures).
- *
- *   sources:  vitest (unit, integration, robustness, openapi, infra, host, docs) → the browser pass
- *   deployed: the bundled synth and suite → the same bundles on Node 24 → DynamoDB Local
+ * `npm test` after the typecheck and lint: the stages of test/support/lane-plan.ts in two lanes
+ * that run at the same time, each lane's stages in order. The stages wait on servers, sockets, Java
+ * and Chromium more than they compute, so two at once on a 2-core machine take about the time of
+ * the longer lane, not the sum (docs/testing.md has the measured figures).
  *
  * The lanes share nothing on disk but what the second lane makes in order (cdk.out/test, which only
  * it reads) and ports are all chosen free. A failed stage stops its lane; the other lane runs to its
  * end, so one run shows every failure. Each line of output is prefixed by its stage.
  */
 
-interface Stage {
-  name: string;
-  script: string;
-}
-
-const lanes: Stage[][] = [
-  [
-    { name: 'vitest', script: 'test:vitest' },
-    { name: 'browser', script: 'test:browser' },
-  ],
-  [
-    { name: 'bundled', script: 'test:bundled' },
-    { name: 'node24', script: 'test:node24' },
-    { name: 'ddb-local', script: 'test:ddb-local' },
-  ],
-];
+const plan = lanePlan(process.versions.node.split('.')[0] ?? '');
 
 type Outcome = { name: string; status: 'passed' | 'failed' | 'not run'; seconds: number };
 
@@ -42,7 +26,7 @@ const runStage = (stage: Stage): Promise<boolean> =>
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
       detached: true,
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' },
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
     });
     children.add(child);
     const prefix = `[${stage.name}] `;
@@ -90,10 +74,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   });
 
 const started = Date.now();
-const results = (await Promise.all(lanes.map(runLane))).flat();
+const results = (await Promise.all(plan.lanes.map(runLane))).flat();
 const wall = Math.round((Date.now() - started) / 1000);
 console.log('\n[lanes] stage       status    seconds');
 for (const { name, status, seconds } of results)
   console.log(`[lanes] ${name.padEnd(11)} ${status.padEnd(9)} ${seconds}`);
+for (const { name, by } of plan.covered) console.log(`[lanes] ${name.padEnd(11)} left out: ${by}`);
+console.log(`[lanes] on Node ${process.version}`);
 console.log(`[lanes] wall time ${wall} s (the stages' sum: ${results.reduce((s, r) => s + r.seconds, 0)} s)`);
 process.exit(results.every((r) => r.status === 'passed') ? 0 : 1);

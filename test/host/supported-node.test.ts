@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lanePlan } from '../support/lane-plan';
 import { childEnv, runTs } from '../support/processes';
 
 /**
@@ -70,4 +71,32 @@ console.log(execFileSync('node', ['${LAUNCHER}', 'tsx', '-e', "console.log('inne
       await new Promise((done) => run.child.once('exit', done));
     }
   }, 120_000);
+});
+
+describe('what goes through the launcher', () => {
+  const scripts: Record<string, string> = JSON.parse(readFileSync('package.json', 'utf8')).scripts;
+
+  it('starts npm start, the CLIs and every stage of npm test through it', () => {
+    for (const name of ['start', 'keys', 'users', 'openapi'])
+      expect(scripts[name], name).toMatch(/^node infra\/supported-node\.mjs tsx /);
+    // The typecheck and lint may run on any Node; the stages (test/lanes.ts) must not.
+    expect(scripts.test).toMatch(/&& node infra\/supported-node\.mjs tsx test\/lanes\.ts$/);
+  });
+
+  it('runs the bundled suite once on Node 24 when the stages run on it, and twice on Node 22', () => {
+    const names = (major: string) => lanePlan(major).lanes.map((lane) => lane.map((stage) => stage.name));
+    expect(names('24')).toEqual([
+      ['vitest', 'browser'],
+      ['bundled', 'ddb-local'],
+    ]);
+    const bundled = lanePlan('24').lanes[1]?.[0];
+    expect(bundled?.env).toEqual({ EXPECT_NODE_MAJOR: '24' });
+    expect(lanePlan('24').covered).toEqual([{ name: 'node24', by: 'the bundled stage ran on Node 24' }]);
+    expect(names('22')).toEqual([
+      ['vitest', 'browser'],
+      ['bundled', 'node24', 'ddb-local'],
+    ]);
+    expect(lanePlan('22').lanes[1]?.[0]?.env).toBeUndefined();
+    expect(lanePlan('22').covered).toEqual([]);
+  });
 });
