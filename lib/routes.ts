@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import {
   appealDecisionRequestSchema,
   appealPathSchema,
@@ -137,6 +138,8 @@ export interface Route {
   readonly throttle: ThrottleClass;
   /** It hands deliveries to the deliveries queue: the stack grants it SendMessage there and names the queue. */
   readonly sendsDeliveries?: boolean;
+  /** Data files its function reads at run time: the stack puts each beside its bundle. */
+  readonly files?: readonly BundledFile[];
 }
 
 export const healthRoute = {
@@ -216,12 +219,18 @@ export const putPublisherRoute = {
   scope: 'policy:write',
   // The name stands for the publisher in every game and to others: no key bound to games sets it.
   request: { body: putPublisherRequestSchema, everyGame: true },
-  // One UpdateItem of the profile returning what it replaced, then its event (and the replaced
-  // one's, if missing) and the name on the directory entry, if there is one.
+  // The name's confusable skeleton taken (a conditional PutItem; on a conflict, its holder and
+  // the holder's name read, and a stale claim taken over), one UpdateItem of the profile
+  // returning what it replaced, then its event (and the replaced one's, if missing), the name on
+  // the directory entry, if there is one, and the skeleton of the name before let go.
   table: {
+    // Read only when the name looks taken: who holds it, and whether that name is still theirs.
+    'dynamodb:GetItem': ['displayName', 'publisher'],
     'dynamodb:UpdateItem': ['publisher', 'directory'],
-    'dynamodb:PutItem': ['audit'],
+    'dynamodb:PutItem': ['audit', 'displayName'],
+    'dynamodb:DeleteItem': ['displayName'],
   },
+  files: [CONFUSABLES],
   throttle: 'write',
 } as const satisfies Route;
 

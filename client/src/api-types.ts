@@ -59,7 +59,7 @@ export interface paths {
   "/v1/publisher": {
     /**
      * Set the caller's name in the directory of publishers
-     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
+     * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name that looks like another publisher's (the same Unicode TS #39 confusable skeleton: "Dev Games" with a Cyrillic а, or with letters joined) is a 409 `conflict`, and changes nothing; the directory shows every name beside its publisher id. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
      *
      * Needs a key with the `policy:write` scope.
      */
@@ -1511,7 +1511,7 @@ export interface operations {
   };
   /**
    * Set the caller's name in the directory of publishers
-   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
+   * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name that looks like another publisher's (the same Unicode TS #39 confusable skeleton: "Dev Games" with a Cyrillic а, or with letters joined) is a 409 `conflict`, and changes nothing; the directory shows every name beside its publisher id. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
    *
    * Needs a key with the `policy:write` scope.
    */
@@ -1539,6 +1539,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["RateLimited"];

@@ -12,6 +12,7 @@ import {
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { BundledFile } from '../../lib/model/bundled-files';
 import { handlerEntry } from '../../lib/routes';
 import { HANDLER_METADATA_KEY } from './handler-metadata';
 
@@ -53,6 +54,8 @@ export interface ServiceFunctionProps {
   readonly timeout?: Duration;
   /** Whether Node maps stack traces through the shipped source maps (NODE_OPTIONS). */
   readonly sourceMaps?: boolean;
+  /** Data files the function reads at run time (lib/model/bundled-files.ts), copied beside its bundle. */
+  readonly files?: readonly BundledFile[];
 }
 
 /** The one place that holds every Lambda's defaults: runtime, bundling, limits and logging. */
@@ -112,6 +115,18 @@ export class ServiceFunction extends Construct {
         banner:
           "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         forceDockerBundling: false,
+        ...(props.files?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  (props.files ?? []).map(
+                    (file) => `cp "${join(inputDir, file.source)}" "${join(outputDir, file.name)}"`,
+                  ),
+              },
+            }
+          : {}),
       },
     });
     (this.function.node.defaultChild as CfnResource).addMetadata(HANDLER_METADATA_KEY, props.handler);

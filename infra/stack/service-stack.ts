@@ -30,6 +30,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { allowedMethods } from '../../lib/http/gateway-answers';
+import type { BundledFile } from '../../lib/model/bundled-files';
 import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,
@@ -136,10 +137,12 @@ export class ServiceStack extends Stack {
         id: fnId,
         handler,
         table,
+        files,
       }: {
         id: string;
         handler: FunctionHandler;
         table?: TableAccess;
+        files?: readonly BundledFile[];
       },
       options: { timeout?: Duration; scope?: Construct } = {},
     ) => {
@@ -154,6 +157,7 @@ export class ServiceStack extends Stack {
         logLevel: settings.logLevel,
         sourceMaps: settings.sourceMaps,
         timeout: options.timeout,
+        files,
       }).function;
       grantTableAccess(fn, this.table.tableArn, table);
       functions.set(fnId, fn);

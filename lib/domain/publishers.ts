@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
 import type { ListPublishersQuery, PutPublisherRequest } from '../model/requests';
 import type { Actor, Directory, DirectoryEntry, PublisherProfile } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { DIRECTORY_PARTITION, directoryKey, directoryMarkerKey, profileKey } from '../storage/keys';
+import {
+  DIRECTORY_PARTITION,
+  directoryKey,
+  directoryMarkerKey,
+  displayNameKey,
+  profileKey,
+} from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { recordEvent } from './audit';
 import type { ChangeEvent } from './change-events';
-import { IntegrityError, InvalidInputError } from './errors';
+import { skeletonDigest } from './display-names';
+import { ConflictError, IntegrityError, InvalidInputError } from './errors';
 
 /**
  * The directory of publishers that make global bans (`GET /v1/publishers`), and each publisher's
@@ -576,7 +583,79 @@ const recordChangeOf = async (publisherId: string, item: Item | undefined) => {
 };
 
 /**
- * Sets the publisher's display name: one UpdateItem of its profile (the name before kept on it, so
+ * How long a skeleton is held for a name that never became the holder's: longer than any request
+ * (a claim is followed by the profile's write in the same request), so a name still being set is
+ * never taken from under it.
+ */
+const UNUSED_CLAIM_MS = 5 * 60_000;
+
+const LOOKS_TAKEN = "display_name looks like another publisher's name in the directory";
+
+/**
+ * Takes the skeleton of a name for the publisher: one PutItem, on condition that no other
+ * publisher holds it, so two racing for look-alike names cannot both have one. A name that looks
+ * like another publisher's is a 409, and changes nothing. A claim its holder no longer uses (its
+ * request failed after the claim, or it moved on and its release failed) is taken over once it is
+ * older than any request, on condition that it is still that claim: nothing is held forever for
+ * a name nobody has.
+ */
+const claimSkeleton = async (publisherId: string, digest: string, now: Date) => {
+  const claim = (condition: string, values: Record<string, unknown>) =>
+    dynamo.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...displayNameKey(digest), publisher_id: publisherId, claimed_at: now.toISOString() },
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  try {
+    await claim('attribute_not_exists(pk) OR publisher_id = :p', { ':p': publisherId });
+    return;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const { Item: held } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: displayNameKey(digest), ConsistentRead: true }),
+  );
+  const holder = held?.publisher_id;
+  const claimedAt = typeof held?.claimed_at === 'string' ? Date.parse(held.claimed_at) : 0;
+  if (typeof holder !== 'string' || now.getTime() - claimedAt < UNUSED_CLAIM_MS)
+    throw new ConflictError(LOOKS_TAKEN);
+  const { Item: profile } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: profileKey(holder), ConsistentRead: true }),
+  );
+  const name = profile?.display_name;
+  if (typeof name === 'string' && skeletonDigest(name) === digest) throw new ConflictError(LOOKS_TAKEN);
+  try {
+    await claim('publisher_id = :holder AND claimed_at = :at', {
+      ':holder': holder,
+      ':at': held?.claimed_at,
+    });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    throw new ConflictError(LOOKS_TAKEN);
+  }
+};
+
+/** Lets go of the skeleton of a name the publisher no longer has, if it still holds it. */
+const releaseSkeleton = async (publisherId: string, digest: string) => {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: displayNameKey(digest),
+        ConditionExpression: 'publisher_id = :p',
+        ExpressionAttributeValues: { ':p': publisherId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Sets the publisher's display name: its confusable skeleton taken first (claimSkeleton), then one UpdateItem of its profile (the name before kept on it, so
  * the item describes its own change), returning what it replaced; then, at once, its event (and
  * the replaced change's, whose request may have failed after its write: recorded once either way)
  * and the name on its directory entry, if it has one and holds no later name. Not in the change
@@ -587,7 +666,10 @@ export const putPublisher = async (
   request: PutPublisherRequest,
   actor: Actor,
 ): Promise<PublisherProfile> => {
-  const updatedAt = new Date().toISOString();
+  const now = new Date();
+  const digest = skeletonDigest(request.display_name);
+  await claimSkeleton(publisherId, digest, now);
+  const updatedAt = now.toISOString();
   const changeId = randomUUID();
   const { Attributes: replaced } = await dynamo.send(
     new UpdateCommand({
@@ -622,11 +704,15 @@ export const putPublisher = async (
     change_id: changeId,
     changed_by: actor,
   };
+  const previousDigest = previous === null ? undefined : skeletonDigest(previous);
   await Promise.all([
     ours ? undefined : recordChangeOf(publisherId, replaced),
     recordChangeOf(publisherId, item),
     // Not in the directory yet: the dispatcher copies the name when it is.
     setName(publisherId, request.display_name, updatedAt),
+    previousDigest === undefined || previousDigest === digest
+      ? undefined
+      : releaseSkeleton(publisherId, previousDigest),
   ]);
   return { publisher_id: publisherId, display_name: request.display_name, updated_at: updatedAt };
 };

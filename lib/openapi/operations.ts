@@ -499,11 +499,14 @@ export const operations = {
       'marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner ' +
       'and non-joiner are allowed), no line or paragraph separators, and a character that shows at ' +
       'either end (no space, combining mark, variation selector, joiner, Hangul filler or blank ' +
-      'Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. ' +
-      'A name set before your ' +
+      'Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A ' +
+      "name that looks like another publisher's (the same Unicode TS #39 confusable skeleton: " +
+      '"Dev Games" with a Cyrillic а, or with letters joined) is a 409 `conflict`, and changes ' +
+      'nothing; the directory shows every name beside its publisher id. A name set before your ' +
       'first global ban shows once the directory lists you. Recorded in the audit trail as ' +
       '`publisher.updated` (the name before and after); not in the change feed. A key bound to ' +
       "games is refused (403): the name is the whole publisher's.",
+    conflict: true,
     request: { display_name: 'Acme Games' },
     responses: {
       200: response(publisherProfileSchema, 'The name as stored, with a new `updated_at`.', {

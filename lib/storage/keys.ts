@@ -37,6 +37,8 @@ export const partitions = {
   directory: 'DIRECTORY#',
   /** Which change events the directory has counted, kept a few days (lib/domain/publishers.ts). */
   directoryMarker: 'DIRECTORYMARK#',
+  /** Which publisher holds each display name's confusable skeleton (lib/domain/publishers.ts). */
+  displayName: 'DISPLAYNAME#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
   changeLog: 'CHANGELOG#',
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
@@ -83,6 +85,15 @@ export const reasonsKey = (publisherId: string) => ({ pk: publisherPartition(pub
 
 /** The publisher's own profile (its `display_name`, lib/domain/publishers.ts): beside its policy. */
 export const profileKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'PROFILE' });
+
+/**
+ * The holder of a display name's confusable skeleton (lib/domain/display-names.ts), under the
+ * skeleton's SHA-256 (base64url): one item each, so two publishers cannot both take one.
+ */
+export const displayNameKey = (skeletonDigest: string) => ({
+  pk: `${partitions.displayName}${skeletonDigest}`,
+  sk: 'NAME',
+});
 
 /**
  * The directory (`GET /v1/publishers`, lib/domain/publishers.ts): one item per publisher that made

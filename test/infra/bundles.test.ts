@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bundleLoader, bundlePaths } from '../../infra/local/bundles';
 import { type LocalApi, startLocalApi } from '../../infra/local/server';
 import { PROJECT_ROOT } from '../../infra/stack/service-function';
 import { stackFunctions } from '../../infra/stack/table-access';
+import { type Route, routes } from '../../lib/routes';
 
 /**
  * The one real, bundled synth: `cdk synth` exactly as an operator runs it (local esbuild, no
@@ -73,6 +74,22 @@ describe('bundles', () => {
       const ratio = statSync(paths.get(handler) as string).size / authorizer;
       expect(ratio, handler).toBeLessThanOrEqual(1.25);
     }
+  });
+
+  test("holds each route's data files beside its bundle, byte for byte, and nothing beside the others", () => {
+    const paths = bundlePaths(cdkOut);
+    for (const [handler, file] of paths) {
+      const wanted = (routes as readonly Route[]).find((route) => route.handler === handler)?.files ?? [];
+      const beside = readdirSync(dirname(file)).filter((name) => !name.startsWith('index.mjs'));
+      expect(beside.sort(), handler).toEqual(wanted.map((data) => data.name).sort());
+      for (const data of wanted)
+        expect(
+          readFileSync(join(dirname(file), data.name)).equals(readFileSync(join(PROJECT_ROOT, data.source))),
+          handler,
+        ).toBe(true);
+    }
+    // The one route that reads a file today: a deployed put-publisher finds its confusables.
+    expect(existsSync(join(dirname(paths.get('put-publisher') as string), 'confusables.json'))).toBe(true);
   });
 
   test('the SDK is in the bundle, minus the credential chain Lambda never reaches', () => {

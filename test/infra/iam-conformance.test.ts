@@ -849,6 +849,23 @@ describe('every function, under the role the template gives it', () => {
     expect(denials()).toEqual([]);
   }, 120_000);
 
+  it("a look-alike of another publisher's name: refused, also once its claim is old (a clock set ahead)", async () => {
+    expect((await call('putPublisher', owner, { body: { display_name: 'IAM Look Alike' } })).status).toBe(
+      200,
+    );
+    const lookAlike = { body: { display_name: 'IAM Lооk Alike' } };
+    expect((await call('putPublisher', other, lookAlike)).status).toBe(409);
+    vi.setSystemTime(Date.now() + 3_600_000);
+    try {
+      // An old claim is read through to its holder's name, which is still this one.
+      expect((await call('putPublisher', other, lookAlike)).status).toBe(409);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(guard.used.get('putPublisher')).toContain(`dynamodb:GetItem ${partitions.publisher}*`);
+    expect(denials()).toEqual([]);
+  });
+
   it('a webhook deleted, and every grant used: each function, action and partition the template grants is one a flow needs', async () => {
     const hooks = await call('listWebhooks', owner);
     const webhookId = hooks.body.items[0].webhook_id;

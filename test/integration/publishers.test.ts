@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIRECTORY_PARTITION, directoryKey, profileKey } from '../../lib/storage/keys';
+import { skeletonDigest } from '../../lib/domain/display-names';
+import { DIRECTORY_PARTITION, directoryKey, displayNameKey, profileKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import {
   createBan,
   revokeBan,
   startWithPublishers,
   storedItem,
+  storeItem,
   type TestApi,
   unique,
 } from '../support/fixtures';
@@ -328,5 +330,115 @@ describe('erasure and the directory', () => {
     );
     const listed = await api.request('GET', `/v1/device/${kept.device}/bans`, { key, game: 'g1' });
     expect(listed.body.items.map((ban: { ban_id: number }) => ban.ban_id)).toEqual([kept.banId]);
+  });
+});
+
+describe('names that look alike (Unicode TS #39 confusable skeletons)', () => {
+  const fresh = async () => {
+    const id = unique('look');
+    return { id, key: (await api.createKey(id, 'look-alike')).api_key };
+  };
+  const nameItems = async () =>
+    (await api.items()).filter((item) => String(item.pk).startsWith('DISPLAYNAME#'));
+
+  it.each([
+    ['a Cyrillic а', 'Dev Games', 'Dev Gаmes'],
+    ['the same name', 'Dev Games', 'Dev Games'],
+    ['letters joined by an invisible joiner', 'DevGames', 'Dev\u200DGames'],
+    ['rn for m', 'Dev Games', 'Dev Garnes'],
+    ['a Roman numeral Ⅾ', 'Dev Games', 'Ⅾev Games'],
+  ])(
+    "refuses a name that looks like another publisher's (%s) with 409, storing nothing",
+    async (_how, first, second) => {
+      const holder = await fresh();
+      const other = await fresh();
+      // One suffix for both, so that each case contests a name of its own.
+      const [taken, name] = [`${first} ${holder.id}`, `${second} ${holder.id}`];
+      expect((await rename(holder.key, { display_name: taken })).status).toBe(200);
+      const before = await nameItems();
+      const res = await rename(other.key, { display_name: name });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({
+        code: 'conflict',
+        message: "display_name looks like another publisher's name in the directory",
+      });
+      expect(await storedItem(profileKey(other.id))).toBeUndefined();
+      expect(await nameEvents(other.id)).toEqual([]);
+      expect(await nameItems()).toEqual(before);
+      // The holder keeps its name.
+      expect((await storedItem(profileKey(holder.id)))?.display_name).toBe(taken);
+      // Released: the holder renames itself, and the other may take the look-alike.
+      expect((await rename(holder.key, { display_name: `Elsewhere ${holder.id}` })).status).toBe(200);
+      expect((await rename(other.key, { display_name: name })).status).toBe(200);
+    },
+  );
+
+  describe('a claim its holder never used (its request cut short after the claim)', () => {
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const leaveClaim = async (name: string, holder: string, claimedAt: string) =>
+      storeItem({ ...displayNameKey(skeletonDigest(name)), publisher_id: holder, claimed_at: claimedAt });
+
+    it("is taken over once it is older than any request, and the name is then the new holder's", async () => {
+      const ghost = await fresh();
+      const other = await fresh();
+      const name = `Ghost Name ${ghost.id}`;
+      await leaveClaim(name, ghost.id, minutesAgo(10));
+      const res = await rename(other.key, { display_name: `Ghоst Name ${ghost.id}` });
+      expect(res.status).toBe(200);
+      expect(await storedItem(displayNameKey(skeletonDigest(name)))).toMatchObject({
+        publisher_id: other.id,
+      });
+      // The ghost cannot come back for it: the name is now someone's.
+      expect((await rename(ghost.key, { display_name: name })).status).toBe(409);
+      expect(await storedItem(profileKey(ghost.id))).toBeUndefined();
+    });
+
+    it('is kept while it is younger than any request could be (its name may still be being set)', async () => {
+      const ghost = await fresh();
+      const other = await fresh();
+      const name = `Young Claim ${ghost.id}`;
+      await leaveClaim(name, ghost.id, minutesAgo(1));
+      expect((await rename(other.key, { display_name: name })).status).toBe(409);
+      expect(await storedItem(displayNameKey(skeletonDigest(name)))).toMatchObject({
+        publisher_id: ghost.id,
+      });
+      expect(await storedItem(profileKey(other.id))).toBeUndefined();
+    });
+
+    it('is never taken from a holder whose name it is, however old', async () => {
+      const holder = await fresh();
+      const other = await fresh();
+      const name = `Old Holder ${holder.id}`;
+      expect((await rename(holder.key, { display_name: name })).status).toBe(200);
+      await leaveClaim(name, holder.id, minutesAgo(60 * 24));
+      expect((await rename(other.key, { display_name: name.replace('o', 'о') })).status).toBe(409);
+      expect(await storedItem(displayNameKey(skeletonDigest(name)))).toMatchObject({
+        publisher_id: holder.id,
+      });
+    });
+  });
+
+  it('lets a publisher rename itself to a look-alike of its own name', async () => {
+    const self = await fresh();
+    expect((await rename(self.key, { display_name: 'Own Name' })).status).toBe(200);
+    expect((await rename(self.key, { display_name: 'Оwn Name' })).status).toBe(200);
+    expect((await storedItem(profileKey(self.id)))?.display_name).toBe('Оwn Name');
+  });
+
+  it('gives a contested look-alike to exactly one of many publishers racing for it', async () => {
+    const racers = await Promise.all(Array.from({ length: 6 }, fresh));
+    const names = ['Race Team', 'Rаce Team', 'Race Tеam', 'Racе Team', 'Race\u200D Team', 'Rac\u0435 Team'];
+    const answers = await Promise.all(
+      racers.map((racer, i) => rename(racer.key, { display_name: names[i] as string })),
+    );
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
+    const winner = racers[answers.findIndex((res) => res.status === 200)] as { id: string };
+    const held = (await nameItems()).filter((item) => racers.some((r) => r.id === item.publisher_id));
+    expect(held.map((item) => item.publisher_id)).toEqual([winner.id]);
+    for (const racer of racers) {
+      const profile = await storedItem(profileKey(racer.id));
+      expect(profile === undefined, racer.id).toBe(racer.id !== winner.id);
+    }
   });
 });

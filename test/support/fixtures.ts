@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { devicePartition, idempotencyKey, partitions } from '../../lib/storage/keys';
 import { type ApiResponse, type RequestOptions, startTestApi, type TestApi } from './api';
@@ -133,6 +133,12 @@ export const storedItem = async (key: { pk: string; sk: string }) => {
     new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
   );
   return Item;
+};
+
+/** Stores an item as it is, for a state no request leaves behind on its own (a request cut short). */
+export const storeItem = async (item: { pk: string; sk: string } & Record<string, unknown>) => {
+  const { dynamo, tableName } = await storage();
+  await dynamo.send(new PutCommand({ TableName: tableName, Item: item }));
 };
 
 /** The idempotency record of (publisher, game, key), if stored. */

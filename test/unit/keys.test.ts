@@ -14,6 +14,7 @@ import {
   deliveryKey,
   directoryKey,
   directoryMarkerKey,
+  displayNameKey,
   erasureKey,
   expiringBanKey,
   feedEntryKey,
@@ -117,6 +118,7 @@ describe('item keys', () => {
       appealQueue: openAppealKey('acme', '2026-01-01T00:00:00.000Z', 'apl_1').pk,
       directory: directoryKey('acme').pk,
       directoryMarker: directoryMarkerKey('evt_1').pk,
+      displayName: displayNameKey('c2tlbGV0b24').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
