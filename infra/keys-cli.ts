@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { QUOTA_HOLDERS } from '../lib/domain/quotas';
 import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
 import { isScope, type Scope, scopes } from '../lib/model/scopes';
 import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
@@ -28,8 +29,9 @@ Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or oth
 otherwise the local store in DATA_DIR (default ./.data).
 
 A deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) also needs USAGE_PLAN_ID, the stack's
-UsagePlanId output: create puts the publisher on that usage plan first (its per-publisher rate
-limits; API Gateway refuses publishers that are not on it). quota does only that, for a
+UsagePlanId output: create puts the publisher on that usage plan first, as two API keys, its
+keys' bucket and its people's (its per-publisher rate limits; API Gateway refuses publishers
+that are not on it). quota does only that, for a
 publisher made before the plan existed; quota --all does it for every publisher of the table
 (right after the first deploy of the plan on a stage that already has publishers).
 
@@ -78,8 +80,11 @@ const needUsagePlan = () => {
     );
 };
 
-/** Puts the publisher on the deployed stage's usage plan, made or found (never called locally). */
-const joinUsagePlan = async (publisherId: string): Promise<QuotaKey> => {
+/**
+ * Puts the publisher's two API keys (its keys' bucket, its people's) on the deployed stage's usage
+ * plan, made or found (never called locally).
+ */
+const joinUsagePlan = async (publisherId: string): Promise<QuotaKey[]> => {
   const [{ APIGatewayClient }, { ensureQuotaKey }] = await Promise.all([
     import('@aws-sdk/client-api-gateway'),
     import('./quota-keys'),
@@ -87,21 +92,30 @@ const joinUsagePlan = async (publisherId: string): Promise<QuotaKey> => {
   // The SDK's own region (AWS_REGION or the profile's), as the table's client: the stage's.
   const client = new APIGatewayClient({});
   try {
-    const key = await ensureQuotaKey(client, usagePlanId as string, publisherId);
-    if (!key.enabled)
-      console.error(
-        `warning: API key ${key.apiKeyId} of publisher ${publisherId} is disabled: API Gateway refuses its requests (403) until it is enabled again.`,
-      );
-    return key;
+    const made: QuotaKey[] = [];
+    for (const holder of QUOTA_HOLDERS) {
+      const key = await ensureQuotaKey(client, usagePlanId as string, publisherId, holder);
+      if (!key.enabled)
+        console.error(
+          `warning: API key ${key.apiKeyId} of publisher ${publisherId} is disabled: API Gateway refuses its ${holder === 'keys' ? "keys'" : "people's"} requests (403) until it is enabled again.`,
+        );
+      made.push(key);
+    }
+    return made;
   } finally {
     client.destroy();
   }
 };
 
-const describeQuotaKey = (publisherId: string, key: QuotaKey) =>
-  `Publisher ${publisherId} is counted on usage plan ${usagePlanId} as API Gateway API key ${key.apiKeyId}${
-    key.created ? ' (made now)' : key.attached ? ' (attached now)' : ''
-  }.`;
+const describeQuotaKeys = (publisherId: string, keys: QuotaKey[]) =>
+  keys
+    .map(
+      (key, i) =>
+        `Publisher ${publisherId}'s ${QUOTA_HOLDERS[i] === 'keys' ? 'keys are' : 'people are'} counted on usage plan ${usagePlanId} as API Gateway API key ${key.apiKeyId}${
+          key.created ? ' (made now)' : key.attached ? ' (attached now)' : ''
+        }.`,
+    )
+    .join('\n');
 
 const publisher = () => {
   if (values.publisher === undefined) return fail(`${command} needs --publisher <publisher_id>`);
@@ -136,7 +150,7 @@ switch (command) {
     run = async () => {
       // The plan first: a key whose publisher API Gateway would refuse is never handed out.
       if (deployed) {
-        const line = describeQuotaKey(publisherId, await joinUsagePlan(publisherId));
+        const line = describeQuotaKeys(publisherId, await joinUsagePlan(publisherId));
         if (values.json) console.error(line);
         else console.log(line);
       }
@@ -222,18 +236,20 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
       }
       const { listPublishers } = await import('../lib/domain/policy');
       for (const id of publisherId === undefined ? await listPublishers() : [publisherId]) {
-        const key = await joinUsagePlan(id);
+        const keys = await joinUsagePlan(id);
         if (values.json) {
-          console.log(
-            JSON.stringify({
-              publisher_id: id,
-              api_key_id: key.apiKeyId,
-              created: key.created,
-              attached: key.attached,
-              enabled: key.enabled,
-            }),
-          );
-        } else console.log(describeQuotaKey(id, key));
+          for (const [i, key] of keys.entries())
+            console.log(
+              JSON.stringify({
+                publisher_id: id,
+                counts: QUOTA_HOLDERS[i],
+                api_key_id: key.apiKeyId,
+                created: key.created,
+                attached: key.attached,
+                enabled: key.enabled,
+              }),
+            );
+        } else console.log(describeQuotaKeys(id, keys));
       }
       return 0;
     };

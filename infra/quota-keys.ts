@@ -5,12 +5,12 @@ import {
   GetUsagePlanKeyCommand,
   paginateGetApiKeys,
 } from '@aws-sdk/client-api-gateway';
-import { publisherQuotaKey } from '../lib/domain/quotas';
+import { type QuotaHolder, quotaKey } from '../lib/domain/quotas';
 
 /**
- * A publisher's place on a deployed stage's usage plan: one API Gateway API key per publisher,
- * whose value is the quota key the authorizer returns as the usage identifier
- * (lib/domain/quotas.ts), attached to the stack's one usage plan. Its requests are then counted
+ * A publisher's place on a deployed stage's usage plan: two API Gateway API keys per publisher,
+ * its keys' and its people's, whose values are the quota keys the authorizer returns as the usage
+ * identifier (lib/domain/quotas.ts), attached to the stack's one usage plan, each a bucket. Its requests are then counted
  * against the plan's per-method, per-publisher throttles; without it, every authorized request
  * of the publisher is refused 403 by API Gateway. `npm run keys` (infra/keys-cli.ts) calls this
  * before it makes a key against a deployed table; it is idempotent, so a publisher's second key
@@ -18,7 +18,8 @@ import { publisherQuotaKey } from '../lib/domain/quotas';
  */
 
 /** The API key's name, for operators reading the console or `aws apigateway get-api-keys`. */
-export const quotaKeyName = (publisherId: string) => `publisher-${publisherId}`;
+export const quotaKeyName = (publisherId: string, holder: QuotaHolder = 'keys') =>
+  holder === 'keys' ? `publisher-${publisherId}` : `people-${publisherId}`;
 
 export interface QuotaKey {
   /** The API Gateway API key's id. */
@@ -43,14 +44,15 @@ const findApiKey = async (client: APIGatewayClient, value: string, nameQuery?: s
   return undefined;
 };
 
-/** Makes sure the publisher's API key exists and is on the usage plan; looks up what exists. */
+/** Makes sure one of the publisher's API keys exists and is on the usage plan; looks up what exists. */
 export const ensureQuotaKey = async (
   client: APIGatewayClient,
   usagePlanId: string,
   publisherId: string,
+  holder: QuotaHolder = 'keys',
 ): Promise<QuotaKey> => {
-  const name = quotaKeyName(publisherId);
-  const value = publisherQuotaKey(publisherId);
+  const name = quotaKeyName(publisherId, holder);
+  const value = quotaKey(publisherId, holder);
 
   let key = await findApiKey(client, value, name);
   let created = false;
@@ -62,7 +64,10 @@ export const ensureQuotaKey = async (
           value,
           enabled: true,
           customerId: publisherId,
-          description: `Counts the requests of publisher ${publisherId} (npm run keys)`,
+          description:
+            holder === 'keys'
+              ? `Counts the requests of publisher ${publisherId}'s API keys (npm run keys)`
+              : `Counts the requests of the people signed in for publisher ${publisherId} (npm run keys)`,
         }),
       );
       key = { id: made.id as string, enabled: made.enabled !== false };

@@ -69,8 +69,9 @@ export interface RateLimits {
  * - `rateLimit` / `burstLimit`: the deployed stage's, for all publishers together (method
  *   throttling), so the expensive batch cannot be called as often as a read;
  * - `publisher`: each publisher's own share (the usage plan's per-method throttle, counted per
- *   publisher, whichever of its keys calls), so one noisy publisher cannot spend another's
- *   capacity. Null exactly for the public class: no key, no publisher to count.
+ *   publisher, whichever of its keys calls, and again for its people), so one noisy publisher
+ *   cannot spend another's capacity; each key and person may spend only its share of it
+ *   (lib/domain/quotas.ts). Null exactly for the public class: no key, no publisher to count.
  *
  * `read` and `write` share one per-publisher bucket, the usage plan's own throttle (all of a
  * publisher's reads and writes together: their `publisher` limits are equal), so that the plan's

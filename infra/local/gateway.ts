@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type {
@@ -19,7 +19,7 @@ import {
 } from '../../lib/http/gateway-answers';
 import { describeError, log } from '../../lib/log';
 import type { RateLimits, Route } from '../../lib/routes';
-import { DEFAULT_LOCAL_LIMITS, tokenBuckets } from './rate-limits';
+import { credentialLimits, DEFAULT_LOCAL_LIMITS, tokenBuckets } from './rate-limits';
 
 /**
  * A local stand-in for the deployed API Gateway REST API: it matches the route table, runs the
@@ -44,7 +44,8 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /**
    * Each publisher's limits on each method (DEFAULT_LOCAL_LIMITS when absent): one token bucket
-   * per usage identifier the authorizer returns and method, as the deployed usage plan counts.
+   * per usage identifier the authorizer returns (its keys', its people's) and method, as the
+   * deployed usage plan counts; and within it one per credential and method, at its share.
    */
   publisherLimits?: RateLimits;
 }
@@ -208,7 +209,12 @@ export const createGateway = (options: GatewayOptions) => {
   const compiled = options.routes.map(compile).sort((a, b) => a.params.length - b.params.length);
   const cache = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const buckets = tokenBuckets(options.publisherLimits ?? DEFAULT_LOCAL_LIMITS);
+  const limits = options.publisherLimits ?? DEFAULT_LOCAL_LIMITS;
+  const buckets = tokenBuckets(limits);
+  const credentialBuckets = {
+    keys: tokenBuckets(credentialLimits(limits, 'keys')),
+    people: tokenBuckets(credentialLimits(limits, 'people')),
+  };
 
   const authorize = async (token: string, methodArn: string): Promise<APIGatewayAuthorizerResult> => {
     const cached = cache.get(token);
@@ -273,8 +279,15 @@ export const createGateway = (options: GatewayOptions) => {
       // plan key, which every key of a publisher shares; without one the method is refused.
       const usageKey = result.usageIdentifierKey;
       if (!usageKey) throw gatewayError(gatewayAnswers.noQuotaKey);
-      // Per method, HEAD apart from GET, as the usage plan's per-method throttles count.
-      const wait = buckets.take(`${usageKey} ${method} ${route.path}`);
+      // Per method, HEAD apart from GET, as the usage plan's per-method throttles count. The
+      // credential's own share first, as deployed the web ACL counts it before the usage plan
+      // counts its publisher: a request it refuses spends none of the publisher's bucket.
+      const place = `${method} ${route.path}`;
+      const holder = result.context?.actorType === 'user' ? 'people' : 'keys';
+      const credential = createHash('sha256').update(token).digest('base64url');
+      const ownWait = credentialBuckets[holder].take(`${credential} ${place}`);
+      if (ownWait > 0) throw gatewayError(throttledFor(ownWait));
+      const wait = buckets.take(`${usageKey} ${place}`);
       if (wait > 0) throw gatewayError(throttledFor(wait));
       authorizerContext = { ...result.context, principalId: result.principalId };
     }

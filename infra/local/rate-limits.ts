@@ -1,3 +1,4 @@
+import { CREDENTIAL_SHARES, type QuotaHolder } from '../../lib/domain/quotas';
 import type { RateLimits } from '../../lib/routes';
 
 /**
@@ -40,6 +41,15 @@ export const rateLimitsFrom = (env: NodeJS.ProcessEnv): RateLimits => {
       'a whole number of requests, at least 1',
     ),
   };
+};
+
+/**
+ * A credential's limits within its publisher's (lib/domain/quotas.ts, CREDENTIAL_SHARES): its
+ * share of the rate and of the burst, the burst rounded down but at least one request.
+ */
+export const credentialLimits = ({ rateLimit, burstLimit }: RateLimits, holder: QuotaHolder): RateLimits => {
+  const share = CREDENTIAL_SHARES[holder];
+  return { rateLimit: rateLimit * share, burstLimit: Math.max(1, Math.floor(burstLimit * share)) };
 };
 
 export interface TokenBuckets {

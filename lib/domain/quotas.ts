@@ -2,21 +2,52 @@ import { createHash } from 'node:crypto';
 
 /**
  * Per-publisher quotas. API Gateway counts each request of a usage plan against an API key; with
- * the key source AUTHORIZER it is the authorizer that names that key (`usageIdentifierKey`), so
- * every key of a publisher, and only its keys, spend one publisher's limits.
+ * the key source AUTHORIZER it is the authorizer that names that key (`usageIdentifierKey`). Each
+ * publisher has two on the plan, so two buckets at the plan's limits:
+ * - its keys' (`publisherQuotaKey`): its game servers and tools, every key of the publisher;
+ * - its people's (`peopleQuotaKey`): everyone signed in to the console for it, so a person's reads
+ *   never spend what the game servers' enforcement checks need.
  *
- * The value is derived from the publisher id alone: the authorizer computes it on every call with
- * no read, and the keys tool (infra/keys-cli.ts) gives the publisher's API Gateway API key the
- * same value. It is not a secret: clients never send it (API Gateway ignores `x-api-key` with
- * this key source), and a Bearer key is still needed to be counted under it.
+ * Within its bucket, each credential (one key, one person's token) may spend only its share
+ * (CREDENTIAL_SHARES), so one key or one person cannot starve the others: deployed, a web ACL
+ * rule per share counts each credential over a minute (infra/stack/firewall.ts); locally, a token
+ * bucket per credential inside the publisher's (infra/local/gateway.ts).
+ *
+ * The values are derived from the publisher id alone: the authorizer computes them on every call
+ * with no read, and the keys tool (infra/keys-cli.ts) gives the publisher's two API Gateway API
+ * keys the same values. They are not secrets: clients never send them (API Gateway ignores
+ * `x-api-key` with this key source), and a Bearer credential is still needed to be counted.
  */
 
-/** A domain prefix, so the value is never the bare hash of a publisher id used anywhere else. */
-const QUOTA_KEY_DOMAIN = 'device-bans/publisher-quota/v1\n';
+/** A domain prefix per bucket, so a value is never the bare hash of a publisher id used elsewhere. */
+const QUOTA_KEY_DOMAINS = {
+  keys: 'device-bans/publisher-quota/v1\n',
+  people: 'device-bans/people-quota/v1\n',
+} as const;
+
+/** Whose bucket a request is counted in: the publisher's keys' or its people's. */
+export type QuotaHolder = keyof typeof QUOTA_KEY_DOMAINS;
+
+/** Both buckets, in the order the keys tool makes their API keys. */
+export const QUOTA_HOLDERS = Object.keys(QUOTA_KEY_DOMAINS) as QuotaHolder[];
+
+/** The share of its publisher's bucket each credential may spend, of the rate and of the burst. */
+export const CREDENTIAL_SHARES: Readonly<Record<QuotaHolder, number>> = {
+  /** Half: a second key (another fleet, a tool) always has the other half. */
+  keys: 0.5,
+  /** A quarter: one person's busy console leaves three quarters to the others. */
+  people: 0.25,
+};
 
 /**
- * The publisher's quota key: 64 hex characters, within API Gateway's 20-128 alphanumeric
- * characters for an API key value, one per publisher, the same in every stage.
+ * A publisher's quota key for a bucket: 64 hex characters, within API Gateway's 20-128
+ * alphanumeric characters for an API key value, the same in every stage.
  */
-export const publisherQuotaKey = (publisherId: string): string =>
-  createHash('sha256').update(QUOTA_KEY_DOMAIN).update(publisherId).digest('hex');
+export const quotaKey = (publisherId: string, holder: QuotaHolder): string =>
+  createHash('sha256').update(QUOTA_KEY_DOMAINS[holder]).update(publisherId).digest('hex');
+
+/** The publisher's keys' quota key (its game servers and tools). */
+export const publisherQuotaKey = (publisherId: string): string => quotaKey(publisherId, 'keys');
+
+/** The publisher's people's quota key (the console). */
+export const peopleQuotaKey = (publisherId: string): string => quotaKey(publisherId, 'people');

@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authenticate } from '../domain/api-keys';
 import { authenticatePerson, looksLikeJwt, type Person } from '../domain/people';
-import { publisherQuotaKey } from '../domain/quotas';
+import { peopleQuotaKey, publisherQuotaKey } from '../domain/quotas';
 import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
 import { encodeGrant } from '../model/scopes';
 
@@ -70,8 +70,9 @@ export const authorize = async (
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWildcard(methodArn) }],
     },
-    // The API key the usage plan counts this request against: one per publisher, whoever calls.
-    usageIdentifierKey: publisherQuotaKey(context.publisherId),
+    // The API key the usage plan counts this request against: the publisher's keys' bucket, or
+    // its people's, so the console never spends what its game servers need (lib/domain/quotas.ts).
+    usageIdentifierKey: person ? peopleQuotaKey(context.publisherId) : publisherQuotaKey(context.publisherId),
     // The grants ride along, so the chain checks each route's scope and the game binding with no
     // further read (and API Gateway caches them with the rest of the answer; the chain refuses a
     // cached answer once `expiresAt` has passed).

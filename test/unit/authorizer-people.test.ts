@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/authorizer';
 import { resetIdentityProvider } from '../../lib/domain/people';
-import { publisherQuotaKey } from '../../lib/domain/quotas';
+import { peopleQuotaKey } from '../../lib/domain/quotas';
 import { API_AUDIENCE, identitySettings, startTokenIssuer, type TokenIssuer } from '../support/tokens';
 
 /**
@@ -49,7 +49,8 @@ describe('authorizer with a person signed in', () => {
       const result = await authorize(token);
       expect(result).toMatchObject({
         principalId: 'pub-a/person-1',
-        usageIdentifierKey: publisherQuotaKey('pub-a'),
+        // The people's bucket, never the game servers' (lib/domain/quotas.ts).
+        usageIdentifierKey: peopleQuotaKey('pub-a'),
         context: {
           publisherId: 'pub-a',
           actorType: 'user',

@@ -147,11 +147,23 @@ describe('the local gateway', () => {
 describe("the local gateway: each publisher's limits", () => {
   /** Two Bearer keys of pub-a and one of pub-b; anything else is refused. */
   const publishers: AuthorizerHandler = async ({ authorizationToken }) => {
-    const publisher = { 'Bearer a1': 'pub-a', 'Bearer a2': 'pub-a', 'Bearer b1': 'pub-b' }[
-      authorizationToken
-    ];
+    const publisher = {
+      'Bearer a1': 'pub-a',
+      'Bearer a2': 'pub-a',
+      'Bearer a3': 'pub-a',
+      'Bearer b1': 'pub-b',
+      'Bearer pa1': 'pub-a/person',
+      'Bearer pa2': 'pub-a/person',
+    }[authorizationToken];
     if (!publisher) throw new Error('Unauthorized');
-    return { ...allow(), principalId: publisher, usageIdentifierKey: `quota-key-of-${publisher}` };
+    const [publisherId, person] = publisher.split('/');
+    return {
+      ...allow(),
+      principalId: publisherId as string,
+      // A person is counted in the publisher's people's bucket, as lib/http/authorizer.ts names it.
+      usageIdentifierKey: `quota-key-of-${publisherId}${person ? '-people' : ''}`,
+      context: person ? { actorType: 'user' } : {},
+    };
   };
   const as = (key: string) => ({ Authorization: `Bearer ${key}` });
   let handled = 0;
@@ -165,7 +177,8 @@ describe("the local gateway: each publisher's limits", () => {
     const call = await serve(publishers, counted, 0, { rateLimit: 1, burstLimit: 2 });
     expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
     expect((await call('/v1/things/1', as('a2'))).status).toBe(200);
-    const refused = await call('/v1/things/1', as('a1'));
+    // A third key of the publisher has its own share full, but the publisher's bucket is empty.
+    const refused = await call('/v1/things/1', as('a3'));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.body).toEqual({
@@ -179,11 +192,48 @@ describe("the local gateway: each publisher's limits", () => {
   });
 
   it('says in whole seconds, at least 1, when the bucket has a token again', async () => {
-    const call = await serve(publishers, echo, 0, { rateLimit: 0.25, burstLimit: 1 });
+    const call = await serve(publishers, echo, 0, { rateLimit: 0.25, burstLimit: 2 });
     expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
+    expect((await call('/v1/things/1', as('a2'))).status).toBe(200);
+    const refused = await call('/v1/things/1', as('a3'));
+    expect(refused.status).toBe(429);
+    // The publisher's bucket refills at 0.25 a second.
+    expect(refused.headers.get('retry-after')).toBe('4');
+  });
+
+  it("holds each key to its half of the publisher's bucket: its own refill, and another key still served", async () => {
+    let handledHere = 0;
+    const call = await serve(
+      publishers,
+      async (event) => {
+        handledHere += 1;
+        return echo(event, {} as never);
+      },
+      0,
+      { rateLimit: 1, burstLimit: 4 },
+    );
+    for (let i = 0; i < 2; i++) expect((await call('/v1/things/1', as('a1'))).status).toBe(200);
     const refused = await call('/v1/things/1', as('a1'));
     expect(refused.status).toBe(429);
+    // Its own bucket refills at half the publisher's rate: 0.5 a second, 2 s.
+    expect(refused.headers.get('retry-after')).toBe('2');
+    // Its refusal spent none of the publisher's: the other half is there for another key.
+    for (let i = 0; i < 2; i++) expect((await call('/v1/things/1', as('a2'))).status).toBe(200);
+    expect((await call('/v1/things/1', as('a3'))).status).toBe(429);
+    expect(handledHere).toBe(4);
+  });
+
+  it("counts people in the people's bucket, each at a quarter of it: the keys' bucket stays whole", async () => {
+    const call = await serve(publishers, echo, 0, { rateLimit: 1, burstLimit: 4 });
+    expect((await call('/v1/things/1', as('pa1'))).status).toBe(200);
+    const refused = await call('/v1/things/1', as('pa1'));
+    expect(refused.status).toBe(429);
+    // A quarter of the rate: 0.25 a second, 4 s.
     expect(refused.headers.get('retry-after')).toBe('4');
+    expect((await call('/v1/things/1', as('pa2'))).status).toBe(200);
+    // The keys spend their own bucket, which no person touched: its whole burst.
+    for (const key of ['a1', 'a1', 'a2', 'a2'])
+      expect((await call('/v1/things/1', as(key))).status, key).toBe(200);
   });
 
   it("counts only requests the authorizer lets through: refused keys spend no publisher's tokens", async () => {

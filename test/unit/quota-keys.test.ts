@@ -10,7 +10,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ensureQuotaKey, quotaKeyName } from '../../infra/quota-keys';
-import { publisherQuotaKey } from '../../lib/domain/quotas';
+import { peopleQuotaKey, publisherQuotaKey } from '../../lib/domain/quotas';
 
 /**
  * What the keys tool asks API Gateway, for a deployed table, so a publisher's requests are
@@ -153,5 +153,33 @@ describe('a publisher on the usage plan', () => {
     apiGateway.on(CreateUsagePlanKeyCommand).rejects(notFound());
 
     await expect(ensureQuotaKey(client, PLAN, 'acme')).rejects.toMatchObject({ name: 'NotFoundException' });
+  });
+
+  it("makes the people's API key apart, with its own value and name, on the same plan", async () => {
+    apiGateway.on(GetApiKeysCommand).resolves({ items: [{ id: 'k-acme', value, enabled: true }] });
+    apiGateway.on(CreateApiKeyCommand).resolves({ id: 'k-acme-people', enabled: true });
+    apiGateway.on(CreateUsagePlanKeyCommand).resolves({ id: 'k-acme-people', type: 'API_KEY' });
+
+    const got = await ensureQuotaKey(client, PLAN, 'acme', 'people');
+
+    // The keys' API key (value `value`) is not the people's: a new one is made beside it.
+    expect(got).toEqual({ apiKeyId: 'k-acme-people', created: true, attached: true, enabled: true });
+    expect(quotaKeyName('acme', 'people')).toBe('people-acme');
+    expect(peopleQuotaKey('acme')).toMatch(/^[a-f0-9]{64}$/);
+    expect(peopleQuotaKey('acme')).not.toBe(value);
+    expect(calls()).toEqual([
+      ['GetApiKeysCommand', { nameQuery: 'people-acme', includeValues: true, limit: 500 }],
+      [
+        'CreateApiKeyCommand',
+        {
+          name: 'people-acme',
+          value: peopleQuotaKey('acme'),
+          enabled: true,
+          customerId: 'acme',
+          description: expect.stringContaining('people signed in for publisher acme'),
+        },
+      ],
+      ['CreateUsagePlanKeyCommand', { usagePlanId: PLAN, keyId: 'k-acme-people', keyType: 'API_KEY' }],
+    ]);
   });
 });
