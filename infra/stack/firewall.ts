@@ -2,42 +2,57 @@ import { type CfnResource, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { CREDENTIAL_SHARES } from '../../lib/domain/quotas';
+import { API_KEY_PREFIX } from '../../lib/model/api-key-format';
+import { throttleClasses } from '../../lib/routes';
 
 /**
  * The regional web ACL on the API's stage (`-c waf=false` leaves it out). Unauthenticated floods
  * would otherwise spend the stage-wide limits every publisher shares, before any key is checked:
  *  - rate-based rules, past which a requester gets 429 in the API's error envelope, with
- *    `Retry-After`, each counting over 5 minutes:
- *    - requests without a bearer credential, per source address (RATE_LIMITS.anonymous);
- *    - requests with one, per source address AND credential, so that a studio's game servers
- *      behind one NAT address, each polling with the studio's key, are counted per key and never
- *      refused for one another: the feed (RATE_LIMITS.feed), the enforcement snapshot
- *      (RATE_LIMITS.snapshot) and every other route (RATE_LIMITS.credential) each in its own rule;
+ *    `Retry-After`:
+ *    - requests without a bearer credential, per source address over 5 minutes
+ *      (RATE_LIMITS.anonymous);
+ *    - requests with one, per credential over a minute, wherever they come from: each key's and
+ *      each person's share of its publisher's limits (lib/domain/quotas.ts), so one key or one
+ *      person cannot starve the others; the usage plan then holds the publisher's keys and its
+ *      people each to their bucket. The feed (RATE_LIMITS.feed), the enforcement snapshot
+ *      (RATE_LIMITS.snapshot), and every other route for a key (RATE_LIMITS.key) or a person
+ *      (RATE_LIMITS.person) each in its own rule;
  *  - AWS's managed common rule set, with the rules that inspect request bodies, and the missing
  *    User-Agent rule, counted instead of blocking (COUNTED_COMMON_RULES says why each).
  * Its costs are in docs/deploy.md (The web application firewall), its figures in docs/scale.md.
  */
 
+/** The evaluation window of the anonymous rule, in seconds. */
+export const RATE_WINDOW_SECONDS = 300;
+
+/** The evaluation window of the credential rules, in seconds: WAF's shortest, the closest to a bucket. */
+export const SHARE_WINDOW_SECONDS = 60;
+
+/** A credential's share of a publisher's per-second limit, as requests per share window. */
+const shareOf = (perSecond: number, share: number) => Math.floor(perSecond * share * SHARE_WINDOW_SECONDS);
+
 /**
- * Requests per 5 minutes (WAF's evaluation window here) before a requester is refused:
- * - anonymous: one address without a bearer credential: 10/s, for health checks and the API
- *   description (what else has no credential API Gateway refuses itself, 401);
- * - credential: one address with one credential on any route but the two below: 100/s, twice a
- *   publisher's plan-wide 50/s, so the usage plan (429 per publisher) acts before the web ACL;
- * - feed: one address with one credential polling the feed: 2,500/s, a publisher's feed limit, so
- *   its whole fleet may sit behind one NAT address;
- * - snapshot: one address with one credential reading the snapshot: 20/s, room for a fleet's
- *   servers starting together behind one address (each reads it once, then polls the feed).
+ * Requests per window before a requester is refused:
+ * - anonymous: one address without a bearer credential, per 5 minutes: 10/s, for health checks
+ *   and the API description (what else has no credential API Gateway refuses itself, 401);
+ * - feed: one credential polling the feed, per minute: a key's share of the publisher's feed
+ *   limit, 1,250/s (a fleet's servers polling with one key, behind any number of addresses);
+ * - snapshot: one credential reading the snapshot, per minute: a key's share of a publisher's
+ *   read limit, 25/s (room for a fleet's servers starting together);
+ * - key: one API key on any other route, per minute: its share of the publisher's plan-wide
+ *   limit, 25/s;
+ * - person: one person's token on any other route, per minute: a person's share of the
+ *   people's bucket, 12.5/s (750 a minute: a console at work sends a few a second).
  */
 export const RATE_LIMITS = {
   anonymous: 3_000,
-  credential: 30_000,
-  feed: 750_000,
-  snapshot: 6_000,
+  feed: shareOf(throttleClasses.feed.publisher.rateLimit, CREDENTIAL_SHARES.keys),
+  snapshot: shareOf(throttleClasses.read.publisher.rateLimit, CREDENTIAL_SHARES.keys),
+  key: shareOf(throttleClasses.read.publisher.rateLimit, CREDENTIAL_SHARES.keys),
+  person: shareOf(throttleClasses.read.publisher.rateLimit, CREDENTIAL_SHARES.people),
 } as const;
-
-/** The evaluation window of every rate rule, in seconds. */
-export const RATE_WINDOW_SECONDS = 300;
 
 /**
  * Common rule set rules that would refuse requests the API accepts, so they only count:
@@ -85,8 +100,14 @@ export class Firewall extends Construct {
         textTransformations: [{ priority: 0, type: 'LOWERCASE' }],
       },
     });
-    // The scheme as lib/http/authorizer.ts accepts it, in any case.
+    // The scheme as lib/http/authorizer.ts accepts it, in any case; an API key by its prefix
+    // (lib/domain/api-keys.ts), anything else is a person's token.
     const hasBearer = byteMatch({ singleHeader: { Name: 'authorization' } }, 'bearer ', 'STARTS_WITH');
+    const hasApiKey = byteMatch(
+      { singleHeader: { Name: 'authorization' } },
+      `bearer ${API_KEY_PREFIX}`,
+      'STARTS_WITH',
+    );
     // The stage's path ends in the route's (`/<stage>/v1/events`, or as CloudFront passes it on).
     const onPath = (path: string) => byteMatch({ uriPath: {} }, path, 'ENDS_WITH');
     const combine = (statement: { not: Statement } | { and: Statement[] } | Statement): Statement =>
@@ -107,14 +128,14 @@ export class Firewall extends Construct {
       statement: {
         rateBasedStatement: {
           limit,
-          evaluationWindowSec: RATE_WINDOW_SECONDS,
           ...(key === 'IP'
-            ? { aggregateKeyType: 'IP' }
+            ? { aggregateKeyType: 'IP', evaluationWindowSec: RATE_WINDOW_SECONDS }
             : {
-                // Address and credential: a request without the header is not counted here.
+                // The credential alone, from any address: a request without the header is not
+                // counted here.
                 aggregateKeyType: 'CUSTOM_KEYS',
+                evaluationWindowSec: SHARE_WINDOW_SECONDS,
                 customKeys: [
-                  { ip: {} },
                   {
                     header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] },
                   },
@@ -144,7 +165,8 @@ export class Firewall extends Construct {
           content: JSON.stringify({
             error: {
               code: 'rate_limited',
-              message: 'Too many requests from this address or credential: retry later',
+              message:
+                "Too many requests from this address or credential (a key or a person may spend a share of its publisher's limits): retry later",
             },
           }),
         },
@@ -159,12 +181,20 @@ export class Firewall extends Construct {
           'CREDENTIAL',
           onPath(SNAPSHOT_PATH),
         ),
-        rateRule('RateLimitPerCredential', 3, RATE_LIMITS.credential, 'CREDENTIAL', {
-          and: [hasBearer, combine({ not: onPath(FEED_PATH) }), combine({ not: onPath(SNAPSHOT_PATH) })],
+        rateRule('RateLimitPerKey', 3, RATE_LIMITS.key, 'CREDENTIAL', {
+          and: [hasApiKey, combine({ not: onPath(FEED_PATH) }), combine({ not: onPath(SNAPSHOT_PATH) })],
+        }),
+        rateRule('RateLimitPerPerson', 4, RATE_LIMITS.person, 'CREDENTIAL', {
+          and: [
+            hasBearer,
+            combine({ not: hasApiKey }),
+            combine({ not: onPath(FEED_PATH) }),
+            combine({ not: onPath(SNAPSHOT_PATH) }),
+          ],
         }),
         {
           name: 'AWSManagedRulesCommonRuleSet',
-          priority: 4,
+          priority: 5,
           statement: {
             managedRuleGroupStatement: {
               vendorName: 'AWS',

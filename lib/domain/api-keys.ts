@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { actorFromStored } from '../model/actors';
+import { API_KEY_PATTERN, API_KEY_PREFIX } from '../model/api-key-format';
 import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
 import type { Actor, ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
 import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
@@ -37,8 +38,7 @@ import { provisionPolicy } from './policy';
  * and their events in the audit trail (./audit.ts): `key.created`, `key.revoked`.
  */
 
-/** `bsk_` + 32 random bytes in base64url: recognisable to secret scanners, 256 bits of entropy. */
-export const API_KEY_PATTERN = /^bsk_[A-Za-z0-9_-]{43}$/;
+export { API_KEY_PATTERN } from '../model/api-key-format';
 
 export const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
@@ -144,7 +144,7 @@ export const createApiKey = async (
 ): Promise<NewApiKey> => {
   const now = new Date();
   await provisionPolicy(publisherId, now);
-  const apiKey = `bsk_${randomBytes(32).toString('base64url')}`;
+  const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const hash = hashApiKey(apiKey);
   const info: ApiKeyInfo = {
     key_id: `key_${randomBytes(9).toString('base64url')}`,

@@ -34,6 +34,7 @@ import {
   FEED_PATH,
   RATE_LIMITS,
   RATE_WINDOW_SECONDS,
+  SHARE_WINDOW_SECONDS,
   SNAPSHOT_PATH,
 } from '../../infra/stack/firewall';
 import { HANDLER_METADATA_KEY } from '../../infra/stack/handler-metadata';
@@ -62,6 +63,7 @@ import {
   WRITE_ACTIONS,
 } from '../../infra/stack/table-access';
 import { changeSources, isChangeSource } from '../../lib/domain/change-sources';
+import { CREDENTIAL_SHARES } from '../../lib/domain/quotas';
 import { MAX_BODY_BYTES } from '../../lib/http/chain';
 import { errorStatus } from '../../lib/http/errors';
 import { allowedMethods } from '../../lib/http/gateway-answers';
@@ -672,7 +674,7 @@ describe('the templates', () => {
 describe('the web application firewall', () => {
   const acls = ofType('AWS::WAFv2::WebACL');
 
-  test('one regional web ACL on the stage: rate rules (anonymous per address; with a credential per address and credential), then the common rule set', () => {
+  test('one regional web ACL on the stage: rate rules (anonymous per address; with a credential per credential), then the common rule set', () => {
     expect(acls).toHaveLength(1);
     const acl = acls[0]?.[1].Properties ?? {};
     expect(acl.Scope).toBe('REGIONAL');
@@ -682,18 +684,24 @@ describe('the web application firewall', () => {
       'RateLimitAnonymousPerAddress',
       'RateLimitFeedPerCredential',
       'RateLimitSnapshotPerCredential',
-      'RateLimitPerCredential',
+      'RateLimitPerKey',
+      'RateLimitPerPerson',
       'AWSManagedRulesCommonRuleSet',
     ]);
-    for (const rule of rules.slice(0, 4))
+    for (const rule of rules.slice(0, 5))
       expect(rule, rule.Name).toMatchObject({
-        Statement: { RateBasedStatement: { EvaluationWindowSec: RATE_WINDOW_SECONDS } },
+        Statement: {
+          RateBasedStatement: {
+            EvaluationWindowSec:
+              rule.Name === 'RateLimitAnonymousPerAddress' ? RATE_WINDOW_SECONDS : SHARE_WINDOW_SECONDS,
+          },
+        },
         Action: { Block: { CustomResponse: { ResponseCode: 429 } } },
       });
     // The 429 speaks the API's error envelope.
     const body = Object.values(acl.CustomResponseBodies as Record<string, { Content: string }>)[0];
     expect(JSON.parse(body?.Content ?? '{}')).toMatchObject({ error: { code: 'rate_limited' } });
-    expect(rules[4]).toMatchObject({
+    expect(rules[5]).toMatchObject({
       Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' } },
       OverrideAction: { None: {} },
     });
@@ -706,7 +714,7 @@ describe('the web application firewall', () => {
 
   /** Which rate rules count a request, as WAF would evaluate their scope and keys. */
   const countedBy = (request: { path: string; authorization?: string }) => {
-    const rules = acls[0]?.[1].Properties?.Rules.slice(0, 4) as Record<string, any>[];
+    const rules = acls[0]?.[1].Properties?.Rules.slice(0, 5) as Record<string, any>[];
     const evaluate = (st: Record<string, any>): boolean => {
       if (st.NotStatement) return !evaluate(st.NotStatement.Statement);
       if (st.AndStatement) return st.AndStatement.Statements.every(evaluate);
@@ -728,7 +736,7 @@ describe('the web application firewall', () => {
       .map((rule) => rule.Name);
   };
 
-  test('each request is counted by one rate rule: game servers by their credential, the feed and the snapshot apart', () => {
+  test('each request is counted by one rate rule: keys and people by their credential, the feed and the snapshot apart', () => {
     expect(countedBy({ path: '/dev/health' })).toEqual(['RateLimitAnonymousPerAddress']);
     // Not a bearer credential (API Gateway answers it 401 itself): counted per address.
     expect(countedBy({ path: '/dev/v1/policy', authorization: 'Basic x' })).toEqual([
@@ -740,8 +748,10 @@ describe('the web application firewall', () => {
     expect(countedBy({ path: `/dev${SNAPSHOT_PATH}`, authorization: 'BEARER bsk_1' })).toEqual([
       'RateLimitSnapshotPerCredential',
     ]);
-    expect(countedBy({ path: '/dev/v1/bans', authorization: 'bearer bsk_1' })).toEqual([
-      'RateLimitPerCredential',
+    expect(countedBy({ path: '/dev/v1/bans', authorization: 'bearer bsk_1' })).toEqual(['RateLimitPerKey']);
+    // A person's token (a JWT), in the console or anywhere: the people's rule.
+    expect(countedBy({ path: '/v1/device/d/bans', authorization: 'Bearer eyJhbGciOi' })).toEqual([
+      'RateLimitPerPerson',
     ]);
     // Through the console's distribution the stage is not in the path: the same rules.
     expect(countedBy({ path: FEED_PATH, authorization: 'Bearer eyJ' })).toEqual([
@@ -756,30 +766,44 @@ describe('the web application firewall', () => {
     for (const [name, limit] of [
       ['RateLimitFeedPerCredential', RATE_LIMITS.feed],
       ['RateLimitSnapshotPerCredential', RATE_LIMITS.snapshot],
-      ['RateLimitPerCredential', RATE_LIMITS.credential],
+      ['RateLimitPerKey', RATE_LIMITS.key],
+      ['RateLimitPerPerson', RATE_LIMITS.person],
     ] as const)
-      expect(keys(name), name).toMatchObject({
+      expect(keys(name), name).toEqual({
         AggregateKeyType: 'CUSTOM_KEYS',
+        // The credential alone, from any address: one key's fleet is one count wherever it runs.
         CustomKeys: [
-          { IP: {} },
           { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
         ],
+        EvaluationWindowSec: SHARE_WINDOW_SECONDS,
         Limit: limit,
+        ScopeDownStatement: expect.anything(),
       });
   });
 
-  test("a studio's 100 servers behind one address, each polling the feed every second with the studio's key, are far within the feed's limit", () => {
-    const polls = 100 * RATE_WINDOW_SECONDS;
-    expect(polls).toBeLessThan(RATE_LIMITS.feed);
-    // A publisher's whole feed limit fits behind one address; its plan-wide limit inside the credential rule.
-    expect(RATE_LIMITS.feed / RATE_WINDOW_SECONDS).toBe(throttleClasses.feed.publisher.rateLimit);
-    expect(RATE_LIMITS.credential / RATE_WINDOW_SECONDS).toBeGreaterThan(
-      throttleClasses.read.publisher.rateLimit,
+  test("each key's and each person's rule is its share of its publisher's limits, per minute", () => {
+    const perMinute = (perSecond: number, share: number) => perSecond * share * SHARE_WINDOW_SECONDS;
+    const plan = throttleClasses.read.publisher.rateLimit;
+    expect(RATE_LIMITS.key).toBe(perMinute(plan, CREDENTIAL_SHARES.keys));
+    expect(RATE_LIMITS.person).toBe(perMinute(plan, CREDENTIAL_SHARES.people));
+    expect(RATE_LIMITS.feed).toBe(
+      perMinute(throttleClasses.feed.publisher.rateLimit, CREDENTIAL_SHARES.keys),
     );
+    // Below the publisher's own limit: one key or one person never spends the whole of it.
+    expect(RATE_LIMITS.key / SHARE_WINDOW_SECONDS).toBeLessThan(plan);
+    expect(RATE_LIMITS.person / SHARE_WINDOW_SECONDS).toBeLessThan(plan);
+    expect(RATE_LIMITS.feed / SHARE_WINDOW_SECONDS).toBeLessThan(throttleClasses.feed.publisher.rateLimit);
+  });
+
+  test("a studio's 100 servers behind one address, each polling the feed every second with the studio's key, are far within the feed's limit", () => {
+    const polls = 100 * SHARE_WINDOW_SECONDS;
+    expect(polls).toBeLessThan(RATE_LIMITS.feed);
+    // 1,000 servers of one key too, wherever they run: 1,000 polls a second within its 1,250.
+    expect(1_000 * SHARE_WINDOW_SECONDS).toBeLessThan(RATE_LIMITS.feed);
   });
 
   test('the common rules that would refuse valid requests (bodies over 8 KB, URLs and free text in bodies, no User-Agent) only count', () => {
-    const common = acls[0]?.[1].Properties?.Rules[4];
+    const common = acls[0]?.[1].Properties?.Rules[5];
     const counted = common.Statement.ManagedRuleGroupStatement.RuleActionOverrides.map(
       (o: { Name: string; ActionToUse: unknown }) => {
         expect(o.ActionToUse).toEqual({ Count: {} });
