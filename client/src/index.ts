@@ -6,7 +6,10 @@ export { ApiError, type ApiErrorCode, type ApiErrorInit } from './errors.js';
 export {
   type BanMirror,
   createBanMirror,
+  type DecideOptions,
+  type DecisionSource,
   type MirrorCheck,
+  type MirrorDecision,
   type MirrorEvent,
   type MirroredBan,
   type MirrorOptions,

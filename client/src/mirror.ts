@@ -33,8 +33,40 @@ export type MirrorCheck = Omit<Enforcement, 'reputation'> & {
   lag_ms: number | null;
 };
 
-/** The two reads the mirror makes: the client's methods of those routes (createBanClient). */
-export type MirrorSource = Pick<BanClient, 'getEnforcementSnapshot' | 'listEvents'>;
+/**
+ * The reads the mirror makes: the client's methods of those routes (createBanClient). The
+ * enforcement read is what `decide` asks when the copy is stale; a source without it never asks.
+ */
+export type MirrorSource = Pick<BanClient, 'getEnforcementSnapshot' | 'listEvents'> &
+  Partial<Pick<BanClient, 'getEnforcement'>>;
+
+/**
+ * Where a decision came from:
+ * - `mirror`: the copy, fresh (no call);
+ * - `api`: the copy was stale or absent, and the API answered within the fallback deadline;
+ * - `stale_copy`: stale, the API did not answer, `failMode: 'open'`: the copy as it is, so every
+ *   ban it knows still holds (bans made since are not seen);
+ * - `no_copy`: no copy yet, the API did not answer, `failMode: 'open'`: nothing is known, so
+ *   nobody is restricted;
+ * - `fail_closed`: stale, the API did not answer, `failMode: 'closed'`: every device restricted;
+ * - `key_refused`: the API refused the key (401, 403): every device restricted, in either mode,
+ *   and a `fallback_failed` event with `alert: true` (a revoked key must be fixed, not played through).
+ */
+export type DecisionSource = 'mirror' | 'api' | 'stale_copy' | 'no_copy' | 'fail_closed' | 'key_refused';
+
+/** What `decide` answers: what `check` answers, where it came from, and why the API was not used. */
+export type MirrorDecision = MirrorCheck & {
+  source: DecisionSource;
+  /** The API's failure, when the copy was stale and the API was asked in vain; else null. */
+  fallback_error: { status: number; code: string; message: string } | null;
+};
+
+export interface DecideOptions {
+  /** The clock to end bans by (a test compares with an API answer); now if absent. */
+  at?: string | Date;
+  /** The API fallback's whole deadline, one attempt (default: the mirror's `fallbackDeadlineMs`). */
+  deadlineMs?: number;
+}
 
 export interface MirrorOptions {
   /** A client of this package (createBanClient), or anything with its two read methods. */
@@ -46,8 +78,13 @@ export interface MirrorOptions {
   intervalMs?: number;
   /** Past this long since the last caught-up read, `check` answers by `failMode` (default 30,000 ms). */
   maxLagMs?: number;
-  /** `closed`: a stale mirror restricts every device; `open`: it answers from its copy anyway. */
+  /**
+   * When the copy is stale: `closed` restricts every device; `open` answers from the copy as it
+   * is (and, with no copy yet, restricts nobody). `decide` asks the API first either way.
+   */
   failMode?: 'closed' | 'open';
+  /** `decide`'s one attempt at the API when the copy is stale (default 1,500 ms, no retries). */
+  fallbackDeadlineMs?: number;
   /** Longest wait between reads after errors (default 30,000 ms). */
   maxBackoffMs?: number;
   /** What happened, for the server's log: started afresh, resynced, a read failing, stopped. */
@@ -62,7 +99,9 @@ export type MirrorEvent =
   | { type: 'snapshot'; bans: number; reason: 'start' | 'cursor_expired' | 'cursor_refused' }
   | { type: 'caught_up'; applied: number }
   | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
-  | { type: 'stopped'; status: number; code: string; message: string };
+  | { type: 'stopped'; status: number; code: string; message: string }
+  /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
+  | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
 const STATE_FORMAT = 'device-ban-mirror/1';
 
@@ -185,9 +224,11 @@ export interface BanMirror {
   /**
    * Loads the state file or takes a snapshot, catches up with the feed, and polls from then on.
    * Resolves after that first read, even when it failed (the polls go on; `check` answers stale
-   * until one succeeds); rejects only when the key is refused (401/403).
+   * until one succeeds); rejects only when the key is refused (401/403). With `timeoutMs`, resolves
+   * then at the latest: the first read goes on behind it (a refusal after that is in `stoppedBy`
+   * and its `stopped` event), and a server need not wait the client's whole deadline to open.
    */
-  start(): Promise<void>;
+  start(options?: { timeoutMs?: number }): Promise<void>;
   /** Stops polling (an in-flight read finishes first) and writes the state file once more. */
   stop(): Promise<void>;
   /**
@@ -195,6 +236,13 @@ export interface BanMirror {
    * clock now (or at `at`: a test compares with an answer the API gave at its `evaluated_at`).
    */
   check(deviceId: string, at?: string | Date): MirrorCheck;
+  /**
+   * The login gate: may this device play? From the copy while it is fresh (no call); when it is
+   * stale, from the API in one short attempt (`fallbackDeadlineMs`); when the API does not answer
+   * either, by `failMode` (open: the copy as it is, so no ban it knows lets a player in). A key
+   * the API refuses restricts every device and reports an alert. See DecisionSource.
+   */
+  decide(deviceId: string, options?: DecideOptions): Promise<MirrorDecision>;
   /** Reads the feed to its end now (what the poll does each interval). */
   sync(): Promise<void>;
   /** Milliseconds since the last caught-up read; null before the first. */
@@ -210,6 +258,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const intervalMs = options.intervalMs ?? 1000;
   const maxLagMs = options.maxLagMs ?? 30_000;
   const failMode = options.failMode ?? 'closed';
+  const fallbackDeadlineMs = options.fallbackDeadlineMs ?? 1_500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const now = options.now ?? Date.now;
   const report = options.onEvent ?? (() => {});
@@ -218,6 +267,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   let dirty = false;
   let stoppedBy: BanMirror['stoppedBy'] = null;
   let loop: Promise<void> | undefined;
+  let starting: Promise<void> | undefined;
   let syncing: Promise<void> | undefined;
   const stopping = new AbortController();
 
@@ -387,18 +437,83 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   };
 
   const lagMs = () => (caughtUpAt === undefined ? null : Math.max(0, now() - caughtUpAt));
+  const freshness = () => {
+    const lag = lagMs();
+    return { lag, stale: !state || lag === null || lag > maxLagMs || stoppedBy !== null };
+  };
+  /** The answer of a copy that cannot be trusted and a mode that fails closed: nobody plays. */
+  const everyoneRestricted = (deviceId: string, evaluatedAt: string, lag: number | null): MirrorCheck => ({
+    device_id: deviceId,
+    game_id: gameId,
+    evaluated_at: evaluatedAt,
+    restricted: { cheat: true, social: true },
+    bans: [],
+    not_enforced: [],
+    policy_updated_at: state?.policy.updated_at ?? evaluatedAt,
+    stale: true,
+    lag_ms: lag,
+  });
+  /** Failing open with no copy at all: no ban is known, so none restricts. */
+  const nothingKnown = (deviceId: string, evaluatedAt: string, lag: number | null): MirrorCheck => ({
+    ...everyoneRestricted(deviceId, evaluatedAt, lag),
+    restricted: { cheat: false, social: false },
+  });
+  /** The copy's answer, by the service's own rules, however old the copy is; null without one. */
+  const fromCopy = (
+    deviceId: string,
+    evaluatedAt: string,
+    stale: boolean,
+    lag: number | null,
+  ): MirrorCheck | null => {
+    const policy = state?.policy;
+    if (!policy) return null;
+    // Every ban of the device, in the service's order (newest first): a quorum of global bans is
+    // a property of the device, not of one ban.
+    const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => b.ban_id - a.ban_id);
+    const { applying, restricted, not_enforced } = decideDevice(policy, bans, evaluatedAt);
+    return {
+      device_id: deviceId,
+      game_id: gameId,
+      evaluated_at: evaluatedAt,
+      restricted,
+      bans: applying.map(({ device_id: _device, ...ban }) => ({
+        ...ban,
+        enforced: true,
+        rule: ruleFor(ban),
+      })),
+      not_enforced,
+      policy_updated_at: policy.updated_at,
+      stale,
+      lag_ms: lag,
+    };
+  };
 
   return {
-    async start() {
-      if (loop) return;
-      const outcome = await attempt();
-      // A key that is refused is a mistake to show at once; any other failure is an outage the
-      // polls ride out (check answers stale meanwhile).
-      if ('stopped' in outcome) throw outcome.stopped;
-      loop = poll(outcome.wait);
+    async start(startOptions = {}) {
+      starting ??= (async () => {
+        const outcome = await attempt();
+        // A key that is refused is a mistake to show at once; any other failure is an outage the
+        // polls ride out (check answers stale meanwhile).
+        if ('stopped' in outcome) throw outcome.stopped;
+        loop = poll(outcome.wait);
+      })();
+      const { timeoutMs } = startOptions;
+      if (timeoutMs === undefined) return starting;
+      // Past the timeout nobody awaits the first read: its refusal is reported, not thrown.
+      starting.catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      try {
+        await Promise.race([starting, waited]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async stop() {
       stopping.abort();
+      await starting?.catch(() => {});
       await loop;
       await syncing?.catch(() => {});
       await save();
@@ -411,40 +526,46 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     },
     check(deviceId, at) {
       const evaluatedAt = new Date(at ?? now()).toISOString();
-      const lag = lagMs();
-      const stale = !state || lag === null || lag > maxLagMs || stoppedBy !== null;
-      const policy = state?.policy;
-      if (!policy || (stale && failMode === 'closed'))
+      const { stale, lag } = freshness();
+      if (stale && failMode === 'closed') return everyoneRestricted(deviceId, evaluatedAt, lag);
+      return fromCopy(deviceId, evaluatedAt, stale, lag) ?? nothingKnown(deviceId, evaluatedAt, lag);
+    },
+    async decide(deviceId, decideOptions = {}) {
+      const evaluatedAt = new Date(decideOptions.at ?? now()).toISOString();
+      const { stale, lag } = freshness();
+      const fresh = stale ? null : fromCopy(deviceId, evaluatedAt, false, lag);
+      if (fresh) return { ...fresh, source: 'mirror', fallback_error: null };
+      let failure: MirrorDecision['fallback_error'];
+      if (client.getEnforcement) {
+        try {
+          const { reputation: _reputation, ...answer } = await client.getEnforcement(gameId, deviceId, {
+            deadlineMs: decideOptions.deadlineMs ?? fallbackDeadlineMs,
+            retries: 0,
+          });
+          return { ...answer, stale: false, lag_ms: lag, source: 'api', fallback_error: null };
+        } catch (error) {
+          failure = errorFields(error);
+        }
+      } else
+        failure = { status: 0, code: 'no_fallback', message: "the mirror's source cannot read enforcement" };
+      const refused = failure.status === 401 || failure.status === 403;
+      report({ type: 'fallback_failed', ...failure, alert: refused });
+      if (refused)
         return {
-          device_id: deviceId,
-          game_id: gameId,
-          evaluated_at: evaluatedAt,
-          restricted: { cheat: true, social: true },
-          bans: [],
-          not_enforced: [],
-          policy_updated_at: policy?.updated_at ?? evaluatedAt,
-          stale: true,
-          lag_ms: lag,
+          ...everyoneRestricted(deviceId, evaluatedAt, lag),
+          source: 'key_refused',
+          fallback_error: failure,
         };
-      // Every ban of the device, in the service's order (newest first): a quorum of global bans is
-      // a property of the device, not of one ban.
-      const bans = [...(state?.devices.get(deviceId)?.values() ?? [])].sort((a, b) => b.ban_id - a.ban_id);
-      const { applying, restricted, not_enforced } = decideDevice(policy, bans, evaluatedAt);
-      return {
-        device_id: deviceId,
-        game_id: gameId,
-        evaluated_at: evaluatedAt,
-        restricted,
-        bans: applying.map(({ device_id: _device, ...ban }) => ({
-          ...ban,
-          enforced: true,
-          rule: ruleFor(ban),
-        })),
-        not_enforced,
-        policy_updated_at: policy.updated_at,
-        stale,
-        lag_ms: lag,
-      };
+      if (failMode === 'closed')
+        return {
+          ...everyoneRestricted(deviceId, evaluatedAt, lag),
+          source: 'fail_closed',
+          fallback_error: failure,
+        };
+      const copy = fromCopy(deviceId, evaluatedAt, true, lag);
+      return copy
+        ? { ...copy, source: 'stale_copy', fallback_error: failure }
+        : { ...nothingKnown(deviceId, evaluatedAt, lag), source: 'no_copy', fallback_error: failure };
     },
   };
 };

@@ -279,3 +279,238 @@ describe('the state file', () => {
     }
   });
 });
+
+describe('start with a timeout', () => {
+  it('resolves at the timeout while the first read hangs, answers stale meanwhile, and catches up after', async () => {
+    const { source } = scripted([ban(1)], [[]]);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const snapshot = source.getEnforcementSnapshot;
+    (source as { getEnforcementSnapshot: unknown }).getEnforcementSnapshot = async (
+      ...args: Parameters<typeof snapshot>
+    ) => {
+      await held;
+      return snapshot(...args);
+    };
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({
+      client: source,
+      gameId: GAME,
+      intervalMs: 10,
+      onEvent: (e) => events.push(e),
+    });
+    await mirror.start({ timeoutMs: 20 });
+    // Resolved with the first read still under way: nothing known yet, closed by default.
+    expect(events).toEqual([]);
+    expect(mirror.check('d-1')).toMatchObject({ stale: true, restricted: { cheat: true, social: true } });
+    release();
+    await expect.poll(() => mirror.check('d-2').stale, { timeout: 5_000 }).toBe(false);
+    expect(mirror.check('d-1').restricted.cheat).toBe(true);
+    await mirror.stop();
+  });
+
+  it('reports a key refused after the timeout in stoppedBy and its event, never as a rejection', async () => {
+    const refused = new ApiError({
+      status: 403,
+      code: 'forbidden',
+      message: 'no',
+      details: [],
+      request_id: 'r',
+    });
+    let fail: () => void = () => {};
+    const source = {
+      getEnforcementSnapshot: () =>
+        new Promise((_resolve, reject) => {
+          fail = () => reject(refused);
+        }),
+      listEvents: async () => ({ items: [], next_cursor: 'c0' }),
+    } as unknown as MirrorSource;
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    await mirror.start({ timeoutMs: 10 });
+    fail();
+    await expect.poll(() => mirror.stoppedBy, { timeout: 5_000 }).toMatchObject({ status: 403 });
+    expect(events.map((e) => e.type)).toContain('stopped');
+    await mirror.stop();
+  });
+});
+
+describe('the login gate (decide)', () => {
+  const refusedKey = () =>
+    new ApiError({ status: 401, code: 'unauthorized', message: 'revoked', details: [], request_id: 'r' });
+  const unreachable = () => new ApiError({ status: 0, code: 'network_error', message: 'connection refused' });
+  /** The scripted source, with an enforcement read answering `answer` (or failing with it). */
+  const withFallback = (bans: ReturnType<typeof ban>[], answer: (device: string) => unknown) => {
+    const { source } = scripted(bans, [[]]);
+    const asked: Array<{ device: string; options: unknown }> = [];
+    (source as { getEnforcement: unknown }).getEnforcement = async (
+      _game: string,
+      device: string,
+      options: unknown,
+    ) => {
+      asked.push({ device, options });
+      const got = answer(device);
+      if (got instanceof Error) throw got;
+      return got;
+    };
+    return { source, asked };
+  };
+  const apiAnswer = (device: string, cheat: boolean) => ({
+    device_id: device,
+    game_id: GAME,
+    evaluated_at: '2026-11-02T00:00:00.000Z',
+    restricted: { cheat, social: false },
+    bans: [],
+    not_enforced: [],
+    reputation: { cheat: 0, social: 0 },
+    policy_updated_at: policy.updated_at,
+  });
+  const mirrorOf = async (
+    source: MirrorSource,
+    failMode: 'open' | 'closed',
+    events: MirrorEvent[] = [],
+    sync = true,
+  ) => {
+    const clock = { at: Date.parse('2026-11-02T00:00:00.000Z') };
+    const mirror = createBanMirror({
+      client: source,
+      gameId: GAME,
+      maxLagMs: 1_000,
+      failMode,
+      now: () => clock.at,
+      onEvent: (event) => events.push(event),
+    });
+    if (sync) await mirror.sync();
+    return { mirror, clock };
+  };
+
+  it('answers from a fresh copy with no call to the API', async () => {
+    const { source, asked } = withFallback([ban(1)], (d) => apiAnswer(d, false));
+    const { mirror } = await mirrorOf(source, 'open');
+    expect(await mirror.decide('d-1')).toMatchObject({
+      source: 'mirror',
+      stale: false,
+      restricted: { cheat: true },
+    });
+    expect(await mirror.decide('d-2')).toMatchObject({ source: 'mirror', restricted: { cheat: false } });
+    expect(asked).toEqual([]);
+  });
+
+  it('asks the API once, with a short deadline and no retries, when the copy is stale', async () => {
+    const { source, asked } = withFallback([ban(1)], (d) => apiAnswer(d, d === 'd-9'));
+    const { mirror, clock } = await mirrorOf(source, 'closed');
+    clock.at += 1_001;
+    const decision = await mirror.decide('d-9');
+    expect(decision).toMatchObject({
+      source: 'api',
+      stale: false,
+      restricted: { cheat: true },
+      fallback_error: null,
+    });
+    expect(decision).not.toHaveProperty('reputation');
+    expect(asked).toEqual([{ device: 'd-9', options: { deadlineMs: 1_500, retries: 0 } }]);
+  });
+
+  it('never lets a ban the copy knows in when the copy is stale and the API does not answer (open)', async () => {
+    const events: MirrorEvent[] = [];
+    const { source } = withFallback([ban(1)], () => unreachable());
+    const { mirror, clock } = await mirrorOf(source, 'open', events);
+    clock.at += 60_000;
+    expect(await mirror.decide('d-1')).toMatchObject({
+      source: 'stale_copy',
+      stale: true,
+      restricted: { cheat: true },
+      fallback_error: { status: 0, code: 'network_error' },
+    });
+    expect(await mirror.decide('d-2')).toMatchObject({ source: 'stale_copy', restricted: { cheat: false } });
+    expect(events.filter((e) => e.type === 'fallback_failed')).toEqual([
+      {
+        type: 'fallback_failed',
+        status: 0,
+        code: 'network_error',
+        message: 'connection refused',
+        alert: false,
+      },
+      {
+        type: 'fallback_failed',
+        status: 0,
+        code: 'network_error',
+        message: 'connection refused',
+        alert: false,
+      },
+    ]);
+  });
+
+  it('restricts every device when the copy is stale and the API does not answer (closed)', async () => {
+    const { source } = withFallback([ban(1)], () => unreachable());
+    const { mirror, clock } = await mirrorOf(source, 'closed');
+    clock.at += 60_000;
+    expect(await mirror.decide('d-2')).toMatchObject({
+      source: 'fail_closed',
+      restricted: { cheat: true, social: true },
+    });
+  });
+
+  it('with no copy yet and no API: restricts nobody when open (nothing is known), everybody when closed', async () => {
+    for (const [failMode, restricted, source_] of [
+      ['open', false, 'no_copy'],
+      ['closed', true, 'fail_closed'],
+    ] as const) {
+      const { source } = withFallback([ban(1)], () => unreachable());
+      const { mirror } = await mirrorOf(source, failMode, [], false);
+      expect(await mirror.decide('d-1'), failMode).toMatchObject({
+        source: source_,
+        stale: true,
+        lag_ms: null,
+        restricted: { cheat: restricted, social: restricted },
+        bans: [],
+      });
+      // check() answers the same without asking anyone.
+      expect(mirror.check('d-1').restricted, failMode).toEqual({ cheat: restricted, social: restricted });
+    }
+  });
+
+  it('raises an alert and restricts everyone, even when open, when the API refuses the key (401)', async () => {
+    const events: MirrorEvent[] = [];
+    const { source } = withFallback([ban(1)], () => refusedKey());
+    const { mirror, clock } = await mirrorOf(source, 'open', events);
+    clock.at += 60_000;
+    expect(await mirror.decide('d-2')).toMatchObject({
+      source: 'key_refused',
+      restricted: { cheat: true, social: true },
+      fallback_error: { status: 401, code: 'unauthorized' },
+    });
+    expect(events.at(-1)).toEqual({
+      type: 'fallback_failed',
+      status: 401,
+      code: 'unauthorized',
+      message: 'revoked',
+      alert: true,
+    });
+  });
+
+  it('gives up on a frozen API at its deadline, one attempt, and answers by the copy', async () => {
+    // The real client, over a fetch that never answers until it is aborted.
+    const { createBanClient } = await import('../../client/src/client');
+    let attempts = 0;
+    const frozen = ((_url: string, init: { signal?: AbortSignal }) =>
+      new Promise((_resolve, reject) => {
+        attempts += 1;
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+      })) as unknown as typeof fetch;
+    const real = createBanClient({ baseUrl: 'http://api.test', apiKey: 'bsk_x', fetch: frozen });
+    const { source } = scripted([ban(1)], [[]]);
+    (source as { getEnforcement: unknown }).getEnforcement = real.getEnforcement;
+    const { mirror, clock } = await mirrorOf(source, 'open');
+    clock.at += 60_000;
+    const decision = await mirror.decide('d-1', { deadlineMs: 100 });
+    expect(decision).toMatchObject({
+      source: 'stale_copy',
+      restricted: { cheat: true },
+      fallback_error: { code: 'timeout' },
+    });
+    expect(attempts).toBe(1);
+  });
+});

@@ -175,7 +175,7 @@ describe('the device-ban-client package', () => {
     expect((await login('http://127.0.0.1:1')).stdout).toBe('dev-cheater allowed\ndev-clean allowed\n');
   }, 60_000);
 
-  it("compiles docs/game-servers.md's mirror gate as written, and runs it: from the mirror, from its state file, and failing open", async () => {
+  it("compiles docs/game-servers.md's mirror gate as written, and runs it: from the mirror, from its state file, through an outage, and failing open", async () => {
     const project = join(scratch, 'game-server');
     const docs = await readFile(join(root, 'docs', 'game-servers.md'), 'utf8');
     const block = /## A login gate[\s\S]*?```ts\n([\s\S]*?)```/.exec(docs)?.[1];
@@ -225,7 +225,12 @@ describe('the device-ban-client package', () => {
     expect(second.stdout).toBe('dev-mirrored refused\ndev-clean allowed\n');
     expect(second.stderr).toContain('"type":"state_loaded"');
     expect(second.stderr).not.toContain('"type":"snapshot"');
-    // No API and no state file: the mirror is stale, the API does not answer, the gate lets players in.
+    // The API down, the state file there: the copy is stale, the API does not answer, and what
+    // the copy knows still holds (the old gate let everyone in here).
+    const outage = await login('http://127.0.0.1:1');
+    expect(outage.stdout).toBe('dev-mirrored refused\ndev-clean allowed\n');
+    expect(outage.stderr).toContain('"type":"fallback_failed"');
+    // No API and no state file: nothing is known, and failing open restricts nobody.
     await rm(stateFile);
     expect((await login('http://127.0.0.1:1')).stdout).toBe('dev-mirrored allowed\ndev-clean allowed\n');
   }, 90_000);
