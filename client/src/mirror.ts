@@ -100,6 +100,8 @@ export type MirrorEvent =
   | { type: 'caught_up'; applied: number }
   | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
   | { type: 'stopped'; status: number; code: string; message: string }
+  /** The state file could not be written: the copy and the polls go on, the next read writes again. */
+  | { type: 'state_write_failed'; code: string; message: string }
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
@@ -229,7 +231,10 @@ export interface BanMirror {
    * and its `stopped` event), and a server need not wait the client's whole deadline to open.
    */
   start(options?: { timeoutMs?: number }): Promise<void>;
-  /** Stops polling (an in-flight read finishes first) and writes the state file once more. */
+  /**
+   * Stops polling (an in-flight read finishes first) and writes the state file once more; a write
+   * that fails is reported (`state_write_failed`), never thrown.
+   */
   stop(): Promise<void>;
   /**
    * The device's enforcement in this game, from the copy: no call to the service. Bans end by the
@@ -328,6 +333,20 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     dirty = false;
   };
 
+  /**
+   * Writes the state file, never failing the read that asked: a full disk or a refused file is
+   * reported as its own event and backs nothing off (the copy in memory is whole and current, and
+   * the next caught-up read or stop() writes again).
+   */
+  const persist = async () => {
+    try {
+      await save();
+    } catch (error) {
+      const { code, message } = errorFields(error);
+      report({ type: 'state_write_failed', code, message });
+    }
+  };
+
   /** Every page of a snapshot, then the copy replaced by it (never half-read). */
   const takeSnapshot = async (reason: 'start' | 'cursor_expired' | 'cursor_refused') => {
     const bans: MirroredBan[] = [];
@@ -383,7 +402,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         caughtUpAt = now();
         prune(caughtUpAt);
         report({ type: 'caught_up', applied });
-        await save();
+        await persist();
         return;
       }
     }
@@ -516,7 +535,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       await starting?.catch(() => {});
       await loop;
       await syncing?.catch(() => {});
-      await save();
+      await persist();
     },
     sync,
     lagMs,

@@ -265,15 +265,55 @@ describe('the state file', () => {
       const guessed = Buffer.alloc(12, 7);
       randomBytes.mockImplementationOnce(() => guessed);
       await symlink(victim, `${stateFile}.${guessed.toString('hex')}.tmp`);
-      const mirror = createBanMirror({ client: scripted([ban(1)], []).source, gameId: GAME, stateFile });
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: scripted([ban(1)], []).source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (event) => events.push(event),
+      });
 
-      await expect(mirror.sync()).rejects.toMatchObject({ code: 'EEXIST' });
+      // The write is refused and reported; the read itself caught up.
+      await mirror.sync();
+      expect(events.at(-1)).toMatchObject({ type: 'state_write_failed', code: 'EEXIST' });
+      expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: true } });
       expect(await readFile(victim, 'utf8')).toBe('keep me');
       await expect(stat(stateFile)).rejects.toMatchObject({ code: 'ENOENT' });
 
       await mirror.sync();
       expect(await readFile(victim, 'utf8')).toBe('keep me');
       expect((await lstat(stateFile)).mode & 0o777).toBe(0o600);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a state file that cannot be written', () => {
+  it('reports each failed write, keeps polling at its interval with a fresh copy, and stop() does not throw', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mirror-'));
+    try {
+      // A folder that does not exist: every write fails (as on a full disk), reading never does.
+      const stateFile = join(folder, 'missing', 'ban-mirror.json');
+      const events: MirrorEvent[] = [];
+      const { source, reads } = scripted([ban(1)], [[], [], [], []]);
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        intervalMs: 5,
+        onEvent: (event) => events.push(event),
+      });
+      await mirror.start();
+      await expect.poll(reads, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+      // No read failed and none backed off: the writes failed on their own.
+      expect(events.filter((e) => e.type === 'read_failed')).toEqual([]);
+      expect(events.filter((e) => e.type === 'state_write_failed').length).toBeGreaterThanOrEqual(1);
+      expect(events.find((e) => e.type === 'state_write_failed')).toMatchObject({ code: 'ENOENT' });
+      expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: true } });
+      const before = events.length;
+      await expect(mirror.stop()).resolves.toBeUndefined();
+      expect(events.slice(before).map((e) => e.type)).toContain('state_write_failed');
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
