@@ -250,6 +250,19 @@ export interface BanMirror {
   decide(deviceId: string, options?: DecideOptions): Promise<MirrorDecision>;
   /** Reads the feed to its end now (what the poll does each interval). */
   sync(): Promise<void>;
+  /**
+   * Calls `listener(deviceId, check)` for each device whose bans or policy changed, once the read
+   * that brought the change has caught up (so `check` is fresh): a server kicks a player already
+   * in a match. A policy change or a resync calls it for every device the copy holds (or held).
+   * Returns the function that removes it; a listener that throws is ignored.
+   */
+  onBanChange(listener: (deviceId: string, check: MirrorCheck) => void): () => void;
+  /**
+   * Read-your-writes after `createBan`: resolves true once the copy has applied the feed's event
+   * of that ban (reading at once, then each interval), false after `timeoutMs` (default 10,000)
+   * without it. A ban of another game, which this game's feed never carries, ends false.
+   */
+  awaitBan(banId: number, options?: { timeoutMs?: number }): Promise<boolean>;
   /** Milliseconds since the last caught-up read; null before the first. */
   lagMs(): number | null;
   /** How many bans the copy holds. */
@@ -273,6 +286,22 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   let stoppedBy: BanMirror['stoppedBy'] = null;
   let loop: Promise<void> | undefined;
   let starting: Promise<void> | undefined;
+  const listeners = new Set<(deviceId: string, check: MirrorCheck) => void>();
+  /** Devices changed by reads since the last caught-up one: told to the listeners then. */
+  const changed = new Set<string>();
+  /** The ids of the bans whose events were applied lately (for awaitBan), oldest first. */
+  const applied = new Set<number>();
+  const APPLIED_KEPT = 10_000;
+  const noteChanges = (event: FeedEvent) => {
+    if (event.type === 'policy.updated')
+      for (const device of state?.devices.keys() ?? []) changed.add(device);
+    else if (event.device_id) changed.add(event.device_id);
+    if ('ban' in event && event.ban) {
+      applied.delete(event.ban.ban_id);
+      applied.add(event.ban.ban_id);
+      if (applied.size > APPLIED_KEPT) applied.delete(applied.values().next().value as number);
+    }
+  };
   let syncing: Promise<void> | undefined;
   const stopping = new AbortController();
 
@@ -357,7 +386,10 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       if (!page.next_cursor) break;
       page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor });
     }
+    if (state && listeners.size > 0) for (const device of state.devices.keys()) changed.add(device);
     state = stateOf(policy, feed_cursor, bans);
+    if (reason !== 'start' && listeners.size > 0)
+      for (const device of state.devices.keys()) changed.add(device);
     dirty = true;
     report({ type: 'snapshot', bans: bans.length, reason });
   };
@@ -392,7 +424,10 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         }
         throw error;
       }
-      for (const event of page.items) applyEvent(current, event);
+      for (const event of page.items) {
+        applyEvent(current, event);
+        noteChanges(event);
+      }
       applied += page.items.length;
       if (page.next_cursor !== current.cursor) {
         current.cursor = page.next_cursor;
@@ -402,6 +437,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         caughtUpAt = now();
         prune(caughtUpAt);
         report({ type: 'caught_up', applied });
+        tellChanges();
         await persist();
         return;
       }
@@ -456,6 +492,22 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   };
 
   const lagMs = () => (caughtUpAt === undefined ? null : Math.max(0, now() - caughtUpAt));
+  const tellChanges = () => {
+    if (listeners.size === 0) {
+      changed.clear();
+      return;
+    }
+    const devices = [...changed];
+    changed.clear();
+    for (const device of devices)
+      for (const listener of listeners) {
+        try {
+          listener(device, mirror.check(device));
+        } catch {
+          // The server's handler failing is the server's to log; the mirror goes on.
+        }
+      }
+  };
   const freshness = () => {
     const lag = lagMs();
     return { lag, stale: !state || lag === null || lag > maxLagMs || stoppedBy !== null };
@@ -507,7 +559,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     };
   };
 
-  return {
+  const mirror: BanMirror = {
     async start(startOptions = {}) {
       starting ??= (async () => {
         const outcome = await attempt();
@@ -586,5 +638,23 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         ? { ...copy, source: 'stale_copy', fallback_error: failure }
         : { ...nothingKnown(deviceId, evaluatedAt, lag), source: 'no_copy', fallback_error: failure };
     },
+    onBanChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async awaitBan(banId, awaitOptions = {}) {
+      const deadline = now() + (awaitOptions.timeoutMs ?? 10_000);
+      for (;;) {
+        if (applied.has(banId)) return true;
+        await sync().catch(() => {});
+        if (applied.has(banId)) return true;
+        const left = deadline - now();
+        if (left <= 0 || stopping.signal.aborted) return false;
+        await pause(Math.min(intervalMs, left), stopping.signal);
+      }
+    },
   };
+  return mirror;
 };

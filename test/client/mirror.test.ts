@@ -320,6 +320,84 @@ describe('a state file that cannot be written', () => {
   });
 });
 
+describe('push: onBanChange and awaitBan', () => {
+  const at = '2026-11-02T00:00:00.000Z';
+  const created = (id: number, device: string) => ({
+    event_id: `e${id}`,
+    type: 'ban.created',
+    occurred_at: at,
+    device_id: device,
+    ban: ban(id),
+  });
+  const revoked = (id: number, device: string) => ({
+    event_id: `r${id}`,
+    type: 'ban.revoked',
+    occurred_at: at,
+    device_id: device,
+    ban: ban(id, { revoked_at: at }),
+  });
+
+  it('tells a listener each device whose bans changed, with its fresh check, until it is removed', async () => {
+    const { source } = scripted(
+      [ban(1)],
+      [[created(5, 'd-5')], [], [revoked(5, 'd-5')], [], [created(6, 'd-6')], []],
+    );
+    const mirror = createBanMirror({ client: source, gameId: GAME });
+    const heard: Array<[string, boolean, boolean]> = [];
+    const stop = mirror.onBanChange((device, check) =>
+      heard.push([device, check.restricted.cheat, check.stale]),
+    );
+    await mirror.sync();
+    expect(heard).toEqual([['d-5', true, false]]);
+    await mirror.sync();
+    expect(heard).toEqual([
+      ['d-5', true, false],
+      ['d-5', false, false],
+    ]);
+    stop();
+    await mirror.sync();
+    expect(heard).toHaveLength(2);
+    expect(mirror.check('d-6').restricted.cheat).toBe(true);
+  });
+
+  it('tells every device held when the policy changes, and goes on when a listener throws', async () => {
+    const { source } = scripted(
+      [ban(1), ban(2)],
+      [
+        [
+          {
+            event_id: 'p1',
+            type: 'policy.updated',
+            occurred_at: at,
+            device_id: null,
+            policy: { ...policy, enforce_game: false, updated_at: at },
+          },
+        ],
+        [],
+      ],
+    );
+    const mirror = createBanMirror({ client: source, gameId: GAME });
+    const heard: string[] = [];
+    mirror.onBanChange(() => {
+      throw new Error('the server failed');
+    });
+    mirror.onBanChange((device, check) => heard.push(`${device}:${check.restricted.cheat}`));
+    await mirror.sync();
+    expect(heard.sort()).toEqual(['d-1:false', 'd-2:false']);
+  });
+
+  it('awaitBan reads at once and resolves true when the ban arrives, false for one that never does', async () => {
+    const { source, reads } = scripted([], [[], [created(7, 'd-7')], []]);
+    const mirror = createBanMirror({ client: source, gameId: GAME, intervalMs: 10 });
+    await mirror.sync();
+    expect(reads()).toBe(1);
+    // No poll loop runs here: awaitBan reads itself, without waiting an interval first.
+    expect(await mirror.awaitBan(7, { timeoutMs: 2_000 })).toBe(true);
+    expect(mirror.check('d-7').restricted.cheat).toBe(true);
+    expect(await mirror.awaitBan(99, { timeoutMs: 50 })).toBe(false);
+  });
+});
+
 describe('start with a timeout', () => {
   it('resolves at the timeout while the first read hangs, answers stale meanwhile, and catches up after', async () => {
     const { source } = scripted([ban(1)], [[]]);
