@@ -14,6 +14,8 @@ export {
   type MirroredBan,
   type MirrorOptions,
   type MirrorSource,
+  type MirrorState,
+  type MirrorStatus,
 } from './mirror.js';
 export type {
   Appeal,

@@ -61,6 +61,32 @@ export type MirrorDecision = MirrorCheck & {
   fallback_error: { status: number; code: string; message: string } | null;
 };
 
+/**
+ * Where the mirror stands, as feature-flag SDKs report it:
+ * - `initializing`: no copy yet (no state file read, no snapshot taken and caught up);
+ * - `valid`: caught up within `maxLagMs`, the last read succeeded;
+ * - `interrupted`: reads are failing, but the copy is still within `maxLagMs`;
+ * - `stale`: the copy is older than `maxLagMs` (`check` answers by `failMode`);
+ * - `stopped`: `stop()` was called, or the key was refused (`stoppedBy`).
+ */
+export type MirrorState = 'initializing' | 'valid' | 'interrupted' | 'stale' | 'stopped';
+
+export interface MirrorStatus {
+  state: MirrorState;
+  /** Milliseconds since the last caught-up read; null before the first. */
+  lag_ms: number | null;
+  /** The last failed read (or the refusal that stopped it), when; null if none yet. */
+  last_error: { status: number; code: string; message: string; at: string } | null;
+  /** Failed reads since the last one that succeeded. */
+  consecutive_failures: number;
+  /** Bans the copy holds. */
+  size: number;
+  /** Reads to the feed's end attempted, failed, and the feed events applied, since creation. */
+  reads: number;
+  failed_reads: number;
+  applied_events: number;
+}
+
 export interface DecideOptions {
   /** The clock to end bans by (a test compares with an API answer); now if absent. */
   at?: string | Date;
@@ -98,6 +124,12 @@ export type MirrorEvent =
   | { type: 'state_discarded'; reason: string }
   | { type: 'snapshot'; bans: number; reason: 'start' | 'cursor_expired' | 'cursor_refused' }
   | { type: 'caught_up'; applied: number }
+  /** The first caught-up read: the copy can answer. */
+  | { type: 'ready' }
+  /** The copy went past `maxLagMs` (reads failing): `check` answers by `failMode` from now. */
+  | { type: 'stale'; lag_ms: number | null }
+  /** Caught up again after reads had failed. */
+  | { type: 'recovered'; after_failures: number }
   | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
   | { type: 'stopped'; status: number; code: string; message: string }
   /** The state file could not be written: the copy and the polls go on, the next read writes again. */
@@ -267,6 +299,8 @@ export interface BanMirror {
   lagMs(): number | null;
   /** How many bans the copy holds. */
   size(): number;
+  /** Where it stands, with its counters (see MirrorState). */
+  status(): MirrorStatus;
   /** Set when a 401 or 403 stopped it: the key was revoked or lacks a scope. */
   readonly stoppedBy: { status: number; code: string; message: string } | null;
 }
@@ -428,6 +462,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         applyEvent(current, event);
         noteChanges(event);
       }
+      appliedEvents += page.items.length;
       applied += page.items.length;
       if (page.next_cursor !== current.cursor) {
         current.cursor = page.next_cursor;
@@ -458,23 +493,48 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   };
 
   let failures = 0;
+  let reads = 0;
+  let failedReads = 0;
+  let appliedEvents = 0;
+  let lastError: MirrorStatus['last_error'] = null;
+  let ready = false;
+  let reportedStale = false;
+  const stateNow = (): MirrorState => {
+    if (stoppedBy !== null || stopping.signal.aborted) return 'stopped';
+    const { stale, lag } = freshness();
+    if (!state || lag === null) return 'initializing';
+    if (stale) return 'stale';
+    return failures > 0 ? 'interrupted' : 'valid';
+  };
   /**
    * One read to the feed's end: the wait before the next (the interval; after failures longer,
    * with full jitter), or the error of a 401/403, which stops the mirror.
    */
   const attempt = async (): Promise<{ wait: number } | { stopped: unknown }> => {
+    reads += 1;
     try {
       await sync();
+      if (!ready) {
+        ready = true;
+        report({ type: 'ready' });
+      } else if (failures > 0) report({ type: 'recovered', after_failures: failures });
       failures = 0;
+      reportedStale = false;
       return { wait: intervalMs };
     } catch (error) {
       const fields = errorFields(error);
+      failedReads += 1;
+      lastError = { ...fields, at: new Date(now()).toISOString() };
       if (fields.status === 401 || fields.status === 403) {
         stoppedBy = fields;
         report({ type: 'stopped', ...fields });
         return { stopped: error };
       }
       failures += 1;
+      if (!reportedStale && ready && freshness().stale) {
+        reportedStale = true;
+        report({ type: 'stale', lag_ms: lagMs() });
+      }
       const wait = Math.round(Math.random() * Math.min(maxBackoffMs, intervalMs * 2 ** failures));
       report({ type: 'read_failed', status: fields.status, code: fields.code, retry_in_ms: wait });
       return { wait };
@@ -592,6 +652,16 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     sync,
     lagMs,
     size: () => state?.count ?? 0,
+    status: () => ({
+      state: stateNow(),
+      lag_ms: lagMs(),
+      last_error: lastError,
+      consecutive_failures: failures,
+      size: state?.count ?? 0,
+      reads,
+      failed_reads: failedReads,
+      applied_events: appliedEvents,
+    }),
     get stoppedBy() {
       return stoppedBy;
     },

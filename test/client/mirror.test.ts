@@ -320,6 +320,67 @@ describe('a state file that cannot be written', () => {
   });
 });
 
+describe('status', () => {
+  it('goes initializing, valid, interrupted, stale, valid again and stopped, with its events and counters', async () => {
+    let failing = false;
+    let clock = Date.parse('2026-11-02T00:00:00.000Z');
+    const source = {
+      getEnforcementSnapshot: async () => ({
+        game_id: GAME,
+        policy,
+        feed_cursor: 'c0',
+        items: [],
+        next_cursor: null,
+      }),
+      listEvents: async () => {
+        if (failing) throw unavailable();
+        return { items: [], next_cursor: 'c0' };
+      },
+    } as unknown as MirrorSource;
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({
+      client: source,
+      gameId: GAME,
+      intervalMs: 5,
+      maxBackoffMs: 10,
+      maxLagMs: 1_000,
+      now: () => clock,
+      onEvent: (event) => events.push(event),
+    });
+    expect(mirror.status()).toMatchObject({
+      state: 'initializing',
+      lag_ms: null,
+      reads: 0,
+      last_error: null,
+    });
+    await mirror.start();
+    expect(mirror.status()).toMatchObject({ state: 'valid', lag_ms: 0, consecutive_failures: 0 });
+    expect(events.map((e) => e.type)).toContain('ready');
+
+    failing = true;
+    await expect
+      .poll(() => mirror.status().consecutive_failures, { timeout: 5_000 })
+      .toBeGreaterThanOrEqual(1);
+    expect(mirror.status()).toMatchObject({
+      state: 'interrupted',
+      last_error: { status: 503, code: 'service_unavailable' },
+    });
+    clock += 1_001;
+    await expect.poll(() => events.some((e) => e.type === 'stale'), { timeout: 5_000 }).toBe(true);
+    expect(mirror.status().state).toBe('stale');
+    expect(events.filter((e) => e.type === 'stale')).toHaveLength(1);
+
+    failing = false;
+    await expect.poll(() => mirror.status().state, { timeout: 5_000 }).toBe('valid');
+    expect(events.find((e) => e.type === 'recovered')).toMatchObject({ after_failures: expect.any(Number) });
+    const status = mirror.status();
+    expect(status.failed_reads).toBeGreaterThanOrEqual(2);
+    expect(status.reads).toBeGreaterThan(status.failed_reads);
+    await mirror.stop();
+    expect(mirror.status().state).toBe('stopped');
+  });
+});
+
 describe('push: onBanChange and awaitBan', () => {
   const at = '2026-11-02T00:00:00.000Z';
   const created = (id: number, device: string) => ({
