@@ -137,7 +137,9 @@ export type MirrorEvent =
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
-const STATE_FORMAT = 'device-ban-mirror/1';
+/** /2: with a checksum of the rest, so an edited or damaged file is never served from. */
+const STATE_FORMAT = 'device-ban-mirror/2';
+const FORMAT_FAMILY = 'device-ban-mirror/';
 
 interface State {
   policy: Policy;
@@ -155,6 +157,9 @@ interface StoredState {
   policy: Policy;
   bans: MirroredBan[];
 }
+
+/** SHA-256 of the text, hex (node:crypto, loaded by the caller). */
+type Digest = (text: string) => string;
 
 const errorFields = (error: unknown) => {
   const e = error as { status?: unknown; code?: unknown; message?: unknown };
@@ -220,14 +225,25 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The stored state, or why it cannot be used. */
-const parseStored = (text: string, gameId: string): StoredState | string => {
+const parseStored = (text: string, gameId: string, digest: Digest): StoredState | string => {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return 'the state file is not JSON';
   }
+  if (
+    isRecord(value) &&
+    typeof value.format === 'string' &&
+    value.format !== STATE_FORMAT &&
+    value.format.startsWith(FORMAT_FAMILY)
+  )
+    return `the state file is of another format (${value.format})`;
   if (!isRecord(value) || value.format !== STATE_FORMAT) return 'the state file is not a mirror state';
+  // The checksum was written last, over everything before it in the order written.
+  const { checksum, ...rest } = value;
+  if (typeof checksum !== 'string' || digest(JSON.stringify(rest)) !== checksum)
+    return 'the state file was edited or damaged (its checksum does not match)';
   if (value.game_id !== gameId) return `the state file is for game ${String(value.game_id)}`;
   if (
     typeof value.cursor !== 'string' ||
@@ -353,7 +369,8 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         });
       return undefined;
     }
-    const stored = parseStored(text, gameId);
+    const { createHash } = await import('node:crypto');
+    const stored = parseStored(text, gameId, (body) => createHash('sha256').update(body).digest('hex'));
     if (typeof stored === 'string') {
       report({ type: 'state_discarded', reason: stored });
       return undefined;
@@ -372,6 +389,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     if (!stateFile || !state || !dirty) return;
     const { open, rename, unlink } = await import('node:fs/promises');
     const { randomBytes } = await import('node:crypto');
+    const { createHash } = await import('node:crypto');
     const stored: StoredState = {
       format: STATE_FORMAT,
       game_id: gameId,
@@ -380,11 +398,14 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       policy: state.policy,
       bans: [...state.devices.values()].flatMap((bans) => [...bans.values()]),
     };
+    const body = JSON.stringify(stored);
+    const checksum = createHash('sha256').update(body).digest('hex');
     const temporary = `${stateFile}.${randomBytes(12).toString('hex')}.tmp`;
     const file = await open(temporary, 'wx', 0o600);
     try {
       try {
-        await file.writeFile(JSON.stringify(stored));
+        // The checksum last, over the text before it (parseStored checks it the same way).
+        await file.writeFile(`${body.slice(0, -1)},"checksum":"${checksum}"}`);
       } finally {
         await file.close();
       }

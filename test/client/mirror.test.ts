@@ -258,6 +258,62 @@ describe('the state file', () => {
     }
   });
 
+  it('discards an edited file (a ban removed by hand) and a file of the older format, and starts from a snapshot', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mirror-'));
+    try {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const first = createBanMirror({
+        client: scripted([ban(1), ban(2)], []).source,
+        gameId: GAME,
+        stateFile,
+      });
+      await first.sync();
+      await first.stop();
+      const saved = JSON.parse(await readFile(stateFile, 'utf8'));
+      expect(saved).toMatchObject({
+        format: 'device-ban-mirror/2',
+        checksum: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+      // Unbanned by hand: valid JSON, a valid shape, one ban fewer.
+      await writeFile(stateFile, JSON.stringify({ ...saved, bans: saved.bans.slice(1) }));
+      const events: MirrorEvent[] = [];
+      const { source } = scripted([ban(1), ban(2)], []);
+      const second = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events.push(e),
+      });
+      await second.sync();
+      expect(events.slice(0, 2)).toEqual([
+        {
+          type: 'state_discarded',
+          reason: 'the state file was edited or damaged (its checksum does not match)',
+        },
+        { type: 'snapshot', bans: 2, reason: 'start' },
+      ]);
+      expect(second.check('d-1').restricted.cheat).toBe(true);
+      await second.stop();
+
+      const { checksum: _checksum, ...older } = JSON.parse(await readFile(stateFile, 'utf8'));
+      await writeFile(stateFile, JSON.stringify({ ...older, format: 'device-ban-mirror/1' }));
+      const olderEvents: MirrorEvent[] = [];
+      const third = createBanMirror({
+        client: scripted([ban(1)], []).source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => olderEvents.push(e),
+      });
+      await third.sync();
+      expect(olderEvents[0]).toEqual({
+        type: 'state_discarded',
+        reason: 'the state file is of another format (device-ban-mirror/1)',
+      });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to open a file already at its random name, and saves under a new name at the next read', async () => {
     const { folder, victim, stateFile } = await shared();
     const randomBytes = vi.mocked(crypto.randomBytes);
