@@ -343,9 +343,13 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const applied = new Set<number>();
   const APPLIED_KEPT = 10_000;
   const noteChanges = (event: FeedEvent) => {
-    if (event.type === 'policy.updated')
-      for (const device of state?.devices.keys() ?? []) changed.add(device);
-    else if (event.device_id) changed.add(event.device_id);
+    // Only what a listener will be told: a policy change names every device held, which on the
+    // poll path is worth doing for someone, never for no one.
+    if (listeners.size > 0) {
+      if (event.type === 'policy.updated')
+        for (const device of state?.devices.keys() ?? []) changed.add(device);
+      else if (event.device_id) changed.add(event.device_id);
+    }
     if ('ban' in event && event.ban) {
       applied.delete(event.ban.ban_id);
       applied.add(event.ban.ban_id);
