@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { QUOTA_HOLDERS } from '../lib/domain/quotas';
+import { QUOTA_HOLDERS, type QuotaHolder } from '../lib/domain/quotas';
 import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
 import { isScope, type Scope, scopes } from '../lib/model/scopes';
 import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
@@ -84,7 +84,9 @@ const needUsagePlan = () => {
  * Puts the publisher's two API keys (its keys' bucket, its people's) on the deployed stage's usage
  * plan, made or found (never called locally).
  */
-const joinUsagePlan = async (publisherId: string): Promise<QuotaKey[]> => {
+type HeldQuotaKey = QuotaKey & { holder: QuotaHolder };
+
+const joinUsagePlan = async (publisherId: string): Promise<HeldQuotaKey[]> => {
   const [{ APIGatewayClient }, { ensureQuotaKey }] = await Promise.all([
     import('@aws-sdk/client-api-gateway'),
     import('./quota-keys'),
@@ -92,14 +94,14 @@ const joinUsagePlan = async (publisherId: string): Promise<QuotaKey[]> => {
   // The SDK's own region (AWS_REGION or the profile's), as the table's client: the stage's.
   const client = new APIGatewayClient({});
   try {
-    const made: QuotaKey[] = [];
+    const made: HeldQuotaKey[] = [];
     for (const holder of QUOTA_HOLDERS) {
       const key = await ensureQuotaKey(client, usagePlanId as string, publisherId, holder);
       if (!key.enabled)
         console.error(
           `warning: API key ${key.apiKeyId} of publisher ${publisherId} is disabled: API Gateway refuses its ${holder === 'keys' ? "keys'" : "people's"} requests (403) until it is enabled again.`,
         );
-      made.push(key);
+      made.push({ ...key, holder });
     }
     return made;
   } finally {
@@ -107,11 +109,11 @@ const joinUsagePlan = async (publisherId: string): Promise<QuotaKey[]> => {
   }
 };
 
-const describeQuotaKeys = (publisherId: string, keys: QuotaKey[]) =>
+const describeQuotaKeys = (publisherId: string, keys: HeldQuotaKey[]) =>
   keys
     .map(
-      (key, i) =>
-        `Publisher ${publisherId}'s ${QUOTA_HOLDERS[i] === 'keys' ? 'keys are' : 'people are'} counted on usage plan ${usagePlanId} as API Gateway API key ${key.apiKeyId}${
+      (key) =>
+        `Publisher ${publisherId}'s ${key.holder === 'keys' ? 'keys are' : 'people are'} counted on usage plan ${usagePlanId} as API Gateway API key ${key.apiKeyId}${
           key.created ? ' (made now)' : key.attached ? ' (attached now)' : ''
         }.`,
     )
@@ -238,11 +240,11 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
       for (const id of publisherId === undefined ? await listPublishers() : [publisherId]) {
         const keys = await joinUsagePlan(id);
         if (values.json) {
-          for (const [i, key] of keys.entries())
+          for (const key of keys)
             console.log(
               JSON.stringify({
                 publisher_id: id,
-                counts: QUOTA_HOLDERS[i],
+                counts: key.holder,
                 api_key_id: key.apiKeyId,
                 created: key.created,
                 attached: key.attached,
