@@ -39,3 +39,18 @@ export const stopChild = async (child: ChildProcess) => {
   child.kill('SIGTERM');
   await exited;
 };
+
+/**
+ * One part of the bench (an exported measure function of a bench module) run in a fresh process,
+ * so each part binds the store it starts (bench/part.ts), and whatever a part leaves running ends
+ * with its process. Resolves to the function's figures.
+ */
+export const runPart = async <T>(module: string, name: string, args: readonly unknown[] = []): Promise<T> => {
+  const child = startChild(['bench/part.ts', module, name, JSON.stringify(args)], {});
+  try {
+    const { match } = await waitForLine(child, /^bench-part-figures (.*)\n/m);
+    return JSON.parse(match[1] ?? 'null') as T;
+  } finally {
+    await stopChild(child);
+  }
+};

@@ -1,22 +1,22 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { measureColdImports, measureSizes, measureSourceMapCost, synthesizeBundles } from './bundles';
-import { consoleRows, measureConsole } from './console';
-import { eventsRows, measureEvents } from './delivery';
-import { feedPollingRows, measureFeedPolling } from './feed-polling';
-import { gameServerRows, measureGameServers } from './game-servers';
-import { HOT_ITEM_CREATES, hotItemRows, measureHotItem } from './hot-item';
-import {
-  measureAppealRoundTrips,
-  measureFeedPage,
-  measureOverhead,
-  measureRoundTrips,
-  measureScale,
-  measureWebhookRoundTrips,
-  seedListingDevice,
-  startInProcess,
-} from './in-process';
-import { measurePersonAuthorization } from './people';
-import { measureThroughput } from './throughput';
+import { runPart } from './children';
+import { consoleRows, type measureConsole } from './console';
+import { eventsRows, type measureEvents } from './delivery';
+import { feedPollingRows, type measureFeedPolling } from './feed-polling';
+import { gameServerRows, type measureGameServers } from './game-servers';
+import { hotItemRows } from './hot-item';
+import type { measureInProcessParts } from './in-process-part';
+import type { measureThroughput } from './throughput';
+
+type FiguresOf<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+type InProcessFigures = FiguresOf<typeof measureInProcessParts>;
+type ThroughputFigures = FiguresOf<typeof measureThroughput>;
+type EventsFigures = FiguresOf<typeof measureEvents>;
+type GameServerFigures = FiguresOf<typeof measureGameServers>;
+type FeedPollingResult = FiguresOf<typeof measureFeedPolling>;
+type ConsoleFigures = FiguresOf<typeof measureConsole>;
 
 /**
  * `npm run bench`: every figure as a ratio to a baseline measured in the same run, because these
@@ -32,15 +32,38 @@ import { measureThroughput } from './throughput';
  * snapshot of SNAPSHOT_BANS, default 100,000) alone: `npx tsx bench/game-servers.ts`.
  * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
  * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
+ *
+ * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
+ * runs every part at a token size (seconds, not minutes; figures meaningless) and writes its results
+ * to BENCH_RESULTS instead: test/bench/short.test.ts runs it so the bench cannot break unseen.
  */
 
 process.env.LOG_LEVEL = 'silent';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const short = process.env.BENCH_SHORT === '1';
+if (short) {
+  // Defaults only: a variable set by the caller still wins. The children inherit them.
+  const tokenSizes = {
+    BENCH_SECONDS: '1',
+    BENCH_IMPORT_RUNS: '1',
+    BENCH_INVOCATIONS: '20',
+    BENCH_DELIVERY_EVENTS: '20',
+    CONSOLE_BENCH_RUNS: '1',
+    LOGIN_SECONDS: '1',
+    FRESHNESS_SAMPLES: '2',
+    SNAPSHOT_BANS: '500',
+    FEED_BENCH_SERVERS: '5',
+    FEED_BENCH_SECONDS: '1',
+  };
+  for (const [name, value] of Object.entries(tokenSizes)) process.env[name] ??= value;
+}
+const resultsFile = process.env.BENCH_RESULTS ?? (short ? undefined : 'bench/results.json');
+if (!resultsFile) throw new Error('BENCH_SHORT=1 writes its results to BENCH_RESULTS: set it');
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const importRuns = Number(process.env.BENCH_IMPORT_RUNS ?? 15);
 const invocations = Number(process.env.BENCH_INVOCATIONS ?? 1000);
 const deliveryEvents = Number(process.env.BENCH_DELIVERY_EVENTS ?? 1000);
-const SCALE_SIZES = [10, 100, 1_000, 10_000];
+const SCALE_SIZES = short ? [10, 100] : [10, 100, 1_000, 10_000];
 const CONNECTIONS = 10;
 
 const started = Date.now();
@@ -55,38 +78,32 @@ const coldImports = measureColdImports(paths, importRuns);
 step(`cold imports with source maps enabled (${importRuns} runs each)`);
 const sourceMaps = measureSourceMapCost(paths, importRuns);
 
-step('in-process: round trips (and a feed page, and the appeals), handler overhead, scale');
-const env = await startInProcess();
-await seedListingDevice(env);
-const roundTrips = await measureRoundTrips(env);
-roundTrips.push(await measureFeedPage(env));
-roundTrips.push(...(await measureAppealRoundTrips(env)));
-roundTrips.push(...(await measureWebhookRoundTrips(env)));
-step(`hot item (writes per item over ${HOT_ITEM_CREATES} creates)`);
-const hotItem = await measureHotItem(env);
-step(`handler overhead (${invocations} warm invocations per operation)`);
-const overhead = await measureOverhead(env, invocations);
-step(`a person's access token through the authorizer (${invocations} warm, alternating with a key)`);
-const personAuth = await measurePersonAuthorization(env, invocations);
-step(`scale (${SCALE_SIZES.join(', ')} visible bans)`);
-const scale = await measureScale(env, SCALE_SIZES);
-await env.close();
+step('in-process: round trips (and a feed page, and the appeals), hot item, handler overhead, scale');
+const { roundTrips, hotItem, overhead, personAuth, scale } = await runPart<InProcessFigures>(
+  'bench/in-process-part.ts',
+  'measureInProcessParts',
+  [invocations, SCALE_SIZES],
+);
 
 step(`throughput (${seconds} s per endpoint and side, ${CONNECTIONS} connections)`);
-const throughput = await measureThroughput(seconds, CONNECTIONS);
+const throughput = await runPart<ThroughputFigures>('bench/throughput.ts', 'measureThroughput', [
+  seconds,
+  CONNECTIONS,
+]);
 
 step(`events (${deliveryEvents} bans per load: store calls, delivery latency, write throughput)`);
-const events = await measureEvents(deliveryEvents);
+const events = await runPart<EventsFigures>('bench/delivery.ts', 'measureEvents', [deliveryEvents]);
 
 step('game servers (the mirror against the API, freshness, memory, a snapshot of 100,000 bans)');
-const gameServers = await measureGameServers();
+const gameServers = await runPart<GameServerFigures>('bench/game-servers.ts', 'measureGameServers');
 step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
-const feedPolling = await measureFeedPolling();
+const feedPolling = await runPart<FeedPollingResult>('bench/feed-polling.ts', 'measureFeedPolling');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
-const consoleTimings = await measureConsole();
+const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');
 
-const fixed = (n: number, digits = 2) => Number(n.toFixed(digits));
+// A figure that is not a number (a short run's 0 / 0) reaches here as null, through JSON.
+const fixed = (n: number | null, digits = 2) => (n === null ? Number.NaN : Number(n.toFixed(digits)));
 type Row = {
   part: string;
   subject: string;
@@ -205,12 +222,10 @@ const rows: Row[] = [
 ];
 
 console.table(rows);
-mkdirSync('bench', { recursive: true });
+mkdirSync(dirname(resultsFile), { recursive: true });
 writeFileSync(
-  'bench/results.json',
+  resultsFile,
   `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
-step(
-  `done: ${rows.length - failed.length} of ${rows.length} rows meet their target; bench/results.json written`,
-);
+step(`done: ${rows.length - failed.length} of ${rows.length} rows meet their target; ${resultsFile} written`);
