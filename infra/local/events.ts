@@ -207,7 +207,17 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
     },
     drain: async () => {
       await pump();
-      while (running) await running;
+      // Dispatched, and the records handed on pruned too: once drain returns, what a change record
+      // held (an erased appeal's contact) is gone from the log, as it is from the items.
+      for (;;) {
+        if (running) {
+          await running;
+          continue;
+        }
+        const current = pruning;
+        await current;
+        if (current === pruning && !running) return;
+      }
     },
     close: async () => {
       closed = true;

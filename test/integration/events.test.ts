@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANGE_ENTRY_PREFIX, partitions } from '../../lib/storage/keys';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 import { type Receiver, startReceiver } from '../support/receiver';
@@ -174,6 +175,22 @@ describe('GET /v1/events', () => {
     expect(JSON.stringify(stored)).not.toContain(evidence);
   });
 
+  it('keeps no change record once settled: what a record held leaves the log with it', async () => {
+    const a = await publisher();
+    // Enough records that the last batch's pruning is still under way when the dispatch ends.
+    await Promise.all(
+      Array.from({ length: 60 }, () =>
+        ban(a.key, 'g1', { device_id: unique('dev'), details: { clip: 'settled' } }),
+      ),
+    );
+    await api.settle();
+    const records = (await api.items({ derived: true })).filter(
+      (item) =>
+        String(item.pk).startsWith(partitions.changeLog) && String(item.sk).startsWith(CHANGE_ENTRY_PREFIX),
+    );
+    expect(records).toEqual([]);
+  });
+
   it("refuses a cursor that is not this publisher's and game's, or not a cursor at all", async () => {
     const a = await publisher();
     const b = await publisher();
@@ -323,17 +340,20 @@ describe('webhooks', () => {
     // One signature per secret: A's delivery does not verify with B's.
     expect(receiver.verified(theirs.secret).some((e) => e.ban?.details_json)).toBe(false);
 
-    const deliveries = await api.request('GET', `/v1/webhooks/${mine.webhook_id}/deliveries`, { key: a.key });
-    expect(deliveries.status).toBe(200);
-    expect(deliveries.body.items).toEqual([
-      expect.objectContaining({
-        event_id: event.event_id,
-        type: 'ban.created',
-        status: 'delivered',
-        attempts: 1,
-        last_status: 204,
-      }),
-    ]);
+    // The sender records the attempt after the receiver has answered: wait for the record.
+    const deliveries = () => api.request('GET', `/v1/webhooks/${mine.webhook_id}/deliveries`, { key: a.key });
+    await expect
+      .poll(async () => (await deliveries()).body.items, { timeout: 10_000 })
+      .toEqual([
+        expect.objectContaining({
+          event_id: event.event_id,
+          type: 'ban.created',
+          status: 'delivered',
+          attempts: 1,
+          last_status: 204,
+        }),
+      ]);
+    expect((await deliveries()).status).toBe(200);
   });
 
   it('sends only the events and games a webhook asks for', async () => {

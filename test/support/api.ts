@@ -49,7 +49,7 @@ export interface TestApi {
   createPerson(publisherId: string, role: Role): Promise<{ sub: string; email: string; password: string }>;
   /** Disables a person of the local identity provider. */
   disablePerson(email: string): Promise<void>;
-  /** Waits until every change made so far has been dispatched (feed appended, deliveries queued). */
+  /** Waits until every change made so far has been dispatched (feed appended, deliveries queued, records pruned). */
   settle(): Promise<void>;
   close(): Promise<void>;
 }
