@@ -98,5 +98,7 @@ describe('what goes through the launcher', () => {
     ]);
     expect(lanePlan('22').lanes[1]?.[0]?.env).toBeUndefined();
     expect(lanePlan('22').covered).toEqual([]);
+    // The sources stage leaves the integration and robustness suites to DynamoDB Local (and the bundles).
+    expect(lanePlan('24').lanes[0]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
   });
 });

@@ -2,8 +2,13 @@
  * The stages of `npm test` after the typecheck and lint, in two lanes that run at the same time,
  * each lane's stages in order (test/lanes.ts runs them):
  *
- *   sources:  vitest (unit, integration, robustness, openapi, infra, host, docs) → the browser pass
+ *   sources:  vitest (unit, openapi, infra, client, host, docs, the crash test) → the browser pass
  *   deployed: the bundled synth and suite → the same bundles on Node 24 → DynamoDB Local
+ *
+ * Each suite runs once on the store and runtime that proves it: the integration suite on the
+ * bundles over the embedded store (the bundled stage) and on the sources over DynamoDB Local; the
+ * robustness suite on DynamoDB Local, but for the crash test, which is about `npm start`'s own
+ * embedded store and runs in the vitest stage (TEST_STAGE=sources, vitest.config.ts).
  *
  * When the lanes themselves run on Node 24 (a Node 24 machine, or an older one where
  * infra/supported-node.mjs switched to the pinned Node 24), the bundled stage already is the
@@ -33,7 +38,7 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
   return {
     lanes: [
       [
-        { name: 'vitest', script: 'test:vitest' },
+        { name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } },
         { name: 'browser', script: 'test:browser' },
       ],
       [
