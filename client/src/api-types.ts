@@ -950,11 +950,14 @@ export interface components {
     FeedPage: {
       items: components["schemas"]["FeedEvent"][];
       next_cursor: string;
+      deployment_id: string;
+      delay_ms: number | null;
     };
     EnforcementSnapshot: {
       game_id: string;
       policy: components["schemas"]["Policy"];
       feed_cursor: string;
+      deployment_id: string;
       items: components["schemas"]["SnapshotBan"][];
       next_cursor: string | null;
     };
