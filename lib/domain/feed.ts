@@ -22,6 +22,7 @@ import { eventIdOf } from './audit';
 import type { Ban } from './ban-record';
 import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
 import { type ChangeEvent, readsAppealEvent } from './change-events';
+import { currentDeploymentId } from './deployment';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
 import { feedCacheMs, ShortCache } from './feed-cache';
 import { applyToLiveSet } from './live-set';
@@ -587,5 +588,10 @@ export const readFeed = async (
   const globals = await mapWithConcurrency([...devices], QUORUM_READ_CONCURRENCY, deviceGlobalBans);
   const deviceGlobals = new Map([...devices].map((device, i) => [device, globals[i] ?? []]));
   const items = picked.map((entry) => toFeedEvent(entry.event, policy, nowIso, deviceGlobals));
-  return { items, next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions) };
+  return {
+    items,
+    next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions),
+    // After the reads: a refused read creates nothing. Read once per process, so no wait after.
+    deployment_id: await currentDeploymentId(),
+  };
 };

@@ -11,13 +11,16 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventIdOf } from '../../lib/domain/audit';
 import { type ChangeEvent, type ChangeRecord, eventsOfChange } from '../../lib/domain/change-events';
+import { deploymentIdOf, forgetDeploymentId } from '../../lib/domain/deployment';
 import { CursorExpiredError, IntegrityError } from '../../lib/domain/errors';
 import { appendToFeed, clearFeedCaches, feedHeadCursor, readFeed } from '../../lib/domain/feed';
 import { feedCacheMs, ShortCache } from '../../lib/domain/feed-cache';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { parseRetentionDays, retentionMs } from '../../lib/domain/retention';
+import { tableName } from '../../lib/storage/client';
 import {
   banKey,
+  deploymentKey,
   FEED_HEAD_SK,
   feedEntryKey,
   feedHeadKey,
@@ -106,11 +109,18 @@ const entry = (pk: string, seq: number, ageMs: number, id = seq) => {
   });
 };
 const head = (pk: string, seq: number) => store({ ...feedHeadKey(pk), seq });
+const RANDOM_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const DEPLOYMENT_ID = deploymentIdOf(RANDOM_ID, tableName);
+/** The page of a reader that is caught up at `cursor`. */
+const caughtUp = (cursor: string) => ({ items: [], next_cursor: cursor, deployment_id: DEPLOYMENT_ID });
 
 beforeEach(() => {
   table = new Map();
   ddb.reset();
   clearFeedCaches();
+  // A table whose deployment item exists, in a process that has not read it yet (one GetItem).
+  forgetDeploymentId();
+  store({ ...deploymentKey(), random_id: RANDOM_ID });
   vi.spyOn(Date, 'now').mockImplementation(() => NOW);
   vi.stubEnv('EVENT_RETENTION_DAYS', '30');
   vi.stubEnv('FEED_CACHE_MS', '0');
@@ -187,7 +197,7 @@ describe('feedHeadCursor', () => {
       });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
     // Reading from it: caught up (nothing after 2, 7, 0), the same cursor back.
-    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual({ items: [], next_cursor: cursor });
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
     // What is appended after it, and only that, is read from it.
     await appendToFeed([created(100, 'publisher'), created(101, 'game')]);
     const page = await readFeed('pub-a', 'g1', { limit: 100, cursor });
@@ -274,7 +284,12 @@ describe('reading with a cursor', () => {
       ConsistentRead: true,
     });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    // The policy, then the deployment item (this process's first read of it).
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([
+      policyKey('pub-a'),
+      deploymentKey(),
+    ]);
+    expect(page.deployment_id).toBe(DEPLOYMENT_ID);
     expect(page.next_cursor).toBe(await cursorAt([0, 3, 0]));
   });
 
@@ -283,7 +298,7 @@ describe('reading with a cursor', () => {
     entry(PUB, 4, 1000);
     entry(GAME, 3, 1000);
     head(GAME, 3);
-    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual({ items: [], next_cursor: cursor });
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
   });
 
   it('is 410 cursor_expired when every entry after the cursor was deleted (the head is past it)', async () => {
@@ -346,7 +361,7 @@ describe('reading without a cursor', () => {
     entry(GAME, 2, 40 * DAY);
     head(GAME, 2);
     const page = await readFeed('pub-a', 'g1', { limit: 100 });
-    expect(page).toEqual({ items: [], next_cursor: await cursorAt([0, 2, 0]) });
+    expect(page).toEqual(caughtUp(await cursorAt([0, 2, 0])));
     expect(await readFeed('pub-a', 'g1', { limit: 100, cursor: page.next_cursor })).toEqual(page);
   });
 
@@ -399,7 +414,8 @@ describe('the cache of feed reads', () => {
     const first = await readFeed('pub-a', 'g1', { limit: 100 });
     for (let i = 0; i < 5; i += 1) expect(await readFeed('pub-a', 'g1', { limit: 100 })).toEqual(first);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1); // the policy, shared too
+    // The policy, shared too, and the deployment item, read once by the process.
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(2);
     // Another limit is another read of each partition; another position, of that partition only
     // (the cursor is at 0 in the other two, which the first poll read already).
     await readFeed('pub-a', 'g1', { limit: 50 });
@@ -435,7 +451,8 @@ describe('the cache of feed reads', () => {
   it('is off with FEED_CACHE_MS=0: every poll reads', async () => {
     for (let i = 0; i < 3; i += 1) await readFeed('pub-a', 'g1', { limit: 100 });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(9);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(3);
+    // The policy each time; the deployment item once (it never changes for a table).
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(4);
   });
 
   it('joins a read in flight, keeps no failed read, and holds at most its size', async () => {
