@@ -445,6 +445,22 @@ const checkContinuity = (read: PartitionRead, after: number, now: number) => {
   if (read.head !== undefined && read.head >= expected) throw new CursorExpiredError(EXPIRED_MESSAGE);
 };
 
+const AHEAD_MESSAGE =
+  "is ahead of the feed's end, at positions this store never reached (a state from another deployment, or a store restored from an older backup): resync from GET /v1/enforcement/snapshot, then follow the feed from the cursor it gives";
+
+/**
+ * With a cursor at `after`, a read that found nothing after it and no head at or past it: the
+ * cursor may be ahead of everything this store ever appended there. The read may be a cached one,
+ * and a head can lag its last entry (an append whose head update has not landed), so the end is
+ * read again, uncached and consistent (lastSeq), before the cursor is refused: a cursor this store
+ * gave out is never ahead of it. A 400 rather than an empty page that looks caught up for ever.
+ */
+const refuseIfAhead = async (partition: string, read: PartitionRead, after: number) => {
+  if (read.entries.length > 0 || (read.head ?? 0) >= after) return;
+  if ((await lastSeq(partition)) < after)
+    throw new InvalidInputError('cursor', 'ahead_of_feed', AHEAD_MESSAGE);
+};
+
 /**
  * The first position whose entry is retained, at or after `from` (an entry known past the
  * retention is before it) and at most `last` (an entry known retained): a binary search of one-item
@@ -529,6 +545,7 @@ const pickEntries = async (
       const after = from[index] ?? 0;
       const read = await readPartition(partition, after, limit);
       checkContinuity(read, after, now);
+      await refuseIfAhead(partition, read, after);
       return { read, after };
     }),
   );
@@ -552,7 +569,8 @@ const pickEntries = async (
  * page stops where any partition's read stops, so nothing later is shown before something earlier
  * that was not read yet. `next_cursor` holds a position per partition: from it, every entry after
  * is read once, whatever was appended meanwhile, or, once events after it are past the retention,
- * a 410 `cursor_expired` (CursorExpiredError).
+ * a 410 `cursor_expired` (CursorExpiredError). A cursor past the end of a partition (another
+ * deployment's, or one from before this store was restored) is a 400 `ahead_of_feed` (refuseIfAhead).
  *
  * A key bound to `games` (null: every game) reads the appeal events a webhook bound to them takes
  * (readsAppealEvent): the others are passed over, and a page whose every entry was passed over is

@@ -947,7 +947,10 @@ export const operations = {
       'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
       'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
-      "another's is a 400. Events are kept for the retention (`EVENT_RETENTION_DAYS`, 30 days by " +
+      "another's is a 400. A cursor ahead of the feed's end (a state from another deployment, see " +
+      '`deployment_id`, or a store restored from an older backup) is a 400 with `cursor` issue ' +
+      '`ahead_of_feed`: resync from `GET /v1/enforcement/snapshot`. Events are kept for the ' +
+      'retention (`EVENT_RETENTION_DAYS`, 30 days by ' +
       'default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` ' +
       '(resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without ' +
       '`cursor` the feed starts at the oldest event kept, never a 410. A new event may show up to ' +

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventIdOf } from '../../lib/domain/audit';
 import { type ChangeEvent, type ChangeRecord, eventsOfChange } from '../../lib/domain/change-events';
 import { deploymentIdOf, forgetDeploymentId } from '../../lib/domain/deployment';
-import { CursorExpiredError, IntegrityError } from '../../lib/domain/errors';
+import { CursorExpiredError, IntegrityError, InvalidInputError } from '../../lib/domain/errors';
 import { appendToFeed, clearFeedCaches, feedHeadCursor, readFeed } from '../../lib/domain/feed';
 import { feedCacheMs, ShortCache } from '../../lib/domain/feed-cache';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
@@ -340,6 +340,73 @@ describe('reading with a cursor', () => {
     entry(GAME, 4, 1000);
     head(GAME, 6);
     await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toThrow(CursorExpiredError);
+  });
+});
+
+describe("a cursor ahead of the feed's end", () => {
+  const endReads = (pk: string) =>
+    feedQueries().filter((q) => q.ExpressionAttributeValues?.[':pk'] === pk && q.ScanIndexForward === false);
+
+  it("refuses a cursor ahead of the feed's end with 400 ahead_of_feed, after an uncached consistent read of the end, writing nothing", async () => {
+    const cursor = await cursorAt([0, 5, 0]);
+    entry(GAME, 1, 1000);
+    entry(GAME, 2, 500);
+    head(GAME, 2);
+    const refused = readFeed('pub-a', 'g1', { limit: 100, cursor });
+    await expect(refused).rejects.toThrow(InvalidInputError);
+    await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toMatchObject({
+      field: 'cursor',
+      issue: 'ahead_of_feed',
+      message: expect.stringMatching(/ahead of the feed's end.*resync from GET \/v1\/enforcement\/snapshot/),
+    });
+    expect(endReads(GAME)).toEqual([
+      expect.objectContaining({ Limit: 2, ConsistentRead: true, ScanIndexForward: false }),
+      expect.objectContaining({ Limit: 2, ConsistentRead: true, ScanIndexForward: false }),
+    ]);
+    // Nothing written, not even the deployment item, nor read.
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(
+      ddb.commandCalls(GetCommand).filter((call) => call.args[0].input.Key?.pk === deploymentKey().pk),
+    ).toHaveLength(0);
+  });
+
+  it('refuses a cursor into a partition this store never appended to', async () => {
+    const cursor = await cursorAt([3, 0, 0]);
+    await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toMatchObject({
+      field: 'cursor',
+      issue: 'ahead_of_feed',
+    });
+  });
+
+  it('never refuses a cursor at the last entry while the head lags it (an append whose head update has not landed)', async () => {
+    vi.stubEnv('FEED_CACHE_MS', '60000');
+    entry(GAME, 1, 1000);
+    entry(GAME, 2, 500);
+    entry(GAME, 3, 100);
+    head(GAME, 1);
+    const cursor = await cursorAt([0, 3, 0]);
+    for (let poll = 0; poll < 3; poll += 1)
+      expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    // The page is cached; the end is read again, uncached, by every poll that meets the lagging head.
+    expect(feedQueries().filter((q) => q.ScanIndexForward !== false)).toHaveLength(3);
+    expect(endReads(GAME)).toHaveLength(3);
+    // Once the head is raised, no read of the end at all.
+    head(GAME, 3);
+    clearFeedCaches();
+    ddb.resetHistory();
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    expect(feedQueries()).toHaveLength(3);
+  });
+
+  it('never refuses a cursor at the last entry of a partition from before heads, nor one at the head', async () => {
+    entry(PUB, 1, 1000);
+    entry(PUB, 2, 500);
+    head(GAME, 4);
+    const cursor = await cursorAt([2, 4, 0]);
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    expect(endReads(PUB)).toHaveLength(1);
+    expect(endReads(GAME)).toHaveLength(0);
   });
 });
 
