@@ -94,19 +94,32 @@ const lastSeq = async (partition: string): Promise<number> => {
   );
 };
 
+/** The entry at a position: when its event happened, and when it was appended. */
+interface Appended {
+  readonly seq: number;
+  readonly occurredAt: string;
+  readonly appendedAt: string;
+}
+
 /**
- * Raises the partition's head to `seq` (never lowers it): once per appended batch, after its
- * entries are put, so the head never names a position without an entry behind it.
+ * Raises the partition's head to the newest entry appended (never lowers it): once per appended
+ * batch, after its entries are put, so the head never names a position without an entry behind
+ * it. The head keeps that entry's `occurred_at` and `appended_at` too: how long the newest event
+ * waited to be appended, which every reader that reaches the head is told (`delay_ms`).
  */
-const raiseHead = async (partition: string, seq: number) => {
+const raiseHead = async (partition: string, newest: Appended) => {
   try {
     await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: feedHeadKey(partition),
-        UpdateExpression: 'SET seq = :seq',
+        UpdateExpression: 'SET seq = :seq, occurred_at = :occurred, appended_at = :appended',
         ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
-        ExpressionAttributeValues: { ':seq': seq },
+        ExpressionAttributeValues: {
+          ':seq': newest.seq,
+          ':occurred': newest.occurredAt,
+          ':appended': newest.appendedAt,
+        },
       }),
     );
   } catch (error) {
@@ -169,9 +182,13 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
   }
 };
 
-/** Puts the event at `seq` if the position is free; true when the event is there now (put by anyone). */
-const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<boolean> => {
+/**
+ * Puts the event at `seq` if the position is free. When the event is there now (put by anyone):
+ * when it was appended; else undefined.
+ */
+const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<string | undefined> => {
   const now = Date.now();
+  const appendedAt = new Date(now).toISOString();
   try {
     await dynamo.send(
       new PutCommand({
@@ -179,21 +196,22 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
         Item: {
           ...feedEntryKey(partition, seq),
           event_id: event.event_id,
-          appended_at: new Date(now).toISOString(),
+          appended_at: appendedAt,
           event,
           ...ttlFrom(now),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return true;
+    return appendedAt;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: feedEntryKey(partition, seq), ConsistentRead: true }),
   );
-  return Item?.event_id === event.event_id;
+  if (Item?.event_id !== event.event_id) return undefined;
+  return typeof Item.appended_at === 'string' ? Item.appended_at : appendedAt;
 };
 
 /**
@@ -208,15 +226,17 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
  */
 const appendToPartition = async (partition: string, events: readonly ChangeEvent[]): Promise<void> => {
   let last: number | undefined;
-  let highest = 0;
+  let newest: Appended | undefined;
   for (const event of events) {
     let seq: number | undefined;
+    let appendedAt: string | undefined;
     last ??= await lastSeq(partition);
     if (await claim(partition, event.event_id, last + 1)) seq = last + 1;
     else seq = await claimedSeq(partition, event.event_id);
     for (;;) {
       if (seq === undefined) throw new IntegrityError('feed marker lost its position');
-      if (await putAt(partition, seq, event)) break;
+      appendedAt = await putAt(partition, seq, event);
+      if (appendedAt !== undefined) break;
       // Another event took the claimed position first: claim the end of the feed instead.
       last = await lastSeq(partition);
       const next = last + 1;
@@ -225,9 +245,9 @@ const appendToPartition = async (partition: string, events: readonly ChangeEvent
         : await claimedSeq(partition, event.event_id);
     }
     last = Math.max(last ?? 0, seq);
-    highest = Math.max(highest, seq);
+    if (newest === undefined || seq > newest.seq) newest = { seq, occurredAt: event.occurred_at, appendedAt };
   }
-  if (highest > 0) await raiseHead(partition, highest);
+  if (newest !== undefined) await raiseHead(partition, newest);
 };
 
 /**
@@ -398,7 +418,16 @@ interface PartitionRead {
   readonly head: number | undefined;
   /** Whether the read reached the end of the partition (nothing after its last entry). */
   readonly complete: boolean;
+  /** How long the head's entry waited to be appended (ms), when the read reached a head that says. */
+  readonly headWaitedMs?: number | undefined;
 }
+
+/** Milliseconds from when an event happened to its append; undefined when either is unknown. */
+const waitedMs = (occurredAt: unknown, appendedAt: unknown): number | undefined => {
+  if (typeof occurredAt !== 'string' || typeof appendedAt !== 'string') return undefined;
+  const waited = Date.parse(appendedAt) - Date.parse(occurredAt);
+  return Number.isFinite(waited) ? Math.max(0, Math.round(waited)) : undefined;
+};
 
 /**
  * Partition reads (and readers' policies), shared for FEED_CACHE_MS by every request this process
@@ -424,6 +453,7 @@ const readPartition = (partition: string, after: number, limit: number): Promise
       entries: head === undefined ? items : items.slice(0, -1),
       head,
       complete: head !== undefined || page.LastEvaluatedKey === undefined,
+      headWaitedMs: head === undefined ? undefined : waitedMs(last?.occurred_at, last?.appended_at),
     };
   });
 
@@ -531,14 +561,33 @@ const readFromOldest = async (
   };
 };
 
-/** The entries one read of the reader's partitions picks, and the positions after them. */
+/**
+ * How far the feed is behind the writes, as far as the reads reach: over the partitions, the
+ * longest wait (occurred to appended) of the newest entry each read reaches: the head's record
+ * when it reached the head (and no entry past it: a head update still to land), else its last
+ * entry's; null when none of them has an event.
+ */
+const feedDelayMs = (reads: readonly PartitionRead[]): number | null => {
+  const waits = reads.flatMap((read) => {
+    const lastEntry = read.entries.at(-1);
+    const headIsNewest =
+      read.head !== undefined && (lastEntry === undefined || seqOf(lastEntry.sk) <= read.head);
+    const event = lastEntry?.event as ChangeEvent | undefined;
+    const waited =
+      (headIsNewest ? read.headWaitedMs : undefined) ?? waitedMs(event?.occurred_at, lastEntry?.appended_at);
+    return waited === undefined ? [] : [waited];
+  });
+  return waits.length === 0 ? null : Math.max(...waits);
+};
+
+/** The entries one read of the reader's partitions picks, the positions after them, and the feed's delay. */
 const pickEntries = async (
   publisherId: string,
   gameId: string,
   limit: number,
   from: Positions | undefined,
   now: number,
-): Promise<{ picked: Entry[]; positions: number[] }> => {
+): Promise<{ picked: Entry[]; positions: number[]; delayMs: number | null }> => {
   const reads = await Promise.all(
     readerPartitions(publisherId, gameId).map(async (partition, index) => {
       if (from === undefined) return readFromOldest(partition, limit, now);
@@ -559,7 +608,7 @@ const pickEntries = async (
     if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
     if (picked.length === limit) break;
   }
-  return { picked, positions };
+  return { picked, positions, delayMs: feedDelayMs(reads.map(({ read }) => read)) };
 };
 
 /**
@@ -590,10 +639,10 @@ export const readFeed = async (
     policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
     pickEntries(publisherId, gameId, query.limit, from, now),
   ]);
-  let { picked, positions } = first;
+  let { picked, positions, delayMs } = first;
   while (picked.length > 0 && !picked.some(shown)) {
     from = positions as unknown as Positions;
-    ({ picked, positions } = await pickEntries(publisherId, gameId, query.limit, from, now));
+    ({ picked, positions, delayMs } = await pickEntries(publisherId, gameId, query.limit, from, now));
   }
   picked = picked.filter(shown);
   const nowIso = new Date(now).toISOString();
@@ -609,6 +658,7 @@ export const readFeed = async (
   return {
     items,
     next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions),
+    delay_ms: delayMs,
     // After the reads: a refused read creates nothing. Read once per process, so no wait after.
     deployment_id: await currentDeploymentId(),
   };

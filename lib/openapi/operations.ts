@@ -949,7 +949,10 @@ export const operations = {
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
       "another's is a 400. A cursor ahead of the feed's end (a state from another deployment, see " +
       '`deployment_id`, or a store restored from an older backup) is a 400 with `cursor` issue ' +
-      '`ahead_of_feed`: resync from `GET /v1/enforcement/snapshot`. Events are kept for the ' +
+      '`ahead_of_feed`: resync from `GET /v1/enforcement/snapshot`. `delay_ms` is how far the feed ' +
+      'itself is behind the writes: how long the newest event the page reaches waited between its ' +
+      'change and its append to the feed (null while none of your partitions holds an event). ' +
+      'Events are kept for the ' +
       'retention (`EVENT_RETENTION_DAYS`, 30 days by ' +
       'default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` ' +
       '(resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without ' +
@@ -961,6 +964,7 @@ export const operations = {
         items: feedEvents,
         next_cursor: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
         deployment_id: DEPLOYMENT_ID,
+        delay_ms: 840,
       }),
     },
   },

@@ -111,8 +111,13 @@ const entry = (pk: string, seq: number, ageMs: number, id = seq) => {
 const head = (pk: string, seq: number) => store({ ...feedHeadKey(pk), seq });
 const RANDOM_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const DEPLOYMENT_ID = deploymentIdOf(RANDOM_ID, tableName);
-/** The page of a reader that is caught up at `cursor`. */
-const caughtUp = (cursor: string) => ({ items: [], next_cursor: cursor, deployment_id: DEPLOYMENT_ID });
+/** The page of a reader that is caught up at `cursor` (no head here records a delay, unless given). */
+const caughtUp = (cursor: string, delay: number | null = null) => ({
+  items: [],
+  next_cursor: cursor,
+  deployment_id: DEPLOYMENT_ID,
+  delay_ms: delay,
+});
 
 beforeEach(() => {
   table = new Map();
@@ -144,7 +149,13 @@ beforeEach(() => {
     const values = input.ExpressionAttributeValues;
     if (sk === FEED_HEAD_SK) {
       if (item && item.seq >= values[':seq']) throw conditionFailed();
-      store({ pk, sk, seq: values[':seq'] });
+      store({
+        pk,
+        sk,
+        seq: values[':seq'],
+        occurred_at: values[':occurred'],
+        appended_at: values[':appended'],
+      });
     } else if (String(sk).startsWith('EVENT#')) {
       if (values[':from'] === undefined ? item?.seq !== undefined : item?.seq !== values[':from'])
         throw conditionFailed();
@@ -217,15 +228,22 @@ describe('appending', () => {
     const ttl = Math.ceil((NOW + 30 * DAY) / 1000);
     for (const item of entries) expect(item.ttl).toBe(ttl);
     expect(stored(GAME, feedMarkerKey(GAME, created(1).event_id).sk)).toMatchObject({ seq: 6, ttl });
-    expect(stored(GAME, FEED_HEAD_SK)).toEqual({ ...feedHeadKey(GAME), seq: 7 });
+    // The head names the newest entry, with when its event happened and when it was appended.
+    const newest = { occurred_at: created(2).occurred_at, appended_at: new Date(NOW).toISOString() };
+    expect(stored(GAME, FEED_HEAD_SK)).toEqual({ ...feedHeadKey(GAME), seq: 7, ...newest });
     const headUpdates = ddb
       .commandCalls(UpdateCommand)
       .map((call) => call.args[0].input)
       .filter((input) => input.Key?.sk === FEED_HEAD_SK);
     expect(headUpdates).toEqual([
       expect.objectContaining({
+        UpdateExpression: 'SET seq = :seq, occurred_at = :occurred, appended_at = :appended',
         ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
-        ExpressionAttributeValues: { ':seq': 7 },
+        ExpressionAttributeValues: {
+          ':seq': 7,
+          ':occurred': newest.occurred_at,
+          ':appended': newest.appended_at,
+        },
       }),
     ]);
     // The one read of the end: the head and the last entry, newest first.
@@ -407,6 +425,69 @@ describe("a cursor ahead of the feed's end", () => {
     expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
     expect(endReads(PUB)).toHaveLength(1);
     expect(endReads(GAME)).toHaveLength(0);
+  });
+});
+
+describe('delay_ms: how far the feed is behind the writes', () => {
+  /** How long `created(id)` waited when appended `ageMs` ago (it happened a day before NOW, plus id ms). */
+  const waited = (id: number, ageMs = 0) => DAY - id - ageMs;
+
+  it('is null while none of the three partitions holds an event, also with a head', async () => {
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBeNull();
+    head(GAME, 3); // every entry deleted, from before heads kept a record
+    const cursor = await cursorAt([0, 3, 0]);
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+  });
+
+  it("is the head's record when a read reaches the head, even caught up: the newest append's wait", async () => {
+    await appendToFeed([created(1), created(5)]);
+    const page = await readFeed('pub-a', 'g1', { limit: 100 });
+    expect(page.items).toHaveLength(2);
+    expect(page.delay_ms).toBe(waited(5));
+    // Caught up: nothing read, and the head still tells how late the last append was.
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor: page.next_cursor })).toEqual(
+      caughtUp(page.next_cursor, waited(5)),
+    );
+  });
+
+  it('is the last entry read when the read stops before the head, or the head lags it', async () => {
+    entry(GAME, 1, 3000, 1);
+    entry(GAME, 2, 2000, 2);
+    entry(GAME, 3, 1000, 3);
+    store({
+      ...feedHeadKey(GAME),
+      seq: 3,
+      occurred_at: new Date(NOW - 10).toISOString(),
+      appended_at: new Date(NOW).toISOString(),
+    });
+    expect((await readFeed('pub-a', 'g1', { limit: 1 })).delay_ms).toBe(waited(1, 3000));
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(10);
+    // An entry appended past the head (its head update not landed yet) is newer than the head's record.
+    entry(GAME, 4, 0, 4);
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(waited(4));
+  });
+
+  it('is the largest over the three partitions, and never negative (an event stamped after its append)', async () => {
+    entry(PUB, 1, 5000, 1);
+    entry(GLOBAL, 1, 1000, 2);
+    head(PUB, 1);
+    head(GLOBAL, 1);
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(waited(2, 1000));
+    table = new Map();
+    store({
+      ...policyKey('pub-a'),
+      publisher_id: 'pub-a',
+      ...defaultPolicyFlags,
+      updated_at: '2026-11-01T00:00:00.000Z',
+    });
+    const early = new Date(NOW - 50).toISOString();
+    store({
+      ...feedEntryKey(GAME, 1),
+      event_id: 'evt_1',
+      appended_at: early,
+      event: { ...created(1), occurred_at: new Date(NOW).toISOString() },
+    });
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(0);
   });
 });
 
