@@ -2294,8 +2294,8 @@ export interface operations {
          */
         limit?: number;
         /**
-         * @description The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned for): the events after that page. Absent: from the beginning of the feed.
-         * @example ZjEucHl6MDIwUnlPSFhHLjMuMS4x
+         * @description The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned for): the events after that page. Absent: from the beginning of the feed. A cursor ahead of the feed's end (another deployment's) is a 400 `ahead_of_feed`.
+         * @example ZjEucHl6MDIwUnlPSFhHLjAuMC4w
          */
         cursor?: string;
       };
