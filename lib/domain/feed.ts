@@ -34,7 +34,8 @@ import { isPastRetention, ttlFrom } from './retention';
  * any cursor. Items (lib/storage/keys.ts), in three partitions per reader:
  *   entry    `FEED#PUB#<publisher>` | `FEED#GAME#<publisher>#<game>` | `FEED#GLOBAL` / `SEQ#<position>`
  *   marker   same partition / `EVENT#<event_id>`   (`seq`: the position the event has, or claims)
- *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended; no ttl)
+ *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended, with its
+ *            entry's `occurred_at` and `appended_at`, the feed's delay; no ttl)
  *
  * Positions are gapless and only ever grow, without transactions or clocks: a position is
  * claimed as (the last position read) + 1 and an entry is put there only if it is free, so

@@ -186,10 +186,11 @@ export const feedEntryKey = (partition: string, seq: number) => ({
   sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
 });
 /**
- * A feed partition's high-water mark (`seq`: the highest position ever appended), never expiring,
- * so positions are not reused once time to live has deleted the entries. Its sort key is outside
- * the `SEQ#` prefix (entries alone begin with it) yet sorts right after every entry ('~' after '#'),
- * so a Query of the entries after a position that runs to `FEED_HEAD_SK` ends with it.
+ * A feed partition's high-water mark (`seq`: the highest position ever appended, with when that
+ * entry's event happened and was appended), never expiring, so positions are not reused once time
+ * to live has deleted the entries. Its sort key is outside the `SEQ#` prefix (entries alone begin
+ * with it) yet sorts right after every entry ('~' after '#'), so a Query of the entries after a
+ * position that runs to `FEED_HEAD_SK` ends with it.
  */
 export const FEED_HEAD_SK = 'SEQ~HEAD';
 export const feedHeadKey = (partition: string) => ({ pk: partition, sk: FEED_HEAD_SK });
