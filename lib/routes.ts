@@ -468,7 +468,12 @@ export const listEventsRoute = {
   scope: 'bans:read',
   request: { game: true, query: eventsQuerySchema },
   // The device's global bans too, only under a global_quorum above 1 (the quorum of `enforced`).
-  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed', 'device'] },
+  // `deployment`: the table's id item, read, or created by the first reader (a conditional put).
+  table: {
+    'dynamodb:GetItem': ['publisher', 'deployment'],
+    'dynamodb:Query': ['feed', 'device'],
+    'dynamodb:PutItem': ['deployment'],
+  },
   // Polled by every game server each second: its own class, far above the reads'.
   throttle: 'feed',
 } as const satisfies Route;
@@ -487,7 +492,12 @@ export const getEnforcementSnapshotRoute = {
   scope: 'bans:read',
   request: { game: true, query: snapshotQuerySchema },
   // The device's global bans too, only under a global_quorum above 1 (the quorum of `enforced`).
-  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed', 'device'] },
+  // `deployment`: the table's id item, read, or created by the first reader (a conditional put).
+  table: {
+    'dynamodb:GetItem': ['publisher', 'deployment'],
+    'dynamodb:Query': ['feed', 'device'],
+    'dynamodb:PutItem': ['deployment'],
+  },
   throttle: 'read',
 } as const satisfies Route;
 

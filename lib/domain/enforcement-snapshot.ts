@@ -10,6 +10,7 @@ import {
 } from '../storage/keys';
 import type { Ban } from './ban-record';
 import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
+import { currentDeploymentId } from './deployment';
 import { InvalidInputError } from './errors';
 import { feedHeadCursor, QUORUM_READ_CONCURRENCY } from './feed';
 import { readLiveSet } from './live-set';
@@ -116,8 +117,9 @@ const judgeSnapshotBans = async (
 };
 
 /**
- * One page of the snapshot: on the first, the feed's head, then (with the policy, at once) the
- * live sets from the start of the first partition; on later ones, from the cursor. Each partition
+ * One page of the snapshot: on the first, the feed's head, then (with the policy and the deployment
+ * id, at once: lib/domain/deployment.ts) the live sets from the start of the first partition; on
+ * later ones, from the cursor. Each partition
  * is read in key order with Queries of at most what the page still lacks, until the page is full,
  * the last partition ends, or MAX_READ_PER_PAGE items were read.
  */
@@ -130,8 +132,9 @@ export const readEnforcementSnapshot = async (
   // A bad cursor is refused before any read starts.
   const resumed =
     query.cursor === undefined ? undefined : decodeSnapshotCursor(publisherId, gameId, query.cursor);
-  const [policy, from] = await Promise.all([
+  const [policy, deploymentId, from] = await Promise.all([
     getPolicy(publisherId),
+    currentDeploymentId(),
     resumed ??
       feedHeadCursor(publisherId, gameId).then(
         (feedCursor): Position => ({ feedCursor, partition: 0, after: undefined }),
@@ -167,6 +170,7 @@ export const readEnforcementSnapshot = async (
     game_id: gameId,
     policy,
     feed_cursor: from.feedCursor,
+    deployment_id: deploymentId,
     items,
     next_cursor:
       partition < partitions.length

@@ -22,6 +22,7 @@ import { eventIdOf } from './audit';
 import type { Ban } from './ban-record';
 import { deviceGlobalBans, enforcedAmong, needsQuorumContext, toListedBan } from './bans';
 import { type ChangeEvent, readsAppealEvent } from './change-events';
+import { currentDeploymentId } from './deployment';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
 import { feedCacheMs, ShortCache } from './feed-cache';
 import { applyToLiveSet } from './live-set';
@@ -33,7 +34,8 @@ import { isPastRetention, ttlFrom } from './retention';
  * any cursor. Items (lib/storage/keys.ts), in three partitions per reader:
  *   entry    `FEED#PUB#<publisher>` | `FEED#GAME#<publisher>#<game>` | `FEED#GLOBAL` / `SEQ#<position>`
  *   marker   same partition / `EVENT#<event_id>`   (`seq`: the position the event has, or claims)
- *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended; no ttl)
+ *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended, with its
+ *            entry's `occurred_at` and `appended_at`, the feed's delay; no ttl)
  *
  * Positions are gapless and only ever grow, without transactions or clocks: a position is
  * claimed as (the last position read) + 1 and an entry is put there only if it is free, so
@@ -93,19 +95,32 @@ const lastSeq = async (partition: string): Promise<number> => {
   );
 };
 
+/** The entry at a position: when its event happened, and when it was appended. */
+interface Appended {
+  readonly seq: number;
+  readonly occurredAt: string;
+  readonly appendedAt: string;
+}
+
 /**
- * Raises the partition's head to `seq` (never lowers it): once per appended batch, after its
- * entries are put, so the head never names a position without an entry behind it.
+ * Raises the partition's head to the newest entry appended (never lowers it): once per appended
+ * batch, after its entries are put, so the head never names a position without an entry behind
+ * it. The head keeps that entry's `occurred_at` and `appended_at` too: how long the newest event
+ * waited to be appended, which every reader that reaches the head is told (`delay_ms`).
  */
-const raiseHead = async (partition: string, seq: number) => {
+const raiseHead = async (partition: string, newest: Appended) => {
   try {
     await dynamo.send(
       new UpdateCommand({
         TableName: tableName,
         Key: feedHeadKey(partition),
-        UpdateExpression: 'SET seq = :seq',
+        UpdateExpression: 'SET seq = :seq, occurred_at = :occurred, appended_at = :appended',
         ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
-        ExpressionAttributeValues: { ':seq': seq },
+        ExpressionAttributeValues: {
+          ':seq': newest.seq,
+          ':occurred': newest.occurredAt,
+          ':appended': newest.appendedAt,
+        },
       }),
     );
   } catch (error) {
@@ -168,9 +183,13 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
   }
 };
 
-/** Puts the event at `seq` if the position is free; true when the event is there now (put by anyone). */
-const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<boolean> => {
+/**
+ * Puts the event at `seq` if the position is free. When the event is there now (put by anyone):
+ * when it was appended; else undefined.
+ */
+const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<string | undefined> => {
   const now = Date.now();
+  const appendedAt = new Date(now).toISOString();
   try {
     await dynamo.send(
       new PutCommand({
@@ -178,21 +197,22 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
         Item: {
           ...feedEntryKey(partition, seq),
           event_id: event.event_id,
-          appended_at: new Date(now).toISOString(),
+          appended_at: appendedAt,
           event,
           ...ttlFrom(now),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return true;
+    return appendedAt;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: feedEntryKey(partition, seq), ConsistentRead: true }),
   );
-  return Item?.event_id === event.event_id;
+  if (Item?.event_id !== event.event_id) return undefined;
+  return typeof Item.appended_at === 'string' ? Item.appended_at : appendedAt;
 };
 
 /**
@@ -207,15 +227,17 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
  */
 const appendToPartition = async (partition: string, events: readonly ChangeEvent[]): Promise<void> => {
   let last: number | undefined;
-  let highest = 0;
+  let newest: Appended | undefined;
   for (const event of events) {
     let seq: number | undefined;
+    let appendedAt: string | undefined;
     last ??= await lastSeq(partition);
     if (await claim(partition, event.event_id, last + 1)) seq = last + 1;
     else seq = await claimedSeq(partition, event.event_id);
     for (;;) {
       if (seq === undefined) throw new IntegrityError('feed marker lost its position');
-      if (await putAt(partition, seq, event)) break;
+      appendedAt = await putAt(partition, seq, event);
+      if (appendedAt !== undefined) break;
       // Another event took the claimed position first: claim the end of the feed instead.
       last = await lastSeq(partition);
       const next = last + 1;
@@ -224,9 +246,9 @@ const appendToPartition = async (partition: string, events: readonly ChangeEvent
         : await claimedSeq(partition, event.event_id);
     }
     last = Math.max(last ?? 0, seq);
-    highest = Math.max(highest, seq);
+    if (newest === undefined || seq > newest.seq) newest = { seq, occurredAt: event.occurred_at, appendedAt };
   }
-  if (highest > 0) await raiseHead(partition, highest);
+  if (newest !== undefined) await raiseHead(partition, newest);
 };
 
 /**
@@ -397,7 +419,16 @@ interface PartitionRead {
   readonly head: number | undefined;
   /** Whether the read reached the end of the partition (nothing after its last entry). */
   readonly complete: boolean;
+  /** How long the head's entry waited to be appended (ms), when the read reached a head that says. */
+  readonly headWaitedMs?: number | undefined;
 }
+
+/** Milliseconds from when an event happened to its append; undefined when either is unknown. */
+const waitedMs = (occurredAt: unknown, appendedAt: unknown): number | undefined => {
+  if (typeof occurredAt !== 'string' || typeof appendedAt !== 'string') return undefined;
+  const waited = Date.parse(appendedAt) - Date.parse(occurredAt);
+  return Number.isFinite(waited) ? Math.max(0, Math.round(waited)) : undefined;
+};
 
 /**
  * Partition reads (and readers' policies), shared for FEED_CACHE_MS by every request this process
@@ -423,6 +454,7 @@ const readPartition = (partition: string, after: number, limit: number): Promise
       entries: head === undefined ? items : items.slice(0, -1),
       head,
       complete: head !== undefined || page.LastEvaluatedKey === undefined,
+      headWaitedMs: head === undefined ? undefined : waitedMs(last?.occurred_at, last?.appended_at),
     };
   });
 
@@ -442,6 +474,22 @@ const checkContinuity = (read: PartitionRead, after: number, now: number) => {
     expected += 1;
   }
   if (read.head !== undefined && read.head >= expected) throw new CursorExpiredError(EXPIRED_MESSAGE);
+};
+
+const AHEAD_MESSAGE =
+  "is ahead of the feed's end, at positions this store never reached (a state from another deployment, or a store restored from an older backup): resync from GET /v1/enforcement/snapshot, then follow the feed from the cursor it gives";
+
+/**
+ * With a cursor at `after`, a read that found nothing after it and no head at or past it: the
+ * cursor may be ahead of everything this store ever appended there. The read may be a cached one,
+ * and a head can lag its last entry (an append whose head update has not landed), so the end is
+ * read again, uncached and consistent (lastSeq), before the cursor is refused: a cursor this store
+ * gave out is never ahead of it. A 400 rather than an empty page that looks caught up for ever.
+ */
+const refuseIfAhead = async (partition: string, read: PartitionRead, after: number) => {
+  if (read.entries.length > 0 || (read.head ?? 0) >= after) return;
+  if ((await lastSeq(partition)) < after)
+    throw new InvalidInputError('cursor', 'ahead_of_feed', AHEAD_MESSAGE);
 };
 
 /**
@@ -514,20 +562,40 @@ const readFromOldest = async (
   };
 };
 
-/** The entries one read of the reader's partitions picks, and the positions after them. */
+/**
+ * How far the feed is behind the writes, as far as the reads reach: over the partitions, the
+ * longest wait (occurred to appended) of the newest entry each read reaches: the head's record
+ * when it reached the head (and no entry past it: a head update still to land), else its last
+ * entry's; null when none of them has an event.
+ */
+const feedDelayMs = (reads: readonly PartitionRead[]): number | null => {
+  const waits = reads.flatMap((read) => {
+    const lastEntry = read.entries.at(-1);
+    const headIsNewest =
+      read.head !== undefined && (lastEntry === undefined || seqOf(lastEntry.sk) <= read.head);
+    const event = lastEntry?.event as ChangeEvent | undefined;
+    const waited =
+      (headIsNewest ? read.headWaitedMs : undefined) ?? waitedMs(event?.occurred_at, lastEntry?.appended_at);
+    return waited === undefined ? [] : [waited];
+  });
+  return waits.length === 0 ? null : Math.max(...waits);
+};
+
+/** The entries one read of the reader's partitions picks, the positions after them, and the feed's delay. */
 const pickEntries = async (
   publisherId: string,
   gameId: string,
   limit: number,
   from: Positions | undefined,
   now: number,
-): Promise<{ picked: Entry[]; positions: number[] }> => {
+): Promise<{ picked: Entry[]; positions: number[]; delayMs: number | null }> => {
   const reads = await Promise.all(
     readerPartitions(publisherId, gameId).map(async (partition, index) => {
       if (from === undefined) return readFromOldest(partition, limit, now);
       const after = from[index] ?? 0;
       const read = await readPartition(partition, after, limit);
       checkContinuity(read, after, now);
+      await refuseIfAhead(partition, read, after);
       return { read, after };
     }),
   );
@@ -541,7 +609,7 @@ const pickEntries = async (
     if (!reads[entry.partition]?.read.complete && lists[entry.partition]?.at(-1) === entry) break;
     if (picked.length === limit) break;
   }
-  return { picked, positions };
+  return { picked, positions, delayMs: feedDelayMs(reads.map(({ read }) => read)) };
 };
 
 /**
@@ -551,7 +619,8 @@ const pickEntries = async (
  * page stops where any partition's read stops, so nothing later is shown before something earlier
  * that was not read yet. `next_cursor` holds a position per partition: from it, every entry after
  * is read once, whatever was appended meanwhile, or, once events after it are past the retention,
- * a 410 `cursor_expired` (CursorExpiredError).
+ * a 410 `cursor_expired` (CursorExpiredError). A cursor past the end of a partition (another
+ * deployment's, or one from before this store was restored) is a 400 `ahead_of_feed` (refuseIfAhead).
  *
  * A key bound to `games` (null: every game) reads the appeal events a webhook bound to them takes
  * (readsAppealEvent): the others are passed over, and a page whose every entry was passed over is
@@ -571,10 +640,10 @@ export const readFeed = async (
     policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
     pickEntries(publisherId, gameId, query.limit, from, now),
   ]);
-  let { picked, positions } = first;
+  let { picked, positions, delayMs } = first;
   while (picked.length > 0 && !picked.some(shown)) {
     from = positions as unknown as Positions;
-    ({ picked, positions } = await pickEntries(publisherId, gameId, query.limit, from, now));
+    ({ picked, positions, delayMs } = await pickEntries(publisherId, gameId, query.limit, from, now));
   }
   picked = picked.filter(shown);
   const nowIso = new Date(now).toISOString();
@@ -587,5 +656,11 @@ export const readFeed = async (
   const globals = await mapWithConcurrency([...devices], QUORUM_READ_CONCURRENCY, deviceGlobalBans);
   const deviceGlobals = new Map([...devices].map((device, i) => [device, globals[i] ?? []]));
   const items = picked.map((entry) => toFeedEvent(entry.event, policy, nowIso, deviceGlobals));
-  return { items, next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions) };
+  return {
+    items,
+    next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions),
+    delay_ms: delayMs,
+    // After the reads: a refused read creates nothing. Read once per process, so no wait after.
+    deployment_id: await currentDeploymentId(),
+  };
 };

@@ -618,10 +618,24 @@ export const feedEventSchema = z.discriminatedUnion('type', [
 ]);
 export type FeedEvent = z.output<typeof feedEventSchema>;
 
+/**
+ * Which store answered: the same for every read of one deployment's table, different for another
+ * deployment's or a table restored from a backup. A copy built from one never follows another's feed.
+ */
+const deploymentId = z.string().check(z.minLength(1));
+
 export const feedPageSchema = z.strictObject({
   items: z.array(feedEventSchema),
   /** Where to read on from: always present; a page with no items means "caught up". */
   next_cursor: z.string(),
+  deployment_id: deploymentId,
+  /**
+   * How far the feed itself is behind the writes, in milliseconds: how long the newest event this
+   * page reaches waited between its change and its append to the feed (a ban wave piling up in
+   * the dispatcher shows here, whatever the reader's own lag). Null while the reader's partitions
+   * hold no event.
+   */
+  delay_ms: z.nullable(count),
 });
 export type FeedPage = z.output<typeof feedPageSchema>;
 
@@ -636,6 +650,8 @@ export const enforcementSnapshotSchema = z.strictObject({
   policy: policySchema,
   /** The change feed's cursor taken before the snapshot's first page was read: the same on every page. */
   feed_cursor: z.string(),
+  /** The store the snapshot was read from: the feed's `deployment_id`, the same on every page. */
+  deployment_id: deploymentId,
   items: z.array(snapshotBanSchema),
   /** Where the next page starts; null on the last page. */
   next_cursor: z.nullable(z.string()),

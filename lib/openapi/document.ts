@@ -424,8 +424,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listEvents.cursor': {
     description:
       "The previous page's `next_cursor` (opaque, bound to the publisher and game it was returned " +
-      'for): the events after that page. Absent: from the beginning of the feed.',
-    example: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+      'for): the events after that page. Absent: from the beginning of the feed. A cursor ahead of ' +
+      "the feed's end (another deployment's) is a 400 `ahead_of_feed`.",
+    // A cursor at the feed's start: one every deployment accepts, whatever it holds.
+    example: 'ZjEucHl6MDIwUnlPSFhHLjAuMC4w',
   },
   'getEnforcementSnapshot.limit': {
     description: 'Most bans to return: 1 to 1000. Digits only. A page may hold fewer.',

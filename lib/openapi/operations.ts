@@ -112,6 +112,7 @@ const UPDATED_AT = '2026-03-02T10:15:00.000Z';
 const NOW = '2026-03-04T18:20:31.512Z';
 const DEVICE = 'device-7f3a9c';
 const GAME = 'space-raiders';
+const DEPLOYMENT_ID = 'dep_Vq7Lx2Nc9RtK4mWz8HbJ3s';
 
 const policy: Policy = {
   publisher_id: 'acme',
@@ -727,13 +728,16 @@ export const operations = {
       '`next_cursor` until it is null; a page may hold fewer than `limit`), then read the feed from ' +
       '`feed_cursor` and apply each event (`ban.created`, `ban.updated`: put the ban; `ban.revoked`, ' +
       '`ban.erased`: remove it; `policy.updated`: the new policy): the copy is then exact, whatever ' +
-      'was written while the snapshot was read. A cursor is bound to the publisher and game it was ' +
+      'was written while the snapshot was read. `deployment_id` names the store the snapshot was ' +
+      "read from, as the feed's pages do: keep it with the copy, and resync from a new snapshot " +
+      'when the feed answers another. A cursor is bound to the publisher and game it was ' +
       "returned for: another's is a 400.",
     responses: {
       200: response(enforcementSnapshotSchema, 'A page of live bans, the policy, and the feed cursor.', {
         game_id: GAME,
         policy,
         feed_cursor: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+        deployment_id: DEPLOYMENT_ID,
         items: [
           { device_id: DEVICE, ...socialBan, created_by: null },
           { device_id: 'device-19c2e0', ...cheatBan },
@@ -943,7 +947,13 @@ export const operations = {
       'without `cursor`, then pass the last `next_cursor`: it is always present, and a page with no ' +
       'items means you are caught up (ask again later with the same cursor). From any cursor each ' +
       'event comes exactly once. A cursor is bound to the publisher and game it was returned for: ' +
-      "another's is a 400. Events are kept for the retention (`EVENT_RETENTION_DAYS`, 30 days by " +
+      "another's is a 400. A cursor ahead of the feed's end (a state from another deployment, see " +
+      '`deployment_id`, or a store restored from an older backup) is a 400 with `cursor` issue ' +
+      '`ahead_of_feed`: resync from `GET /v1/enforcement/snapshot`. `delay_ms` is how far the feed ' +
+      'itself is behind the writes: how long the newest event the page reaches waited between its ' +
+      'change and its append to the feed (null while none of your partitions holds an event). ' +
+      'Events are kept for the ' +
+      'retention (`EVENT_RETENTION_DAYS`, 30 days by ' +
       'default), then are gone: a cursor that points before a gone event is a 410 `cursor_expired` ' +
       '(resync from `GET /v1/enforcement/snapshot` and read on from its `feed_cursor`); without ' +
       '`cursor` the feed starts at the oldest event kept, never a 410. A new event may show up to ' +
@@ -953,6 +963,8 @@ export const operations = {
       200: response(feedPageSchema, 'A page of events, oldest first, and where to read on from.', {
         items: feedEvents,
         next_cursor: 'ZjEucHl6MDIwUnlPSFhHLjMuMS4x',
+        deployment_id: DEPLOYMENT_ID,
+        delay_ms: 840,
       }),
     },
   },

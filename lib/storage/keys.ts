@@ -37,6 +37,8 @@ export const partitions = {
   directory: 'DIRECTORY#',
   /** Which change events the directory has counted, kept a few days (lib/domain/publishers.ts). */
   directoryMarker: 'DIRECTORYMARK#',
+  /** The table's own random id (lib/domain/deployment.ts): one item, which the feed's readers name. */
+  deployment: 'DEPLOYMENT#',
   /** Which publisher holds each display name's confusable skeleton (lib/domain/publishers.ts). */
   displayName: 'DISPLAYNAME#',
   /** The local change log (infra/local/change-log.ts): never written in a deployed stage. */
@@ -94,6 +96,12 @@ export const displayNameKey = (skeletonDigest: string) => ({
   pk: `${partitions.displayName}${skeletonDigest}`,
   sk: 'NAME',
 });
+
+/**
+ * The one item naming the table's deployment (lib/domain/deployment.ts): in a partition of its own,
+ * so a role may read and create it and nothing else there.
+ */
+export const deploymentKey = () => ({ pk: `${partitions.deployment}TABLE`, sk: 'DEPLOYMENT' });
 
 /**
  * The directory (`GET /v1/publishers`, lib/domain/publishers.ts): one item per publisher that made
@@ -178,10 +186,11 @@ export const feedEntryKey = (partition: string, seq: number) => ({
   sk: `${FEED_ENTRY_PREFIX}${String(seq).padStart(FEED_SEQ_DIGITS, '0')}`,
 });
 /**
- * A feed partition's high-water mark (`seq`: the highest position ever appended), never expiring,
- * so positions are not reused once time to live has deleted the entries. Its sort key is outside
- * the `SEQ#` prefix (entries alone begin with it) yet sorts right after every entry ('~' after '#'),
- * so a Query of the entries after a position that runs to `FEED_HEAD_SK` ends with it.
+ * A feed partition's high-water mark (`seq`: the highest position ever appended, with when that
+ * entry's event happened and was appended), never expiring, so positions are not reused once time
+ * to live has deleted the entries. Its sort key is outside the `SEQ#` prefix (entries alone begin
+ * with it) yet sorts right after every entry ('~' after '#'), so a Query of the entries after a
+ * position that runs to `FEED_HEAD_SK` ends with it.
  */
 export const FEED_HEAD_SK = 'SEQ~HEAD';
 export const feedHeadKey = (partition: string) => ({ pk: partition, sk: FEED_HEAD_SK });

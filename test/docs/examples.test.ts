@@ -225,10 +225,16 @@ const TIME_FIELDS = new Set([
   'first_global_ban_at',
   'last_global_ban_at',
 ]);
-/** Durations in whole seconds (an appeal's age, its time to decision): any such count. */
-const DURATION_FIELDS = new Set(['oldest_open_age_seconds', 'time_to_decision_seconds']);
-/** Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`, `apl_`) and length. */
-const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret', 'appeal_id']);
+/**
+ * Durations in whole seconds (an appeal's age, its time to decision) or milliseconds (the feed's
+ * delay): any such count.
+ */
+const DURATION_FIELDS = new Set(['oldest_open_age_seconds', 'time_to_decision_seconds', 'delay_ms']);
+/**
+ * Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`, `apl_`,
+ * `dep_`) and length.
+ */
+const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret', 'appeal_id', 'deployment_id']);
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 /** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
 const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
@@ -258,7 +264,7 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
   if (DURATION_FIELDS.has(field) && typeof shown === 'number') {
     return Number.isSafeInteger(got) && (got as number) >= 0
       ? []
-      : [`${at}: a duration in seconds, got ${JSON.stringify(got)}`];
+      : [`${at}: a duration, got ${JSON.stringify(got)}`];
   }
   if (OPAQUE_FIELDS.has(field) && typeof shown === 'string') {
     const prefix = shown.slice(0, shown.indexOf('_') + 1);

@@ -545,6 +545,43 @@ describe('every function, under the role the template gives it', () => {
     expect(denials()).toEqual([]);
   });
 
+  it('the deployment id: created by whichever of the feed and the snapshot reads first, read by the other', async () => {
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { DeleteCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { deploymentKey } = await import('../../lib/storage/keys');
+    const { forgetDeploymentId } = await import('../../lib/domain/deployment');
+    const stored = async () =>
+      (
+        await dynamo.send(
+          new GetCommand({ TableName: tableName, Key: deploymentKey(), ConsistentRead: true }),
+        )
+      ).Item;
+    const orders = [
+      ['listEvents', 'getEnforcementSnapshot'],
+      ['getEnforcementSnapshot', 'listEvents'],
+    ] as const;
+    const ids: string[] = [];
+    for (const [first, second] of orders) {
+      // A table no reader has named yet, and processes that have not read it.
+      await dynamo.send(new DeleteCommand({ TableName: tableName, Key: deploymentKey() }));
+      forgetDeploymentId();
+      const created = await call(first, owner, { game: 'g1' });
+      expect(created.status, first).toBe(200);
+      expect((await stored())?.random_id, first).toEqual(expect.any(String));
+      forgetDeploymentId();
+      const read = await call(second, owner, { game: 'g1' });
+      expect(read.status, second).toBe(200);
+      expect(read.body.deployment_id, second).toBe(created.body.deployment_id);
+      ids.push(created.body.deployment_id);
+    }
+    // Each creation drew a new random id: another deployment.
+    expect(new Set(ids).size).toBe(2);
+    for (const [route] of orders)
+      for (const action of ['GetItem', 'PutItem'])
+        expect(guard.used.get(route), route).toContain(`dynamodb:${action} ${partitions.deployment}*`);
+    expect(denials()).toEqual([]);
+  });
+
   it('every write with a fault at each of its storage calls, then retried: the withdrawals run under the role too', async () => {
     const { createApiKey } = await import('../../lib/domain/api-keys');
     const faults = injectFaults((await import('../../lib/storage/client')).dynamo);

@@ -137,7 +137,12 @@ describe('GET /v1/events', () => {
       key: a.key,
       game: 'g1',
     });
-    expect(caughtUp.body).toEqual({ items: [], next_cursor: whole.cursor });
+    expect(caughtUp.body).toEqual({
+      items: [],
+      next_cursor: whole.cursor,
+      deployment_id: expect.stringMatching(/^dep_/),
+      delay_ms: expect.any(Number),
+    });
     // Later writes, of every kind, come after it and only they.
     const later = await ban(a.key, 'g1', { device_id: device });
     await api.request('POST', `/v1/device/${device}/bans/${later.ban_id}/revoke`, {

@@ -99,7 +99,12 @@ describe('GET /v1/events past the retention', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.body.items).toEqual([]);
     const afterExpiry = fresh.body.next_cursor as string;
-    expect((await read(a.key, afterExpiry)).body).toEqual({ items: [], next_cursor: afterExpiry });
+    expect((await read(a.key, afterExpiry)).body).toEqual({
+      items: [],
+      next_cursor: afterExpiry,
+      deployment_id: expect.stringMatching(/^dep_/),
+      delay_ms: expect.any(Number),
+    });
 
     // A cursor before them is a 410 in the error envelope, telling the client to resync.
     for (const [key, cursor] of [
@@ -113,7 +118,12 @@ describe('GET /v1/events past the retention', () => {
       expect(gone.body.error.message).toMatch(/GET \/v1\/enforcement\/snapshot/);
     }
     // One after them is caught up, not a 410; another reader's cursor stays a 400.
-    expect((await read(a.key, afterThem)).body).toEqual({ items: [], next_cursor: afterThem });
+    expect((await read(a.key, afterThem)).body).toEqual({
+      items: [],
+      next_cursor: afterThem,
+      deployment_id: expect.stringMatching(/^dep_/),
+      delay_ms: expect.any(Number),
+    });
     const foreign = await read(b.key, fromStartA);
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatchObject({ code: 'invalid_request', details: [{ field: 'cursor' }] });

@@ -10,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Ban } from '../../lib/domain/ban-record';
 import type { ChangeEvent } from '../../lib/domain/change-events';
+import { deploymentIdOf, forgetDeploymentId } from '../../lib/domain/deployment';
 import {
   decodeSnapshotCursor,
   encodeSnapshotCursor,
@@ -19,7 +20,9 @@ import { appendToFeed } from '../../lib/domain/feed';
 import { applyToLiveSet, liveSetWrite, TOMBSTONE_SECONDS } from '../../lib/domain/live-set';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { defaultPolicyTrust } from '../../lib/model/policy-trust';
+import { tableName } from '../../lib/storage/client';
 import {
+  deploymentKey,
   GLOBAL_FEED_PARTITION,
   gameFeedPartition,
   liveBanKey,
@@ -197,6 +200,7 @@ describe('readEnforcementSnapshot', () => {
       ban: whole,
     };
   };
+  const RANDOM_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
   /** Each partition's live items, in key order, as the mocked Query serves them (Limit, ExclusiveStartKey). */
   let live: Record<string, Record<string, unknown>[]>;
   const liveQueries = () =>
@@ -207,7 +211,11 @@ describe('readEnforcementSnapshot', () => {
 
   beforeEach(() => {
     ddb.reset();
+    forgetDeploymentId();
     ddb.on(GetCommand, { Key: policyKey('pub-a') }).resolves({ Item: policyItem });
+    ddb
+      .on(GetCommand, { Key: deploymentKey() })
+      .resolves({ Item: { ...deploymentKey(), random_id: RANDOM_ID } });
     live = {
       [publisherFeedPartition('pub-a')]: [
         liveItem(publisherFeedPartition('pub-a'), { ban_id: 1, scope: 'publisher' }),
@@ -271,7 +279,13 @@ describe('readEnforcementSnapshot', () => {
         Limit: expect.any(Number),
       })),
     );
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    // The policy and the table's deployment item, read once by this process.
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toEqual([
+      policyKey('pub-a'),
+      deploymentKey(),
+    ]);
+    expect(page.deployment_id).toBe(deploymentIdOf(RANDOM_ID, tableName));
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
   it('pages with a cursor that resumes after the last key read, the feed cursor the same on every page', async () => {
@@ -292,12 +306,17 @@ describe('readEnforcementSnapshot', () => {
           .every((c) => c.args[0].input.ExpressionAttributeValues?.[':live'] === 'LIVE#'),
       ).toBe(true);
       expect(page.feed_cursor).toBe(first.feed_cursor);
+      expect(page.deployment_id).toBe(first.deployment_id);
       seen.push(...page.items.map((item) => item.ban_id));
       cursor = page.next_cursor;
       pages += 1;
       expect(pages).toBeLessThan(10);
     }
     expect(seen).toEqual([1, 4, 5]);
+    // The deployment item is read by the first page only: the process keeps it.
+    expect(
+      ddb.commandCalls(GetCommand).filter((c) => c.args[0].input.Key?.pk === deploymentKey().pk),
+    ).toHaveLength(1);
   });
 
   it('refuses a cursor of another game before it reads anything', async () => {

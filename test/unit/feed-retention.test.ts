@@ -11,13 +11,16 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventIdOf } from '../../lib/domain/audit';
 import { type ChangeEvent, type ChangeRecord, eventsOfChange } from '../../lib/domain/change-events';
-import { CursorExpiredError, IntegrityError } from '../../lib/domain/errors';
+import { deploymentIdOf, forgetDeploymentId } from '../../lib/domain/deployment';
+import { CursorExpiredError, IntegrityError, InvalidInputError } from '../../lib/domain/errors';
 import { appendToFeed, clearFeedCaches, feedHeadCursor, readFeed } from '../../lib/domain/feed';
 import { feedCacheMs, ShortCache } from '../../lib/domain/feed-cache';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { parseRetentionDays, retentionMs } from '../../lib/domain/retention';
+import { tableName } from '../../lib/storage/client';
 import {
   banKey,
+  deploymentKey,
   FEED_HEAD_SK,
   feedEntryKey,
   feedHeadKey,
@@ -106,11 +109,23 @@ const entry = (pk: string, seq: number, ageMs: number, id = seq) => {
   });
 };
 const head = (pk: string, seq: number) => store({ ...feedHeadKey(pk), seq });
+const RANDOM_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const DEPLOYMENT_ID = deploymentIdOf(RANDOM_ID, tableName);
+/** The page of a reader that is caught up at `cursor` (no head here records a delay, unless given). */
+const caughtUp = (cursor: string, delay: number | null = null) => ({
+  items: [],
+  next_cursor: cursor,
+  deployment_id: DEPLOYMENT_ID,
+  delay_ms: delay,
+});
 
 beforeEach(() => {
   table = new Map();
   ddb.reset();
   clearFeedCaches();
+  // A table whose deployment item exists, in a process that has not read it yet (one GetItem).
+  forgetDeploymentId();
+  store({ ...deploymentKey(), random_id: RANDOM_ID });
   vi.spyOn(Date, 'now').mockImplementation(() => NOW);
   vi.stubEnv('EVENT_RETENTION_DAYS', '30');
   vi.stubEnv('FEED_CACHE_MS', '0');
@@ -134,7 +149,13 @@ beforeEach(() => {
     const values = input.ExpressionAttributeValues;
     if (sk === FEED_HEAD_SK) {
       if (item && item.seq >= values[':seq']) throw conditionFailed();
-      store({ pk, sk, seq: values[':seq'] });
+      store({
+        pk,
+        sk,
+        seq: values[':seq'],
+        occurred_at: values[':occurred'],
+        appended_at: values[':appended'],
+      });
     } else if (String(sk).startsWith('EVENT#')) {
       if (values[':from'] === undefined ? item?.seq !== undefined : item?.seq !== values[':from'])
         throw conditionFailed();
@@ -187,7 +208,7 @@ describe('feedHeadCursor', () => {
       });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
     // Reading from it: caught up (nothing after 2, 7, 0), the same cursor back.
-    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual({ items: [], next_cursor: cursor });
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
     // What is appended after it, and only that, is read from it.
     await appendToFeed([created(100, 'publisher'), created(101, 'game')]);
     const page = await readFeed('pub-a', 'g1', { limit: 100, cursor });
@@ -207,15 +228,22 @@ describe('appending', () => {
     const ttl = Math.ceil((NOW + 30 * DAY) / 1000);
     for (const item of entries) expect(item.ttl).toBe(ttl);
     expect(stored(GAME, feedMarkerKey(GAME, created(1).event_id).sk)).toMatchObject({ seq: 6, ttl });
-    expect(stored(GAME, FEED_HEAD_SK)).toEqual({ ...feedHeadKey(GAME), seq: 7 });
+    // The head names the newest entry, with when its event happened and when it was appended.
+    const newest = { occurred_at: created(2).occurred_at, appended_at: new Date(NOW).toISOString() };
+    expect(stored(GAME, FEED_HEAD_SK)).toEqual({ ...feedHeadKey(GAME), seq: 7, ...newest });
     const headUpdates = ddb
       .commandCalls(UpdateCommand)
       .map((call) => call.args[0].input)
       .filter((input) => input.Key?.sk === FEED_HEAD_SK);
     expect(headUpdates).toEqual([
       expect.objectContaining({
+        UpdateExpression: 'SET seq = :seq, occurred_at = :occurred, appended_at = :appended',
         ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
-        ExpressionAttributeValues: { ':seq': 7 },
+        ExpressionAttributeValues: {
+          ':seq': 7,
+          ':occurred': newest.occurred_at,
+          ':appended': newest.appended_at,
+        },
       }),
     ]);
     // The one read of the end: the head and the last entry, newest first.
@@ -274,7 +302,12 @@ describe('reading with a cursor', () => {
       ConsistentRead: true,
     });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    // The policy, then the deployment item (this process's first read of it).
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([
+      policyKey('pub-a'),
+      deploymentKey(),
+    ]);
+    expect(page.deployment_id).toBe(DEPLOYMENT_ID);
     expect(page.next_cursor).toBe(await cursorAt([0, 3, 0]));
   });
 
@@ -283,7 +316,7 @@ describe('reading with a cursor', () => {
     entry(PUB, 4, 1000);
     entry(GAME, 3, 1000);
     head(GAME, 3);
-    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual({ items: [], next_cursor: cursor });
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
   });
 
   it('is 410 cursor_expired when every entry after the cursor was deleted (the head is past it)', async () => {
@@ -328,6 +361,136 @@ describe('reading with a cursor', () => {
   });
 });
 
+describe("a cursor ahead of the feed's end", () => {
+  const endReads = (pk: string) =>
+    feedQueries().filter((q) => q.ExpressionAttributeValues?.[':pk'] === pk && q.ScanIndexForward === false);
+
+  it("refuses a cursor ahead of the feed's end with 400 ahead_of_feed, after an uncached consistent read of the end, writing nothing", async () => {
+    const cursor = await cursorAt([0, 5, 0]);
+    entry(GAME, 1, 1000);
+    entry(GAME, 2, 500);
+    head(GAME, 2);
+    const refused = readFeed('pub-a', 'g1', { limit: 100, cursor });
+    await expect(refused).rejects.toThrow(InvalidInputError);
+    await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toMatchObject({
+      field: 'cursor',
+      issue: 'ahead_of_feed',
+      message: expect.stringMatching(/ahead of the feed's end.*resync from GET \/v1\/enforcement\/snapshot/),
+    });
+    expect(endReads(GAME)).toEqual([
+      expect.objectContaining({ Limit: 2, ConsistentRead: true, ScanIndexForward: false }),
+      expect.objectContaining({ Limit: 2, ConsistentRead: true, ScanIndexForward: false }),
+    ]);
+    // Nothing written, not even the deployment item, nor read.
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(
+      ddb.commandCalls(GetCommand).filter((call) => call.args[0].input.Key?.pk === deploymentKey().pk),
+    ).toHaveLength(0);
+  });
+
+  it('refuses a cursor into a partition this store never appended to', async () => {
+    const cursor = await cursorAt([3, 0, 0]);
+    await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toMatchObject({
+      field: 'cursor',
+      issue: 'ahead_of_feed',
+    });
+  });
+
+  it('never refuses a cursor at the last entry while the head lags it (an append whose head update has not landed)', async () => {
+    vi.stubEnv('FEED_CACHE_MS', '60000');
+    entry(GAME, 1, 1000);
+    entry(GAME, 2, 500);
+    entry(GAME, 3, 100);
+    head(GAME, 1);
+    const cursor = await cursorAt([0, 3, 0]);
+    for (let poll = 0; poll < 3; poll += 1)
+      expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    // The page is cached; the end is read again, uncached, by every poll that meets the lagging head.
+    expect(feedQueries().filter((q) => q.ScanIndexForward !== false)).toHaveLength(3);
+    expect(endReads(GAME)).toHaveLength(3);
+    // Once the head is raised, no read of the end at all.
+    head(GAME, 3);
+    clearFeedCaches();
+    ddb.resetHistory();
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    expect(feedQueries()).toHaveLength(3);
+  });
+
+  it('never refuses a cursor at the last entry of a partition from before heads, nor one at the head', async () => {
+    entry(PUB, 1, 1000);
+    entry(PUB, 2, 500);
+    head(GAME, 4);
+    const cursor = await cursorAt([2, 4, 0]);
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+    expect(endReads(PUB)).toHaveLength(1);
+    expect(endReads(GAME)).toHaveLength(0);
+  });
+});
+
+describe('delay_ms: how far the feed is behind the writes', () => {
+  /** How long `created(id)` waited when appended `ageMs` ago (it happened a day before NOW, plus id ms). */
+  const waited = (id: number, ageMs = 0) => DAY - id - ageMs;
+
+  it('is null while none of the three partitions holds an event, also with a head', async () => {
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBeNull();
+    head(GAME, 3); // every entry deleted, from before heads kept a record
+    const cursor = await cursorAt([0, 3, 0]);
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor })).toEqual(caughtUp(cursor));
+  });
+
+  it("is the head's record when a read reaches the head, even caught up: the newest append's wait", async () => {
+    await appendToFeed([created(1), created(5)]);
+    const page = await readFeed('pub-a', 'g1', { limit: 100 });
+    expect(page.items).toHaveLength(2);
+    expect(page.delay_ms).toBe(waited(5));
+    // Caught up: nothing read, and the head still tells how late the last append was.
+    expect(await readFeed('pub-a', 'g1', { limit: 100, cursor: page.next_cursor })).toEqual(
+      caughtUp(page.next_cursor, waited(5)),
+    );
+  });
+
+  it('is the last entry read when the read stops before the head, or the head lags it', async () => {
+    entry(GAME, 1, 3000, 1);
+    entry(GAME, 2, 2000, 2);
+    entry(GAME, 3, 1000, 3);
+    store({
+      ...feedHeadKey(GAME),
+      seq: 3,
+      occurred_at: new Date(NOW - 10).toISOString(),
+      appended_at: new Date(NOW).toISOString(),
+    });
+    expect((await readFeed('pub-a', 'g1', { limit: 1 })).delay_ms).toBe(waited(1, 3000));
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(10);
+    // An entry appended past the head (its head update not landed yet) is newer than the head's record.
+    entry(GAME, 4, 0, 4);
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(waited(4));
+  });
+
+  it('is the largest over the three partitions, and never negative (an event stamped after its append)', async () => {
+    entry(PUB, 1, 5000, 1);
+    entry(GLOBAL, 1, 1000, 2);
+    head(PUB, 1);
+    head(GLOBAL, 1);
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(waited(2, 1000));
+    table = new Map();
+    store({
+      ...policyKey('pub-a'),
+      publisher_id: 'pub-a',
+      ...defaultPolicyFlags,
+      updated_at: '2026-11-01T00:00:00.000Z',
+    });
+    const early = new Date(NOW - 50).toISOString();
+    store({
+      ...feedEntryKey(GAME, 1),
+      event_id: 'evt_1',
+      appended_at: early,
+      event: { ...created(1), occurred_at: new Date(NOW).toISOString() },
+    });
+    expect((await readFeed('pub-a', 'g1', { limit: 100 })).delay_ms).toBe(0);
+  });
+});
+
 describe('reading without a cursor', () => {
   it('starts at the oldest entry kept, with a cursor past the expired ones, never a 410', async () => {
     for (let seq = 1; seq <= 3; seq += 1) entry(GAME, seq, 40 * DAY);
@@ -346,7 +509,7 @@ describe('reading without a cursor', () => {
     entry(GAME, 2, 40 * DAY);
     head(GAME, 2);
     const page = await readFeed('pub-a', 'g1', { limit: 100 });
-    expect(page).toEqual({ items: [], next_cursor: await cursorAt([0, 2, 0]) });
+    expect(page).toEqual(caughtUp(await cursorAt([0, 2, 0])));
     expect(await readFeed('pub-a', 'g1', { limit: 100, cursor: page.next_cursor })).toEqual(page);
   });
 
@@ -399,7 +562,8 @@ describe('the cache of feed reads', () => {
     const first = await readFeed('pub-a', 'g1', { limit: 100 });
     for (let i = 0; i < 5; i += 1) expect(await readFeed('pub-a', 'g1', { limit: 100 })).toEqual(first);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(1); // the policy, shared too
+    // The policy, shared too, and the deployment item, read once by the process.
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(2);
     // Another limit is another read of each partition; another position, of that partition only
     // (the cursor is at 0 in the other two, which the first poll read already).
     await readFeed('pub-a', 'g1', { limit: 50 });
@@ -435,7 +599,8 @@ describe('the cache of feed reads', () => {
   it('is off with FEED_CACHE_MS=0: every poll reads', async () => {
     for (let i = 0; i < 3; i += 1) await readFeed('pub-a', 'g1', { limit: 100 });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(9);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(3);
+    // The policy each time; the deployment item once (it never changes for a table).
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(4);
   });
 
   it('joins a read in flight, keeps no failed read, and holds at most its size', async () => {

@@ -12,6 +12,7 @@ import {
   counterKey,
   decidedAppealKey,
   deliveryKey,
+  deploymentKey,
   directoryKey,
   directoryMarkerKey,
   displayNameKey,
@@ -52,6 +53,7 @@ describe('item keys', () => {
     expect(directoryKey('acme')).toEqual({ pk: 'DIRECTORY#ALL', sk: 'acme' });
     expect(directoryMarkerKey('evt_x')).toEqual({ pk: 'DIRECTORYMARK#evt_x', sk: 'COUNTED' });
     expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
+    expect(deploymentKey()).toEqual({ pk: 'DEPLOYMENT#TABLE', sk: 'DEPLOYMENT' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
     expect(idempotencyKey('acme', 'g1', 'k:1')).toEqual({ pk: 'IDEM#acme#g1#k:1', sk: 'IDEM' });
     expect(auditEventKey('acme', '2026-11-23T08:00:00.000Z', 'evt_x')).toEqual({
@@ -119,6 +121,7 @@ describe('item keys', () => {
       directory: directoryKey('acme').pk,
       directoryMarker: directoryMarkerKey('evt_1').pk,
       displayName: displayNameKey('c2tlbGV0b24').pk,
+      deployment: deploymentKey().pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
