@@ -1,7 +1,18 @@
 import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
+import {
+  dropBan,
+  emptyCopy,
+  type MirrorCopy,
+  type MirroredBan,
+  parseState,
+  putBan,
+  writeState,
+} from './mirror-state.js';
 import { pause } from './retry.js';
+
+export type { MirroredBan };
 
 /**
  * A game server's local copy of what enforcement needs for one publisher and game: the policy and
@@ -12,18 +23,15 @@ import { pause } from './retry.js';
  *
  * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before
  * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. Its state
- * and cursor can be kept in a file (replaced atomically), so a restart resumes where it stopped.
- * See docs/game-servers.md.
+ * and cursor can be kept in a file (written off the poll path, replaced atomically), so
+ * a restart resumes where it stopped. See docs/game-servers.md.
  */
 
 type Schemas = components['schemas'];
 type Policy = Schemas['Policy'];
 type FeedEvent = Schemas['FeedEvent'];
 type FeedPage = Schemas['FeedPage'];
-type SnapshotPage = Schemas['EnforcementSnapshot'];
 type Enforcement = Schemas['Enforcement'];
-/** A ban as the mirror keeps it: the snapshot's item (its device, and the ban as listings show it). */
-export type MirroredBan = Omit<SnapshotPage['items'][number], 'enforced'>;
 
 /** What `check` answers: the enforcement answer's fields but the reputation, and how fresh it is. */
 export type MirrorCheck = Omit<Enforcement, 'reputation'> & {
@@ -113,6 +121,12 @@ export interface MirrorOptions {
   fallbackDeadlineMs?: number;
   /** Longest wait between reads after errors (default 30,000 ms). */
   maxBackoffMs?: number;
+  /**
+   * At most one state file write per this long (default 5,000 ms): a poll that changed the copy
+   * starts one when the last started this long ago, and never waits for it; `stop()` writes the
+   * latest state whenever the last write was.
+   */
+  stateWriteIntervalMs?: number;
   /** What happened, for the server's log: started afresh, resynced, a read failing, stopped. */
   onEvent?: (event: MirrorEvent) => void;
   /** The clock (tests move it). */
@@ -122,7 +136,7 @@ export interface MirrorOptions {
 export type MirrorEvent =
   | { type: 'state_loaded'; bans: number }
   | { type: 'state_discarded'; reason: string }
-  | { type: 'snapshot'; bans: number; reason: 'start' | 'cursor_expired' | 'cursor_refused' }
+  | { type: 'snapshot'; bans: number; reason: SnapshotReason }
   | { type: 'caught_up'; applied: number }
   /** The first caught-up read: the copy can answer. */
   | { type: 'ready' }
@@ -132,34 +146,14 @@ export type MirrorEvent =
   | { type: 'recovered'; after_failures: number }
   | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
   | { type: 'stopped'; status: number; code: string; message: string }
-  /** The state file could not be written: the copy and the polls go on, the next read writes again. */
+  /** The state file was written: its bans and size, and how long the write took (not on the poll). */
+  | { type: 'state_written'; bans: number; bytes: number; ms: number }
+  /** The state file could not be written: the copy and the polls go on, a later write tries again. */
   | { type: 'state_write_failed'; code: string; message: string }
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
-/** /2: with a checksum of the rest, so an edited or damaged file is never served from. */
-const STATE_FORMAT = 'device-ban-mirror/2';
-const FORMAT_FAMILY = 'device-ban-mirror/';
-
-interface State {
-  policy: Policy;
-  cursor: string;
-  /** Device id → ban id → ban. */
-  devices: Map<string, Map<number, MirroredBan>>;
-  count: number;
-}
-
-interface StoredState {
-  format: typeof STATE_FORMAT;
-  game_id: string;
-  publisher_id: string;
-  cursor: string;
-  policy: Policy;
-  bans: MirroredBan[];
-}
-
-/** SHA-256 of the text, hex (node:crypto, loaded by the caller). */
-type Digest = (text: string) => string;
+export type SnapshotReason = 'start' | 'cursor_expired' | 'cursor_refused';
 
 const errorFields = (error: unknown) => {
   const e = error as { status?: unknown; code?: unknown; message?: unknown };
@@ -170,20 +164,6 @@ const errorFields = (error: unknown) => {
   };
 };
 
-const putBan = (state: State, ban: MirroredBan) => {
-  const bans = state.devices.get(ban.device_id) ?? new Map<number, MirroredBan>();
-  state.devices.set(ban.device_id, bans);
-  if (!bans.has(ban.ban_id)) state.count += 1;
-  bans.set(ban.ban_id, ban);
-};
-
-const dropBan = (state: State, deviceId: string, banId: number) => {
-  const bans = state.devices.get(deviceId);
-  if (!bans?.delete(banId)) return;
-  state.count -= 1;
-  if (bans.size === 0) state.devices.delete(deviceId);
-};
-
 /** A listed ban without the reader-relative `enforced` (recomputed at every check). */
 const mirrored = (
   deviceId: string,
@@ -191,6 +171,8 @@ const mirrored = (
 ): MirroredBan => ({
   ...ban,
   device_id: deviceId,
+  // The feed does not carry who made a ban: null everywhere, so copies built either way agree.
+  created_by: null,
 });
 
 /**
@@ -198,7 +180,7 @@ const mirrored = (
  * same state (a create or update puts the ban as it was then, a later event of the same ban follows
  * it in the feed), so replay from a cursor taken before the snapshot ends exact.
  */
-const applyEvent = (state: State, event: FeedEvent) => {
+const applyEvent = (state: MirrorCopy, event: FeedEvent) => {
   if (event.type === 'policy.updated' && event.policy) {
     state.policy = event.policy as Policy;
     return;
@@ -221,50 +203,6 @@ const applyEvent = (state: State, event: FeedEvent) => {
   else putBan(state, mirrored(event.device_id, ban));
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The stored state, or why it cannot be used. */
-const parseStored = (text: string, gameId: string, digest: Digest): StoredState | string => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'the state file is not JSON';
-  }
-  if (
-    isRecord(value) &&
-    typeof value.format === 'string' &&
-    value.format !== STATE_FORMAT &&
-    value.format.startsWith(FORMAT_FAMILY)
-  )
-    return `the state file is of another format (${value.format})`;
-  if (!isRecord(value) || value.format !== STATE_FORMAT) return 'the state file is not a mirror state';
-  // The checksum was written last, over everything before it in the order written.
-  const { checksum, ...rest } = value;
-  if (typeof checksum !== 'string' || digest(JSON.stringify(rest)) !== checksum)
-    return 'the state file was edited or damaged (its checksum does not match)';
-  if (value.game_id !== gameId) return `the state file is for game ${String(value.game_id)}`;
-  if (
-    typeof value.cursor !== 'string' ||
-    typeof value.publisher_id !== 'string' ||
-    !isRecord(value.policy) ||
-    value.policy.publisher_id !== value.publisher_id ||
-    !Array.isArray(value.bans) ||
-    !value.bans.every(
-      (ban) => isRecord(ban) && typeof ban.device_id === 'string' && typeof ban.ban_id === 'number',
-    )
-  )
-    return 'the state file is damaged';
-  return value as unknown as StoredState;
-};
-
-const stateOf = (policy: Policy, cursor: string, bans: readonly MirroredBan[]): State => {
-  const state: State = { policy, cursor, devices: new Map(), count: 0 };
-  for (const ban of bans) putBan(state, ban);
-  return state;
-};
-
 const FEED_PAGE = 500;
 const SNAPSHOT_PAGE = 1000;
 /** Bans that ended this long ago are dropped from memory (the check ignores them already). */
@@ -280,8 +218,8 @@ export interface BanMirror {
    */
   start(options?: { timeoutMs?: number }): Promise<void>;
   /**
-   * Stops polling (an in-flight read finishes first) and writes the state file once more; a write
-   * that fails is reported (`state_write_failed`), never thrown.
+   * Stops polling (an in-flight read and write finish first) and writes the latest
+   * state to the file; a write that fails is reported (`state_write_failed`), never thrown.
    */
   stop(): Promise<void>;
   /**
@@ -328,9 +266,11 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const failMode = options.failMode ?? 'closed';
   const fallbackDeadlineMs = options.fallbackDeadlineMs ?? 1_500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const stateWriteIntervalMs = options.stateWriteIntervalMs ?? 5_000;
   const now = options.now ?? Date.now;
   const report = options.onEvent ?? (() => {});
-  let state: State | undefined;
+  let state: MirrorCopy | undefined;
+  let fileRead = false;
   let caughtUpAt: number | undefined;
   let dirty = false;
   let stoppedBy: BanMirror['stoppedBy'] = null;
@@ -356,10 +296,11 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       if (applied.size > APPLIED_KEPT) applied.delete(applied.values().next().value as number);
     }
   };
+  /** The read in progress: one at a time. */
   let syncing: Promise<void> | undefined;
   const stopping = new AbortController();
 
-  const load = async (): Promise<State | undefined> => {
+  const load = async (): Promise<MirrorCopy | undefined> => {
     if (!stateFile) return undefined;
     const { readFile } = await import('node:fs/promises');
     let text: string;
@@ -374,92 +315,87 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       return undefined;
     }
     const { createHash } = await import('node:crypto');
-    const stored = parseStored(text, gameId, (body) => createHash('sha256').update(body).digest('hex'));
+    const stored = parseState(text, gameId, () => createHash('sha256'));
     if (typeof stored === 'string') {
       report({ type: 'state_discarded', reason: stored });
       return undefined;
     }
-    report({ type: 'state_loaded', bans: stored.bans.length });
-    return stateOf(stored.policy, stored.cursor, stored.bans);
+    report({ type: 'state_loaded', bans: stored.count });
+    return stored;
   };
 
+  let writing: Promise<void> | undefined;
+  let lastWriteAt: number | undefined;
   /**
-   * Written to a new file and renamed over the old one, so a crash leaves one or the other whole.
-   * The new file has a random name and is created exclusively (never opened if anything, such as
-   * a symlink another account planted in a shared folder, is already there), readable by this
-   * account alone; the rename keeps that mode, so the state file is 0600 too.
+   * Starts a write of the copy as it is, unless one is under way (then resolves when that ends).
+   * Never rejects: a full disk or a refused file is reported as its own event and backs nothing
+   * off (the copy in memory is whole and current), and the copy stays due for the next write.
    */
-  const save = async () => {
-    if (!stateFile || !state || !dirty) return;
-    const { open, rename, unlink } = await import('node:fs/promises');
-    const { randomBytes } = await import('node:crypto');
-    const { createHash } = await import('node:crypto');
-    const stored: StoredState = {
-      format: STATE_FORMAT,
-      game_id: gameId,
-      publisher_id: state.policy.publisher_id,
-      cursor: state.cursor,
-      policy: state.policy,
-      bans: [...state.devices.values()].flatMap((bans) => [...bans.values()]),
-    };
-    const body = JSON.stringify(stored);
-    const checksum = createHash('sha256').update(body).digest('hex');
-    const temporary = `${stateFile}.${randomBytes(12).toString('hex')}.tmp`;
-    const file = await open(temporary, 'wx', 0o600);
-    try {
-      try {
-        // The checksum last, over the text before it (parseStored checks it the same way).
-        await file.writeFile(`${body.slice(0, -1)},"checksum":"${checksum}"}`);
-      } finally {
-        await file.close();
-      }
-      await rename(temporary, stateFile);
-    } catch (error) {
-      await unlink(temporary).catch(() => {});
-      throw error;
-    }
+  const writeNow = (): Promise<void> => {
+    if (writing) return writing;
+    const copy = state;
+    if (!stateFile || !copy || !dirty) return Promise.resolve();
     dirty = false;
+    lastWriteAt = now();
+    const started = performance.now();
+    writing = writeState(stateFile, copy, gameId)
+      .then(
+        ({ bytes }) =>
+          report({
+            type: 'state_written',
+            bans: copy.count,
+            bytes,
+            ms: Math.round(performance.now() - started),
+          }),
+        (error: unknown) => {
+          dirty = true;
+          const { code, message } = errorFields(error);
+          report({ type: 'state_write_failed', code, message });
+        },
+      )
+      .finally(() => {
+        writing = undefined;
+      });
+    return writing;
+  };
+  /** After each read: a write when the copy changed and the last one started long enough ago. */
+  const writeWhenDue = () => {
+    if (lastWriteAt === undefined || now() - lastWriteAt >= stateWriteIntervalMs) void writeNow();
   };
 
-  /**
-   * Writes the state file, never failing the read that asked: a full disk or a refused file is
-   * reported as its own event and backs nothing off (the copy in memory is whole and current, and
-   * the next caught-up read or stop() writes again).
-   */
-  const persist = async () => {
-    try {
-      await save();
-    } catch (error) {
-      const { code, message } = errorFields(error);
-      report({ type: 'state_write_failed', code, message });
-    }
-  };
-
-  /** Every page of a snapshot, then the copy replaced by it (never half-read). */
-  const takeSnapshot = async (reason: 'start' | 'cursor_expired' | 'cursor_refused') => {
-    const bans: MirroredBan[] = [];
+  /** Every page of a snapshot, as a copy of its own. */
+  const readSnapshot = async (): Promise<MirrorCopy> => {
     let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
-    const { policy, feed_cursor } = page;
+    // Recorded in the state file (null from a server that does not name it).
+    const copy = emptyCopy(page.policy, page.feed_cursor, page.deployment_id ?? null);
     for (;;) {
-      for (const item of page.items) bans.push(mirrored(item.device_id, item));
-      if (!page.next_cursor) break;
+      for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
+      if (!page.next_cursor) return copy;
       page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor });
     }
-    if (state && listeners.size > 0) for (const device of state.devices.keys()) changed.add(device);
-    state = stateOf(policy, feed_cursor, bans);
-    if (reason !== 'start' && listeners.size > 0)
-      for (const device of state.devices.keys()) changed.add(device);
-    dirty = true;
-    report({ type: 'snapshot', bans: bans.length, reason });
   };
 
-  const prune = (at: number) => {
-    if (!state) return;
-    const before = new Date(at - PRUNE_AFTER_MS).toISOString();
-    for (const [deviceId, bans] of state.devices)
-      for (const ban of bans.values())
-        if (ban.expires_at !== null && ban.expires_at < before) dropBan(state, deviceId, ban.ban_id);
+  /** The copy replaced by a whole new snapshot (never half-read); `previous` is what it held. */
+  const takeSnapshot = async (reason: SnapshotReason, previous = state) => {
+    const copy = await readSnapshot();
+    if (previous && listeners.size > 0) for (const device of previous.devices.keys()) changed.add(device);
+    state = copy;
+    if (reason !== 'start' && listeners.size > 0)
+      for (const device of copy.devices.keys()) changed.add(device);
+    dirty = true;
+    report({ type: 'snapshot', bans: copy.count, reason });
   };
+
+  const prune = (copy: MirrorCopy | undefined, at: number) => {
+    if (!copy) return;
+    const before = new Date(at - PRUNE_AFTER_MS).toISOString();
+    for (const [deviceId, bans] of copy.devices)
+      for (const ban of bans.values())
+        if (ban.expires_at !== null && ban.expires_at < before) dropBan(copy, deviceId, ban.ban_id);
+  };
+
+  /** One feed page from the copy's cursor. */
+  const readPage = (copy: MirrorCopy) => client.listEvents(gameId, { cursor: copy.cursor, limit: FEED_PAGE });
 
   /** Reads the feed from the cursor until a page comes back empty. */
   const catchUp = async () => {
@@ -469,7 +405,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       if (!current) return;
       let page: FeedPage;
       try {
-        page = await client.listEvents(gameId, { cursor: current.cursor, limit: FEED_PAGE });
+        page = await readPage(current);
       } catch (error) {
         const { status, code } = errorFields(error);
         if (status === 410 && code === 'cursor_expired') {
@@ -495,10 +431,9 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       }
       if (page.items.length === 0) {
         caughtUpAt = now();
-        prune(caughtUpAt);
+        prune(current, caughtUpAt);
         report({ type: 'caught_up', applied });
         tellChanges();
-        await persist();
         return;
       }
     }
@@ -507,11 +442,15 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const sync = () => {
     syncing ??= (async () => {
       try {
-        if (!state) state = await load();
+        if (!fileRead) {
+          fileRead = true;
+          state ??= await load();
+        }
         if (!state) await takeSnapshot('start');
         await catchUp();
       } finally {
         syncing = undefined;
+        writeWhenDue();
       }
     })();
     return syncing;
@@ -672,7 +611,9 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       await starting?.catch(() => {});
       await loop;
       await syncing?.catch(() => {});
-      await persist();
+      // The write under way may hold an older copy: then the latest, whenever the last one was.
+      await writing;
+      await writeNow();
     },
     sync,
     lagMs,
