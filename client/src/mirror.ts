@@ -22,8 +22,9 @@ export type { MirroredBan };
  * `check` time.
  *
  * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before
- * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. Its state
- * and cursor can be kept in a file (written off the poll path, replaced atomically), so
+ * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. The copy is
+ * bound to the deployment it was built from: a feed page of another is followed by a new snapshot.
+ * Its state and cursor can be kept in a file (written off the poll path, replaced atomically), so
  * a restart resumes where it stopped. See docs/game-servers.md.
  */
 
@@ -136,6 +137,11 @@ export interface MirrorOptions {
 export type MirrorEvent =
   | { type: 'state_loaded'; bans: number }
   | { type: 'state_discarded'; reason: string }
+  /**
+   * The copy was (re)built from a snapshot: at `start`, after the cursor expired or was refused
+   * (another publisher's, or ahead of the feed), or on a feed page of another deployment (the
+   * copy was discarded first: never answered from meanwhile).
+   */
   | { type: 'snapshot'; bans: number; reason: SnapshotReason }
   | { type: 'caught_up'; applied: number }
   /** The first caught-up read: the copy can answer. */
@@ -153,7 +159,7 @@ export type MirrorEvent =
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
-export type SnapshotReason = 'start' | 'cursor_expired' | 'cursor_refused';
+export type SnapshotReason = 'start' | 'cursor_expired' | 'cursor_refused' | 'deployment_changed';
 
 const errorFields = (error: unknown) => {
   const e = error as { status?: unknown; code?: unknown; message?: unknown };
@@ -162,6 +168,16 @@ const errorFields = (error: unknown) => {
     code: typeof e?.code === 'string' ? e.code : 'network_error',
     message: typeof e?.message === 'string' ? e.message : String(error),
   };
+};
+
+/** A 400 about the cursor, or naming no field (as a server answers that does not say which). */
+const namesCursor = (error: unknown) => {
+  const details = (error as { details?: unknown })?.details;
+  return (
+    !Array.isArray(details) ||
+    details.length === 0 ||
+    details.some((issue) => (issue as { field?: unknown })?.field === 'cursor')
+  );
 };
 
 /** A listed ban without the reader-relative `enforced` (recomputed at every check). */
@@ -363,15 +379,33 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     if (lastWriteAt === undefined || now() - lastWriteAt >= stateWriteIntervalMs) void writeNow();
   };
 
-  /** Every page of a snapshot, as a copy of its own. */
+  const DEPLOYMENT_MISMATCH = {
+    status: 0,
+    code: 'deployment_changed',
+    message: "the snapshot's pages came from different deployments",
+  };
+  /** Every page of a snapshot, as a copy of its own; retaken when its pages name two deployments. */
   const readSnapshot = async (): Promise<MirrorCopy> => {
-    let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
-    // Recorded in the state file (null from a server that does not name it).
-    const copy = emptyCopy(page.policy, page.feed_cursor, page.deployment_id ?? null);
-    for (;;) {
-      for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
-      if (!page.next_cursor) return copy;
-      page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor });
+    for (let attempt = 0; ; attempt++) {
+      let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
+      // A server that does not name its deployment: the copy is taken as is.
+      const deploymentId = page.deployment_id ?? null;
+      const copy = emptyCopy(page.policy, page.feed_cursor, deploymentId);
+      let agreed = true;
+      for (;;) {
+        for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
+        if (!page.next_cursor) break;
+        page = await client.getEnforcementSnapshot(gameId, {
+          limit: SNAPSHOT_PAGE,
+          cursor: page.next_cursor,
+        });
+        if ((page.deployment_id ?? null) !== deploymentId) {
+          agreed = false;
+          break;
+        }
+      }
+      if (agreed) return copy;
+      if (attempt >= 2) throw DEPLOYMENT_MISMATCH;
     }
   };
 
@@ -397,9 +431,27 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   /** One feed page from the copy's cursor. */
   const readPage = (copy: MirrorCopy) => client.listEvents(gameId, { cursor: copy.cursor, limit: FEED_PAGE });
 
-  /** Reads the feed from the cursor until a page comes back empty. */
+  /**
+   * Reads the feed from the cursor until a page comes back empty. A cursor the feed no longer
+   * keeps, or refuses, or a page of another deployment than the copy's, ends in a new snapshot: at
+   * most twice per read, so a service that keeps refusing is a failed read (backed off), not a loop.
+   */
   const catchUp = async () => {
     let applied = 0;
+    let resyncs = 0;
+    let snapshotTaken = false;
+    const resync = async (reason: SnapshotReason, cause: unknown) => {
+      resyncs += 1;
+      if (resyncs > 2) throw cause;
+      const previous = state;
+      // Not merely old but not this feed's: never answered from again, stale until rebuilt.
+      if (reason !== 'cursor_expired') {
+        state = undefined;
+        caughtUpAt = undefined;
+      }
+      await takeSnapshot(reason, previous);
+      snapshotTaken = true;
+    };
     for (;;) {
       const current = state;
       if (!current) return;
@@ -409,15 +461,31 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       } catch (error) {
         const { status, code } = errorFields(error);
         if (status === 410 && code === 'cursor_expired') {
-          await takeSnapshot('cursor_expired');
+          await resync('cursor_expired', error);
           continue;
         }
-        // A cursor refused as another publisher's or game's: the state file was not ours.
-        if (status === 400 && code === 'invalid_request') {
-          await takeSnapshot('cursor_refused');
+        // A cursor refused: another publisher's or game's (the state file was not ours), or ahead
+        // of the feed's end (the file was written against another deployment, or the table was
+        // restored from a backup).
+        if (status === 400 && code === 'invalid_request' && namesCursor(error)) {
+          await resync('cursor_refused', error);
           continue;
         }
         throw error;
+      }
+      const deploymentId = page.deployment_id;
+      if (deploymentId !== undefined && deploymentId !== current.deploymentId) {
+        // A copy just built by a server that did not name its deployment is bound to this one.
+        if (current.deploymentId === null && snapshotTaken) {
+          current.deploymentId = deploymentId;
+          dirty = true;
+        } else {
+          await resync('deployment_changed', {
+            ...DEPLOYMENT_MISMATCH,
+            message: `the feed is of deployment ${deploymentId}, the copy of ${current.deploymentId}`,
+          });
+          continue;
+        }
       }
       for (const event of page.items) {
         applyEvent(current, event);

@@ -882,6 +882,157 @@ const inFolder = async (run: (folder: string) => Promise<void>) => {
   }
 };
 
+describe('bound to its deployment', () => {
+  it('rebuilds from a snapshot a state file of another deployment, answering nothing from it meanwhile', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const first = createBanMirror({
+        client: service([listed(1)], 'dep-1').source,
+        gameId: GAME,
+        stateFile,
+      });
+      await first.sync();
+      await first.stop();
+      expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ deployment_id: 'dep-1' });
+
+      // Another deployment (a restored table, a new stack) that never banned d-1.
+      const { svc, source } = service([listed(2)], 'dep-2');
+      const snapshot = gate();
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events.push(e),
+      });
+      // The file is read and its cursor tried; the snapshot that replaces it is held.
+      svc.held = snapshot.held;
+      const syncing = mirror.sync();
+      await expect.poll(() => svc.snapshotReads, { timeout: 5_000 }).toBe(1);
+      expect(mirror.status().state).toBe('initializing');
+      expect(mirror.check('d-1')).toMatchObject({ stale: true, restricted: { cheat: true, social: true } });
+      snapshot.release();
+      await syncing;
+
+      expect(events.map((e) => e.type)).toEqual(['state_loaded', 'snapshot', 'caught_up']);
+      expect(events[1]).toEqual({ type: 'snapshot', bans: 1, reason: 'deployment_changed' });
+      expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: false } });
+      expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+      await mirror.stop();
+      expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ deployment_id: 'dep-2' });
+    });
+  });
+
+  it('discards its copy when a feed page comes from a new deployment mid-run, and tells the listeners', async () => {
+    const { svc, source } = service([listed(1)]);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    const heard: string[] = [];
+    mirror.onBanChange((device, check) => heard.push(`${device}:${check.restricted.cheat}`));
+    await mirror.sync();
+    svc.create(2, 'd-2');
+    await mirror.sync();
+    expect(mirror.check('d-1').restricted.cheat).toBe(true);
+
+    // The service answers from another deployment now: d-1 unknown there, d-3 banned.
+    svc.deployment = 'dep-2';
+    svc.bans = new Map([[3, listed(3)]]);
+    const snapshot = gate();
+    svc.held = snapshot.held;
+    heard.length = 0;
+    const syncing = mirror.sync();
+    await expect.poll(() => svc.snapshotReads, { timeout: 5_000 }).toBe(2);
+    // Never fresh meanwhile: the old copy is not this deployment's.
+    expect(mirror.status().state).toBe('initializing');
+    expect(mirror.check('d-1').stale).toBe(true);
+    snapshot.release();
+    await syncing;
+    expect(events.filter((e) => e.type === 'snapshot').at(-1)).toEqual({
+      type: 'snapshot',
+      bans: 1,
+      reason: 'deployment_changed',
+    });
+    expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: false } });
+    expect(mirror.check('d-3')).toMatchObject({ stale: false, restricted: { cheat: true } });
+    expect(heard.sort()).toEqual(['d-1:false', 'd-2:false', 'd-3:true']);
+  });
+
+  it('retakes a snapshot whose pages name two deployments', async () => {
+    const { svc, source } = service([listed(1), listed(2), listed(3)]);
+    svc.pageSize = 1;
+    svc.pageDeployments = [undefined, 'dep-1', 'dep-0'];
+    svc.pageDeployments[0] = 'dep-1';
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    const first = source.getEnforcementSnapshot;
+    let reads = 0;
+    (source as { getEnforcementSnapshot: unknown }).getEnforcementSnapshot = async (
+      ...args: Parameters<typeof first>
+    ) => {
+      const page = await first(...args);
+      // The first read switched deployment on its third page; later reads agree.
+      if (!args[1]?.cursor && ++reads === 2) svc.pageDeployments = [];
+      return page;
+    };
+    await mirror.sync();
+    expect(svc.snapshotReads).toBe(2);
+    expect(events.filter((e) => e.type === 'snapshot')).toEqual([
+      { type: 'snapshot', bans: 3, reason: 'start' },
+    ]);
+    expect(mirror.size()).toBe(3);
+  });
+
+  it('resyncs from a snapshot when its cursor is ahead of the feed (400 naming the cursor)', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      // Written against a feed five events long, by a server that did not name its deployment.
+      const old = service([listed(1)], null);
+      for (let i = 0; i < 5; i++) old.svc.create(10 + i, `d-${10 + i}`);
+      const first = createBanMirror({ client: old.source, gameId: GAME, stateFile });
+      await first.sync();
+      await first.stop();
+
+      // The table was restored from a backup: its feed is two events long.
+      const restored = service([listed(1)], null);
+      restored.svc.create(20, 'd-20');
+      restored.svc.create(21, 'd-21');
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: restored.source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.sync();
+      expect(events.slice(0, 2)).toEqual([
+        { type: 'state_loaded', bans: 6 },
+        { type: 'snapshot', bans: 3, reason: 'cursor_refused' },
+      ]);
+      expect(mirror.check('d-10').restricted.cheat).toBe(false);
+      expect(mirror.check('d-21')).toMatchObject({ stale: false, restricted: { cheat: true } });
+    });
+  });
+
+  it('accepts pages of a server that does not name its deployment, and binds a copy built so when one does', async () => {
+    const { svc, source } = service([listed(1)], null);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    await mirror.sync();
+    svc.create(2, 'd-2');
+    await mirror.sync();
+    expect(mirror.check('d-2').restricted.cheat).toBe(true);
+    // Upgraded: its pages name the deployment now; the copy, made without one, is rebuilt once.
+    svc.deployment = 'dep-1';
+    await mirror.sync();
+    await mirror.sync();
+    expect(events.filter((e) => e.type === 'snapshot').map((e) => 'reason' in e && e.reason)).toEqual([
+      'start',
+      'deployment_changed',
+    ]);
+    expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+  });
+});
+
 describe('writing the state file', () => {
   const written = (events: MirrorEvent[]) => events.filter((e) => e.type === 'state_written').length;
   const stored = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
