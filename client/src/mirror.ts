@@ -11,6 +11,7 @@ import {
   writeState,
 } from './mirror-state.js';
 import { pause } from './retry.js';
+import { responseBytes } from './transport.js';
 
 export type { MirroredBan };
 
@@ -94,6 +95,17 @@ export interface MirrorStatus {
   reads: number;
   failed_reads: number;
   applied_events: number;
+  /**
+   * How far the feed itself is behind the service's writes, as its last page said (`delay_ms`):
+   * a ban wave piling up before the feed shows here, however fresh the copy is. Null before a
+   * page said it (or from a server that does not).
+   */
+  upstream_delay_ms: number | null;
+  /**
+   * Bytes of the answers read since creation (snapshot and feed pages, verifications included),
+   * as decoded: counted by this package's client as it reads them, so 0 with another source.
+   */
+  bytes: number;
 }
 
 export interface DecideOptions {
@@ -292,6 +304,8 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   let stoppedBy: BanMirror['stoppedBy'] = null;
   let loop: Promise<void> | undefined;
   let starting: Promise<void> | undefined;
+  let upstreamDelayMs: number | null = null;
+  let bytesRead = 0;
   const listeners = new Set<(deviceId: string, check: MirrorCheck) => void>();
   /** Devices changed by reads since the last caught-up one: told to the listeners then. */
   const changed = new Set<string>();
@@ -311,6 +325,10 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       applied.add(event.ban.ban_id);
       if (applied.size > APPLIED_KEPT) applied.delete(applied.values().next().value as number);
     }
+  };
+  const counted = <T>(page: T): T => {
+    bytesRead += responseBytes(page) ?? 0;
+    return page;
   };
   /** The read in progress: one at a time. */
   let syncing: Promise<void> | undefined;
@@ -387,7 +405,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   /** Every page of a snapshot, as a copy of its own; retaken when its pages name two deployments. */
   const readSnapshot = async (): Promise<MirrorCopy> => {
     for (let attempt = 0; ; attempt++) {
-      let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
+      let page = counted(await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE }));
       // A server that does not name its deployment: the copy is taken as is.
       const deploymentId = page.deployment_id ?? null;
       const copy = emptyCopy(page.policy, page.feed_cursor, deploymentId);
@@ -395,10 +413,9 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       for (;;) {
         for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
         if (!page.next_cursor) break;
-        page = await client.getEnforcementSnapshot(gameId, {
-          limit: SNAPSHOT_PAGE,
-          cursor: page.next_cursor,
-        });
+        page = counted(
+          await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor }),
+        );
         if ((page.deployment_id ?? null) !== deploymentId) {
           agreed = false;
           break;
@@ -428,8 +445,12 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         if (ban.expires_at !== null && ban.expires_at < before) dropBan(copy, deviceId, ban.ban_id);
   };
 
-  /** One feed page from the copy's cursor. */
-  const readPage = (copy: MirrorCopy) => client.listEvents(gameId, { cursor: copy.cursor, limit: FEED_PAGE });
+  /** One feed page from the copy's cursor; the page's delay is the latest known. */
+  const readPage = async (copy: MirrorCopy) => {
+    const page = counted(await client.listEvents(gameId, { cursor: copy.cursor, limit: FEED_PAGE }));
+    if (page.delay_ms !== undefined) upstreamDelayMs = page.delay_ms;
+    return page;
+  };
 
   /**
    * Reads the feed from the cursor until a page comes back empty. A cursor the feed no longer
@@ -695,6 +716,8 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       reads,
       failed_reads: failedReads,
       applied_events: appliedEvents,
+      upstream_delay_ms: upstreamDelayMs,
+      bytes: bytesRead,
     }),
     get stoppedBy() {
       return stoppedBy;

@@ -4,6 +4,7 @@ import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { createBanClient } from '../../client/src/client';
 import { ApiError } from '../../client/src/errors';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
 import { defaultPolicyFlags } from '../../lib/model/policy-flags';
@@ -1030,6 +1031,38 @@ describe('bound to its deployment', () => {
       'deployment_changed',
     ]);
     expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+  });
+});
+
+describe('status: upstream delay and bytes', () => {
+  it("reports the last feed page's delay, and the bytes of every answer read through the client", async () => {
+    const { svc, source } = service([listed(1)]);
+    let served = 0;
+    // The package's client over a fetch that answers from the service above.
+    const fake = (async (url: string) => {
+      const { pathname, searchParams } = new URL(url);
+      const query = Object.fromEntries(searchParams);
+      const body = JSON.stringify(
+        pathname === '/v1/events'
+          ? await source.listEvents(GAME, query)
+          : await source.getEnforcementSnapshot(GAME, query),
+      );
+      served += Buffer.byteLength(body);
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as unknown as typeof fetch;
+    const client = createBanClient({ baseUrl: 'http://api.test', apiKey: 'bsk_x', fetch: fake });
+    const mirror = createBanMirror({ client, gameId: GAME });
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: null, bytes: 0 });
+    await mirror.sync();
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: null, bytes: served });
+    svc.delay = 250;
+    svc.create(2, 'd-2', { player_message: 'é' });
+    await mirror.sync();
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: 250, bytes: served, size: 2 });
+    expect(served).toBeGreaterThan(0);
+    svc.delay = null;
+    await mirror.sync();
+    expect(mirror.status().upstream_delay_ms).toBeNull();
   });
 });
 
