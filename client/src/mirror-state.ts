@@ -225,3 +225,43 @@ export const writeState = async (
   }
   return { bytes };
 };
+
+/** JSON with object keys sorted: two values that mean the same compare equal. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isRecord(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+};
+
+/** Devices compared between two yields to the event loop. */
+const COMPARED_PER_TURN = 5_000;
+
+/**
+ * Where two copies at the same feed position disagree on what a check reads at `at`: the devices
+ * whose bans in force differ, and whether the policies do. Bans ended by `at` are left out (one
+ * copy may have pruned them, and no check reads them).
+ */
+export const compareCopies = async (
+  a: MirrorCopy,
+  b: MirrorCopy,
+  at: string,
+): Promise<{ devices: string[]; policy: boolean }> => {
+  const inForce = (copy: MirrorCopy, deviceId: string) =>
+    [...(copy.devices.get(deviceId)?.values() ?? [])]
+      .filter((ban) => ban.expires_at === null || ban.expires_at > at)
+      .sort((x, y) => x.ban_id - y.ban_id)
+      .map((ban) => canonical(tupleOf(ban)))
+      .join('\n');
+  const devices: string[] = [];
+  let seen = 0;
+  for (const deviceId of new Set([...a.devices.keys(), ...b.devices.keys()])) {
+    if (inForce(a, deviceId) !== inForce(b, deviceId)) devices.push(deviceId);
+    seen += 1;
+    if (seen % COMPARED_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { devices, policy: canonical(a.policy) !== canonical(b.policy) };
+};

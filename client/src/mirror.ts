@@ -2,6 +2,7 @@ import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
 import {
+  compareCopies,
   dropBan,
   emptyCopy,
   type MirrorCopy,
@@ -140,6 +141,12 @@ export interface MirrorOptions {
    * latest state whenever the last write was.
    */
   stateWriteIntervalMs?: number;
+  /**
+   * Every this long, a fresh snapshot brought to the copy's feed position and compared with it; a
+   * copy that differs is replaced (`verified`, `diverged`). Off by default: the copy is exact by
+   * construction, and each comparison reads a whole snapshot (a page per 1,000 bans).
+   */
+  verifyEveryMs?: number;
   /** What happened, for the server's log: started afresh, resynced, a read failing, stopped. */
   onEvent?: (event: MirrorEvent) => void;
   /** The clock (tests move it). */
@@ -168,6 +175,13 @@ export type MirrorEvent =
   | { type: 'state_written'; bans: number; bytes: number; ms: number }
   /** The state file could not be written: the copy and the polls go on, a later write tries again. */
   | { type: 'state_write_failed'; code: string; message: string }
+  /** A fresh snapshot at the copy's feed position was compared with it: how many devices differed. */
+  | { type: 'verified'; differences: number }
+  /**
+   * The copy differed from a fresh snapshot (the devices, at most 20 named, and whether the policy
+   * did) and was replaced by it; the listeners were told of those devices.
+   */
+  | { type: 'diverged'; differences: number; devices: string[]; policy: boolean }
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
@@ -246,7 +260,7 @@ export interface BanMirror {
    */
   start(options?: { timeoutMs?: number }): Promise<void>;
   /**
-   * Stops polling (an in-flight read and write finish first) and writes the latest
+   * Stops polling (an in-flight read, verification and write finish first) and writes the latest
    * state to the file; a write that fails is reported (`state_write_failed`), never thrown.
    */
   stop(): Promise<void>;
@@ -264,6 +278,12 @@ export interface BanMirror {
   decide(deviceId: string, options?: DecideOptions): Promise<MirrorDecision>;
   /** Reads the feed to its end now (what the poll does each interval). */
   sync(): Promise<void>;
+  /**
+   * Compares the copy with a fresh snapshot now (what `verifyEveryMs` does): resolves with the
+   * number of devices (and policy) that differed, and were healed; null when nothing could be
+   * compared (the feed kept moving, or the deployment changed); rejects when a read fails.
+   */
+  verify(): Promise<number | null>;
   /**
    * Calls `listener(deviceId, check)` for each device whose bans or policy changed, once the read
    * that brought the change has caught up (so `check` is fresh): a server kicks a player already
@@ -295,6 +315,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const fallbackDeadlineMs = options.fallbackDeadlineMs ?? 1_500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const stateWriteIntervalMs = options.stateWriteIntervalMs ?? 5_000;
+  const verifyEveryMs = options.verifyEveryMs;
   const now = options.now ?? Date.now;
   const report = options.onEvent ?? (() => {});
   let state: MirrorCopy | undefined;
@@ -330,7 +351,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     bytesRead += responseBytes(page) ?? 0;
     return page;
   };
-  /** The read in progress: one at a time. */
+  /** The read in progress (a sync, or a verification's exclusive part): one at a time. */
   let syncing: Promise<void> | undefined;
   const stopping = new AbortController();
 
@@ -402,8 +423,11 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     code: 'deployment_changed',
     message: "the snapshot's pages came from different deployments",
   };
-  /** Every page of a snapshot, as a copy of its own; retaken when its pages name two deployments. */
-  const readSnapshot = async (): Promise<MirrorCopy> => {
+  /**
+   * Every page of a snapshot, as a copy of its own; retaken when its pages name two deployments.
+   * A verification's (`abortable`) ends at the next page once stop() is called.
+   */
+  const readSnapshot = async (abortable = false): Promise<MirrorCopy> => {
     for (let attempt = 0; ; attempt++) {
       let page = counted(await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE }));
       // A server that does not name its deployment: the copy is taken as is.
@@ -413,6 +437,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       for (;;) {
         for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
         if (!page.next_cursor) break;
+        if (abortable) stopping.signal.throwIfAborted();
         page = counted(
           await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor }),
         );
@@ -528,6 +553,23 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     }
   };
 
+  /** Runs `work` once no other read is under way, as the read under way (sync() joins it). */
+  const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
+    while (syncing) await syncing.catch(() => {});
+    const running = work();
+    const done = running.then(
+      () => {},
+      () => {},
+    );
+    syncing = done;
+    try {
+      return await running;
+    } finally {
+      if (syncing === done) syncing = undefined;
+      writeWhenDue();
+    }
+  };
+
   const sync = () => {
     syncing ??= (async () => {
       try {
@@ -543,6 +585,62 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       }
     })();
     return syncing;
+  };
+
+  let verifying: Promise<number | null> | undefined;
+  let lastVerifyAt: number | undefined;
+  /**
+   * A fresh snapshot, brought to the copy's feed position (both read to the feed's end, until they
+   * end at the same cursor), then compared; a copy that differs is replaced and the listeners are
+   * told of the devices that changed. The snapshot is read beside the polls; only the reads to the
+   * same position and the comparison hold them (a few pages and a pass over the copy).
+   */
+  const verify = () => {
+    verifying ??= (async () => {
+      lastVerifyAt = now();
+      const candidate = await readSnapshot(true);
+      return exclusive(async () => {
+        const copy = state;
+        // A copy of another deployment is the copy's own reads' to find (and rebuild).
+        if (!copy || candidate.deploymentId !== copy.deploymentId) return null;
+        for (let round = 0; round < 4 && candidate.cursor !== copy.cursor; round++) {
+          for (;;) {
+            const page = await readPage(candidate);
+            if (page.deployment_id !== undefined && page.deployment_id !== candidate.deploymentId)
+              return null;
+            for (const event of page.items) applyEvent(candidate, event);
+            candidate.cursor = page.next_cursor;
+            if (page.items.length === 0) break;
+          }
+          await catchUp();
+          if (state !== copy) return null;
+        }
+        // The feed kept moving: the next period tries again.
+        if (candidate.cursor !== copy.cursor) return null;
+        const { devices, policy } = await compareCopies(copy, candidate, new Date(now()).toISOString());
+        const differences = devices.length + (policy ? 1 : 0);
+        report({ type: 'verified', differences });
+        if (differences === 0) return 0;
+        prune(candidate, now());
+        state = candidate;
+        dirty = true;
+        if (listeners.size > 0)
+          for (const device of policy ? [...copy.devices.keys(), ...candidate.devices.keys()] : devices)
+            changed.add(device);
+        report({ type: 'diverged', differences, devices: devices.slice(0, 20), policy });
+        tellChanges();
+        return differences;
+      });
+    })().finally(() => {
+      verifying = undefined;
+    });
+    return verifying;
+  };
+  /** After each successful poll: a verification in the background when one is due. */
+  const verifyWhenDue = () => {
+    if (!verifyEveryMs || verifying || !state) return;
+    lastVerifyAt ??= now();
+    if (now() - lastVerifyAt >= verifyEveryMs) verify().catch(() => {});
   };
 
   let failures = 0;
@@ -573,6 +671,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       } else if (failures > 0) report({ type: 'recovered', after_failures: failures });
       failures = 0;
       reportedStale = false;
+      verifyWhenDue();
       return { wait: intervalMs };
     } catch (error) {
       const fields = errorFields(error);
@@ -699,12 +798,14 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       stopping.abort();
       await starting?.catch(() => {});
       await loop;
+      await verifying?.catch(() => {});
       await syncing?.catch(() => {});
       // The write under way may hold an older copy: then the latest, whenever the last one was.
       await writing;
       await writeNow();
     },
     sync,
+    verify,
     lagMs,
     size: () => state?.count ?? 0,
     status: () => ({

@@ -1034,6 +1034,71 @@ describe('bound to its deployment', () => {
   });
 });
 
+describe('verification against a fresh snapshot', () => {
+  it('heals a copy that was made wrong, reports it, and tells the listeners of the devices that changed', async () => {
+    const { svc, source } = service([listed(1), listed(2), listed(3)]);
+    // The first snapshot leaves ban 2 out, and a feed event of ban 3's end was lost.
+    svc.hidden = new Set([2]);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    await mirror.sync();
+    svc.bans.set(3, listed(3, 'd-3', { expires_at: '2026-11-01T00:00:00.000Z' }));
+    expect(mirror.check('d-2').restricted.cheat).toBe(false);
+    const heard: string[] = [];
+    mirror.onBanChange((device, check) => heard.push(`${device}:${check.restricted.cheat}`));
+    // The feed moves on before and while it verifies: those are not differences.
+    svc.create(4, 'd-4');
+    svc.revoke(1);
+
+    expect(await mirror.verify()).toBe(2);
+    expect(events.filter((e) => e.type === 'verified' || e.type === 'diverged')).toEqual([
+      { type: 'verified', differences: 2 },
+      { type: 'diverged', differences: 2, devices: ['d-3', 'd-2'], policy: false },
+    ]);
+    expect(heard).toEqual(expect.arrayContaining(['d-2:true', 'd-3:false']));
+    expect(mirror.check('d-2').restricted.cheat).toBe(true);
+    expect(mirror.check('d-3').restricted.cheat).toBe(false);
+    expect(mirror.check('d-4').restricted.cheat).toBe(true);
+    expect(mirror.check('d-1').restricted.cheat).toBe(false);
+
+    // Verified again: nothing differs now.
+    expect(await mirror.verify()).toBe(0);
+    expect(events.at(-1)).toEqual({ type: 'verified', differences: 0 });
+  });
+
+  it('verifies every verifyEveryMs by the clock, and never when it is not set', async () => {
+    for (const verifyEveryMs of [60_000, undefined]) {
+      const { svc, source } = service([listed(1), listed(2)]);
+      svc.hidden = new Set([2]);
+      let clock = Date.parse('2026-11-02T00:00:00.000Z');
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        intervalMs: 5,
+        verifyEveryMs,
+        now: () => clock,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.start();
+      const reads = svc.feedReads;
+      await expect.poll(() => svc.feedReads, { timeout: 5_000 }).toBeGreaterThan(reads + 3);
+      expect(svc.snapshotReads).toBe(1);
+      clock += 60_000;
+      if (verifyEveryMs) {
+        await expect.poll(() => events.some((e) => e.type === 'diverged'), { timeout: 5_000 }).toBe(true);
+        expect(mirror.check('d-2').restricted.cheat).toBe(true);
+        expect(svc.snapshotReads).toBe(2);
+      } else {
+        await expect.poll(() => svc.feedReads, { timeout: 5_000 }).toBeGreaterThan(reads + 6);
+        expect(svc.snapshotReads).toBe(1);
+        expect(events.some((e) => e.type === 'verified')).toBe(false);
+      }
+      await mirror.stop();
+    }
+  });
+});
+
 describe('status: upstream delay and bytes', () => {
   it("reports the last feed page's delay, and the bytes of every answer read through the client", async () => {
     const { svc, source } = service([listed(1)]);

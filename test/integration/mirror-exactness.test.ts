@@ -313,6 +313,8 @@ describe('the mirror against the API', () => {
               }
               await quiet(mirror);
               await expectExact(mirror, game, touched);
+              // A fresh snapshot brought to the copy's position finds nothing to heal.
+              expect(await mirror.verify()).toBe(0);
             }
           }
         } finally {
