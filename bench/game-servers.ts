@@ -1,9 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { createBanClient } from '../client/src/index';
-import { createBanMirror, type MirrorSource } from '../client/src/mirror';
+import { createBanMirror, type MirrorEvent, type MirrorSource } from '../client/src/mirror';
 import { startLocalApi } from '../infra/local/server';
 import { defaultPolicyFlags } from '../lib/model/policy-flags';
 import { defaultPolicyTrust } from '../lib/model/policy-trust';
@@ -20,12 +24,17 @@ import { median, percentile } from './storage-probe';
  *   (its feed polls, which depend on time, not on logins), against 1,000 for the API;
  * - freshness: from a ban's 201 to the mirror's `check` restricting the device, at the default
  *   poll interval (1 s), FRESHNESS_SAMPLES (default 30) bans made at random moments;
- * - memory per 100,000 mirrored bans (heap after a full collection, with and without the copy);
+ * - memory per 100,000 mirrored bans: the heap after a full collection with the mirror holding
+ *   them (its source's pages released), less the heap before the source made them;
+ * - the state file of 100,000 bans: its size, a write's time, and the event loop's delay (p99,
+ *   max) while a mirror of them polls and writes, against the previous way in the same run (the
+ *   whole file serialized and hashed at once, on each poll that changed something);
  * - snapshot time for SNAPSHOT_BANS (default 100,000) bans: a new mirror's start (every page of
  *   `GET /v1/enforcement/snapshot` and the feed to its end), against reading the same live items
  *   straight from the store with Queries of 1,000.
  *
- * Alone: `npx tsx bench/game-servers.ts`.
+ * Alone: `node --expose-gc --import tsx bench/game-servers.ts` (without --expose-gc, the
+ * collection is asked for through V8's flags, which may not collect everything).
  */
 
 export interface GameServerFigures {
@@ -40,14 +49,16 @@ export interface GameServerFigures {
   freshness_p50_ms: number;
   freshness_p99_ms: number;
   memory_bytes_per_100k: number;
+  persistence: PersistenceFigures;
   snapshot_bans: number;
   snapshot_ms: number;
   snapshot_store_ms: number;
 }
 
 const collect = (() => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (!exposed) setFlagsFromString('--expose-gc');
+  const gc = exposed ?? (runInNewContext('gc') as () => void);
   return () => {
     gc();
     gc();
@@ -77,41 +88,209 @@ const syntheticBan = (i: number, publisher: string, game: string) => ({
   enforced: true,
 });
 
-/** Heap bytes a mirror holding `count` bans takes, read from a source that answers one snapshot. */
-const measureMemory = async (count: number) => {
-  const publisher = 'bench-memory';
-  const game = 'g-memory';
-  const items = Array.from({ length: count }, (_, i) => syntheticBan(i, publisher, game));
-  const policy = {
-    publisher_id: publisher,
-    ...defaultPolicyFlags,
-    ...defaultPolicyTrust,
-    updated_at: '2026-11-01T00:00:00.000Z',
-  };
+const benchPolicy = (publisher: string) => ({
+  publisher_id: publisher,
+  ...defaultPolicyFlags,
+  ...defaultPolicyTrust,
+  updated_at: '2026-11-01T00:00:00.000Z',
+});
+
+/**
+ * A source answering a snapshot of `count` synthetic bans, each page parsed from its JSON as the
+ * client parses an answer (so the mirror holds strings of its own, as it would), and a feed that
+ * has one new ban each time a poll reaches its end (`growing`), or none.
+ */
+const syntheticSource = (count: number, publisher: string, game: string, growing = false) => {
+  let items: ReturnType<typeof syntheticBan>[] = Array.from({ length: count }, (_, i) =>
+    syntheticBan(i, publisher, game),
+  );
+  const policy = benchPolicy(publisher);
+  let made = 0;
+  // One new ban per poll: every other read at the end brings one, the read after it finds the
+  // feed caught up (an empty page), so each poll applies one event and ends.
+  let endReads = 0;
   const source = {
     getEnforcementSnapshot: async (_game: string, { cursor }: { cursor?: string } = {}) => {
       const from = Number(cursor ?? 0);
       const next = from + 1000;
-      return {
-        game_id: game,
-        policy,
-        feed_cursor: 'end',
-        items: items.slice(from, next),
-        next_cursor: next < items.length ? String(next) : null,
-      };
+      return JSON.parse(
+        JSON.stringify({
+          game_id: game,
+          policy,
+          feed_cursor: 'p0',
+          deployment_id: 'bench',
+          items: items.slice(from, next),
+          next_cursor: next < items.length ? String(next) : null,
+        }),
+      );
     },
-    listEvents: async () => ({ items: [], next_cursor: 'end' }),
+    listEvents: async (_game: string, { cursor }: { cursor?: string } = {}) => {
+      const at = Number((cursor ?? 'p0').slice(1));
+      const page = { items: [] as unknown[], next_cursor: `p${at}`, deployment_id: 'bench', delay_ms: 0 };
+      if (growing && at === made && endReads++ % 2 === 0) {
+        const { device_id, enforced: _e, ...ban } = syntheticBan(count + made, publisher, game);
+        page.items.push({
+          event_id: `e${made}`,
+          type: 'ban.created',
+          occurred_at: ban.created_at,
+          device_id,
+          ban,
+        });
+        made += 1;
+        page.next_cursor = `p${made}`;
+      }
+      return JSON.parse(JSON.stringify(page));
+    },
   } as unknown as MirrorSource;
+  /** The source lets go of its bans (the mirror's copy is then all that holds them). */
+  const release = () => {
+    items = [];
+  };
+  return { source, release };
+};
+
+/** Heap bytes a mirror holding `count` bans takes, read from a source that answers one snapshot. */
+const measureMemory = async (count: number) => {
+  const game = 'g-memory';
   collect();
+  // Before the source makes its bans: what the mirror holds afterwards is counted whole, strings
+  // included, and nothing the source freed is taken off it.
   const before = process.memoryUsage().heapUsed;
+  const { source, release } = syntheticSource(count, 'bench-memory', game);
   const mirror = createBanMirror({ client: source, gameId: game });
   await mirror.sync();
-  // The source's own copy is dropped before the mirror's is weighed.
-  items.length = 0;
+  release();
   collect();
   const after = process.memoryUsage().heapUsed;
   if (mirror.size() !== count) throw new Error(`the mirror holds ${mirror.size()} of ${count} bans`);
   return after - before;
+};
+
+export interface PersistenceFigures {
+  bans: number;
+  seconds: number;
+  file_bytes: number;
+  /** The mirror's writes: each one's wall time (chunked, beside the polls), and how many. */
+  write_ms: number;
+  writes: number;
+  loop_p99_ms: number;
+  loop_max_ms: number;
+  /** The previous way: the whole file serialized and hashed at once, after each changing poll. */
+  old_file_bytes: number;
+  old_write_ms: number;
+  old_writes: number;
+  old_loop_p99_ms: number;
+  old_loop_max_ms: number;
+}
+
+/** The event loop's delay while `run` goes on for `seconds`: p99 and max, in ms. */
+const loopDelay = async (seconds: number, run: () => Promise<void>) => {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  await Promise.all([run(), sleep(seconds * 1000)]);
+  histogram.disable();
+  return { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
+};
+
+/**
+ * The state file of `count` bans: a mirror polling each second, each poll bringing a new ban (so
+ * each poll changes the copy), for `seconds`, with its state file (chunked writes at most every
+ * 5 s, off the poll); against the same polls with the previous write after each of them.
+ */
+const measurePersistence = async (count: number, seconds: number): Promise<PersistenceFigures> => {
+  const folder = await mkdtemp(join(tmpdir(), 'bench-mirror-'));
+  try {
+    const game = 'g-persist';
+    const { source, release } = syntheticSource(count, 'bench-persist', game, true);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({
+      client: source,
+      gameId: game,
+      stateFile: join(folder, 'new.json'),
+      onEvent: (event) => events.push(event),
+    });
+    await mirror.sync();
+    // The heap holds the copy, as a server's would, not the source's bans beside it.
+    release();
+    // The first write (after the snapshot) is left out: what is measured is a server running.
+    while (!events.some((e) => e.type === 'state_written')) await sleep(10);
+    events.length = 0;
+    // Both ways start from a collected heap: the snapshot's garbage is charged to neither.
+    collect();
+    const fresh = await loopDelay(seconds, () => mirror.start());
+    await mirror.stop();
+    const written = events.flatMap((e) => (e.type === 'state_written' ? [e] : []));
+    if (written.length === 0) throw new Error('the mirror wrote no state file');
+    const failed = events.find((e) => e.type === 'state_write_failed');
+    if (failed) throw new Error(`a state file write failed: ${JSON.stringify(failed)}`);
+
+    // The previous way: after each poll that changed something, the whole state as one JSON text
+    // and its hash, on the event loop, then written and renamed. Its copy (the previous file's
+    // bans, every listed field but `enforced`) is held here, parsed from JSON as a copy's would
+    // be; the mirror beside it only polls (the same feed, one new ban a poll).
+    const copy: unknown[] = JSON.parse(
+      JSON.stringify(
+        Array.from({ length: count }, (_, i) => {
+          const { enforced: _enforced, ...ban } = syntheticBan(i, 'bench-persist', game);
+          return ban;
+        }),
+      ),
+    );
+    const old = syntheticSource(0, 'bench-persist', game, true);
+    const file = join(folder, 'old.json');
+    const times: number[] = [];
+    let oldBytes = 0;
+    let saving: Promise<void> = Promise.resolve();
+    const oldMirror = createBanMirror({
+      client: old.source,
+      gameId: game,
+      onEvent: (event) => {
+        if (event.type !== 'caught_up' || event.applied === 0) return;
+        const start = performance.now();
+        const body = JSON.stringify({
+          format: 'device-ban-mirror/2',
+          game_id: game,
+          publisher_id: 'bench-persist',
+          cursor: 'p0',
+          policy: benchPolicy('bench-persist'),
+          bans: copy,
+        });
+        const checksum = createHash('sha256').update(body).digest('hex');
+        const text = `${body.slice(0, -1)},"checksum":"${checksum}"}`;
+        oldBytes = Buffer.byteLength(text);
+        saving = saving.then(async () => {
+          const temporary = `${file}.${randomBytes(12).toString('hex')}.tmp`;
+          const handle = await open(temporary, 'wx', 0o600);
+          await handle.writeFile(text);
+          await handle.close();
+          await rename(temporary, file);
+          times.push(performance.now() - start);
+        });
+      },
+    });
+    await oldMirror.sync();
+    collect();
+    const previous = await loopDelay(seconds, () => oldMirror.start());
+    await oldMirror.stop();
+    await saving;
+    const last = written.at(-1);
+    return {
+      bans: count,
+      seconds,
+      file_bytes: last?.bytes ?? 0,
+      write_ms: median(written.map((e) => e.ms)),
+      writes: written.length,
+      loop_p99_ms: fresh.p99,
+      loop_max_ms: fresh.max,
+      old_file_bytes: oldBytes,
+      old_write_ms: median(times),
+      old_writes: times.length,
+      old_loop_p99_ms: previous.p99,
+      old_loop_max_ms: previous.max,
+    };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 };
 
 export const measureGameServers = async (
@@ -121,6 +300,7 @@ export const measureGameServers = async (
   const samples = options.freshnessSamples ?? Number(process.env.FRESHNESS_SAMPLES ?? 30);
   const snapshotBans = options.snapshotBans ?? Number(process.env.SNAPSHOT_BANS ?? 100_000);
   const memoryBytes = await measureMemory(100_000);
+  const persistence = await measurePersistence(100_000, Number(process.env.PERSISTENCE_SECONDS ?? 12));
 
   const api = await startLocalApi({
     port: 0,
@@ -290,6 +470,7 @@ export const measureGameServers = async (
       freshness_p50_ms: median(freshness),
       freshness_p99_ms: percentile(freshness, 99),
       memory_bytes_per_100k: memoryBytes,
+      persistence,
       snapshot_bans: snapshotBans,
       snapshot_ms: snapshotMs,
       snapshot_store_ms: storeMs,
@@ -340,12 +521,30 @@ export const gameServerRows = (f: GameServerFigures) => [
   },
   {
     part: '9 game servers',
-    subject: 'memory per 100,000 mirrored bans',
+    subject: 'memory per 100,000 mirrored bans (heap after a full collection, its source released)',
     value: `${round(f.memory_bytes_per_100k / 1024 / 1024)} MB`,
     baseline: '—',
     ratio: null,
     target: 'reported',
     ok: true,
+  },
+  {
+    part: '9 game servers',
+    subject: `state file of ${f.persistence.bans.toLocaleString('en')} bans: size, a write (median of ${f.persistence.writes})`,
+    value: `${round(f.persistence.file_bytes / 1024 / 1024)} MB, ${Math.round(f.persistence.write_ms)} ms`,
+    baseline: `previous ${round(f.persistence.old_file_bytes / 1024 / 1024)} MB, ${Math.round(f.persistence.old_write_ms)} ms (${f.persistence.old_writes} writes)`,
+    ratio: round(f.persistence.file_bytes / f.persistence.old_file_bytes, 2),
+    target: 'reported',
+    ok: true,
+  },
+  {
+    part: '9 game servers',
+    subject: `event loop delay p99 / max, ${f.persistence.bans.toLocaleString('en')} bans, a change each 1 s poll, ${f.persistence.seconds} s`,
+    value: `${round(f.persistence.loop_p99_ms)} / ${round(f.persistence.loop_max_ms)} ms`,
+    baseline: `previous ${round(f.persistence.old_loop_p99_ms)} / ${round(f.persistence.old_loop_max_ms)} ms`,
+    ratio: round(f.persistence.old_loop_max_ms / f.persistence.loop_max_ms, 1),
+    target: 'p99 < 50 ms',
+    ok: f.persistence.loop_p99_ms < 50,
   },
   {
     part: '9 game servers',

@@ -16,6 +16,7 @@ export {
   type MirrorSource,
   type MirrorState,
   type MirrorStatus,
+  type SnapshotReason,
 } from './mirror.js';
 export type {
   Appeal,

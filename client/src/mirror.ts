@@ -1,7 +1,20 @@
 import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import type { BanClient } from './client.js';
+import {
+  compareCopies,
+  dropBan,
+  emptyCopy,
+  type MirrorCopy,
+  type MirroredBan,
+  parseState,
+  putBan,
+  writeState,
+} from './mirror-state.js';
 import { pause } from './retry.js';
+import { responseBytes } from './transport.js';
+
+export type { MirroredBan };
 
 /**
  * A game server's local copy of what enforcement needs for one publisher and game: the policy and
@@ -11,19 +24,17 @@ import { pause } from './retry.js';
  * `check` time.
  *
  * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before
- * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. Its state
- * and cursor can be kept in a file (replaced atomically), so a restart resumes where it stopped.
- * See docs/game-servers.md.
+ * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. The copy is
+ * bound to the deployment it was built from: a feed page of another is followed by a new snapshot.
+ * Its state and cursor can be kept in a file (written off the poll path, replaced atomically), so
+ * a restart resumes where it stopped. See docs/game-servers.md.
  */
 
 type Schemas = components['schemas'];
 type Policy = Schemas['Policy'];
 type FeedEvent = Schemas['FeedEvent'];
 type FeedPage = Schemas['FeedPage'];
-type SnapshotPage = Schemas['EnforcementSnapshot'];
 type Enforcement = Schemas['Enforcement'];
-/** A ban as the mirror keeps it: the snapshot's item (its device, and the ban as listings show it). */
-export type MirroredBan = Omit<SnapshotPage['items'][number], 'enforced'>;
 
 /** What `check` answers: the enforcement answer's fields but the reputation, and how fresh it is. */
 export type MirrorCheck = Omit<Enforcement, 'reputation'> & {
@@ -85,6 +96,17 @@ export interface MirrorStatus {
   reads: number;
   failed_reads: number;
   applied_events: number;
+  /**
+   * How far the feed itself is behind the service's writes, as its last page said (`delay_ms`):
+   * a ban wave piling up before the feed shows here, however fresh the copy is. Null before a
+   * page said it (or from a server that does not).
+   */
+  upstream_delay_ms: number | null;
+  /**
+   * Bytes of the answers read since creation (snapshot and feed pages, verifications included),
+   * as decoded: counted by this package's client as it reads them, so 0 with another source.
+   */
+  bytes: number;
 }
 
 export interface DecideOptions {
@@ -113,6 +135,18 @@ export interface MirrorOptions {
   fallbackDeadlineMs?: number;
   /** Longest wait between reads after errors (default 30,000 ms). */
   maxBackoffMs?: number;
+  /**
+   * At most one state file write per this long (default 5,000 ms): a poll that changed the copy
+   * starts one when the last started this long ago, and never waits for it; `stop()` writes the
+   * latest state whenever the last write was.
+   */
+  stateWriteIntervalMs?: number;
+  /**
+   * Every this long, a fresh snapshot brought to the copy's feed position and compared with it; a
+   * copy that differs is replaced (`verified`, `diverged`). Off by default: the copy is exact by
+   * construction, and each comparison reads a whole snapshot (a page per 1,000 bans).
+   */
+  verifyEveryMs?: number;
   /** What happened, for the server's log: started afresh, resynced, a read failing, stopped. */
   onEvent?: (event: MirrorEvent) => void;
   /** The clock (tests move it). */
@@ -122,7 +156,12 @@ export interface MirrorOptions {
 export type MirrorEvent =
   | { type: 'state_loaded'; bans: number }
   | { type: 'state_discarded'; reason: string }
-  | { type: 'snapshot'; bans: number; reason: 'start' | 'cursor_expired' | 'cursor_refused' }
+  /**
+   * The copy was (re)built from a snapshot: at `start`, after the cursor expired or was refused
+   * (another publisher's, or ahead of the feed), or on a feed page of another deployment (the
+   * copy was discarded first: never answered from meanwhile).
+   */
+  | { type: 'snapshot'; bans: number; reason: SnapshotReason }
   | { type: 'caught_up'; applied: number }
   /** The first caught-up read: the copy can answer. */
   | { type: 'ready' }
@@ -132,34 +171,21 @@ export type MirrorEvent =
   | { type: 'recovered'; after_failures: number }
   | { type: 'read_failed'; status: number; code: string; retry_in_ms: number }
   | { type: 'stopped'; status: number; code: string; message: string }
-  /** The state file could not be written: the copy and the polls go on, the next read writes again. */
+  /** The state file was written: its bans and size, and how long the write took (not on the poll). */
+  | { type: 'state_written'; bans: number; bytes: number; ms: number }
+  /** The state file could not be written: the copy and the polls go on, a later write tries again. */
   | { type: 'state_write_failed'; code: string; message: string }
+  /** A fresh snapshot at the copy's feed position was compared with it: how many devices differed. */
+  | { type: 'verified'; differences: number }
+  /**
+   * The copy differed from a fresh snapshot (the devices, at most 20 named, and whether the policy
+   * did) and was replaced by it; the listeners were told of those devices.
+   */
+  | { type: 'diverged'; differences: number; devices: string[]; policy: boolean }
   /** `decide` asked the API (the copy stale) in vain; `alert`: the key was refused (401, 403). */
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
-/** /2: with a checksum of the rest, so an edited or damaged file is never served from. */
-const STATE_FORMAT = 'device-ban-mirror/2';
-const FORMAT_FAMILY = 'device-ban-mirror/';
-
-interface State {
-  policy: Policy;
-  cursor: string;
-  /** Device id → ban id → ban. */
-  devices: Map<string, Map<number, MirroredBan>>;
-  count: number;
-}
-
-interface StoredState {
-  format: typeof STATE_FORMAT;
-  game_id: string;
-  publisher_id: string;
-  cursor: string;
-  policy: Policy;
-  bans: MirroredBan[];
-}
-
-/** SHA-256 of the text, hex (node:crypto, loaded by the caller). */
-type Digest = (text: string) => string;
+export type SnapshotReason = 'start' | 'cursor_expired' | 'cursor_refused' | 'deployment_changed';
 
 const errorFields = (error: unknown) => {
   const e = error as { status?: unknown; code?: unknown; message?: unknown };
@@ -170,18 +196,14 @@ const errorFields = (error: unknown) => {
   };
 };
 
-const putBan = (state: State, ban: MirroredBan) => {
-  const bans = state.devices.get(ban.device_id) ?? new Map<number, MirroredBan>();
-  state.devices.set(ban.device_id, bans);
-  if (!bans.has(ban.ban_id)) state.count += 1;
-  bans.set(ban.ban_id, ban);
-};
-
-const dropBan = (state: State, deviceId: string, banId: number) => {
-  const bans = state.devices.get(deviceId);
-  if (!bans?.delete(banId)) return;
-  state.count -= 1;
-  if (bans.size === 0) state.devices.delete(deviceId);
+/** A 400 about the cursor, or naming no field (as a server answers that does not say which). */
+const namesCursor = (error: unknown) => {
+  const details = (error as { details?: unknown })?.details;
+  return (
+    !Array.isArray(details) ||
+    details.length === 0 ||
+    details.some((issue) => (issue as { field?: unknown })?.field === 'cursor')
+  );
 };
 
 /** A listed ban without the reader-relative `enforced` (recomputed at every check). */
@@ -191,6 +213,8 @@ const mirrored = (
 ): MirroredBan => ({
   ...ban,
   device_id: deviceId,
+  // The feed does not carry who made a ban: null everywhere, so copies built either way agree.
+  created_by: null,
 });
 
 /**
@@ -198,7 +222,7 @@ const mirrored = (
  * same state (a create or update puts the ban as it was then, a later event of the same ban follows
  * it in the feed), so replay from a cursor taken before the snapshot ends exact.
  */
-const applyEvent = (state: State, event: FeedEvent) => {
+const applyEvent = (state: MirrorCopy, event: FeedEvent) => {
   if (event.type === 'policy.updated' && event.policy) {
     state.policy = event.policy as Policy;
     return;
@@ -221,50 +245,6 @@ const applyEvent = (state: State, event: FeedEvent) => {
   else putBan(state, mirrored(event.device_id, ban));
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The stored state, or why it cannot be used. */
-const parseStored = (text: string, gameId: string, digest: Digest): StoredState | string => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'the state file is not JSON';
-  }
-  if (
-    isRecord(value) &&
-    typeof value.format === 'string' &&
-    value.format !== STATE_FORMAT &&
-    value.format.startsWith(FORMAT_FAMILY)
-  )
-    return `the state file is of another format (${value.format})`;
-  if (!isRecord(value) || value.format !== STATE_FORMAT) return 'the state file is not a mirror state';
-  // The checksum was written last, over everything before it in the order written.
-  const { checksum, ...rest } = value;
-  if (typeof checksum !== 'string' || digest(JSON.stringify(rest)) !== checksum)
-    return 'the state file was edited or damaged (its checksum does not match)';
-  if (value.game_id !== gameId) return `the state file is for game ${String(value.game_id)}`;
-  if (
-    typeof value.cursor !== 'string' ||
-    typeof value.publisher_id !== 'string' ||
-    !isRecord(value.policy) ||
-    value.policy.publisher_id !== value.publisher_id ||
-    !Array.isArray(value.bans) ||
-    !value.bans.every(
-      (ban) => isRecord(ban) && typeof ban.device_id === 'string' && typeof ban.ban_id === 'number',
-    )
-  )
-    return 'the state file is damaged';
-  return value as unknown as StoredState;
-};
-
-const stateOf = (policy: Policy, cursor: string, bans: readonly MirroredBan[]): State => {
-  const state: State = { policy, cursor, devices: new Map(), count: 0 };
-  for (const ban of bans) putBan(state, ban);
-  return state;
-};
-
 const FEED_PAGE = 500;
 const SNAPSHOT_PAGE = 1000;
 /** Bans that ended this long ago are dropped from memory (the check ignores them already). */
@@ -280,8 +260,8 @@ export interface BanMirror {
    */
   start(options?: { timeoutMs?: number }): Promise<void>;
   /**
-   * Stops polling (an in-flight read finishes first) and writes the state file once more; a write
-   * that fails is reported (`state_write_failed`), never thrown.
+   * Stops polling (an in-flight read, verification and write finish first) and writes the latest
+   * state to the file; a write that fails is reported (`state_write_failed`), never thrown.
    */
   stop(): Promise<void>;
   /**
@@ -298,6 +278,12 @@ export interface BanMirror {
   decide(deviceId: string, options?: DecideOptions): Promise<MirrorDecision>;
   /** Reads the feed to its end now (what the poll does each interval). */
   sync(): Promise<void>;
+  /**
+   * Compares the copy with a fresh snapshot now (what `verifyEveryMs` does): resolves with the
+   * number of devices (and policy) that differed, and were healed; null when nothing could be
+   * compared (the feed kept moving, or the deployment changed); rejects when a read fails.
+   */
+  verify(): Promise<number | null>;
   /**
    * Calls `listener(deviceId, check)` for each device whose bans or policy changed, once the read
    * that brought the change has caught up (so `check` is fresh): a server kicks a player already
@@ -328,14 +314,19 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
   const failMode = options.failMode ?? 'closed';
   const fallbackDeadlineMs = options.fallbackDeadlineMs ?? 1_500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const stateWriteIntervalMs = options.stateWriteIntervalMs ?? 5_000;
+  const verifyEveryMs = options.verifyEveryMs;
   const now = options.now ?? Date.now;
   const report = options.onEvent ?? (() => {});
-  let state: State | undefined;
+  let state: MirrorCopy | undefined;
+  let fileRead = false;
   let caughtUpAt: number | undefined;
   let dirty = false;
   let stoppedBy: BanMirror['stoppedBy'] = null;
   let loop: Promise<void> | undefined;
   let starting: Promise<void> | undefined;
+  let upstreamDelayMs: number | null = null;
+  let bytesRead = 0;
   const listeners = new Set<(deviceId: string, check: MirrorCheck) => void>();
   /** Devices changed by reads since the last caught-up one: told to the listeners then. */
   const changed = new Set<string>();
@@ -356,10 +347,15 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       if (applied.size > APPLIED_KEPT) applied.delete(applied.values().next().value as number);
     }
   };
+  const counted = <T>(page: T): T => {
+    bytesRead += responseBytes(page) ?? 0;
+    return page;
+  };
+  /** The read in progress (a sync, or a verification's exclusive part): one at a time. */
   let syncing: Promise<void> | undefined;
   const stopping = new AbortController();
 
-  const load = async (): Promise<State | undefined> => {
+  const load = async (): Promise<MirrorCopy | undefined> => {
     if (!stateFile) return undefined;
     const { readFile } = await import('node:fs/promises');
     let text: string;
@@ -374,114 +370,168 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       return undefined;
     }
     const { createHash } = await import('node:crypto');
-    const stored = parseStored(text, gameId, (body) => createHash('sha256').update(body).digest('hex'));
+    const stored = parseState(text, gameId, () => createHash('sha256'));
     if (typeof stored === 'string') {
       report({ type: 'state_discarded', reason: stored });
       return undefined;
     }
-    report({ type: 'state_loaded', bans: stored.bans.length });
-    return stateOf(stored.policy, stored.cursor, stored.bans);
+    report({ type: 'state_loaded', bans: stored.count });
+    return stored;
   };
 
+  let writing: Promise<void> | undefined;
+  let lastWriteAt: number | undefined;
   /**
-   * Written to a new file and renamed over the old one, so a crash leaves one or the other whole.
-   * The new file has a random name and is created exclusively (never opened if anything, such as
-   * a symlink another account planted in a shared folder, is already there), readable by this
-   * account alone; the rename keeps that mode, so the state file is 0600 too.
+   * Starts a write of the copy as it is, unless one is under way (then resolves when that ends).
+   * Never rejects: a full disk or a refused file is reported as its own event and backs nothing
+   * off (the copy in memory is whole and current), and the copy stays due for the next write.
    */
-  const save = async () => {
-    if (!stateFile || !state || !dirty) return;
-    const { open, rename, unlink } = await import('node:fs/promises');
-    const { randomBytes } = await import('node:crypto');
-    const { createHash } = await import('node:crypto');
-    const stored: StoredState = {
-      format: STATE_FORMAT,
-      game_id: gameId,
-      publisher_id: state.policy.publisher_id,
-      cursor: state.cursor,
-      policy: state.policy,
-      bans: [...state.devices.values()].flatMap((bans) => [...bans.values()]),
-    };
-    const body = JSON.stringify(stored);
-    const checksum = createHash('sha256').update(body).digest('hex');
-    const temporary = `${stateFile}.${randomBytes(12).toString('hex')}.tmp`;
-    const file = await open(temporary, 'wx', 0o600);
-    try {
-      try {
-        // The checksum last, over the text before it (parseStored checks it the same way).
-        await file.writeFile(`${body.slice(0, -1)},"checksum":"${checksum}"}`);
-      } finally {
-        await file.close();
-      }
-      await rename(temporary, stateFile);
-    } catch (error) {
-      await unlink(temporary).catch(() => {});
-      throw error;
-    }
+  const writeNow = (): Promise<void> => {
+    if (writing) return writing;
+    const copy = state;
+    if (!stateFile || !copy || !dirty) return Promise.resolve();
     dirty = false;
+    lastWriteAt = now();
+    const started = performance.now();
+    writing = writeState(stateFile, copy, gameId)
+      .then(
+        ({ bytes }) =>
+          report({
+            type: 'state_written',
+            bans: copy.count,
+            bytes,
+            ms: Math.round(performance.now() - started),
+          }),
+        (error: unknown) => {
+          dirty = true;
+          const { code, message } = errorFields(error);
+          report({ type: 'state_write_failed', code, message });
+        },
+      )
+      .finally(() => {
+        writing = undefined;
+      });
+    return writing;
+  };
+  /** After each read: a write when the copy changed and the last one started long enough ago. */
+  const writeWhenDue = () => {
+    if (lastWriteAt === undefined || now() - lastWriteAt >= stateWriteIntervalMs) void writeNow();
+  };
+
+  const DEPLOYMENT_MISMATCH = {
+    status: 0,
+    code: 'deployment_changed',
+    message: "the snapshot's pages came from different deployments",
+  };
+  /**
+   * Every page of a snapshot, as a copy of its own; retaken when its pages name two deployments.
+   * A verification's (`abortable`) ends at the next page once stop() is called.
+   */
+  const readSnapshot = async (abortable = false): Promise<MirrorCopy> => {
+    for (let attempt = 0; ; attempt++) {
+      let page = counted(await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE }));
+      // A server that does not name its deployment: the copy is taken as is.
+      const deploymentId = page.deployment_id ?? null;
+      const copy = emptyCopy(page.policy, page.feed_cursor, deploymentId);
+      let agreed = true;
+      for (;;) {
+        for (const item of page.items) putBan(copy, mirrored(item.device_id, item));
+        if (!page.next_cursor) break;
+        if (abortable) stopping.signal.throwIfAborted();
+        page = counted(
+          await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor }),
+        );
+        if ((page.deployment_id ?? null) !== deploymentId) {
+          agreed = false;
+          break;
+        }
+      }
+      if (agreed) return copy;
+      if (attempt >= 2) throw DEPLOYMENT_MISMATCH;
+    }
+  };
+
+  /** The copy replaced by a whole new snapshot (never half-read); `previous` is what it held. */
+  const takeSnapshot = async (reason: SnapshotReason, previous = state) => {
+    const copy = await readSnapshot();
+    if (previous && listeners.size > 0) for (const device of previous.devices.keys()) changed.add(device);
+    state = copy;
+    if (reason !== 'start' && listeners.size > 0)
+      for (const device of copy.devices.keys()) changed.add(device);
+    dirty = true;
+    report({ type: 'snapshot', bans: copy.count, reason });
+  };
+
+  const prune = (copy: MirrorCopy | undefined, at: number) => {
+    if (!copy) return;
+    const before = new Date(at - PRUNE_AFTER_MS).toISOString();
+    for (const [deviceId, bans] of copy.devices)
+      for (const ban of bans.values())
+        if (ban.expires_at !== null && ban.expires_at < before) dropBan(copy, deviceId, ban.ban_id);
+  };
+
+  /** One feed page from the copy's cursor; the page's delay is the latest known. */
+  const readPage = async (copy: MirrorCopy) => {
+    const page = counted(await client.listEvents(gameId, { cursor: copy.cursor, limit: FEED_PAGE }));
+    if (page.delay_ms !== undefined) upstreamDelayMs = page.delay_ms;
+    return page;
   };
 
   /**
-   * Writes the state file, never failing the read that asked: a full disk or a refused file is
-   * reported as its own event and backs nothing off (the copy in memory is whole and current, and
-   * the next caught-up read or stop() writes again).
+   * Reads the feed from the cursor until a page comes back empty. A cursor the feed no longer
+   * keeps, or refuses, or a page of another deployment than the copy's, ends in a new snapshot: at
+   * most twice per read, so a service that keeps refusing is a failed read (backed off), not a loop.
    */
-  const persist = async () => {
-    try {
-      await save();
-    } catch (error) {
-      const { code, message } = errorFields(error);
-      report({ type: 'state_write_failed', code, message });
-    }
-  };
-
-  /** Every page of a snapshot, then the copy replaced by it (never half-read). */
-  const takeSnapshot = async (reason: 'start' | 'cursor_expired' | 'cursor_refused') => {
-    const bans: MirroredBan[] = [];
-    let page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE });
-    const { policy, feed_cursor } = page;
-    for (;;) {
-      for (const item of page.items) bans.push(mirrored(item.device_id, item));
-      if (!page.next_cursor) break;
-      page = await client.getEnforcementSnapshot(gameId, { limit: SNAPSHOT_PAGE, cursor: page.next_cursor });
-    }
-    if (state && listeners.size > 0) for (const device of state.devices.keys()) changed.add(device);
-    state = stateOf(policy, feed_cursor, bans);
-    if (reason !== 'start' && listeners.size > 0)
-      for (const device of state.devices.keys()) changed.add(device);
-    dirty = true;
-    report({ type: 'snapshot', bans: bans.length, reason });
-  };
-
-  const prune = (at: number) => {
-    if (!state) return;
-    const before = new Date(at - PRUNE_AFTER_MS).toISOString();
-    for (const [deviceId, bans] of state.devices)
-      for (const ban of bans.values())
-        if (ban.expires_at !== null && ban.expires_at < before) dropBan(state, deviceId, ban.ban_id);
-  };
-
-  /** Reads the feed from the cursor until a page comes back empty. */
   const catchUp = async () => {
     let applied = 0;
+    let resyncs = 0;
+    let snapshotTaken = false;
+    const resync = async (reason: SnapshotReason, cause: unknown) => {
+      resyncs += 1;
+      if (resyncs > 2) throw cause;
+      const previous = state;
+      // Not merely old but not this feed's: never answered from again, stale until rebuilt.
+      if (reason !== 'cursor_expired') {
+        state = undefined;
+        caughtUpAt = undefined;
+      }
+      await takeSnapshot(reason, previous);
+      snapshotTaken = true;
+    };
     for (;;) {
       const current = state;
       if (!current) return;
       let page: FeedPage;
       try {
-        page = await client.listEvents(gameId, { cursor: current.cursor, limit: FEED_PAGE });
+        page = await readPage(current);
       } catch (error) {
         const { status, code } = errorFields(error);
         if (status === 410 && code === 'cursor_expired') {
-          await takeSnapshot('cursor_expired');
+          await resync('cursor_expired', error);
           continue;
         }
-        // A cursor refused as another publisher's or game's: the state file was not ours.
-        if (status === 400 && code === 'invalid_request') {
-          await takeSnapshot('cursor_refused');
+        // A cursor refused: another publisher's or game's (the state file was not ours), or ahead
+        // of the feed's end (the file was written against another deployment, or the table was
+        // restored from a backup).
+        if (status === 400 && code === 'invalid_request' && namesCursor(error)) {
+          await resync('cursor_refused', error);
           continue;
         }
         throw error;
+      }
+      const deploymentId = page.deployment_id;
+      if (deploymentId !== undefined && deploymentId !== current.deploymentId) {
+        // A copy just built by a server that did not name its deployment is bound to this one.
+        if (current.deploymentId === null && snapshotTaken) {
+          current.deploymentId = deploymentId;
+          dirty = true;
+        } else {
+          await resync('deployment_changed', {
+            ...DEPLOYMENT_MISMATCH,
+            message: `the feed is of deployment ${deploymentId}, the copy of ${current.deploymentId}`,
+          });
+          continue;
+        }
       }
       for (const event of page.items) {
         applyEvent(current, event);
@@ -495,26 +545,102 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       }
       if (page.items.length === 0) {
         caughtUpAt = now();
-        prune(caughtUpAt);
+        prune(current, caughtUpAt);
         report({ type: 'caught_up', applied });
         tellChanges();
-        await persist();
         return;
       }
+    }
+  };
+
+  /** Runs `work` once no other read is under way, as the read under way (sync() joins it). */
+  const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
+    while (syncing) await syncing.catch(() => {});
+    const running = work();
+    const done = running.then(
+      () => {},
+      () => {},
+    );
+    syncing = done;
+    try {
+      return await running;
+    } finally {
+      if (syncing === done) syncing = undefined;
+      writeWhenDue();
     }
   };
 
   const sync = () => {
     syncing ??= (async () => {
       try {
-        if (!state) state = await load();
+        if (!fileRead) {
+          fileRead = true;
+          state ??= await load();
+        }
         if (!state) await takeSnapshot('start');
         await catchUp();
       } finally {
         syncing = undefined;
+        writeWhenDue();
       }
     })();
     return syncing;
+  };
+
+  let verifying: Promise<number | null> | undefined;
+  let lastVerifyAt: number | undefined;
+  /**
+   * A fresh snapshot, brought to the copy's feed position (both read to the feed's end, until they
+   * end at the same cursor), then compared; a copy that differs is replaced and the listeners are
+   * told of the devices that changed. The snapshot is read beside the polls; only the reads to the
+   * same position and the comparison hold them (a few pages and a pass over the copy).
+   */
+  const verify = () => {
+    verifying ??= (async () => {
+      lastVerifyAt = now();
+      const candidate = await readSnapshot(true);
+      return exclusive(async () => {
+        const copy = state;
+        // A copy of another deployment is the copy's own reads' to find (and rebuild).
+        if (!copy || candidate.deploymentId !== copy.deploymentId) return null;
+        for (let round = 0; round < 4 && candidate.cursor !== copy.cursor; round++) {
+          for (;;) {
+            const page = await readPage(candidate);
+            if (page.deployment_id !== undefined && page.deployment_id !== candidate.deploymentId)
+              return null;
+            for (const event of page.items) applyEvent(candidate, event);
+            candidate.cursor = page.next_cursor;
+            if (page.items.length === 0) break;
+          }
+          await catchUp();
+          if (state !== copy) return null;
+        }
+        // The feed kept moving: the next period tries again.
+        if (candidate.cursor !== copy.cursor) return null;
+        const { devices, policy } = await compareCopies(copy, candidate, new Date(now()).toISOString());
+        const differences = devices.length + (policy ? 1 : 0);
+        report({ type: 'verified', differences });
+        if (differences === 0) return 0;
+        prune(candidate, now());
+        state = candidate;
+        dirty = true;
+        if (listeners.size > 0)
+          for (const device of policy ? [...copy.devices.keys(), ...candidate.devices.keys()] : devices)
+            changed.add(device);
+        report({ type: 'diverged', differences, devices: devices.slice(0, 20), policy });
+        tellChanges();
+        return differences;
+      });
+    })().finally(() => {
+      verifying = undefined;
+    });
+    return verifying;
+  };
+  /** After each successful poll: a verification in the background when one is due. */
+  const verifyWhenDue = () => {
+    if (!verifyEveryMs || verifying || !state) return;
+    lastVerifyAt ??= now();
+    if (now() - lastVerifyAt >= verifyEveryMs) verify().catch(() => {});
   };
 
   let failures = 0;
@@ -545,6 +671,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       } else if (failures > 0) report({ type: 'recovered', after_failures: failures });
       failures = 0;
       reportedStale = false;
+      verifyWhenDue();
       return { wait: intervalMs };
     } catch (error) {
       const fields = errorFields(error);
@@ -671,10 +798,14 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       stopping.abort();
       await starting?.catch(() => {});
       await loop;
+      await verifying?.catch(() => {});
       await syncing?.catch(() => {});
-      await persist();
+      // The write under way may hold an older copy: then the latest, whenever the last one was.
+      await writing;
+      await writeNow();
     },
     sync,
+    verify,
     lagMs,
     size: () => state?.count ?? 0,
     status: () => ({
@@ -686,6 +817,8 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       reads,
       failed_reads: failedReads,
       applied_events: appliedEvents,
+      upstream_delay_ms: upstreamDelayMs,
+      bytes: bytesRead,
     }),
     get stoppedBy() {
       return stoppedBy;

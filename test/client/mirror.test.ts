@@ -1,8 +1,10 @@
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs/promises';
 import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { createBanClient } from '../../client/src/client';
 import { ApiError } from '../../client/src/errors';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
 import { defaultPolicyFlags } from '../../lib/model/policy-flags';
@@ -20,6 +22,11 @@ import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
   return { ...actual, randomBytes: vi.fn(actual.randomBytes) };
+});
+// A write held open shows the polls do not wait for it.
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...actual, open: vi.fn(actual.open) };
 });
 
 const GAME = 'g-1';
@@ -242,13 +249,14 @@ describe('the state file', () => {
       for (const name of planted) await symlink(victim, name);
       const mirror = createBanMirror({ client: scripted([ban(1)], []).source, gameId: GAME, stateFile });
       await mirror.sync();
+      await mirror.stop();
 
       expect(await readFile(victim, 'utf8')).toBe('keep me');
       for (const name of planted) expect((await lstat(name)).isSymbolicLink()).toBe(true);
       const saved = await lstat(stateFile);
       expect(saved.isFile()).toBe(true);
       expect(saved.mode & 0o777).toBe(0o600);
-      expect(JSON.parse(await readFile(stateFile, 'utf8')).bans).toHaveLength(1);
+      expect(JSON.parse(await readFile(stateFile, 'utf8')).devices).toHaveLength(1);
       // No temporary file is left behind: the folder holds the planted links, the victim and the state.
       expect((await readdir(folder)).sort()).toEqual(
         ['ban-mirror.json', 'victim.txt', ...planted.map((name) => name.slice(folder.length + 1))].sort(),
@@ -258,7 +266,7 @@ describe('the state file', () => {
     }
   });
 
-  it('discards an edited file (a ban removed by hand) and a file of the older format, and starts from a snapshot', async () => {
+  it('discards an edited file (a ban removed by hand) and files of older formats, and starts from a snapshot', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mirror-'));
     try {
       const stateFile = join(folder, 'ban-mirror.json');
@@ -271,11 +279,11 @@ describe('the state file', () => {
       await first.stop();
       const saved = JSON.parse(await readFile(stateFile, 'utf8'));
       expect(saved).toMatchObject({
-        format: 'device-ban-mirror/2',
+        format: 'device-ban-mirror/3',
         checksum: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       // Unbanned by hand: valid JSON, a valid shape, one ban fewer.
-      await writeFile(stateFile, JSON.stringify({ ...saved, bans: saved.bans.slice(1) }));
+      await writeFile(stateFile, JSON.stringify({ ...saved, devices: saved.devices.slice(1) }));
       const events: MirrorEvent[] = [];
       const { source } = scripted([ban(1), ban(2)], []);
       const second = createBanMirror({
@@ -296,19 +304,24 @@ describe('the state file', () => {
       await second.stop();
 
       const { checksum: _checksum, ...older } = JSON.parse(await readFile(stateFile, 'utf8'));
-      await writeFile(stateFile, JSON.stringify({ ...older, format: 'device-ban-mirror/1' }));
-      const olderEvents: MirrorEvent[] = [];
-      const third = createBanMirror({
-        client: scripted([ban(1)], []).source,
-        gameId: GAME,
-        stateFile,
-        onEvent: (e) => olderEvents.push(e),
-      });
-      await third.sync();
-      expect(olderEvents[0]).toEqual({
-        type: 'state_discarded',
-        reason: 'the state file is of another format (device-ban-mirror/1)',
-      });
+      for (const format of ['device-ban-mirror/1', 'device-ban-mirror/2']) {
+        await writeFile(stateFile, JSON.stringify({ ...older, format }));
+        const olderEvents: MirrorEvent[] = [];
+        const third = createBanMirror({
+          client: scripted([ban(1)], []).source,
+          gameId: GAME,
+          stateFile,
+          onEvent: (e) => olderEvents.push(e),
+        });
+        await third.sync();
+        // Never served: discarded, and the copy is the snapshot's.
+        expect(olderEvents.slice(0, 2)).toEqual([
+          { type: 'state_discarded', reason: `the state file is of another format (${format})` },
+          { type: 'snapshot', bans: 1, reason: 'start' },
+        ]);
+        expect(third.check('d-2').restricted.cheat).toBe(false);
+        await third.stop();
+      }
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -322,21 +335,28 @@ describe('the state file', () => {
       randomBytes.mockImplementationOnce(() => guessed);
       await symlink(victim, `${stateFile}.${guessed.toString('hex')}.tmp`);
       const events: MirrorEvent[] = [];
+      let clock = Date.parse('2026-11-02T00:00:00.000Z');
       const mirror = createBanMirror({
         client: scripted([ban(1)], []).source,
         gameId: GAME,
         stateFile,
+        now: () => clock,
         onEvent: (event) => events.push(event),
       });
 
       // The write is refused and reported; the read itself caught up.
       await mirror.sync();
-      expect(events.at(-1)).toMatchObject({ type: 'state_write_failed', code: 'EEXIST' });
+      await expect
+        .poll(() => events.at(-1), { timeout: 5_000 })
+        .toMatchObject({ type: 'state_write_failed', code: 'EEXIST' });
       expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: true } });
       expect(await readFile(victim, 'utf8')).toBe('keep me');
       await expect(stat(stateFile)).rejects.toMatchObject({ code: 'ENOENT' });
 
+      // The next write, once due, goes under a new name.
+      clock += 5_000;
       await mirror.sync();
+      await expect.poll(() => events.at(-1)?.type, { timeout: 5_000 }).toBe('state_written');
       expect(await readFile(victim, 'utf8')).toBe('keep me');
       expect((await lstat(stateFile)).mode & 0o777).toBe(0o600);
     } finally {
@@ -747,5 +767,491 @@ describe('the login gate (decide)', () => {
       fallback_error: { code: 'timeout' },
     });
     expect(attempts).toBe(1);
+  });
+});
+
+type Listed = ReturnType<typeof ban> & { device_id: string };
+
+/**
+ * A service of one deployment, as the mirror sees it: a snapshot of the bans in force (`pageSize`
+ * a page, with the feed's position when its first page was read), and a feed read by position
+ * (cursor `p<n>`): a cursor past its end is refused as the API refuses it (400, `ahead_of_feed`).
+ * `deployment` and `delay` are what its pages name; null or undefined leaves the field out, as an
+ * older server does.
+ */
+/** A page naming its deployment, or, for undefined, as an older server answers it. */
+const named = <T extends object>(page: T, deployment: string | undefined) =>
+  deployment === undefined ? page : { ...page, deployment_id: deployment };
+const service = (bans: Listed[] = [], deployment: string | null = 'dep-1') => {
+  const svc = {
+    deployment: deployment ?? undefined,
+    delay: undefined as number | null | undefined,
+    bans: new Map(bans.map((b) => [b.ban_id, b])),
+    log: [] as unknown[],
+    pageSize: 1000,
+    /** Ban ids the next snapshot leaves out: a copy made wrong. */
+    hidden: new Set<number>(),
+    /** The deployment each snapshot page names, when it differs from the service's (by page index). */
+    pageDeployments: [] as Array<string | undefined>,
+    snapshotReads: 0,
+    feedReads: 0,
+    /** Held until released: the snapshot's first page. */
+    held: undefined as Promise<void> | undefined,
+    create(id: number, device: string, over: Record<string, unknown> = {}) {
+      const made = { ...ban(id, over), device_id: device };
+      svc.bans.set(id, made);
+      const { device_id: _d, ...listed } = made;
+      svc.log.push({
+        event_id: `e${svc.log.length}`,
+        type: 'ban.created',
+        occurred_at: at0,
+        device_id: device,
+        ban: listed,
+      });
+    },
+    revoke(id: number) {
+      const gone = svc.bans.get(id);
+      if (!gone) return;
+      svc.bans.delete(id);
+      const { device_id, ...listed } = gone;
+      svc.log.push({
+        event_id: `e${svc.log.length}`,
+        type: 'ban.revoked',
+        occurred_at: at0,
+        device_id,
+        ban: { ...listed, revoked_at: at0 },
+      });
+    },
+  };
+  const source = {
+    getEnforcementSnapshot: async (_game: string, query: { cursor?: string } = {}) => {
+      if (!query.cursor) {
+        svc.snapshotReads += 1;
+        await svc.held;
+      }
+      const [position, from] = (query.cursor ?? `${svc.log.length}:0`).split(':').map(Number) as [
+        number,
+        number,
+      ];
+      const items = [...svc.bans.values()].filter((b) => !svc.hidden.has(b.ban_id));
+      const page = items.slice(from, from + svc.pageSize);
+      const index = from / svc.pageSize;
+      const next = from + svc.pageSize < items.length ? `${position}:${from + svc.pageSize}` : null;
+      if (next === null) svc.hidden.clear();
+      return named(
+        { game_id: GAME, policy, feed_cursor: `p${position}`, items: page, next_cursor: next },
+        index in svc.pageDeployments ? svc.pageDeployments[index] : svc.deployment,
+      );
+    },
+    listEvents: async (_game: string, query: { cursor?: string; limit?: number } = {}) => {
+      svc.feedReads += 1;
+      const position = Number((query.cursor ?? 'p0').slice(1));
+      if (position > svc.log.length)
+        throw new ApiError({
+          status: 400,
+          code: 'invalid_request',
+          message: 'cursor: is ahead of the feed',
+          details: [{ field: 'cursor', issue: 'ahead_of_feed' }],
+          request_id: 'r',
+        });
+      const items = svc.log.slice(position, position + (query.limit ?? 500));
+      const page = { items, next_cursor: `p${position + items.length}` };
+      return named(svc.delay === undefined ? page : { ...page, delay_ms: svc.delay }, svc.deployment);
+    },
+  } as unknown as MirrorSource;
+  return { svc, source };
+};
+const at0 = '2026-11-01T00:00:00.000Z';
+const listed = (id: number, device = `d-${id}`, over: Record<string, unknown> = {}): Listed => ({
+  ...ban(id, over),
+  device_id: device,
+});
+/** A promise and the function that settles it. */
+const gate = () => {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { held, release };
+};
+const inFolder = async (run: (folder: string) => Promise<void>) => {
+  const folder = await mkdtemp(join(tmpdir(), 'mirror-'));
+  try {
+    await run(folder);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+};
+
+describe('bound to its deployment', () => {
+  it('rebuilds from a snapshot a state file of another deployment, answering nothing from it meanwhile', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const first = createBanMirror({
+        client: service([listed(1)], 'dep-1').source,
+        gameId: GAME,
+        stateFile,
+      });
+      await first.sync();
+      await first.stop();
+      expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ deployment_id: 'dep-1' });
+
+      // Another deployment (a restored table, a new stack) that never banned d-1.
+      const { svc, source } = service([listed(2)], 'dep-2');
+      const snapshot = gate();
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events.push(e),
+      });
+      // The file is read and its cursor tried; the snapshot that replaces it is held.
+      svc.held = snapshot.held;
+      const syncing = mirror.sync();
+      await expect.poll(() => svc.snapshotReads, { timeout: 5_000 }).toBe(1);
+      expect(mirror.status().state).toBe('initializing');
+      expect(mirror.check('d-1')).toMatchObject({ stale: true, restricted: { cheat: true, social: true } });
+      snapshot.release();
+      await syncing;
+
+      expect(events.map((e) => e.type)).toEqual(['state_loaded', 'snapshot', 'caught_up']);
+      expect(events[1]).toEqual({ type: 'snapshot', bans: 1, reason: 'deployment_changed' });
+      expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: false } });
+      expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+      await mirror.stop();
+      expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ deployment_id: 'dep-2' });
+    });
+  });
+
+  it('discards its copy when a feed page comes from a new deployment mid-run, and tells the listeners', async () => {
+    const { svc, source } = service([listed(1)]);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    const heard: string[] = [];
+    mirror.onBanChange((device, check) => heard.push(`${device}:${check.restricted.cheat}`));
+    await mirror.sync();
+    svc.create(2, 'd-2');
+    await mirror.sync();
+    expect(mirror.check('d-1').restricted.cheat).toBe(true);
+
+    // The service answers from another deployment now: d-1 unknown there, d-3 banned.
+    svc.deployment = 'dep-2';
+    svc.bans = new Map([[3, listed(3)]]);
+    const snapshot = gate();
+    svc.held = snapshot.held;
+    heard.length = 0;
+    const syncing = mirror.sync();
+    await expect.poll(() => svc.snapshotReads, { timeout: 5_000 }).toBe(2);
+    // Never fresh meanwhile: the old copy is not this deployment's.
+    expect(mirror.status().state).toBe('initializing');
+    expect(mirror.check('d-1').stale).toBe(true);
+    snapshot.release();
+    await syncing;
+    expect(events.filter((e) => e.type === 'snapshot').at(-1)).toEqual({
+      type: 'snapshot',
+      bans: 1,
+      reason: 'deployment_changed',
+    });
+    expect(mirror.check('d-1')).toMatchObject({ stale: false, restricted: { cheat: false } });
+    expect(mirror.check('d-3')).toMatchObject({ stale: false, restricted: { cheat: true } });
+    expect(heard.sort()).toEqual(['d-1:false', 'd-2:false', 'd-3:true']);
+  });
+
+  it('retakes a snapshot whose pages name two deployments', async () => {
+    const { svc, source } = service([listed(1), listed(2), listed(3)]);
+    svc.pageSize = 1;
+    svc.pageDeployments = [undefined, 'dep-1', 'dep-0'];
+    svc.pageDeployments[0] = 'dep-1';
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    const first = source.getEnforcementSnapshot;
+    let reads = 0;
+    (source as { getEnforcementSnapshot: unknown }).getEnforcementSnapshot = async (
+      ...args: Parameters<typeof first>
+    ) => {
+      const page = await first(...args);
+      // The first read switched deployment on its third page; later reads agree.
+      if (!args[1]?.cursor && ++reads === 2) svc.pageDeployments = [];
+      return page;
+    };
+    await mirror.sync();
+    expect(svc.snapshotReads).toBe(2);
+    expect(events.filter((e) => e.type === 'snapshot')).toEqual([
+      { type: 'snapshot', bans: 3, reason: 'start' },
+    ]);
+    expect(mirror.size()).toBe(3);
+  });
+
+  it('resyncs from a snapshot when its cursor is ahead of the feed (400 naming the cursor)', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      // Written against a feed five events long, by a server that did not name its deployment.
+      const old = service([listed(1)], null);
+      for (let i = 0; i < 5; i++) old.svc.create(10 + i, `d-${10 + i}`);
+      const first = createBanMirror({ client: old.source, gameId: GAME, stateFile });
+      await first.sync();
+      await first.stop();
+
+      // The table was restored from a backup: its feed is two events long.
+      const restored = service([listed(1)], null);
+      restored.svc.create(20, 'd-20');
+      restored.svc.create(21, 'd-21');
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: restored.source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.sync();
+      expect(events.slice(0, 2)).toEqual([
+        { type: 'state_loaded', bans: 6 },
+        { type: 'snapshot', bans: 3, reason: 'cursor_refused' },
+      ]);
+      expect(mirror.check('d-10').restricted.cheat).toBe(false);
+      expect(mirror.check('d-21')).toMatchObject({ stale: false, restricted: { cheat: true } });
+    });
+  });
+
+  it('accepts pages of a server that does not name its deployment, and binds a copy built so when one does', async () => {
+    const { svc, source } = service([listed(1)], null);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    await mirror.sync();
+    svc.create(2, 'd-2');
+    await mirror.sync();
+    expect(mirror.check('d-2').restricted.cheat).toBe(true);
+    // Upgraded: its pages name the deployment now; the copy, made without one, is rebuilt once.
+    svc.deployment = 'dep-1';
+    await mirror.sync();
+    await mirror.sync();
+    expect(events.filter((e) => e.type === 'snapshot').map((e) => 'reason' in e && e.reason)).toEqual([
+      'start',
+      'deployment_changed',
+    ]);
+    expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+  });
+});
+
+describe('verification against a fresh snapshot', () => {
+  it('heals a copy that was made wrong, reports it, and tells the listeners of the devices that changed', async () => {
+    const { svc, source } = service([listed(1), listed(2), listed(3)]);
+    // The first snapshot leaves ban 2 out, and a feed event of ban 3's end was lost.
+    svc.hidden = new Set([2]);
+    const events: MirrorEvent[] = [];
+    const mirror = createBanMirror({ client: source, gameId: GAME, onEvent: (e) => events.push(e) });
+    await mirror.sync();
+    svc.bans.set(3, listed(3, 'd-3', { expires_at: '2026-11-01T00:00:00.000Z' }));
+    expect(mirror.check('d-2').restricted.cheat).toBe(false);
+    const heard: string[] = [];
+    mirror.onBanChange((device, check) => heard.push(`${device}:${check.restricted.cheat}`));
+    // The feed moves on before and while it verifies: those are not differences.
+    svc.create(4, 'd-4');
+    svc.revoke(1);
+
+    expect(await mirror.verify()).toBe(2);
+    expect(events.filter((e) => e.type === 'verified' || e.type === 'diverged')).toEqual([
+      { type: 'verified', differences: 2 },
+      { type: 'diverged', differences: 2, devices: ['d-3', 'd-2'], policy: false },
+    ]);
+    expect(heard).toEqual(expect.arrayContaining(['d-2:true', 'd-3:false']));
+    expect(mirror.check('d-2').restricted.cheat).toBe(true);
+    expect(mirror.check('d-3').restricted.cheat).toBe(false);
+    expect(mirror.check('d-4').restricted.cheat).toBe(true);
+    expect(mirror.check('d-1').restricted.cheat).toBe(false);
+
+    // Verified again: nothing differs now.
+    expect(await mirror.verify()).toBe(0);
+    expect(events.at(-1)).toEqual({ type: 'verified', differences: 0 });
+  });
+
+  it('verifies every verifyEveryMs by the clock, and never when it is not set', async () => {
+    for (const verifyEveryMs of [60_000, undefined]) {
+      const { svc, source } = service([listed(1), listed(2)]);
+      svc.hidden = new Set([2]);
+      let clock = Date.parse('2026-11-02T00:00:00.000Z');
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        intervalMs: 5,
+        verifyEveryMs,
+        now: () => clock,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.start();
+      const reads = svc.feedReads;
+      await expect.poll(() => svc.feedReads, { timeout: 5_000 }).toBeGreaterThan(reads + 3);
+      expect(svc.snapshotReads).toBe(1);
+      clock += 60_000;
+      if (verifyEveryMs) {
+        await expect.poll(() => events.some((e) => e.type === 'diverged'), { timeout: 5_000 }).toBe(true);
+        expect(mirror.check('d-2').restricted.cheat).toBe(true);
+        expect(svc.snapshotReads).toBe(2);
+      } else {
+        await expect.poll(() => svc.feedReads, { timeout: 5_000 }).toBeGreaterThan(reads + 6);
+        expect(svc.snapshotReads).toBe(1);
+        expect(events.some((e) => e.type === 'verified')).toBe(false);
+      }
+      await mirror.stop();
+    }
+  });
+});
+
+describe('status: upstream delay and bytes', () => {
+  it("reports the last feed page's delay, and the bytes of every answer read through the client", async () => {
+    const { svc, source } = service([listed(1)]);
+    let served = 0;
+    // The package's client over a fetch that answers from the service above.
+    const fake = (async (url: string) => {
+      const { pathname, searchParams } = new URL(url);
+      const query = Object.fromEntries(searchParams);
+      const body = JSON.stringify(
+        pathname === '/v1/events'
+          ? await source.listEvents(GAME, query)
+          : await source.getEnforcementSnapshot(GAME, query),
+      );
+      served += Buffer.byteLength(body);
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as unknown as typeof fetch;
+    const client = createBanClient({ baseUrl: 'http://api.test', apiKey: 'bsk_x', fetch: fake });
+    const mirror = createBanMirror({ client, gameId: GAME });
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: null, bytes: 0 });
+    await mirror.sync();
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: null, bytes: served });
+    svc.delay = 250;
+    svc.create(2, 'd-2', { player_message: 'é' });
+    await mirror.sync();
+    expect(mirror.status()).toMatchObject({ upstream_delay_ms: 250, bytes: served, size: 2 });
+    expect(served).toBeGreaterThan(0);
+    svc.delay = null;
+    await mirror.sync();
+    expect(mirror.status().upstream_delay_ms).toBeNull();
+  });
+});
+
+describe('writing the state file', () => {
+  const written = (events: MirrorEvent[]) => events.filter((e) => e.type === 'state_written').length;
+  const stored = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
+
+  it('writes at most once per stateWriteIntervalMs, whatever the polls change', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const { svc, source } = service([listed(1)]);
+      let clock = Date.parse('2026-11-02T00:00:00.000Z');
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        stateWriteIntervalMs: 10_000,
+        now: () => clock,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.sync();
+      await expect.poll(() => written(events), { timeout: 5_000 }).toBe(1);
+      for (let i = 2; i <= 6; i++) {
+        clock += 1_000;
+        svc.create(i, `d-${i}`);
+        await mirror.sync();
+      }
+      expect((await stored(stateFile)).devices).toHaveLength(1);
+      clock += 5_000;
+      await mirror.sync();
+      await expect.poll(() => written(events), { timeout: 5_000 }).toBe(2);
+      expect(await stored(stateFile)).toMatchObject({ cursor: 'p5' });
+      expect((await stored(stateFile)).devices).toHaveLength(6);
+      await mirror.stop();
+      // Nothing changed since: stop() had nothing to write.
+      expect(written(events)).toBe(2);
+    });
+  });
+
+  it('polls on while a write is slow, and stop() writes the latest state after it', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const { svc, source } = service([listed(1)]);
+      const slow = gate();
+      const open = vi.mocked(fs.open);
+      open.mockClear();
+      const actualOpen = (await vi.importActual<typeof import('node:fs/promises')>('node:fs/promises')).open;
+      open.mockImplementationOnce(async (...args: Parameters<typeof actualOpen>) => {
+        await slow.held;
+        return actualOpen(...args);
+      });
+      const events: MirrorEvent[] = [];
+      const mirror = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        intervalMs: 5,
+        onEvent: (e) => events.push(e),
+      });
+      await mirror.start();
+      await expect.poll(() => open.mock.calls.length, { timeout: 5_000 }).toBe(1);
+      svc.create(2, 'd-2');
+      const reads = svc.feedReads;
+      // The first write is held; the polls keep their interval and the copy keeps up.
+      await expect.poll(() => svc.feedReads, { timeout: 5_000 }).toBeGreaterThan(reads + 5);
+      expect(mirror.check('d-2')).toMatchObject({ stale: false, restricted: { cheat: true } });
+      expect(mirror.status().state).toBe('valid');
+      expect(written(events)).toBe(0);
+
+      svc.create(3, 'd-3');
+      await mirror.sync();
+      const stopping = mirror.stop();
+      slow.release();
+      await stopping;
+      expect(written(events)).toBe(2);
+      expect(await stored(stateFile)).toMatchObject({ cursor: 'p2' });
+      // What was written restores the same copy.
+      const events2: MirrorEvent[] = [];
+      const again = createBanMirror({
+        client: source,
+        gameId: GAME,
+        stateFile,
+        onEvent: (e) => events2.push(e),
+      });
+      await again.sync();
+      expect(events2.slice(0, 2)).toEqual([
+        { type: 'state_loaded', bans: 3 },
+        { type: 'caught_up', applied: 0 },
+      ]);
+      expect(again.check('d-3').restricted.cheat).toBe(true);
+    });
+  });
+
+  it('keeps in the file exactly what a check answers, restored as the copy had it', async () => {
+    await inFolder(async (folder) => {
+      const stateFile = join(folder, 'ban-mirror.json');
+      const rich = listed(1, 'd-1', {
+        scope: 'global',
+        publisher_id: 'pub-2',
+        game_id: null,
+        details_json: { clip: 'https://x/1', frames: [1, 2] },
+        expires_at: '2027-01-01T00:00:00.000Z',
+        player_message: 'Banned for aimbot',
+        appealable: false,
+        appeal: { appeal_id: 'apl_1', status: 'decided', outcome: 'upheld' },
+        created_by: { kind: 'key', id: 'k1' },
+      });
+      const { source } = service([rich, listed(2)]);
+      const now = () => Date.parse('2026-11-02T00:00:00.000Z');
+      const live = createBanMirror({ client: source, gameId: GAME, stateFile, now });
+      await live.sync();
+      await live.stop();
+      const restored = createBanMirror({ client: source, gameId: GAME, stateFile, now });
+      await restored.sync();
+      const at = '2026-11-02T00:00:00.000Z';
+      for (const device of ['d-1', 'd-2']) expect(restored.check(device, at)).toEqual(live.check(device, at));
+      expect(live.check('d-1', at).bans[0]).toMatchObject({
+        details_json: { clip: 'https://x/1', frames: [1, 2] },
+        appeal: { appeal_id: 'apl_1', status: 'decided', outcome: 'upheld' },
+        revoked_at: null,
+        revoke_reason_code: null,
+        created_by: null,
+      });
+    });
   });
 });

@@ -216,7 +216,7 @@ describe('the device-ban-client package', () => {
     expect(first.stderr).toContain('"type":"snapshot"');
     const saved = JSON.parse(await readFile(stateFile, 'utf8'));
     expect(saved).toMatchObject({
-      format: 'device-ban-mirror/2',
+      format: 'device-ban-mirror/3',
       game_id: 'game-2',
       publisher_id: 'package-pub',
     });

@@ -313,6 +313,8 @@ describe('the mirror against the API', () => {
               }
               await quiet(mirror);
               await expectExact(mirror, game, touched);
+              // A fresh snapshot brought to the copy's position finds nothing to heal.
+              expect(await mirror.verify()).toBe(0);
             }
           }
         } finally {
@@ -377,7 +379,7 @@ describe('the mirror against the API', () => {
     await api.settle();
 
     const damaged = join(dir, `${game}-damaged.json`);
-    writeFileSync(damaged, '{"format":"device-ban-mirror/2","game_id"');
+    writeFileSync(damaged, '{"format":"device-ban-mirror/3","game_id"');
     const otherGame = join(dir, `${game}-other.json`);
     const foreign = join(dir, `${game}-foreign.json`);
     // A state file another game's mirror wrote, and one another publisher's mirror wrote for this game.
