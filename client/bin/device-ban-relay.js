@@ -21,7 +21,8 @@ const usage = `usage: device-ban-relay [options]          serve the relay
                             comma-separated); none: any game, followed on its first request
   --interval-ms N           between upstream reads per game (default 1000)
   --max-lag-ms N            past this without reaching the service, reads answer 503 (default 10000)
-  --hold-ms N               longest a feed read at the end waits for a change (default 5000)
+  --hold-ms N               a feed read at the end waits this long for a change, then until
+                            the next upstream read (default 4000)
   --retention-events N      events kept per game for downstream cursors (default 20000)
   --retention-ms N          and for at most this long (default 86400000)
   --verbose                 also log each upstream read that brought no change
@@ -106,7 +107,7 @@ try {
     ...(games.length > 0 ? { games } : {}),
     intervalMs: number('interval-ms', values['interval-ms'], 1_000),
     maxLagMs: number('max-lag-ms', values['max-lag-ms'], 10_000),
-    holdMs: number('hold-ms', values['hold-ms'], 5_000),
+    holdMs: number('hold-ms', values['hold-ms'], 4_000),
     retention: {
       events: number('retention-events', values['retention-events'], 20_000),
       ms: number('retention-ms', values['retention-ms'], 86_400_000),

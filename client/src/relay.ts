@@ -54,7 +54,12 @@ export interface RelayOptions {
    * (default 10,000 ms), so the mirrors behind it go stale by their own `maxLagMs` and `failMode`.
    */
   maxLagMs?: number;
-  /** The longest a feed read at the end is held for a change (default 5,000 ms, under the client's 10 s). */
+  /**
+   * How long a feed read at the end is held for a change (default 4,000 ms): past it, the read is
+   * answered (empty) right after the relay's next upstream read, at most `intervalMs` later, so the
+   * mirror's next poll, one interval on, comes just after the relay's next read and a change never
+   * waits a mirror's interval on top of the relay's. At most 5 s by default, under the client's 10 s.
+   */
   holdMs?: number;
   /**
    * The log of applied events downstream cursors point into: at most `events` per game (default
@@ -79,6 +84,8 @@ export type RelayEvent =
     }
   /** One upstream read to the feed's end (once per interval per game). */
   | { type: 'caught_up'; game_id: string; applied: number }
+  /** A change answered the reads held for it: how many, and how long writing every answer took. */
+  | { type: 'held_answered'; game_id: string; reads: number; ms: number }
   /** The game's first caught-up read: the relay serves it from now. */
   | { type: 'ready'; game_id: string }
   | { type: 'read_failed'; game_id: string; status: number; code: string; retry_in_ms: number }
@@ -218,6 +225,8 @@ interface HeldPoll {
   epoch: number;
   position: number;
   limit: number;
+  /** Held for `holdMs`: answered after the next upstream read (or by the timer, one interval on). */
+  expired: boolean;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -288,7 +297,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
   const { client, onEvent } = options;
   const intervalMs = options.intervalMs ?? 1_000;
   const maxLagMs = options.maxLagMs ?? 10_000;
-  const holdMs = options.holdMs ?? 5_000;
+  const holdMs = options.holdMs ?? 4_000;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const maxGames = options.maxGames ?? 100;
   const keepEvents = options.retention?.events ?? 20_000;
@@ -478,8 +487,19 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       report({ type: 'read_failed', game_id: f.gameId, ...fields, retry_in_ms: wait });
       return wait;
     } finally {
-      // New events, a new epoch, or a copy that can no longer be served: every held read is answered.
-      if (f.version !== versionBefore || stateOf(f) === 'stale' || f.refused) wake(f);
+      // New events, a new epoch, or a copy that can no longer be served: every held read is answered;
+      // else those held long enough, now that the relay has just read the service.
+      if (f.version !== versionBefore && f.held.size > 0) {
+        const started = performance.now();
+        const reads = f.held.size;
+        wake(f);
+        report({ type: 'held_answered', game_id: f.gameId, reads, ms: performance.now() - started });
+      } else if (stateOf(f) === 'stale' || f.refused) wake(f);
+      else
+        release(
+          f,
+          [...f.held].filter((poll) => poll.expired),
+        );
     }
   };
 
@@ -622,7 +642,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     return undefined;
   };
 
-  const headersOf = (requestId: string, body: string, extra: Record<string, string> = {}) => ({
+  const headersOf = (requestId: string, body: string | Buffer, extra: Record<string, string> = {}) => ({
     'Content-Type': JSON_TYPE,
     'Cache-Control': 'no-store',
     'X-Request-Id': requestId,
@@ -634,7 +654,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     res: ServerResponse,
     requestId: string,
     status: number,
-    body: string,
+    body: string | Buffer,
     extra?: Record<string, string>,
   ) => {
     if (res.writableEnded || res.destroyed) return;
@@ -657,7 +677,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
 
   /**
    * A feed read from `position`: the events after it, or (at the end, from a cursor that allows it)
-   * held until a change or `holdMs`. Answered from the copy as long as it is within `maxLagMs`.
+   * held until a change, or `holdMs` and the next upstream read. Answered from the copy as long as it is within `maxLagMs`.
    */
   const answerFeed = (
     f: Follower,
@@ -666,6 +686,8 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     read: { epoch: number; position: number; hold: boolean },
     limit: number,
     mayHold: boolean,
+    /** Bodies already made for held reads answered together: one per page, however many readers. */
+    bodies?: Map<string, Buffer>,
   ) => {
     const problem = unservable(f);
     if (problem) return sendProblem(res, requestId, problem);
@@ -690,9 +712,11 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
         epoch: read.epoch,
         position: read.position,
         limit,
+        expired: false,
         timer: setTimeout(() => {
-          f.held.delete(poll);
-          answerFeed(f, res, requestId, read, limit, false);
+          poll.expired = true;
+          // Should the upstream reads be backing off, the read is answered one interval on all the same.
+          poll.timer = setTimeout(() => release(f, [poll]), intervalMs);
         }, holdMs),
       };
       f.held.add(poll);
@@ -702,17 +726,22 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       });
       return;
     }
-    const page = feedItems(f, read.position, limit);
     served.events += 1;
-    const next = feedCursor(f, f.epoch, page.next, page.count === 0);
-    send(res, requestId, 200, feedBody(f, page.json, next));
+    const key = `${read.position}.${limit}`;
+    let body = bodies?.get(key);
+    if (!body) {
+      const page = feedItems(f, read.position, limit);
+      body = Buffer.from(feedBody(f, page.json, feedCursor(f, f.epoch, page.next, page.count === 0)));
+      bodies?.set(key, body);
+    }
+    send(res, requestId, 200, body);
   };
 
-  /** Answers every held read of the game: the change they waited for, or why there is none. */
-  const wake = (f: Follower) => {
-    const polls = [...f.held];
-    f.held.clear();
+  /** Answers held reads of the game: the change they waited for, or why there is none. */
+  const release = (f: Follower, polls: HeldPoll[]) => {
+    const bodies = new Map<string, Buffer>();
     for (const poll of polls) {
+      f.held.delete(poll);
       clearTimeout(poll.timer);
       answerFeed(
         f,
@@ -721,9 +750,12 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
         { epoch: poll.epoch, position: poll.position, hold: false },
         poll.limit,
         false,
+        bodies,
       );
     }
   };
+
+  const wake = (f: Follower) => release(f, [...f.held]);
 
   /** The copy's bans in snapshot order (device, then ban id), sorted once per change. */
   const sortedBans = (f: Follower) => {
