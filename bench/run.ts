@@ -16,6 +16,7 @@ import {
   startInProcess,
 } from './in-process';
 import { measurePersonAuthorization } from './people';
+import { measureRelay, relayRows } from './relay';
 import { measureThroughput } from './throughput';
 
 /**
@@ -32,6 +33,8 @@ import { measureThroughput } from './throughput';
  * snapshot of SNAPSHOT_BANS, default 100,000) alone: `npx tsx bench/game-servers.ts`.
  * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
  * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
+ * Part 11 (RELAY_BENCH_MIRRORS, default 10,000, mirrors behind one relay: the service's polls per
+ * second, a change's way to every mirror, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -82,6 +85,8 @@ step('game servers (the mirror against the API, freshness, memory, a snapshot of
 const gameServers = await measureGameServers();
 step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
 const feedPolling = await measureFeedPolling();
+step("relay (10,000 mirrors behind one relay: the service's polls, a change's way to every mirror)");
+const relay = await measureRelay();
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await measureConsole();
@@ -202,13 +207,14 @@ const rows: Row[] = [
   ...consoleRows(consoleTimings),
   ...gameServerRows(gameServers),
   ...feedPollingRows(feedPolling),
+  ...relayRows(relay),
 ];
 
 console.table(rows);
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/results.json',
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(
