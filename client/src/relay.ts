@@ -891,9 +891,22 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     Promise.race([f.firstRead, new Promise<void>((resolve) => (timer = setTimeout(resolve, holdMs)))]).then(
       () => {
         clearTimeout(timer);
-        go();
+        guarded(res, requestId, go);
       },
     );
+  };
+
+  /** Runs a step of answering a request: a bug in it answers 500, never escapes the server. */
+  const guarded = (res: ServerResponse, requestId: string, step: () => void) => {
+    try {
+      step();
+    } catch {
+      sendProblem(res, requestId, {
+        status: 500,
+        code: 'internal_error',
+        message: 'An internal error occurred',
+      });
+    }
   };
 
   const health = (res: ServerResponse, requestId: string) => {
@@ -986,8 +999,9 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       };
       const verdict = authorize(key, gameId);
       if (typeof verdict === 'boolean') return proceed(verdict);
-      verdict.then(proceed, () =>
-        sendProblem(res, requestId, unavailable('The relay could not check the key')),
+      verdict.then(
+        (allowed) => guarded(res, requestId, () => proceed(allowed)),
+        () => sendProblem(res, requestId, unavailable('The relay could not check the key')),
       );
     } catch {
       sendProblem(res, requestId, {
