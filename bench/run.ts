@@ -8,6 +8,7 @@ import { feedPollingRows, type measureFeedPolling } from './feed-polling';
 import { gameServerRows, type measureGameServers } from './game-servers';
 import { hotItemRows } from './hot-item';
 import type { measureInProcessParts } from './in-process-part';
+import { type measureRelay, relayRows } from './relay';
 import type { measureThroughput } from './throughput';
 
 type FiguresOf<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
@@ -17,6 +18,7 @@ type EventsFigures = FiguresOf<typeof measureEvents>;
 type GameServerFigures = FiguresOf<typeof measureGameServers>;
 type FeedPollingResult = FiguresOf<typeof measureFeedPolling>;
 type ConsoleFigures = FiguresOf<typeof measureConsole>;
+type RelayFigures = FiguresOf<typeof measureRelay>;
 
 /**
  * `npm run bench`: every figure as a ratio to a baseline measured in the same run, because these
@@ -32,10 +34,12 @@ type ConsoleFigures = FiguresOf<typeof measureConsole>;
  * snapshot of SNAPSHOT_BANS, default 100,000) alone: `npx tsx bench/game-servers.ts`.
  * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
  * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
+ * Part 11 (RELAY_BENCH_MIRRORS, default 10,000, mirrors behind one relay: the service's polls per
+ * second, a change's way to every mirror, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
  *
  * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
  * runs every part at a token size (seconds, not minutes; figures meaningless) and writes its results
- * to BENCH_RESULTS instead: test/bench/short.test.ts runs it so the bench cannot break unseen.
+ * to BENCH_RESULTS instead, to check the bench itself still runs.
  */
 
 process.env.LOG_LEVEL = 'silent';
@@ -54,6 +58,9 @@ if (short) {
     SNAPSHOT_BANS: '500',
     FEED_BENCH_SERVERS: '5',
     FEED_BENCH_SECONDS: '1',
+    RELAY_BENCH_MIRRORS: '40',
+    RELAY_BENCH_CHANGES: '2',
+    RELAY_BENCH_TAIL_MS: '3000',
   };
   for (const [name, value] of Object.entries(tokenSizes)) process.env[name] ??= value;
 }
@@ -98,6 +105,8 @@ step('game servers (the mirror against the API, freshness, memory, a snapshot of
 const gameServers = await runPart<GameServerFigures>('bench/game-servers.ts', 'measureGameServers');
 step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
 const feedPolling = await runPart<FeedPollingResult>('bench/feed-polling.ts', 'measureFeedPolling');
+step("relay (10,000 mirrors behind one relay: the service's polls, a change's way to every mirror)");
+const relay = await runPart<RelayFigures>('bench/relay.ts', 'measureRelay');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');
@@ -219,13 +228,14 @@ const rows: Row[] = [
   ...consoleRows(consoleTimings),
   ...gameServerRows(gameServers),
   ...feedPollingRows(feedPolling),
+  ...relayRows(relay),
 ];
 
 console.table(rows);
 mkdirSync(dirname(resultsFile), { recursive: true });
 writeFileSync(
   resultsFile,
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(`done: ${rows.length - failed.length} of ${rows.length} rows meet their target; ${resultsFile} written`);

@@ -45,5 +45,16 @@ export type {
   RevokeBanRequest,
 } from './operation-types.js';
 export { type CursorOf, EventFeed, type FeedPageLike, type ListPage, Paged } from './paging.js';
+export {
+  type BanRelay,
+  createBanRelay,
+  type RelayEvent,
+  type RelayGameState,
+  type RelayGameStatus,
+  type RelayKeys,
+  type RelayOptions,
+  type RelaySource,
+  type RelayStatus,
+} from './relay.js';
 export { type RetryRule, retryRules } from './retry.js';
 export type { CallOptions } from './transport.js';

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ describe('the device-ban-client package', () => {
     );
   }, 60_000);
 
-  it('packs into a tarball of dist/, README.md and package.json only', async () => {
+  it('packs into a tarball of dist/, the relay bin, README.md and package.json only', async () => {
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
       cwd: clientDir,
     });
@@ -129,11 +130,19 @@ describe('the device-ban-client package', () => {
         'dist/client/src/index.js',
         'dist/client/src/index.d.ts',
         'dist/client/src/api-types.d.ts',
+        'dist/client/src/relay.js',
+        'bin/device-ban-relay.js',
       ]),
     );
-    expect(paths.filter((p) => !p.startsWith('dist/') && p !== 'README.md' && p !== 'package.json')).toEqual(
-      [],
-    );
+    expect(
+      paths.filter(
+        (p) =>
+          !p.startsWith('dist/') &&
+          p !== 'bin/device-ban-relay.js' &&
+          p !== 'README.md' &&
+          p !== 'package.json',
+      ),
+    ).toEqual([]);
     const manifest = JSON.parse(await readFile(join(clientDir, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     console.log(
@@ -234,6 +243,64 @@ describe('the device-ban-client package', () => {
     await rm(stateFile);
     expect((await login('http://127.0.0.1:1')).stdout).toBe('dev-mirrored allowed\ndev-clean allowed\n');
   }, 90_000);
+
+  it('installs the device-ban-relay bin, which hashes a key and relays the API to a game server key', async () => {
+    const project = join(scratch, 'game-server');
+    const bin = join(project, 'node_modules', '.bin', 'device-ban-relay');
+    const serverKey = 'studio-server-key';
+    const hashed = await new Promise<string>((resolve, reject) => {
+      const child = spawn(bin, ['hash-key'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+      });
+      child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}`))));
+      child.stdin.end(`${serverKey}\n`);
+    });
+    expect(hashed).toBe(createHash('sha256').update(serverKey).digest('hex'));
+
+    const relay = spawn(bin, ['--port', '0', '--host', '127.0.0.1', '--game', 'game-1'], {
+      env: {
+        ...process.env,
+        BAN_RELAY_UPSTREAM: api.url,
+        BAN_RELAY_UPSTREAM_KEY: key,
+        BAN_RELAY_KEY_HASHES: hashed,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        relay.stdout.on('data', (chunk) => {
+          out += chunk;
+          const found = /listening on port (\d+)/.exec(out);
+          if (found) resolve(found[1] as string);
+        });
+        relay.once('exit', (code) => reject(new Error(`the relay exited (${code}): ${out}`)));
+      });
+      const ready = new Promise<void>((resolve) => {
+        let err = '';
+        relay.stderr.on('data', (chunk) => {
+          err += chunk;
+          if (err.includes('"type":"ready"')) resolve();
+        });
+      });
+      await ready;
+      const read = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+        headers: { Authorization: `Bearer ${serverKey}`, 'X-Game-Id': 'game-1' },
+      });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ items: expect.any(Array), next_cursor: expect.any(String) });
+      const refused = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+        headers: { Authorization: `Bearer ${key}`, 'X-Game-Id': 'game-1' },
+      });
+      expect(refused.status).toBe(401);
+    } finally {
+      const exited = new Promise((resolve) => relay.once('exit', resolve));
+      relay.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
 
   it("gives the installed project the API's types: a wrong field or argument does not compile", async () => {
     const project = join(scratch, 'game-server');
