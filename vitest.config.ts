@@ -7,7 +7,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * embedded one of `npm start` itself (its data folder surviving a kill -9).
  */
 const onDynamoDbLocal =
-  process.env.TEST_STAGE === 'sources' ? ['test/integration/**', 'test/robustness/!(events-crash).test.ts'] : [];
+  process.env.TEST_STAGE === 'sources'
+    ? ['test/integration/**', 'test/robustness/!(events-crash).test.ts']
+    : [];
 
 export default defineConfig({
   test: {
