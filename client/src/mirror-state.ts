@@ -1,4 +1,5 @@
 import type { components } from './api-types.js';
+import { type BanCopy, putBan } from './ban-copy.js';
 
 /**
  * The mirror's copy and its state file. The file holds what `check` and `decide` read of each ban
@@ -14,29 +15,12 @@ type SnapshotItem = Schemas['EnforcementSnapshot']['items'][number];
 /** A ban as the mirror keeps it: the snapshot's item (its device, and the ban as listings show it). */
 export type MirroredBan = Omit<SnapshotItem, 'enforced'>;
 
-export interface MirrorCopy {
+export interface MirrorCopy extends BanCopy<MirroredBan> {
   policy: Policy;
   cursor: string;
   /** The store the copy was built from (the snapshot's); null when the server did not name it. */
   deploymentId: string | null;
-  /** Device id → ban id → ban. */
-  devices: Map<string, Map<number, MirroredBan>>;
-  count: number;
 }
-
-export const putBan = (copy: MirrorCopy, ban: MirroredBan) => {
-  const bans = copy.devices.get(ban.device_id) ?? new Map<number, MirroredBan>();
-  copy.devices.set(ban.device_id, bans);
-  if (!bans.has(ban.ban_id)) copy.count += 1;
-  bans.set(ban.ban_id, ban);
-};
-
-export const dropBan = (copy: MirrorCopy, deviceId: string, banId: number) => {
-  const bans = copy.devices.get(deviceId);
-  if (!bans?.delete(banId)) return;
-  copy.count -= 1;
-  if (bans.size === 0) copy.devices.delete(deviceId);
-};
 
 export const emptyCopy = (policy: Policy, cursor: string, deploymentId: string | null): MirrorCopy => ({
   policy,

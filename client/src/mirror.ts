@@ -1,14 +1,13 @@
 import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
+import { applyEvent, dropBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
 import {
   compareCopies,
-  dropBan,
   emptyCopy,
   type MirrorCopy,
   type MirroredBan,
   parseState,
-  putBan,
   writeState,
 } from './mirror-state.js';
 import { pause } from './retry.js';
@@ -31,7 +30,6 @@ export type { MirroredBan };
  */
 
 type Schemas = components['schemas'];
-type Policy = Schemas['Policy'];
 type FeedEvent = Schemas['FeedEvent'];
 type FeedPage = Schemas['FeedPage'];
 type Enforcement = Schemas['Enforcement'];
@@ -216,34 +214,6 @@ const mirrored = (
   // The feed does not carry who made a ban: null everywhere, so copies built either way agree.
   created_by: null,
 });
-
-/**
- * One feed event applied to the copy. Replaying an event the snapshot already reflects leaves the
- * same state (a create or update puts the ban as it was then, a later event of the same ban follows
- * it in the feed), so replay from a cursor taken before the snapshot ends exact.
- */
-const applyEvent = (state: MirrorCopy, event: FeedEvent) => {
-  if (event.type === 'policy.updated' && event.policy) {
-    state.policy = event.policy as Policy;
-    return;
-  }
-  if (event.type === 'appeal.created' || event.type === 'appeal.decided') {
-    const appeal = event.appeal as Schemas['AppealSubject'] | undefined;
-    const ban =
-      appeal && event.device_id ? state.devices.get(event.device_id)?.get(appeal.ban_id) : undefined;
-    if (ban && appeal)
-      putBan(state, {
-        ...ban,
-        appeal: { appeal_id: appeal.appeal_id, status: appeal.status, outcome: appeal.outcome },
-      });
-    return;
-  }
-  if (!('ban' in event) || !event.device_id) return;
-  const { ban } = event;
-  if (event.type === 'ban.revoked' || event.type === 'ban.erased' || ban.revoked_at !== null)
-    dropBan(state, event.device_id, ban.ban_id);
-  else putBan(state, mirrored(event.device_id, ban));
-};
 
 const FEED_PAGE = 500;
 const SNAPSHOT_PAGE = 1000;
@@ -534,7 +504,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
         }
       }
       for (const event of page.items) {
-        applyEvent(current, event);
+        applyEvent(current, event, mirrored);
         noteChanges(event);
       }
       appliedEvents += page.items.length;
@@ -608,7 +578,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
             const page = await readPage(candidate);
             if (page.deployment_id !== undefined && page.deployment_id !== candidate.deploymentId)
               return null;
-            for (const event of page.items) applyEvent(candidate, event);
+            for (const event of page.items) applyEvent(candidate, event, mirrored);
             candidate.cursor = page.next_cursor;
             if (page.items.length === 0) break;
           }

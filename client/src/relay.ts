@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { decideDevice, judgeBans } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
+import { applyEvent, dropBan, type EventBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
 import { pause } from './retry.js';
 
@@ -195,7 +196,8 @@ interface Follower {
   upstreamDelay: number | null;
   policy: Policy | null;
   devices: Map<string, Map<number, KeptBan>>;
-  size: number;
+  /** Bans the copy holds. */
+  count: number;
   /** The applied events, oldest first; the first is at position `start + 1`. */
   log: Array<{ event: FeedEvent; at: number }>;
   start: number;
@@ -230,42 +232,11 @@ interface HeldPoll {
   timer: ReturnType<typeof setTimeout>;
 }
 
-const putBan = (f: Follower, ban: KeptBan) => {
-  const bans = f.devices.get(ban.device_id) ?? new Map<number, KeptBan>();
-  f.devices.set(ban.device_id, bans);
-  if (!bans.has(ban.ban_id)) f.size += 1;
-  bans.set(ban.ban_id, ban);
-};
-
-const dropBan = (f: Follower, deviceId: string, banId: number) => {
-  const bans = f.devices.get(deviceId);
-  if (!bans?.delete(banId)) return;
-  f.size -= 1;
-  if (bans.size === 0) f.devices.delete(deviceId);
-};
-
-/** The same rules as the mirror's copy (client/src/mirror.ts), so the relay's snapshot is the service's. */
-const applyEvent = (f: Follower, event: FeedEvent) => {
-  if (event.type === 'policy.updated' && event.policy) {
-    f.policy = event.policy as Policy;
-    return;
-  }
-  if (event.type === 'appeal.created' || event.type === 'appeal.decided') {
-    const appeal = event.appeal as Schemas['AppealSubject'] | undefined;
-    const ban = appeal && event.device_id ? f.devices.get(event.device_id)?.get(appeal.ban_id) : undefined;
-    if (ban && appeal)
-      putBan(f, {
-        ...ban,
-        appeal: { appeal_id: appeal.appeal_id, status: appeal.status, outcome: appeal.outcome },
-      });
-    return;
-  }
-  if (!('ban' in event) || !event.device_id) return;
-  const { enforced: _enforced, ...ban } = event.ban;
-  if (event.type === 'ban.revoked' || event.type === 'ban.erased' || ban.revoked_at !== null)
-    dropBan(f, event.device_id, ban.ban_id);
-  else putBan(f, { ...ban, device_id: event.device_id });
-};
+/** The copy's ban of an event's: without the reader-relative `enforced`, judged again when served. */
+const kept = (deviceId: string, { enforced: _enforced, ...ban }: EventBan): KeptBan => ({
+  ...ban,
+  device_id: deviceId,
+});
 
 /** Parses a header value as `Bearer <key>`; undefined if it is not one. */
 const bearer = (value: string | undefined) => /^Bearer +(\S+) *$/i.exec(value ?? '')?.[1];
@@ -372,7 +343,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     f.upstreamCursor = first.feed_cursor;
     f.upstreamDeployment = first.deployment_id ?? null;
     f.devices = new Map();
-    f.size = 0;
+    f.count = 0;
     for (const ban of bans) putBan(f, ban);
     // The old positions mean nothing in the new copy: every cursor of the old epoch is expired.
     f.epoch += 1;
@@ -435,7 +406,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       if (page.deployment_id && !f.upstreamDeployment) f.upstreamDeployment = page.deployment_id;
       const at = now();
       for (const event of page.items) {
-        applyEvent(f, event);
+        applyEvent(f, event, kept);
         f.log.push({ event, at });
       }
       if (page.items.length > 0) changed(f);
@@ -521,7 +492,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       upstreamDelay: null,
       policy: null,
       devices: new Map(),
-      size: 0,
+      count: 0,
       log: [],
       start: 0,
       caughtUpAt: null,
@@ -1019,7 +990,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     lag_ms: lagOf(f),
     upstream_delay_ms: f.upstreamDelay,
     deployment_id: f.caughtUpAt === null ? null : deploymentOf(f),
-    size: f.size,
+    size: f.count,
     log: { events: f.log.length, from: f.start, to: end(f) },
     held_polls: f.held.size,
     upstream_reads: f.reads,
