@@ -34,8 +34,9 @@ type RelayFigures = FiguresOf<typeof measureRelay>;
  * snapshot of SNAPSHOT_BANS, default 100,000) alone: `npx tsx bench/game-servers.ts`.
  * Part 10 (game servers polling the feed, without and with its cache; FEED_BENCH_SERVERS, default 200,
  * FEED_BENCH_SECONDS, default 10) alone: `npx tsx bench/feed-polling.ts`.
- * Part 11 (RELAY_BENCH_MIRRORS, default 10,000, mirrors behind one relay: the service's polls per
- * second, a change's way to every mirror, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
+ * Part 11 (RELAY_BENCH_MIRRORS, default 10,000, readers behind one relay, 200 of them real mirrors and
+ * the rest light pollers, or all mirrors with RELAY_BENCH_FULL_MIRRORS=1: the service's polls per
+ * second, a change's way to every reader, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
  *
  * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
  * runs every part at a token size (seconds, not minutes; figures meaningless) and writes its results
@@ -105,7 +106,7 @@ step('game servers (the mirror against the API, freshness, memory, a snapshot of
 const gameServers = await runPart<GameServerFigures>('bench/game-servers.ts', 'measureGameServers');
 step('feed polling (servers polling GET /v1/events each second, without and with the cache)');
 const feedPolling = await runPart<FeedPollingResult>('bench/feed-polling.ts', 'measureFeedPolling');
-step("relay (10,000 mirrors behind one relay: the service's polls, a change's way to every mirror)");
+step("relay (10,000 readers behind one relay: the service's polls, a change's way to every reader)");
 const relay = await runPart<RelayFigures>('bench/relay.ts', 'measureRelay');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
