@@ -262,6 +262,9 @@ const integerParam = (text: string | null, fallback: number, min: number, max: n
 const isProblem = (value: unknown): value is Problem =>
   typeof value === 'object' && value !== null && 'code' in value && 'status' in value;
 
+/** Held reads answered per turn of the event loop when a change wakes them. */
+const RELEASE_SLICE = 500;
+
 /** Creates a relay. Following starts at once for `games`; `listen` or `handler` serves it. */
 export const createBanRelay = (options: RelayOptions): BanRelay => {
   const crypto = process.getBuiltinModule('node:crypto');
@@ -463,11 +466,12 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       if (f.version !== versionBefore && f.held.size > 0) {
         const started = performance.now();
         const reads = f.held.size;
-        wake(f);
-        report({ type: 'held_answered', game_id: f.gameId, reads, ms: performance.now() - started });
-      } else if (stateOf(f) === 'stale' || f.refused) wake(f);
+        void wake(f).then(() =>
+          report({ type: 'held_answered', game_id: f.gameId, reads, ms: performance.now() - started }),
+        );
+      } else if (stateOf(f) === 'stale' || f.refused) void wake(f);
       else
-        release(
+        void release(
           f,
           [...f.held].filter((poll) => poll.expired),
         );
@@ -520,7 +524,11 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       while (!stopping.signal.aborted) {
         await pause(wait, stopping.signal);
         if (stopping.signal.aborted) return;
+        const began = performance.now();
         wait = await sync(f);
+        // One read per interval, counted from each read's start: a slow read or a long fan-out
+        // does not push the next one later (a backoff after a failure is kept whole).
+        if (wait === intervalMs) wait = Math.max(0, intervalMs - (performance.now() - began));
       }
     })();
     return f;
@@ -687,7 +695,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
         timer: setTimeout(() => {
           poll.expired = true;
           // Should the upstream reads be backing off, the read is answered one interval on all the same.
-          poll.timer = setTimeout(() => release(f, [poll]), intervalMs);
+          poll.timer = setTimeout(() => void release(f, [poll]), intervalMs);
         }, holdMs),
       };
       f.held.add(poll);
@@ -708,21 +716,32 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     send(res, requestId, 200, body);
   };
 
-  /** Answers held reads of the game: the change they waited for, or why there is none. */
-  const release = (f: Follower, polls: HeldPoll[]) => {
-    const bodies = new Map<string, Buffer>();
+  /**
+   * Answers held reads of the game: the change they waited for, or why there is none. In slices
+   * that give the event loop back between them, so with thousands held the next read of the service
+   * and other requests are not kept waiting behind the whole fan-out. Each is taken out of the held
+   * set at once, so no read is answered twice; each page is the copy as it is when that slice runs.
+   */
+  const release = async (f: Follower, polls: HeldPoll[]) => {
     for (const poll of polls) {
       f.held.delete(poll);
       clearTimeout(poll.timer);
-      answerFeed(
-        f,
-        poll.res,
-        poll.requestId,
-        { epoch: poll.epoch, position: poll.position, hold: false },
-        poll.limit,
-        false,
-        bodies,
-      );
+    }
+    for (let start = 0; start < polls.length; start += RELEASE_SLICE) {
+      if (start > 0) await new Promise((resume) => setImmediate(resume));
+      const bodies = new Map<string, Buffer>();
+      for (const poll of polls.slice(start, start + RELEASE_SLICE)) {
+        if (poll.res.destroyed) continue;
+        answerFeed(
+          f,
+          poll.res,
+          poll.requestId,
+          { epoch: poll.epoch, position: poll.position, hold: false },
+          poll.limit,
+          false,
+          bodies,
+        );
+      }
     }
   };
 

@@ -355,6 +355,31 @@ describe('a feed read at the end', () => {
     expect(after.body.items).toEqual([]);
   });
 
+  it('answers every one of more reads than one slice when a change comes, each with the change', async () => {
+    const svc = service();
+    const relay = await startRelay({ client: svc.source, holdMs: 60_000 });
+    await ready(relay);
+    const snapshot = await get(relay.url, '/v1/enforcement/snapshot');
+    const first = await get(relay.url, `/v1/events?cursor=${snapshot.body.feed_cursor}`);
+    const before = relay.takenSoFar();
+    // More than the relay answers in one turn of its event loop (500), so the fan-out takes slices.
+    const held = Array.from({ length: 1_200 }, () =>
+      get(relay.url, `/v1/events?cursor=${first.body.next_cursor}`),
+    );
+    await relay.taken(before + held.length);
+    expect(relay.relay.status().games[GAME]?.held_polls).toBe(held.length);
+    svc.create('d-7', ban(7));
+    await relay.relay.sync(GAME);
+    const answers = await Promise.all(held);
+    expect(answers.map((answer) => answer.status)).toEqual(held.map(() => 200));
+    expect(
+      new Set(
+        answers.map((answer) => JSON.stringify(answer.body.items.map((e: { type: string }) => e.type))),
+      ),
+    ).toEqual(new Set([JSON.stringify(['ban.created'])]));
+    expect(relay.relay.status().games[GAME]?.held_polls).toBe(0);
+  });
+
   it("is answered empty when nothing changed, past the hold, after the relay's next read of the service", async () => {
     const svc = service();
     const relay = await startRelay({ client: svc.source, holdMs: 20, intervalMs: 30 });
