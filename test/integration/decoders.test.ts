@@ -39,7 +39,7 @@ describe('positions and ids past 2^53 - 1', () => {
     expect(res.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
   });
 
-  it('still reads from a cursor just before the last position', async () => {
+  it('decodes a cursor just before the last position, then refuses it as ahead of this feed', async () => {
     const res = await api.request(
       'GET',
       `/v1/events?cursor=${feedCursor('pub-decoders', 'g1', '9007199254740990.0.0')}`,
@@ -48,8 +48,9 @@ describe('positions and ids past 2^53 - 1', () => {
         game: 'g1',
       },
     );
-    expect(res.status).toBe(200);
-    expect(res.body.items).toEqual([]);
+    // Decoded (not `invalid`), then judged by the feed: no partition here reaches that far.
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field: 'cursor', issue: 'ahead_of_feed' }]);
   });
 
   it.each([
