@@ -108,9 +108,22 @@ export const startChangeRecorder = async (store: {
     (await client.send(new GetItemCommand({ TableName: store.tableName, Key: key, ConsistentRead: true })))
       .Item;
 
-  const record = async (key: Item, before: Item | undefined, after: Item | undefined) => {
-    if (canonical(before && unmarshall(before)) === canonical(after && unmarshall(after))) return;
-    lastSeq += 1;
+  /**
+   * Records are put one at a time, each taking its position only when its turn comes: put
+   * concurrently, record n + 1 could land before n, the dispatcher could hand on past n while n was
+   * still on its way, and n's event would never reach the feed. A put that fails takes no position.
+   */
+  let logging: Promise<unknown> = Promise.resolve();
+  const record = (key: Item, before: Item | undefined, after: Item | undefined): Promise<void> => {
+    if (canonical(before && unmarshall(before)) === canonical(after && unmarshall(after)))
+      return Promise.resolve();
+    const turn = logging.then(() => append(key, before, after));
+    logging = turn.catch(() => undefined);
+    return turn;
+  };
+
+  const append = async (key: Item, before: Item | undefined, after: Item | undefined) => {
+    const seq = lastSeq + 1;
     const now = Date.now();
     const change = {
       eventName: before ? (after ? 'MODIFY' : 'REMOVE') : 'INSERT',
@@ -119,17 +132,18 @@ export const startChangeRecorder = async (store: {
         Keys: key,
         ...(after ? { NewImage: after } : {}),
         ...(before ? { OldImage: before } : {}),
-        SequenceNumber: String(lastSeq).padStart(FEED_SEQ_DIGITS, '0'),
+        SequenceNumber: String(seq).padStart(FEED_SEQ_DIGITS, '0'),
         StreamViewType: 'NEW_AND_OLD_IMAGES',
       },
     };
-    const entry = changeEntryKey(lastSeq);
+    const entry = changeEntryKey(seq);
     await client.send(
       new PutItemCommand({
         TableName: store.tableName,
         Item: { pk: { S: entry.pk }, sk: { S: entry.sk }, change: { S: JSON.stringify(change) } },
       }),
     );
+    lastSeq = seq;
     for (const listener of listeners) listener();
   };
 
