@@ -703,8 +703,9 @@ export const relayRows = (f: RelayFigures) => [
     value: `${round(f.upstream_polls_per_s, 2)} /s (snapshot: ${f.upstream_snapshot_pages} page)`,
     baseline: `without the relay ${f.mirrors.toLocaleString('en')} /s`,
     ratio: round(f.upstream_polls_per_s, 2),
-    target: '≤ 1 /s',
-    ok: f.upstream_polls_per_s <= 1,
+    // A window of w seconds holds up to w + 1 reads a second apart (one at each edge).
+    target: '≤ 1 /s (+ 1 read at the window edge)',
+    ok: f.upstream_polls_per_s * f.window_s <= Math.floor(f.window_s) + 1,
   },
   {
     part: '11 relay',
