@@ -101,6 +101,7 @@ export const seedListingDevice = (env: InProcess) => env.seedBans(LIST_DEVICE, L
 export const measureRoundTrips = async (env: InProcess) => {
   const rows = [];
   for (const op of operations) {
+    if (op.warm) await env.invoke(op.route, op.event('bench-publisher'));
     env.probe.reset();
     await env.invoke(op.route, op.event('bench-publisher'));
     rows.push({
