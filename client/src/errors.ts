@@ -102,3 +102,16 @@ export const errorFromAnswer = (
     attempts,
   });
 };
+
+/**
+ * The status, code and message of whatever a read threw: an `ApiError`'s own, else status 0 and
+ * `network_error` (a fetch that never got an answer). For the mirror's and the relay's reports.
+ */
+export const errorFields = (error: unknown) => {
+  const e = error as { status?: unknown; code?: unknown; message?: unknown };
+  return {
+    status: typeof e?.status === 'number' ? e.status : 0,
+    code: typeof e?.code === 'string' ? e.code : 'network_error',
+    message: typeof e?.message === 'string' ? e.message : String(error),
+  };
+};

@@ -2,6 +2,7 @@ import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import { applyEvent, dropBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
+import { errorFields } from './errors.js';
 import {
   compareCopies,
   emptyCopy,
@@ -184,15 +185,6 @@ export type MirrorEvent =
   | { type: 'fallback_failed'; status: number; code: string; message: string; alert: boolean };
 
 export type SnapshotReason = 'start' | 'cursor_expired' | 'cursor_refused' | 'deployment_changed';
-
-const errorFields = (error: unknown) => {
-  const e = error as { status?: unknown; code?: unknown; message?: unknown };
-  return {
-    status: typeof e?.status === 'number' ? e.status : 0,
-    code: typeof e?.code === 'string' ? e.code : 'network_error',
-    message: typeof e?.message === 'string' ? e.message : String(error),
-  };
-};
 
 /** A 400 about the cursor, or naming no field (as a server answers that does not say which). */
 const namesCursor = (error: unknown) => {

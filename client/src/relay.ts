@@ -3,6 +3,7 @@ import { decideDevice, judgeBans } from '../../lib/domain/policy-rules.js';
 import type { components } from './api-types.js';
 import { applyEvent, dropBan, type EventBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
+import { errorFields } from './errors.js';
 import { pause } from './retry.js';
 
 /**
@@ -175,15 +176,6 @@ const unavailable = (message: string, retryAfterSeconds = 1): Problem => ({
   message,
   headers: { 'Retry-After': String(retryAfterSeconds) },
 });
-
-const errorFields = (error: unknown) => {
-  const e = error as { status?: unknown; code?: unknown; message?: unknown };
-  return {
-    status: typeof e?.status === 'number' ? e.status : 0,
-    code: typeof e?.code === 'string' ? e.code : 'network_error',
-    message: typeof e?.message === 'string' ? e.message : String(error),
-  };
-};
 
 interface Follower {
   gameId: string;
