@@ -23,6 +23,7 @@ try {
     recorder: { onRecord: (listener) => listeners.push(listener) },
     storeEndpoint: workerData.storeEndpoint,
     tableName: workerData.tableName,
+    bundles: workerData.bundles,
   });
   port.on('message', (message: Message) => {
     if (message.type === 'record') for (const listener of listeners) listener();

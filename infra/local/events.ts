@@ -11,7 +11,9 @@ import {
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
 import { describeError, log, SENDER_FAILURE_MESSAGE } from '../../lib/log';
+import { eventsDispatcherFunction, webhookSenderFunction } from '../../lib/routes';
 import { connectionConfig } from '../../lib/storage/connection';
+import { type DeliveryMessage, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
 import {
   CHANGE_ENTRY_PREFIX,
   CHANGE_LOG_PARTITION,
@@ -19,12 +21,14 @@ import {
   changeEntryKey,
   LAST_SEQ,
 } from '../../lib/storage/keys';
+import { bundleLoader } from './bundles';
 import type { ChangeRecorder } from './change-log';
 
 /**
  * The local half of events: the same dispatcher the stream drives on AWS (lib/domain/dispatch.ts),
  * run over the local change log (./change-log.ts), and timers in place of the SQS queue, each
- * attempt the same as the sender function's (lib/domain/deliveries.ts).
+ * attempt the same as the sender function's (lib/domain/deliveries.ts). With `bundles`, the
+ * dispatcher and the sender are the deployed functions' own bundles.
  *
  * Nothing is lost when the process dies: the log keeps each record until the dispatcher has
  * handed it on (a checkpoint, then the record is deleted), and each delivery's state is in the
@@ -50,16 +54,87 @@ export interface LocalEventsOptions {
   recorder: Pick<ChangeRecorder, 'onRecord'>;
   storeEndpoint: string;
   tableName: string;
+  /**
+   * A cloud assembly whose dispatcher and sender bundles to run (./bundles.ts), handed the change
+   * records as a stream batch and each attempt as a queue message, as Lambda hands them on; the
+   * TypeScript sources when absent.
+   */
+  bundles?: string;
 }
+
+type Enqueue = (refs: readonly DeliveryRef[]) => Promise<void>;
+
+interface EventFunctions {
+  dispatch(records: ChangeRecord[], enqueue: Enqueue): Promise<void>;
+  /**
+   * Runs one attempt; a later attempt it owes is scheduled through `schedule`. `retry` when it
+   * failed as a whole, as a queue message SQS hands on again.
+   */
+  attempt(
+    ref: DeliveryRef,
+    attempt: number,
+    dueAt: number,
+    schedule: (dueAt: number, next: number) => void,
+  ): Promise<'done' | 'retry'>;
+}
+
+/** The dispatcher and the sender's attempt from the TypeScript sources. */
+const sourceFunctions = async (): Promise<EventFunctions> => {
+  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
+  const { dispatchChanges } = await import('../../lib/domain/dispatch');
+  const { attemptDelivery } = await import('../../lib/domain/deliveries');
+  return {
+    dispatch: async (records, enqueue) => {
+      await dispatchChanges(records, enqueue);
+    },
+    attempt: async (ref, attempt, _dueAt, schedule) => {
+      const outcome = await attemptDelivery(ref, attempt);
+      if (!outcome.settled) schedule(outcome.retryAt, outcome.attempt);
+      return 'done';
+    },
+  };
+};
+
+/**
+ * The deployed functions' bundles: the dispatcher handed a stream batch, the sender a queue
+ * message per attempt. Both queue what follows through lib/storage/delivery-queue.ts, which finds
+ * the local queue (`useLocalDeliveryQueue`) set on this thread by the caller.
+ */
+const bundledFunctions = async (cdkOutDir: string): Promise<EventFunctions> => {
+  const load = bundleLoader(cdkOutDir);
+  const dispatcher = (await load(eventsDispatcherFunction.handler)).handler as (event: {
+    Records: ChangeRecord[];
+  }) => Promise<void>;
+  const sender = (await load(webhookSenderFunction.handler)).handler as (event: {
+    Records: Array<{ messageId: string; body: string; attributes: Record<string, string> }>;
+  }) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }>;
+  let messages = 0;
+  return {
+    dispatch: (records) => dispatcher({ Records: records }),
+    attempt: async (ref, attempt, dueAt) => {
+      messages += 1;
+      const messageId = `local-${messages}`;
+      const { batchItemFailures } = await sender({
+        Records: [
+          {
+            messageId,
+            body: JSON.stringify({ ref, attempt, due_at: dueAt } satisfies DeliveryMessage),
+            attributes: { ApproximateReceiveCount: '1' },
+          },
+        ],
+      });
+      return batchItemFailures.length > 0 ? 'retry' : 'done';
+    },
+  };
+};
 
 /**
  * The dispatcher and the delivery timers, on the calling thread. `npm start` runs them on a
  * thread of their own (./events-thread.ts), so they do not queue behind the API's requests.
  */
 export const startLocalEvents = async (options: LocalEventsOptions): Promise<LocalEvents> => {
-  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
-  const { dispatchChanges } = await import('../../lib/domain/dispatch');
-  const { attemptDelivery, pendingDeliveries } = await import('../../lib/domain/deliveries');
+  const functions = options.bundles ? await bundledFunctions(options.bundles) : await sourceFunctions();
+  const { pendingDeliveries } = await import('../../lib/domain/deliveries');
   const { tableName } = options;
   const client = new DynamoDBClient({ ...connectionConfig(options.storeEndpoint), maxAttempts: 3 });
   let closed = false;
@@ -73,9 +148,11 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
     const timer = setTimeout(
       () => {
         timers.delete(id);
-        const running = attemptDelivery(ref, attempt)
-          .then((outcome) => {
-            if (!outcome.settled) schedule(ref, outcome.attempt, outcome.retryAt);
+        const running = functions
+          .attempt(ref, attempt, dueAt, (retryAt, next) => schedule(ref, next, retryAt))
+          .then((result) => {
+            // The bundled sender logged its failure already, as deployed; the message comes back.
+            if (result === 'retry') schedule(ref, attempt, Date.now() + RETRY_MS);
           })
           .catch((error) => {
             // As the deployed sender's failed message comes back: the same attempt, later (a
@@ -93,6 +170,11 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
   const enqueue = async (refs: readonly DeliveryRef[]) => {
     for (const ref of refs) schedule(ref, 1, Date.now());
   };
+  // The bundles queue through the module's local queue, a global of this thread.
+  if (options.bundles)
+    useLocalDeliveryQueue(async (refs, dueAt, attempt) => {
+      for (const ref of refs) schedule(ref, attempt, dueAt);
+    });
 
   // The dispatcher: reads the log from the checkpoint, one batch at a time, in order.
   const checkpoint = changeCheckpointKey();
@@ -126,7 +208,7 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
     const { Items = [] } = await recordsBetween(handedOn + 1, LAST_SEQ, BATCH);
     if (Items.length === 0) return 0;
     const records = Items.map((item) => JSON.parse(item.change?.S ?? '{}') as ChangeRecord);
-    await dispatchChanges(records, enqueue);
+    await functions.dispatch(records, enqueue);
     const last = Number((Items.at(-1)?.sk?.S ?? '').slice(CHANGE_ENTRY_PREFIX.length));
     await client.send(
       new PutItemCommand({
@@ -222,6 +304,7 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
     close: async () => {
       closed = true;
       clearInterval(poller);
+      if (options.bundles) useLocalDeliveryQueue(undefined);
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       await running;

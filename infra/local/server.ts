@@ -5,6 +5,7 @@ import { parseRetentionDays } from '../../lib/domain/retention';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
+import { bundleLoader } from './bundles';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
 import { consoleListener } from './console';
 import type { LocalEvents } from './events';
@@ -44,8 +45,12 @@ export interface LocalApiOptions {
   identityPort?: number | false;
   /** How long the local provider's access tokens live (default 900 s, as deployed). */
   accessTokenSeconds?: number;
-  /** Loads a handler module by its name in the route table; defaults to the TypeScript sources. */
-  loadModule?: (handler: string) => Promise<{ handler: unknown }>;
+  /**
+   * A synthesized cloud assembly (`cdk synth -o <dir>`) to serve instead of the TypeScript
+   * sources: every route's handler, the authorizer, and the events thread's dispatcher and sender,
+   * each the very bundle `cdk deploy` uploads (./bundles.ts).
+   */
+  bundles?: string;
 }
 
 export interface LocalApi {
@@ -97,6 +102,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         recorder,
         storeEndpoint: store.endpoint,
         tableName: store.tableName,
+        bundles: options.bundles,
       });
       // The API's handlers that queue a delivery (a webhook's test event) queue it on this thread's timers.
       const started = events;
@@ -106,7 +112,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     // Neither local store applies time to live: the sweeper stands in for it (over a real AWS
     // table, with no endpoint, DynamoDB does).
     if (store.endpoint) sweeper = startTtlSweeper(sweepSeconds);
-    const load = options.loadModule ?? sourceModule;
+    const load = options.bundles ? bundleLoader(options.bundles) : sourceModule;
     const handlers = new Map<string, ProxyHandler>();
     for (const route of routes) handlers.set(route.id, (await load(route.handler)).handler as ProxyHandler);
     const authorizer = (await load(authorizerFunction.handler)).handler as AuthorizerHandler;

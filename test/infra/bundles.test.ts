@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bundleLoader, bundlePaths } from '../../infra/local/bundles';
+import { bundlePaths } from '../../infra/local/bundles';
 import { type LocalApi, startLocalApi } from '../../infra/local/server';
 import { PROJECT_ROOT } from '../../infra/stack/service-function';
 import { stackFunctions } from '../../infra/stack/table-access';
@@ -109,7 +109,7 @@ describe('the bundled handlers behind the local gateway', () => {
     api = await startLocalApi({
       port: 0,
       env: { DATA_DIR: ':memory:', TABLE_NAME: '', DYNAMODB_ENDPOINT: '' },
-      loadModule: bundleLoader(cdkOut),
+      bundles: cdkOut,
     });
     // After startLocalApi: the storage client reads the store's settings at import.
     const { createApiKey } = await import('../../lib/domain/api-keys');

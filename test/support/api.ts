@@ -71,7 +71,6 @@ export const startTestApi = async (
   if (major && process.versions.node.split('.')[0] !== major)
     throw new Error(`expected Node ${major}, running ${process.version}`);
   const bundles = process.env.API_BUNDLES;
-  const loadModule = bundles ? (await import('../../infra/local/bundles')).bundleLoader(bundles) : undefined;
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   const storeEnv = endpoint
     ? { DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: `test-${randomUUID()}` }
@@ -81,7 +80,7 @@ export const startTestApi = async (
     // The suites read the feed right after settle(): the feed's one-second cache of pages
     // (lib/domain/feed-cache.ts) is off unless a test turns it on (feed-retention.test.ts does).
     env: { ...process.env, ...storeEnv, FEED_CACHE_MS: '0', ...options.env },
-    loadModule,
+    ...(bundles ? { bundles } : {}),
     ...(options.events === undefined ? {} : { events: options.events }),
   });
   // The storage client reads its settings at import, so these come after the store is chosen.
