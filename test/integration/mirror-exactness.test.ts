@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBanClient } from '../../client/src/index';
 import { type BanMirror, createBanMirror, type MirrorEvent } from '../../client/src/mirror';
 import type { TestApi } from '../support/api';
-import { propertyRuns, startWithPublishers, unique } from '../support/fixtures';
+import { propertyOptions, propertyRuns, startWithPublishers, unique } from '../support/fixtures';
 
 /**
  * The mirror's promise (issue 23): at any quiet point, `mirror.check(d)` equals what
@@ -324,7 +324,7 @@ describe('the mirror against the API', () => {
         if (commands.some((step) => step.kind === 'restart'))
           expect(events.some((event) => event.type === 'state_loaded')).toBe(true);
       }),
-      { numRuns: propertyRuns(4), endOnFailure: true },
+      { ...propertyOptions('mirror exactness', 4), endOnFailure: true },
     );
     expect(runs).toBe(propertyRuns(4));
     console.info(`mirror exactness: ${JSON.stringify(covered)}`);

@@ -4,6 +4,7 @@ import { policyKey } from '../../lib/storage/keys';
 import type { TestApi } from '../support/api';
 import {
   createBan,
+  propertyOptions,
   propertyRuns,
   revokeBan,
   startWithPublishers,
@@ -734,7 +735,7 @@ describe('the enforcement answer, the batch and the listings against the referen
           }
         },
       ),
-      { numRuns: propertyRuns(12) },
+      propertyOptions('trust against the model', 12),
     );
     expect(runs).toBe(propertyRuns(12));
     await putPolicy('tr-a', { ...FLAGS, ...TRUST_DEFAULTS });

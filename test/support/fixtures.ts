@@ -198,15 +198,26 @@ export const isErrorEnvelope = (body: any): boolean => {
 /* ------------------------------------------------------------------------------------------------ */
 
 let sequence = 0;
-/** A name no other case of this run uses, so each case reads only its own data. */
+
 /**
- * How many runs a property over the real API makes: `full` on the sources and on DynamoDB Local,
- * a third (at least 2) on the bundles (npm run test:bundled, test:node24), whose runs prove that
- * the bundled code answers the same, not more of the search the sources' runs made.
+ * How a property over the real API runs: in `npm test` a third of its full depth (at least 2),
+ * with a seed printed so a failure or a run can be repeated; `npm run test:deep` (PROPERTY_DEPTH=
+ * full) makes every run, on DynamoDB Local. PROPERTY_SEED=<n> repeats a printed seed.
  */
 export const propertyRuns = (full: number) =>
-  process.env.API_BUNDLES ? Math.max(2, Math.round(full / 3)) : full;
+  process.env.PROPERTY_DEPTH === 'full' ? full : Math.max(2, Math.round(full / 3));
 
+/** fast-check's options for a property over the real API: its runs and a printed seed. */
+export const propertyOptions = (name: string, full: number) => {
+  const seed = Number(process.env.PROPERTY_SEED) || Math.floor(Math.random() * 2 ** 31);
+  const numRuns = propertyRuns(full);
+  console.info(
+    `property ${name}: ${numRuns} of ${full} runs, seed ${seed} (repeat: PROPERTY_SEED=${seed} PROPERTY_DEPTH=full)`,
+  );
+  return { numRuns, seed };
+};
+
+/** A name no other case of this run uses, so each case reads only its own data. */
 export const unique = (prefix: string) => `${prefix}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 
 export type { ApiResponse, RequestOptions, TestApi };
