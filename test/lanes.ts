@@ -22,12 +22,16 @@ const children = new Set<ReturnType<typeof spawn>>();
 
 const runStage = (stage: Stage): Promise<boolean> =>
   new Promise((done) => {
-    const child = spawn('npm', ['run', '--silent', stage.script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
-      detached: true,
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
-    });
+    const child = spawn(
+      'npm',
+      ['run', '--silent', stage.script, ...(stage.args ? ['--', ...stage.args] : [])],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
+        detached: true,
+        env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
+      },
+    );
     children.add(child);
     const prefix = `[${stage.name}] `;
     for (const stream of [child.stdout, child.stderr])

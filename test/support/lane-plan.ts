@@ -2,13 +2,14 @@
  * The stages of `npm test` after the typecheck and lint, in two lanes that run at the same time,
  * each lane's stages in order (test/lanes.ts runs them):
  *
- *   sources:  vitest (unit, openapi, infra, client, host, docs, the crash test) → the browser pass
- *   deployed: the bundled synth and suite → the same bundles on Node 24 → DynamoDB Local
+ *   1: vitest on the sources → the robustness suite on DynamoDB Local → half the integration suite there
+ *   2: the bundled synth and stage → (Node 24) → the browser pass → the other half of the integration suite
  *
- * Each suite runs once on the store and runtime that proves it: the integration suite on the
- * bundles over the embedded store (the bundled stage) and on the sources over DynamoDB Local; the
- * robustness suite on DynamoDB Local, but for the crash test, which is about `npm start`'s own
- * embedded store and runs in the vitest stage (TEST_STAGE=sources, vitest.config.ts).
+ * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
+ * on the Lambda's Node, by the conformance walk of the route table with the events functions'
+ * bundles and the documentation's examples (TEST_STAGE=bundled); the integration and robustness
+ * suites on the sources over DynamoDB Local, but for the crash test, which is about `npm start`'s
+ * own embedded store and runs in the vitest stage (TEST_STAGE=sources).
  *
  * When the lanes themselves run on Node 24 (a Node 24 machine, or an older one where
  * infra/supported-node.mjs switched to the pinned Node 24), the bundled stage already is the
@@ -19,6 +20,8 @@
 export interface Stage {
   name: string;
   script: string;
+  /** Passed to the script after `--` (files or folders, for a shard). */
+  args?: string[];
   env?: Record<string, string>;
 }
 
@@ -35,16 +38,25 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
   const bundled: Stage = onLambdaNode
     ? { name: 'bundled', script: 'test:bundled', env: { EXPECT_NODE_MAJOR: LAMBDA_NODE_MAJOR } }
     : { name: 'bundled', script: 'test:bundled' };
+  // DynamoDB Local's suites in three parts, placed so that the lanes end together (their CPU
+  // time, measured: docs/testing.md); each part starts an emulator of its own.
+  const ddbLocal = (part: string, args: string[]): Stage => ({
+    name: `ddb-${part}`,
+    script: 'test:ddb-local',
+    args,
+  });
   return {
     lanes: [
       [
         { name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } },
-        { name: 'browser', script: 'test:browser' },
+        ddbLocal('robust', ['test/robustness']),
+        ddbLocal('integ-2', ['test/integration', '--shard=2/2']),
       ],
       [
         bundled,
         ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }]),
-        { name: 'ddb-local', script: 'test:ddb-local' },
+        { name: 'browser', script: 'test:browser' },
+        ddbLocal('integ-1', ['test/integration', '--shard=1/2']),
       ],
     ],
     covered: onLambdaNode
