@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import sparticuz from '@sparticuz/chromium';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, packagedChromiumRuns } from '../infra/chromium';
 import { median } from './storage-probe';
 
 /**
@@ -34,36 +34,6 @@ import { median } from './storage-probe';
  * test:browser) and reports it; `npm run bench` adds the rows below. Alone:
  * `npx tsx bench/console.ts`.
  */
-
-/**
- * The headless Chromium shipped inside the `@sparticuz/chromium` npm package (linux-x64), or
- * CHROMIUM_PATH. The package's flags are made for AWS Lambda; those that weaken the page's
- * security (`--disable-web-security`, `--allow-running-insecure-content`, the site-isolation
- * switches) are left out, so the console runs under the same-origin policy and its own CSP as in a
- * moderator's browser, and so are `--single-process` and `--no-zygote`, which only Lambda needs.
- */
-const LEFT_OUT = new Set([
-  '--disable-web-security',
-  '--allow-running-insecure-content',
-  '--disable-site-isolation-trials',
-  '--single-process',
-  '--no-zygote',
-]);
-
-/** The package's Chromium exists for linux-x64 only. */
-export const packagedChromiumRuns = process.platform === 'linux' && process.arch === 'x64';
-
-export const chromiumArgs = (): string[] =>
-  sparticuz.args.filter(
-    (arg) => !LEFT_OUT.has(arg) && !arg.startsWith('--disable-features=') && !arg.startsWith('--headless'),
-  );
-
-export const launchChromium = async (): Promise<Browser> =>
-  chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || (await sparticuz.executablePath()),
-    args: chromiumArgs(),
-    headless: true,
-  });
 
 export interface ConsoleTarget {
   /** http://127.0.0.1:<port> */

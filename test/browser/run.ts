@@ -2,15 +2,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import type { BrowserServer } from 'playwright-core';
+import { connectChromium, launchChromiumServer, packagedChromiumRuns } from '../../infra/chromium';
 import { ARTIFACTS, artifact, median, ROOT, SCREENSHOTS_DOCS } from './support/artifacts';
-import { launchChromium, packagedChromiumRuns } from './support/chromium';
 import { CURATED_SCREENSHOTS } from './support/screenshots';
 
 /**
  * `npm run test:browser`: the moderator console in a real Chromium, against `npm start`.
  *
  *   1. empty `.artifacts/console/`;
- *   2. start Chromium once to see that it runs: on linux-x64 (this project's machines and CI) a
+ *   2. start the pass's one Chromium, which every test file connects to (CHROMIUM_WS_ENDPOINT), and
+ *      see that it runs: on linux-x64 (this project's machines and CI) a
  *      Chromium that cannot start fails the run; elsewhere, where the packaged Chromium does not
  *      exist, the suite is SKIPPED with a banner saying so, unless CHROMIUM_PATH (or a `chromium`
  *      on PATH) gives one that starts;
@@ -34,7 +36,8 @@ const skip = (why: string): never => {
   process.exit(0);
 };
 
-const probe = async (): Promise<string> => {
+/** Starts the pass's one Chromium (every test file connects to it) and answers its version. */
+const probe = async (): Promise<{ version: string; server: BrowserServer }> => {
   if (!packagedChromiumRuns && !process.env.CHROMIUM_PATH) {
     const onPath = spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], {
       encoding: 'utf8',
@@ -47,10 +50,11 @@ const probe = async (): Promise<string> => {
     process.env.CHROMIUM_PATH = onPath;
   }
   try {
-    const browser = await launchChromium();
+    const server = await launchChromiumServer();
+    const browser = await connectChromium(server.wsEndpoint());
     const version = browser.version();
     await browser.close();
-    return version;
+    return { version, server };
   } catch (error) {
     const message = (error as Error).message.split('\n').slice(0, 6).join('\n');
     if (packagedChromiumRuns) {
@@ -133,16 +137,21 @@ const main = async () => {
   const startedAt = Date.now();
   rmSync(ARTIFACTS, { recursive: true, force: true });
   mkdirSync(ARTIFACTS, { recursive: true });
-  const version = await probe();
-  say(`Chromium ${version} (${process.env.CHROMIUM_PATH ?? '@sparticuz/chromium'})`);
+  const { version, server } = await probe();
+  say(`Chromium ${version} (${process.env.CHROMIUM_PATH ?? '@sparticuz/chromium'}), one for the whole pass`);
   const args = [VITEST, 'run', '--config', 'test/browser/vitest.config.ts', ...process.argv.slice(2)];
-  const vitest = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  const vitest = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, CHROMIUM_WS_ENDPOINT: server.wsEndpoint() },
+  });
   const stop = (signal: NodeJS.Signals) => vitest.kill(signal);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const code = await new Promise<number>((done) =>
     vitest.once('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))),
   );
+  await server.close();
   report(version);
   if (process.env.UPDATE_SCREENSHOTS === '1') {
     const missing = CURATED_SCREENSHOTS.filter((name) => !existsSync(artifact(`${name}.png`)));

@@ -1,9 +1,14 @@
+import type { Browser } from 'playwright-core';
+import { connectChromium, launchChromium as launchOwn } from '../../../infra/chromium';
+
 /**
- * The browser: the headless Chromium shipped inside the `@sparticuz/chromium` npm package, so
- * `npm ci` brings it to a fresh machine with no apt and no download from elsewhere
- * (`executablePath()` unpacks it to /tmp once); CHROMIUM_PATH points at another one (a Debian
- * `chromium`, say). The launch, and the package flags left out (those that weaken the page's
- * security, and Lambda's --single-process), live with the console's benchmark (bench/console.ts),
- * which measures in the same browser.
+ * The browser of a test file: the one Chromium `npm run test:browser` starts for the whole pass
+ * (CHROMIUM_WS_ENDPOINT, test/browser/run.ts), connected to, or one of its own when run otherwise.
+ * Closing a connected browser closes the file's contexts and leaves the shared one running.
  */
-export { chromiumArgs, launchChromium, packagedChromiumRuns } from '../../../bench/console';
+export const launchChromium = (): Promise<Browser> => {
+  const endpoint = process.env.CHROMIUM_WS_ENDPOINT;
+  return endpoint ? connectChromium(endpoint) : launchOwn();
+};
+
+export { chromiumArgs, packagedChromiumRuns } from '../../../infra/chromium';
