@@ -44,6 +44,7 @@ export type {
   Result,
   RevokeBanRequest,
 } from './operation-types.js';
+export { type OperationRow, operationTable, type RetryRule } from './operations.js';
 export { type CursorOf, EventFeed, type FeedPageLike, type ListPage, Paged } from './paging.js';
 export {
   type BanRelay,
@@ -56,5 +57,5 @@ export {
   type RelaySource,
   type RelayStatus,
 } from './relay.js';
-export { type RetryRule, retryRules } from './retry.js';
+export { retryRules } from './retry.js';
 export type { CallOptions } from './transport.js';
