@@ -1,4 +1,4 @@
-import type { Body, KeyedOperationId, PathParams, Query, Result } from './operation-types.js';
+import type { Body, KeyedOperationId, OperationId, PathParams, Query, Result } from './operation-types.js';
 import { type OperationRow, operationTable } from './operations.js';
 import { EventFeed, Paged } from './paging.js';
 import { type CallOptions, send, type TransportSettings } from './transport.js';
@@ -207,6 +207,11 @@ const withIdempotencyKey = (body: unknown): unknown =>
   (body as { idempotency_key?: unknown }).idempotency_key === undefined
     ? { ...body, idempotency_key: crypto.randomUUID() }
     : body;
+
+/** Each operation's retry rule, read off the generated table (kept for callers of the package). */
+export const retryRules = Object.fromEntries(
+  Object.entries(operationTable).map(([id, row]) => [id, row.retry]),
+) as { readonly [K in OperationId]: Table[K]['retry'] };
 
 /** A client of the device ban API for one key. See client/README.md. */
 export const createBanClient = (options: ClientOptions): BanClient => {
