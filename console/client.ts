@@ -1,9 +1,11 @@
 import type { paths } from '../client/src/api-types';
+import { type Exchanged, exchange, type HttpRequest } from '../client/src/transport';
 
 /**
- * The console's one way to the API: a typed fetch whose paths, parameters, bodies and answers all
- * come from the generated `paths` (client/src/api-types.ts, shared with the client package), never from shapes written here. It never
- * throws on an HTTP status: every answer is `{ ok, status, body, retryAfter }`, narrowed by
+ * The console's one way to the API: typed calls whose paths, parameters, bodies and answers all
+ * come from the generated `paths` (client/src/api-types.ts, shared with the client package), never
+ * from shapes written here, sent through the client package's transport. It never throws on an
+ * HTTP status: every answer is `{ ok, status, body, retryAfter }`, narrowed by
  * `status`; a request that got no usable answer (network down, not JSON) is a `Failure`.
  */
 
@@ -54,7 +56,10 @@ export type Call = <M extends Method, P extends PathWith<M>>(
 
 /**
  * `bearer` is an API key, or (for a person) a function returning the current access token, which
- * the console renews in place.
+ * the console renews in place. Each call is one request through the client package's transport
+ * (client/src/transport.ts `exchange`, the one fetch of both): never retried there, since the
+ * console offers its own Retry after the answer's Retry-After. Its answer is read here: an empty
+ * query value is left out, as an empty form field means no filter.
  */
 export const createClient = (
   bearer: string | (() => string),
@@ -69,13 +74,7 @@ export const createClient = (
     const url = path.replace(/\{(\w+)\}/g, (_, name: string) =>
       encodeURIComponent(String((init.path as Record<string, unknown>)[name])),
     );
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(init.query ?? {}))
-      if (value !== undefined && value !== '') query.set(name, String(value));
-    const key = typeof bearer === 'string' ? bearer : bearer();
-    const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
-    if (init.game !== undefined) headers['X-Game-Id'] = init.game;
-    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const query = Object.fromEntries(Object.entries(init.query ?? {}).filter(([, value]) => value !== ''));
     const failure = (kind: Failure['kind'], httpStatus: number | null, message: string): Failure => ({
       ok: false,
       status: 0,
@@ -85,26 +84,29 @@ export const createClient = (
       body: null,
       retryAfter: null,
     });
-    let res: Response;
+    let res: Exchanged;
     try {
-      res = await fetchImpl(`${base}${url}${query.toString() ? `?${query}` : ''}`, {
-        method: method.toUpperCase(),
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        credentials: 'omit',
-      });
+      res = await exchange(
+        {
+          baseUrl: base,
+          apiKey: typeof bearer === 'string' ? bearer : bearer(),
+          // Called bare: a browser's fetch refuses to be called as another object's method.
+          fetch: (input, request) => fetchImpl(input, request),
+        },
+        {
+          method: method.toUpperCase() as HttpRequest['method'],
+          path: url,
+          query,
+          game: init.game,
+          body: init.body,
+        },
+      );
     } catch (error) {
       return failure('network', null, error instanceof Error ? error.message : String(error));
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (error) {
-      return failure('network', res.status, error instanceof Error ? error.message : String(error));
-    }
     let body: unknown = null;
     try {
-      if (text !== '') body = JSON.parse(text);
+      if (res.text !== '') body = JSON.parse(res.text);
     } catch {
       return failure('bad_answer', res.status, `HTTP ${res.status} with a body that is not JSON`);
     }

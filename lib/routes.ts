@@ -37,9 +37,10 @@ import type { Partition } from './storage/keys';
  *
  * Each row is its own export, and the table lists them: a handler imports only its own row, so
  * esbuild leaves every other row (and the schemas only they use) out of that function's bundle.
- * Adding a route touches three places: a row here, its `functions/<handler>.ts`, and its entry in
- * lib/openapi/operations.ts (docs and examples); each of the other two is checked at compile time
- * against the route ids.
+ * Adding a route touches three places: a row here (with its `retry` rule), its
+ * `functions/<handler>.ts`, and its entry in lib/openapi/operations.ts (docs and examples); each of
+ * the other two is checked at compile time against the route ids. The OpenAPI document, and from it
+ * the client's method table (client/src/operations.ts), follow the row.
  */
 
 /** The DynamoDB actions a function may be granted. */
@@ -108,6 +109,26 @@ export const throttleClasses = {
 } as const satisfies Record<string, RateLimits & { readonly publisher: RateLimits | null }>;
 export type ThrottleClass = keyof typeof throttleClasses;
 
+/**
+ * Whether a client may send a request again when no answer came, or the answer was 429 or 503
+ * (the OpenAPI document's `x-retry` on each operation; the client package's method table is
+ * generated from it, client/src/operations.ts):
+ * - `read`: the route only reads (every GET, and the enforcement batch, a POST that only reads).
+ *   A read may write what it only caches (appealStats's rollups, the snapshot's deployment id);
+ *   a repeat writes the same;
+ * - `idempotency_key`: a create whose body carries an `idempotency_key`; sent again with the same
+ *   key, a repeat answers the first request's ban or appeal (200 `idempotent_ok`) and makes none;
+ * - `repeatable`: a repeat answers what the first did and changes nothing more: a ban's or a key's
+ *   revoke (the first time, reason and revoker kept), an erasure, an appeal's decision with the
+ *   same body (lib/domain/bans.ts, api-keys.ts, appeals.ts);
+ * - `never`: a repeat is a second change, or answers otherwise: a new key or webhook (no
+ *   idempotency key exists for them), a second `webhook.test` delivery, a policy, reason catalogue
+ *   or profile `PUT` (each a change of its own in the audit trail and the feed, and a repeat after
+ *   another writer's change would undo it), a webhook delete (a repeat of one that took effect
+ *   answers 404).
+ */
+export type RetryRule = 'read' | 'idempotency_key' | 'repeatable' | 'never';
+
 /** What the shared middy chain validates before the handler runs. */
 export interface RequestSpec {
   /** Whether the X-Game-Id header is required. */
@@ -137,6 +158,8 @@ export interface Route {
   readonly table?: TableAccess;
   /** Its rate limits in the deployed stage, overall and per publisher (throttleClasses). */
   readonly throttle: ThrottleClass;
+  /** Whether a repeat is safe (RetryRule): required, so that no route is left without one. */
+  readonly retry: RetryRule;
   /** It hands deliveries to the deliveries queue: the stack grants it SendMessage there and names the queue. */
   readonly sendsDeliveries?: boolean;
   /** Data files its function reads at run time: the stack puts each beside its bundle. */
@@ -152,6 +175,7 @@ export const healthRoute = {
   scope: null,
   request: {},
   throttle: 'public',
+  retry: 'read',
 } as const satisfies Route;
 
 export const getPolicyRoute = {
@@ -164,6 +188,7 @@ export const getPolicyRoute = {
   request: {},
   table: { 'dynamodb:GetItem': ['publisher'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const updatePolicyRoute = {
@@ -178,6 +203,7 @@ export const updatePolicyRoute = {
   // One conditional UpdateItem returning ALL_OLD, then its event (and the previous one's, if missing).
   table: { 'dynamodb:UpdateItem': ['publisher'], 'dynamodb:PutItem': ['audit'] },
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 /** The reason catalogue: read by whoever sets the policy or makes bans (the create form offers it). */
@@ -191,6 +217,7 @@ export const getReasonsRoute = {
   request: {},
   table: { 'dynamodb:GetItem': ['publisher'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const putReasonsRoute = {
@@ -205,6 +232,7 @@ export const putReasonsRoute = {
   // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
   table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 /**
@@ -233,6 +261,7 @@ export const putPublisherRoute = {
   },
   files: [CONFUSABLES],
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 /**
@@ -249,6 +278,7 @@ export const listPublishersRoute = {
   request: { query: listPublishersQuerySchema },
   table: { 'dynamodb:Query': ['directory'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const createBanRoute = {
@@ -270,6 +300,7 @@ export const createBanRoute = {
     'dynamodb:DeleteItem': ['device', 'bannedDevices', 'expiringBans', 'audit'],
   },
   throttle: 'write',
+  retry: 'idempotency_key',
 } as const satisfies Route;
 
 /** A listing reads the policy (for `enforced`) and the device's bans. */
@@ -288,6 +319,7 @@ export const listSocialBansRoute = {
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const listCheatBansRoute = {
@@ -300,6 +332,7 @@ export const listCheatBansRoute = {
   request: { game: true, path: devicePathSchema, query: listBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const listBansRoute = {
@@ -312,6 +345,7 @@ export const listBansRoute = {
   request: { game: true, path: devicePathSchema, query: listAllBansQuerySchema },
   table: listingAccess,
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const revokeBanRoute = {
@@ -329,6 +363,7 @@ export const revokeBanRoute = {
     'dynamodb:PutItem': ['audit'],
   },
   throttle: 'write',
+  retry: 'repeatable',
 } as const satisfies Route;
 
 /** Enforcement reads the policy and each device's bans. */
@@ -344,6 +379,7 @@ export const getEnforcementRoute = {
   request: { game: true, path: devicePathSchema },
   table: enforcementAccess,
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const getEnforcementBatchRoute = {
@@ -356,6 +392,7 @@ export const getEnforcementBatchRoute = {
   request: { game: true, body: enforcementBatchRequestSchema },
   table: enforcementAccess,
   throttle: 'batch',
+  retry: 'read',
 } as const satisfies Route;
 
 export const openApiRoute = {
@@ -367,6 +404,7 @@ export const openApiRoute = {
   scope: null,
   request: {},
   throttle: 'public',
+  retry: 'read',
 } as const satisfies Route;
 
 /** Key management for the caller's own publisher (`keys:manage`). */
@@ -387,6 +425,7 @@ export const createKeyRoute = {
     'dynamodb:DeleteItem': ['publisher', 'keyId', 'apiKey', 'audit'],
   },
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 export const listKeysRoute = {
@@ -399,6 +438,7 @@ export const listKeysRoute = {
   request: { query: listKeysQuerySchema },
   table: { 'dynamodb:Query': ['publisher'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const revokeKeyRoute = {
@@ -418,6 +458,7 @@ export const revokeKeyRoute = {
     'dynamodb:DeleteItem': ['publisher'],
   },
   throttle: 'write',
+  retry: 'repeatable',
 } as const satisfies Route;
 
 /** The caller's audit trail (`audit:read`), newest first. */
@@ -432,6 +473,7 @@ export const listAuditRoute = {
   request: { query: auditQuerySchema, everyGame: true },
   table: { 'dynamodb:Query': ['audit'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
@@ -456,6 +498,7 @@ export const eraseDeviceRoute = {
     'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices', 'expiringBans'],
   },
   throttle: 'write',
+  retry: 'repeatable',
 } as const satisfies Route;
 
 /** The change feed (`bans:read`, per game like the ban listings): three Queries and the policy. */
@@ -476,6 +519,7 @@ export const listEventsRoute = {
   },
   // Polled by every game server each second: its own class, far above the reads'.
   throttle: 'feed',
+  retry: 'read',
 } as const satisfies Route;
 
 /**
@@ -499,6 +543,7 @@ export const getEnforcementSnapshotRoute = {
     'dynamodb:PutItem': ['deployment'],
   },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** Webhooks are managed like keys (`keys:manage`): they carry the publisher's events out. */
@@ -519,6 +564,7 @@ export const createWebhookRoute = {
     'dynamodb:DeleteItem': ['webhook', 'webhookSecret', 'audit'],
   },
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 export const listWebhooksRoute = {
@@ -531,6 +577,7 @@ export const listWebhooksRoute = {
   request: {},
   table: { 'dynamodb:Query': ['webhook'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const deleteWebhookRoute = {
@@ -551,6 +598,7 @@ export const deleteWebhookRoute = {
     'dynamodb:DeleteItem': ['webhook', 'webhookSecret', 'webhookIndex'],
   },
   throttle: 'write',
+  retry: 'never',
 } as const satisfies Route;
 
 export const listWebhookDeliveriesRoute = {
@@ -563,6 +611,7 @@ export const listWebhookDeliveriesRoute = {
   request: { path: webhookPathSchema, query: deliveriesQuerySchema },
   table: { 'dynamodb:Query': ['webhook', 'delivery'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /**
@@ -585,6 +634,7 @@ export const testWebhookRoute = {
     'dynamodb:DeleteItem': ['delivery', 'audit'],
   },
   throttle: 'write',
+  retry: 'never',
   sendsDeliveries: true,
 } as const satisfies Route;
 
@@ -609,6 +659,7 @@ export const createAppealRoute = {
     'dynamodb:DeleteItem': ['appeal', 'appealQueue'],
   },
   throttle: 'write',
+  retry: 'idempotency_key',
 } as const satisfies Route;
 
 /** The publisher's bans in force that end soon (the console's start page): the index by expiry, then each entry's ban. */
@@ -622,6 +673,7 @@ export const listExpiringBansRoute = {
   request: { query: expiringBansQuerySchema },
   table: { 'dynamodb:Query': ['expiringBans'], 'dynamodb:GetItem': ['device'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** The devices the publisher has banned, by id prefix (the console's search); a key bound to games finds those banned in them. */
@@ -635,6 +687,7 @@ export const listDevicesRoute = {
   request: { query: devicesQuerySchema },
   table: { 'dynamodb:Query': ['bannedDevices'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** The owner's queue (`appeals:decide`): every game's appeals, so no key bound to games reads it. */
@@ -648,6 +701,7 @@ export const listAppealsRoute = {
   request: { query: appealsQuerySchema, everyGame: true },
   table: { 'dynamodb:Query': ['appealQueue'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** A team lead's numbers: the open count and oldest, the window's rollups (written once a day). */
@@ -661,6 +715,7 @@ export const appealStatsRoute = {
   request: { everyGame: true },
   table: { 'dynamodb:Query': ['appealQueue'], 'dynamodb:PutItem': ['appealQueue'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 /** One appeal: its owner's moderators see all of it, its filer the filer's view. */
@@ -674,6 +729,7 @@ export const getAppealRoute = {
   request: { path: appealPathSchema },
   table: { 'dynamodb:GetItem': ['appeal'] },
   throttle: 'read',
+  retry: 'read',
 } as const satisfies Route;
 
 export const decideAppealRoute = {
@@ -695,6 +751,7 @@ export const decideAppealRoute = {
     'dynamodb:DeleteItem': ['appealQueue'],
   },
   throttle: 'write',
+  retry: 'repeatable',
 } as const satisfies Route;
 
 export const routes = [

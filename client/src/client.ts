@@ -1,7 +1,7 @@
-import type { Body, KeyedOperationId, PathParams, Query, Result } from './operation-types.js';
+import type { Body, KeyedOperationId, OperationId, PathParams, Query, Result } from './operation-types.js';
+import { type OperationRow, operationTable } from './operations.js';
 import { EventFeed, Paged } from './paging.js';
-import { retryRules } from './retry.js';
-import { type CallOptions, type HttpRequest, send, type TransportSettings } from './transport.js';
+import { type CallOptions, send, type TransportSettings } from './transport.js';
 
 export interface ClientOptions {
   /** The API's address, with the stage's path if it has one: `https://api.example.com`, `http://127.0.0.1:3000`. */
@@ -182,10 +182,36 @@ export type MissingMethods = Exclude<KeyedOperationId, keyof BanClient>;
 const everyOperationIsAMethod: [MissingMethods] extends [never] ? true : MissingMethods = true;
 void everyOperationIsAMethod;
 
-const segment = (value: string | number) => encodeURIComponent(String(value));
+type Table = typeof operationTable;
+/** One value per path parameter, in the template's order (a tuple as long as the names). */
+type Values<Names extends readonly string[]> = { readonly [I in keyof Names]: string | number };
 
-const withIdempotencyKey = <B extends { idempotency_key?: string }>(body: B): B =>
-  body.idempotency_key === undefined ? { ...body, idempotency_key: crypto.randomUUID() } : body;
+/**
+ * What a method hands the table-driven call: the path parameters' values in the template's order
+ * (required exactly when the operation has some, as many as it has), the game exactly when the
+ * operation takes X-Game-Id, and its query or body. The method and the path come from the table.
+ */
+type Request<K extends KeyedOperationId> = (Table[K]['pathParams'] extends readonly []
+  ? { path?: never }
+  : { path: Values<Table[K]['pathParams']> }) &
+  (Table[K]['game'] extends true ? { game: string } : { game?: never }) & {
+    query?: object | undefined;
+    body?: unknown;
+  };
+
+const segment = (value: string | number | undefined) => encodeURIComponent(String(value));
+
+const withIdempotencyKey = (body: unknown): unknown =>
+  typeof body === 'object' &&
+  body !== null &&
+  (body as { idempotency_key?: unknown }).idempotency_key === undefined
+    ? { ...body, idempotency_key: crypto.randomUUID() }
+    : body;
+
+/** Each operation's retry rule, read off the generated table (kept for callers of the package). */
+export const retryRules = Object.fromEntries(
+  Object.entries(operationTable).map(([id, row]) => [id, row.retry]),
+) as { readonly [K in OperationId]: Table[K]['retry'] };
 
 /** A client of the device ban API for one key. See client/README.md. */
 export const createBanClient = (options: ClientOptions): BanClient => {
@@ -202,91 +228,65 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     random: options.random ?? Math.random,
   };
 
+  /**
+   * One call of `operation`, as its row of the generated table (./operations.ts) says: its method,
+   * its path with the values filled in, and its retry rule. An `idempotency_key` operation gets a
+   * key in its body when the caller gave none, the same on every retry of the call.
+   */
   const call = <K extends KeyedOperationId>(
     operation: K,
-    req: Omit<HttpRequest, 'retry'>,
+    req: Request<K>,
     callOptions: CallOptions | undefined,
-  ) =>
-    send(settings, { ...req, retry: retryRules[operation] !== 'never' }, callOptions) as Promise<Result<K>>;
+  ) => {
+    const row: OperationRow = operationTable[operation];
+    const values: readonly (string | number)[] = req.path ?? [];
+    const path = row.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      segment(values[row.pathParams.indexOf(name)]),
+    );
+    const body = row.retry === 'idempotency_key' ? withIdempotencyKey(req.body) : req.body;
+    return send(
+      settings,
+      { method: row.method, path, game: req.game, query: req.query, body, retry: row.retry !== 'never' },
+      callOptions,
+    ) as Promise<Result<K>>;
+  };
 
   const client: BanClient = {
-    getPolicy: (o) => call('getPolicy', { method: 'GET', path: '/v1/policy' }, o),
-    updatePolicy: (patch, o) => call('updatePolicy', { method: 'PUT', path: '/v1/policy', body: patch }, o),
-    getReasons: (o) => call('getReasons', { method: 'GET', path: '/v1/reasons' }, o),
-    putReasons: (catalogue, o) =>
-      call('putReasons', { method: 'PUT', path: '/v1/reasons', body: catalogue }, o),
-    putPublisher: (profile, o) =>
-      call('putPublisher', { method: 'PUT', path: '/v1/publisher', body: profile }, o),
-    listPublishers: (query, o) => call('listPublishers', { method: 'GET', path: '/v1/publishers', query }, o),
-    createBan: (game, ban, o) =>
-      call('createBan', { method: 'POST', path: '/v1/bans', game, body: withIdempotencyKey(ban) }, o),
-    listSocialBans: (game, device, query, o) =>
-      call(
-        'listSocialBans',
-        { method: 'GET', path: `/v1/device/${segment(device)}/bans/social`, game, query },
-        o,
-      ),
-    listCheatBans: (game, device, query, o) =>
-      call(
-        'listCheatBans',
-        { method: 'GET', path: `/v1/device/${segment(device)}/bans/cheat`, game, query },
-        o,
-      ),
-    listBans: (game, device, query, o) =>
-      call('listBans', { method: 'GET', path: `/v1/device/${segment(device)}/bans`, game, query }, o),
-    revokeBan: (game, device, banId, body, o) =>
-      call(
-        'revokeBan',
-        { method: 'POST', path: `/v1/device/${segment(device)}/bans/${segment(banId)}/revoke`, game, body },
-        o,
-      ),
-    getEnforcement: (game, device, o) =>
-      call('getEnforcement', { method: 'GET', path: `/v1/device/${segment(device)}/enforcement`, game }, o),
-    getEnforcementBatch: (game, body, o) =>
-      call('getEnforcementBatch', { method: 'POST', path: '/v1/enforcement/batch', game, body }, o),
-    getEnforcementSnapshot: (game, query, o) =>
-      call('getEnforcementSnapshot', { method: 'GET', path: '/v1/enforcement/snapshot', game, query }, o),
-    createKey: (key, o) => call('createKey', { method: 'POST', path: '/v1/keys', body: key }, o),
-    listKeys: (query, o) => call('listKeys', { method: 'GET', path: '/v1/keys', query }, o),
-    revokeKey: (keyId, o) =>
-      call('revokeKey', { method: 'POST', path: `/v1/keys/${segment(keyId)}/revoke` }, o),
-    listAudit: (query, o) => call('listAudit', { method: 'GET', path: '/v1/audit', query }, o),
-    eraseDevice: (device, o) =>
-      call('eraseDevice', { method: 'POST', path: `/v1/device/${segment(device)}/erase` }, o),
-    listDevices: (query, o) => call('listDevices', { method: 'GET', path: '/v1/devices', query }, o),
-    listExpiringBans: (query, o) =>
-      call('listExpiringBans', { method: 'GET', path: '/v1/bans/expiring', query }, o),
-    listEvents: (game, query, o) => call('listEvents', { method: 'GET', path: '/v1/events', game, query }, o),
-    createWebhook: (webhook, o) =>
-      call('createWebhook', { method: 'POST', path: '/v1/webhooks', body: webhook }, o),
-    listWebhooks: (o) => call('listWebhooks', { method: 'GET', path: '/v1/webhooks' }, o),
+    getPolicy: (o) => call('getPolicy', {}, o),
+    updatePolicy: (patch, o) => call('updatePolicy', { body: patch }, o),
+    getReasons: (o) => call('getReasons', {}, o),
+    putReasons: (catalogue, o) => call('putReasons', { body: catalogue }, o),
+    putPublisher: (profile, o) => call('putPublisher', { body: profile }, o),
+    listPublishers: (query, o) => call('listPublishers', { query }, o),
+    createBan: (game, ban, o) => call('createBan', { game, body: ban }, o),
+    listSocialBans: (game, device, query, o) => call('listSocialBans', { game, path: [device], query }, o),
+    listCheatBans: (game, device, query, o) => call('listCheatBans', { game, path: [device], query }, o),
+    listBans: (game, device, query, o) => call('listBans', { game, path: [device], query }, o),
+    revokeBan: (game, device, banId, body, o) => call('revokeBan', { game, path: [device, banId], body }, o),
+    getEnforcement: (game, device, o) => call('getEnforcement', { game, path: [device] }, o),
+    getEnforcementBatch: (game, body, o) => call('getEnforcementBatch', { game, body }, o),
+    getEnforcementSnapshot: (game, query, o) => call('getEnforcementSnapshot', { game, query }, o),
+    createKey: (key, o) => call('createKey', { body: key }, o),
+    listKeys: (query, o) => call('listKeys', { query }, o),
+    revokeKey: (keyId, o) => call('revokeKey', { path: [keyId] }, o),
+    listAudit: (query, o) => call('listAudit', { query }, o),
+    eraseDevice: (device, o) => call('eraseDevice', { path: [device] }, o),
+    listDevices: (query, o) => call('listDevices', { query }, o),
+    listExpiringBans: (query, o) => call('listExpiringBans', { query }, o),
+    listEvents: (game, query, o) => call('listEvents', { game, query }, o),
+    createWebhook: (webhook, o) => call('createWebhook', { body: webhook }, o),
+    listWebhooks: (o) => call('listWebhooks', {}, o),
     deleteWebhook: async (webhookId, o) => {
-      await call('deleteWebhook', { method: 'DELETE', path: `/v1/webhooks/${segment(webhookId)}` }, o);
+      await call('deleteWebhook', { path: [webhookId] }, o);
     },
     listWebhookDeliveries: (webhookId, query, o) =>
-      call(
-        'listWebhookDeliveries',
-        { method: 'GET', path: `/v1/webhooks/${segment(webhookId)}/deliveries`, query },
-        o,
-      ),
-    testWebhook: (webhookId, o) =>
-      call('testWebhook', { method: 'POST', path: `/v1/webhooks/${segment(webhookId)}/test` }, o),
-    createAppeal: (game, appeal, o) =>
-      call(
-        'createAppeal',
-        { method: 'POST', path: '/v1/appeals', game, body: withIdempotencyKey(appeal) },
-        o,
-      ),
-    listAppeals: (query, o) => call('listAppeals', { method: 'GET', path: '/v1/appeals', query }, o),
-    appealStats: (o) => call('appealStats', { method: 'GET', path: '/v1/appeals/stats' }, o),
-    getAppeal: (appealId, o) =>
-      call('getAppeal', { method: 'GET', path: `/v1/appeals/${segment(appealId)}` }, o),
-    decideAppeal: (appealId, decision, o) =>
-      call(
-        'decideAppeal',
-        { method: 'POST', path: `/v1/appeals/${segment(appealId)}/decision`, body: decision },
-        o,
-      ),
+      call('listWebhookDeliveries', { path: [webhookId], query }, o),
+    testWebhook: (webhookId, o) => call('testWebhook', { path: [webhookId] }, o),
+    createAppeal: (game, appeal, o) => call('createAppeal', { game, body: appeal }, o),
+    listAppeals: (query, o) => call('listAppeals', { query }, o),
+    appealStats: (o) => call('appealStats', {}, o),
+    getAppeal: (appealId, o) => call('getAppeal', { path: [appealId] }, o),
+    decideAppeal: (appealId, decision, o) => call('decideAppeal', { path: [appealId], body: decision }, o),
 
     bans: (game, device, query = {}, o) =>
       new Paged((cursor) => client.listBans(game, device, { ...query, cursor }, o), query.cursor),

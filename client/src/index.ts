@@ -1,7 +1,7 @@
 /**
  * device-ban-client: a typed client of the device ban API for game servers. See README.md.
  */
-export { type BanClient, type ClientOptions, createBanClient } from './client.js';
+export { type BanClient, type ClientOptions, createBanClient, retryRules } from './client.js';
 export { ApiError, type ApiErrorCode, type ApiErrorInit } from './errors.js';
 export {
   type BanMirror,
@@ -44,6 +44,7 @@ export type {
   Result,
   RevokeBanRequest,
 } from './operation-types.js';
+export { type OperationRow, operationTable, type RetryRule } from './operations.js';
 export { type CursorOf, EventFeed, type FeedPageLike, type ListPage, Paged } from './paging.js';
 export {
   type BanRelay,
@@ -56,5 +57,4 @@ export {
   type RelaySource,
   type RelayStatus,
 } from './relay.js';
-export { type RetryRule, retryRules } from './retry.js';
 export type { CallOptions } from './transport.js';

@@ -41,6 +41,49 @@ const queryString = (query: object | undefined): string => {
   return text === '' ? '' : `?${text}`;
 };
 
+/** The settings one request needs: where, with which key, through which fetch. */
+export type ExchangeSettings = Pick<TransportSettings, 'baseUrl' | 'apiKey' | 'fetch'>;
+
+/** One answer as it came: its status and headers, and its body as text. */
+export interface Exchanged {
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * One request and its whole answer: the one place the package calls fetch. `send` makes each
+ * attempt of a call through it; the console (console/client.ts) sends through it too, one attempt
+ * each (no retries: the console offers its own Retry, after the answer's Retry-After), reading
+ * the answer its own way. Cookies are never sent (the key is the only credential). Throws what
+ * fetch or reading the body throws.
+ */
+export const exchange = async (
+  settings: ExchangeSettings,
+  req: Omit<HttpRequest, 'retry'>,
+  signal?: AbortSignal,
+): Promise<Exchanged> => {
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${settings.apiKey}`,
+    Accept: 'application/json',
+  };
+  if (req.game !== undefined) headers['X-Game-Id'] = req.game;
+  if (req.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await settings.fetch(`${settings.baseUrl}${req.path}${queryString(req.query)}`, {
+    method: req.method,
+    headers,
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
+    credentials: 'omit',
+    ...(signal ? { signal } : {}),
+  });
+  return { status: res.status, ok: res.ok, headers: res.headers, text: await res.text() };
+};
+
+/** UTF-8 bytes of `text`: Node's native count, or (in a browser, which has no Buffer) TextEncoder's. */
+const byteLength = (text: string): number =>
+  typeof Buffer === 'function' ? Buffer.byteLength(text) : new TextEncoder().encode(text).byteLength;
+
 const DEADLINE = Symbol('deadline');
 
 /** The size of each answer's body, by the JSON parsed from it (see responseBytes). */
@@ -65,14 +108,6 @@ export const send = async (settings: TransportSettings, req: HttpRequest, option
   const deadlineMs = options.deadlineMs ?? settings.deadlineMs;
   const retries = req.retry ? (options.retries ?? settings.retries) : 0;
   const deadline = Date.now() + deadlineMs;
-  const url = `${settings.baseUrl}${req.path}${queryString(req.query)}`;
-  const headers: Record<string, string> = {
-    Authorization: `Bearer ${settings.apiKey}`,
-    Accept: 'application/json',
-  };
-  if (req.game !== undefined) headers['X-Game-Id'] = req.game;
-  if (req.body !== undefined) headers['Content-Type'] = 'application/json';
-  const body = req.body === undefined ? undefined : JSON.stringify(req.body);
 
   // One controller stops whatever is under way: the caller's abort, or the deadline.
   const stop = new AbortController();
@@ -99,8 +134,8 @@ export const send = async (settings: TransportSettings, req: HttpRequest, option
     for (let attempt = 1; ; attempt++) {
       let error: ApiError;
       try {
-        const res = await settings.fetch(url, { method: req.method, headers, body, signal: stop.signal });
-        const text = await res.text();
+        const res = await exchange(settings, req, stop.signal);
+        const { text } = res;
         if (res.ok) {
           if (text === '') return undefined;
           let parsed: unknown;
@@ -118,7 +153,7 @@ export const send = async (settings: TransportSettings, req: HttpRequest, option
               { cause },
             );
           }
-          if (typeof parsed === 'object' && parsed !== null) sizes.set(parsed, Buffer.byteLength(text));
+          if (typeof parsed === 'object' && parsed !== null) sizes.set(parsed, byteLength(text));
           return parsed;
         }
         error = errorFromAnswer(res.status, res.headers, text, attempt);

@@ -699,6 +699,9 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
           .join(' or ')} scope.`
       : doc.description,
     tags: [doc.tag],
+    // Whether a client may repeat the request (lib/routes.ts RetryRule): the client's method table
+    // is generated from it (console/generate-types.ts).
+    'x-retry': route.retry,
     ...(route.auth ? {} : { security: [] }),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(op.body

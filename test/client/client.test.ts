@@ -5,6 +5,7 @@ import {
   type ClientOptions,
   createBanClient,
   type KeyedOperationId,
+  operationTable,
   retryRules,
 } from '../../client/src/index';
 import { routes } from '../../lib/routes';
@@ -135,7 +136,21 @@ describe('every route of lib/routes.ts', () => {
     // Left out on purpose: the public routes (no key, nothing a game server needs from this client).
     expect(routes.filter((route) => !route.auth).map((route) => route.id)).toEqual(['health', 'openapi']);
     // And the client calls no operation the route table does not have.
-    expect(Object.keys(retryRules).sort()).toEqual(keyed.map((route) => route.id).sort());
+    expect(Object.keys(operationTable).sort()).toEqual(routes.map((route) => route.id).sort());
+    expect(Object.keys(retryRules).sort()).toEqual(routes.map((route) => route.id).sort());
+  });
+
+  it("is the generated method table's row: method, path, path parameters, game header and retry rule", () => {
+    for (const route of routes) {
+      expect(operationTable[route.id], route.id).toEqual({
+        method: route.method,
+        path: route.path,
+        pathParams: [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+        game: 'game' in route.request && route.request.game === true,
+        retry: route.retry,
+      });
+      expect(retryRules[route.id]).toBe(route.retry);
+    }
   });
 
   it.each(keyed.map((route) => [route.id, route] as const))(

@@ -15,6 +15,7 @@ const route: Route = {
   request: {},
   scope: 'bans:read',
   throttle: 'read',
+  retry: 'read',
 };
 const allow = (
   resource = 'arn:aws:execute-api:local:000000000000:local/local/*',
