@@ -290,7 +290,10 @@ describe('API keys', () => {
     expect((await server.call('GET', '/v1/device/d/bans', { key: doomed.api_key, game: GAME })).status).toBe(
       401,
     );
-    expect(await page.getByRole('button', { name: `Revoke key ${doomed.key_id}` }).count()).toBe(0);
+    // The list is read again after the status says so: wait for it, not for a fixed time.
+    await expect
+      .poll(() => page.getByRole('button', { name: `Revoke key ${doomed.key_id}` }).count())
+      .toBe(0);
     const revokedRow = (
       await rowsOf(page.getByRole('table', { name: 'Keys of your publisher, oldest first' }))
     ).find((r) => r[0] === doomed.key_id);
