@@ -11,7 +11,7 @@ import { consoleListener } from './console';
 import type { LocalEvents } from './events';
 import { startLocalEventsThread } from './events-thread';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
-import { type LocalIdentity, startLocalIdentity } from './identity';
+import type { LocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
 import { ensureTable, openStore, type Store, useStore } from './store';
 import { startTtlSweeper, type TtlSweeper, ttlSweepSecondsFrom } from './ttl-sweeper';
@@ -140,6 +140,8 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     const consoleUrl = `http://${address}:${port}/console/`;
     // People sign in at the local provider; the authorizer reads its settings at its next call.
     if (options.identityPort !== false) {
+      // Loaded only when people sign in: the provider is the heaviest module of a start.
+      const { startLocalIdentity } = await import('./identity');
       identity = await startLocalIdentity({
         port: options.identityPort ?? 0,
         host: address,

@@ -87,7 +87,7 @@ let key: string;
 const tokens = {} as Record<Role, string>;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ people: true });
   key = (await api.createKey(PUBLISHER, 'conformance')).api_key;
   for (const role of ['viewer', 'moderator', 'admin'] as const) {
     const made = await api.createPerson(PUBLISHER, role);

@@ -15,7 +15,7 @@ import { discover, refresh, signIn, silentSignIn } from '../support/sign-in';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ people: true });
 });
 afterAll(() => api?.close());
 

@@ -35,7 +35,10 @@ const FLOOD = 3 * BURST;
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi({ env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST) } });
+  api = await startTestApi({
+    env: { RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST) },
+    people: true,
+  });
 });
 afterAll(() => api?.close());
 

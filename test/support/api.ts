@@ -64,7 +64,15 @@ const DERIVED = [
 ];
 
 export const startTestApi = async (
-  options: { env?: NodeJS.ProcessEnv; events?: boolean } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    events?: boolean;
+    /**
+     * Whether people sign in: the local identity provider and the console it sends them back to.
+     * Off by default: most suites call with keys, and the provider is the costliest part of a start.
+     */
+    people?: boolean;
+  } = {},
 ): Promise<TestApi> => {
   // test/node24/run.ts asks for the runtime's major: a run on any other Node must not pass for it.
   const major = process.env.EXPECT_NODE_MAJOR;
@@ -82,6 +90,7 @@ export const startTestApi = async (
     env: { ...process.env, ...storeEnv, FEED_CACHE_MS: '0', ...options.env },
     ...(bundles ? { bundles } : {}),
     ...(options.events === undefined ? {} : { events: options.events }),
+    ...(options.people ? {} : { identityPort: false as const, console: false }),
   });
   // The storage client reads its settings at import, so these come after the store is chosen.
   const { createApiKey, revokeApiKey } = await import('../../lib/domain/api-keys');
