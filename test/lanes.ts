@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { lanePlan, type Stage } from './support/lane-plan';
@@ -16,29 +17,43 @@ import { lanePlan, type Stage } from './support/lane-plan';
 
 const plan = lanePlan(process.versions.node.split('.')[0] ?? '');
 
-type Outcome = { name: string; status: 'passed' | 'failed' | 'not run'; seconds: number };
+type Outcome = { name: string; status: 'passed' | 'failed' | 'not run'; seconds: number; cpu?: number };
+
+/**
+ * Each stage's CPU time (user and system, its every process), what the lanes are balanced by: GNU
+ * time where the machine has it (Debian's `time` package), else not shown.
+ */
+const GNU_TIME = '/usr/bin/time';
+const CPU_MARK = '[lanes:cpu]';
+const timed = existsSync(GNU_TIME);
 
 const children = new Set<ReturnType<typeof spawn>>();
 
-const runStage = (stage: Stage): Promise<boolean> =>
+const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
   new Promise((done) => {
-    const child = spawn(
-      'npm',
-      ['run', '--silent', stage.script, ...(stage.args ? ['--', ...stage.args] : [])],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
-        detached: true,
-        env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
-      },
-    );
+    const npm = ['npm', 'run', '--silent', stage.script, ...(stage.args ? ['--', ...stage.args] : [])];
+    const [command = 'npm', ...args] = timed ? [GNU_TIME, '-f', `${CPU_MARK} %U %S`, ...npm] : npm;
+    let cpu: number | undefined;
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
+      detached: true,
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
+    });
     children.add(child);
     const prefix = `[${stage.name}] `;
     for (const stream of [child.stdout, child.stderr])
-      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix}${line}\n`));
+      createInterface({ input: stream }).on('line', (line) => {
+        if (line.startsWith(CPU_MARK)) {
+          const [user = 0, system = 0] = line.slice(CPU_MARK.length).trim().split(' ').map(Number);
+          cpu = Math.round(user + system);
+          return;
+        }
+        process.stdout.write(`${prefix}${line}\n`);
+      });
     child.on('close', (code) => {
       children.delete(child);
-      done(code === 0);
+      done({ passed: code === 0, cpu });
     });
   });
 
@@ -51,11 +66,12 @@ const runLane = async (stages: Stage[]): Promise<Outcome[]> => {
       continue;
     }
     const started = Date.now();
-    const passed = await runStage(stage);
+    const { passed, cpu } = await runStage(stage);
     outcomes.push({
       name: stage.name,
       status: passed ? 'passed' : 'failed',
       seconds: Math.round((Date.now() - started) / 1000),
+      ...(cpu === undefined ? {} : { cpu }),
     });
     failed = !passed;
   }
@@ -80,10 +96,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 const started = Date.now();
 const results = (await Promise.all(plan.lanes.map(runLane))).flat();
 const wall = Math.round((Date.now() - started) / 1000);
-console.log('\n[lanes] stage       status    seconds');
-for (const { name, status, seconds } of results)
-  console.log(`[lanes] ${name.padEnd(11)} ${status.padEnd(9)} ${seconds}`);
+console.log('\n[lanes] stage       status    seconds  cpu s');
+for (const { name, status, seconds, cpu } of results)
+  console.log(`[lanes] ${name.padEnd(11)} ${status.padEnd(9)} ${String(seconds).padEnd(8)} ${cpu ?? '-'}`);
 for (const { name, by } of plan.covered) console.log(`[lanes] ${name.padEnd(11)} left out: ${by}`);
 console.log(`[lanes] on Node ${process.version}`);
-console.log(`[lanes] wall time ${wall} s (the stages' sum: ${results.reduce((s, r) => s + r.seconds, 0)} s)`);
+const cpuTotal = results.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
+console.log(
+  `[lanes] wall time ${wall} s (the stages' sum: ${results.reduce((s, r) => s + r.seconds, 0)} s` +
+    `${timed ? `; their CPU time: ${cpuTotal} s` : ''})`,
+);
 process.exit(results.every((r) => r.status === 'passed') ? 0 : 1);
