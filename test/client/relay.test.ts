@@ -509,7 +509,8 @@ describe('cursors the relay no longer serves', () => {
     const svc = service();
     svc.create('d-1', ban(1));
     const dir = await mkdtemp(join(tmpdir(), 'relay-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // Retried: the cleanups run together, and a mirror's stop writes its state file meanwhile.
+    cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
     const stateFile = join(dir, 'mirror.json');
     const firstEvents = announcements<RelayEvent>();
     const first = createBanRelay({
@@ -545,6 +546,7 @@ describe('cursors the relay no longer serves', () => {
     expect(after.events.seen.map((e) => e.type)).toEqual(['state_loaded', 'snapshot', 'caught_up']);
     expect(after.events.seen).toContainEqual({ type: 'snapshot', bans: 2, reason: 'cursor_refused' });
     expect(after.mirror.check('d-2', AT).restricted.cheat).toBe(true);
+    await after.mirror.stop();
   });
 });
 
