@@ -11,7 +11,11 @@ import type { LocalEvents, LocalEventsOptions } from './events';
  */
 export const startLocalEventsThread = async (options: LocalEventsOptions): Promise<LocalEvents> => {
   const worker = new Worker(new URL('./events-worker.mjs', import.meta.url), {
-    workerData: { storeEndpoint: options.storeEndpoint, tableName: options.tableName },
+    workerData: {
+      storeEndpoint: options.storeEndpoint,
+      tableName: options.tableName,
+      settings: options.settings,
+    },
     // Not the main thread's loader flags: the worker registers tsx itself.
     execArgv: [],
   });

@@ -8,6 +8,7 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { configure, type Settings } from '../../lib/config';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
 import { describeError, log, SENDER_FAILURE_MESSAGE } from '../../lib/log';
@@ -50,6 +51,8 @@ export interface LocalEventsOptions {
   recorder: Pick<ChangeRecorder, 'onRecord'>;
   storeEndpoint: string;
   tableName: string;
+  /** The settings the thread binds (lib/config.ts): the main thread's, its store the recorder's. */
+  settings: Settings;
 }
 
 /**
@@ -57,11 +60,14 @@ export interface LocalEventsOptions {
  * thread of their own (./events-thread.ts), so they do not queue behind the API's requests.
  */
 export const startLocalEvents = async (options: LocalEventsOptions): Promise<LocalEvents> => {
-  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
+  configure(options.settings);
   const { dispatchChanges } = await import('../../lib/domain/dispatch');
   const { attemptDelivery, pendingDeliveries } = await import('../../lib/domain/deliveries');
   const { tableName } = options;
-  const client = new DynamoDBClient({ ...connectionConfig(options.storeEndpoint), maxAttempts: 3 });
+  const client = new DynamoDBClient({
+    ...connectionConfig(options.storeEndpoint, options.settings.storage),
+    maxAttempts: 3,
+  });
   let closed = false;
 
   // The queue: one timer per pending delivery, an attempt when it fires.
