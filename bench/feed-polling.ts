@@ -80,7 +80,8 @@ const measure = async (): Promise<FeedPollingResult> => {
       RATE_LIMIT_BURST: '100000',
     },
   });
-  const { dynamo, tableName } = await import('../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../lib/storage/client');
+  const tableName = boundTable();
   const { createApiKey } = await import('../lib/domain/api-keys');
   const { clearFeedCaches } = await import('../lib/domain/feed');
   // Writes go around the counted client, straight to the change log's recorder (the local stream):

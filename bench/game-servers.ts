@@ -310,7 +310,8 @@ export const measureGameServers = async (
   try {
     // Imported after the store is chosen: the storage client reads its settings at import.
     const { createApiKey } = await import('../lib/domain/api-keys');
-    const { dynamo, tableName } = await import('../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../lib/storage/client');
+    const tableName = boundTable();
     const { BatchWriteCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
     const { gameFeedPartition, liveBanKey, LIVE_BAN_PREFIX } = await import('../lib/storage/keys');
     const publisher = 'bench-game-servers';

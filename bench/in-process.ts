@@ -39,7 +39,8 @@ export const startInProcess = async (options: { inFront?: InFront } = {}) => {
   await ensureTable(store);
   const front = await options.inFront?.(store);
   useStore(front ? { ...store, endpoint: front.endpoint } : store);
-  const { dynamo, tableName } = await import('../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../lib/storage/client');
+  const tableName = boundTable();
   const { createApiKey } = await import('../lib/domain/api-keys');
   const probe = probeStorage(dynamo);
   const handlers = new Map<string, Handler>();

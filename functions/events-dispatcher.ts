@@ -1,4 +1,5 @@
 import type { DynamoDBStreamHandler } from 'aws-lambda';
+import { configureFromEnvironment } from '../lib/config';
 import { dispatchChanges } from '../lib/domain/dispatch';
 import { queueDeliveries } from '../lib/storage/delivery-queue';
 
@@ -8,5 +9,6 @@ import { queueDeliveries } from '../lib/storage/delivery-queue';
  * and, after its retries, to the stack's dead-letter queue with an alarm.
  */
 export const handler: DynamoDBStreamHandler = async (event) => {
+  configureFromEnvironment(process.env);
   await dispatchChanges(event.Records, (refs) => queueDeliveries(refs));
 };

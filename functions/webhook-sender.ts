@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSHandler } from 'aws-lambda';
+import { configureFromEnvironment } from '../lib/config';
 import { attemptDelivery } from '../lib/domain/deliveries';
 import { describeError, log, SENDER_FAILURE_MESSAGE } from '../lib/log';
 import { parseDeliveryMessage, queueDeliveries } from '../lib/storage/delivery-queue';
@@ -9,6 +10,7 @@ import { parseDeliveryMessage, queueDeliveries } from '../lib/storage/delivery-q
  * reported, so SQS hands it on again and, after five receipts, to the dead-letter queue (alarmed).
  */
 export const handler: SQSHandler = async (event): Promise<SQSBatchResponse> => {
+  configureFromEnvironment(process.env);
   const failures = await Promise.all(
     event.Records.map(async (record) => {
       let ids: Record<string, unknown> = {};

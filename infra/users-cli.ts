@@ -162,7 +162,8 @@ const publisherExists = async (publisherId: string) => {
     return fail(
       "create on the deployed pool needs TABLE_NAME, the stack's TableName output: the publisher is checked there",
     );
-  const { dynamo, tableName } = await import('../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../lib/storage/client');
+  const tableName = boundTable();
   const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const { policyKey } = await import('../lib/storage/keys');
   const { Item } = await dynamo.send(

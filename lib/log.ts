@@ -4,16 +4,24 @@
  * reach a log by accident.
  *
  * In Lambda's JSON log format a line that is a JSON object with `level` and `timestamp` is kept as
- * it is and filtered by the function's application log level. The same threshold applies here:
- * `LOG_LEVEL` (ours; `silent` turns logging off, as the tests do) or else `AWS_LAMBDA_LOG_LEVEL`
- * (what Lambda sets from the function's configuration), default `info`.
+ * it is and filtered by the function's application log level. The same threshold applies here,
+ * from the bound settings (lib/config.ts): `LOG_LEVEL` (ours; `silent` turns logging off, as the
+ * tests do) or else `AWS_LAMBDA_LOG_LEVEL` (what Lambda sets from the function's configuration),
+ * default `info`.
  */
+import { settings } from './config';
 
 const LEVELS = { trace: 0, debug: 1, info: 2, warn: 3, error: 4, fatal: 5 } as const;
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const threshold = (): number => {
-  const setting = (process.env.LOG_LEVEL || process.env.AWS_LAMBDA_LOG_LEVEL || 'info').toLowerCase();
+  let setting: string;
+  try {
+    setting = settings().logLevel;
+  } catch {
+    // Settings that do not parse still let their error be logged.
+    setting = 'info';
+  }
   if (setting === 'silent') return Number.POSITIVE_INFINITY;
   return LEVELS[setting as keyof typeof LEVELS] ?? LEVELS.info;
 };

@@ -14,6 +14,7 @@ export const startLocalEventsThread = async (options: LocalEventsOptions): Promi
     workerData: {
       storeEndpoint: options.storeEndpoint,
       tableName: options.tableName,
+      settings: options.settings,
       bundles: options.bundles,
     },
     // Not the main thread's loader flags: the worker registers tsx itself.

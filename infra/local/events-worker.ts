@@ -6,7 +6,7 @@ import { startLocalEvents } from './events';
 /**
  * The local dispatcher's thread (./events-thread.ts): the same startLocalEvents, told of each
  * record by a message, answering drain and close. Its storage client reaches the store through
- * the recorder, like the API's (the environment is the main thread's, copied when it started).
+ * the recorder, like the API's: the settings are the main thread's, passed when it started.
  */
 
 type Message =
@@ -23,6 +23,7 @@ try {
     recorder: { onRecord: (listener) => listeners.push(listener) },
     storeEndpoint: workerData.storeEndpoint,
     tableName: workerData.tableName,
+    settings: workerData.settings,
     bundles: workerData.bundles,
   });
   port.on('message', (message: Message) => {

@@ -8,6 +8,7 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { configure, type Settings } from '../../lib/config';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
 import { describeError, log, SENDER_FAILURE_MESSAGE } from '../../lib/log';
@@ -54,6 +55,8 @@ export interface LocalEventsOptions {
   recorder: Pick<ChangeRecorder, 'onRecord'>;
   storeEndpoint: string;
   tableName: string;
+  /** The settings the thread binds (lib/config.ts): the main thread's, its store the recorder's. */
+  settings: Settings;
   /**
    * A cloud assembly whose dispatcher and sender bundles to run (./bundles.ts), handed the change
    * records as a stream batch and each attempt as a queue message, as Lambda hands them on; the
@@ -80,7 +83,6 @@ interface EventFunctions {
 
 /** The dispatcher and the sender's attempt from the TypeScript sources. */
 const sourceFunctions = async (): Promise<EventFunctions> => {
-  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
   const { dispatchChanges } = await import('../../lib/domain/dispatch');
   const { attemptDelivery } = await import('../../lib/domain/deliveries');
   return {
@@ -133,10 +135,14 @@ const bundledFunctions = async (cdkOutDir: string): Promise<EventFunctions> => {
  * thread of their own (./events-thread.ts), so they do not queue behind the API's requests.
  */
 export const startLocalEvents = async (options: LocalEventsOptions): Promise<LocalEvents> => {
+  configure(options.settings);
   const functions = options.bundles ? await bundledFunctions(options.bundles) : await sourceFunctions();
   const { pendingDeliveries } = await import('../../lib/domain/deliveries');
   const { tableName } = options;
-  const client = new DynamoDBClient({ ...connectionConfig(options.storeEndpoint), maxAttempts: 3 });
+  const client = new DynamoDBClient({
+    ...connectionConfig(options.storeEndpoint, options.settings.storage),
+    maxAttempts: 3,
+  });
   let closed = false;
 
   // The queue: one timer per pending delivery, an attempt when it fires.

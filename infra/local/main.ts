@@ -1,3 +1,6 @@
+import { createApiKey, listApiKeys } from '../../lib/domain/api-keys';
+import { roles } from '../../lib/model/people';
+import { createLocalPerson, listLocalPeople, newPassword } from './people';
 import { startLocalApi } from './server';
 
 /**
@@ -22,11 +25,6 @@ const api = await startLocalApi({
   ...(process.env.ACCESS_TOKEN_SECONDS && { accessTokenSeconds: Number(process.env.ACCESS_TOKEN_SECONDS) }),
 });
 
-// Imported after the store is chosen: the storage client reads its settings at import.
-const { createApiKey, listApiKeys } = await import('../../lib/domain/api-keys');
-const { createLocalPerson, listLocalPeople, newPassword } = await import('./people');
-const { roles } = await import('../../lib/model/people');
-
 const where =
   api.store.embedded || api.store.dataDir
     ? (api.store.dataDir ?? 'memory (DATA_DIR=:memory:)')
@@ -39,16 +37,16 @@ if (api.identity)
   );
 console.log(`Store: ${where}, table ${api.store.tableName}${api.tableCreated ? ' (created)' : ''}`);
 if (api.events) {
-  // As the server set it (WEBHOOK_ALLOW_LOOPBACK, default on locally): say what it really does.
-  const loopback =
-    process.env.WEBHOOK_ALLOW_LOOPBACK === '1'
-      ? 'loopback http:// receivers allowed'
-      : 'loopback receivers refused (WEBHOOK_ALLOW_LOOPBACK=0): https and public addresses only';
+  // As the server bound it (WEBHOOK_ALLOW_LOOPBACK, default on locally): say what it really does.
+  const { settings } = api;
+  const loopback = settings.webhookAllowLoopback
+    ? 'loopback http:// receivers allowed'
+    : 'loopback receivers refused (WEBHOOK_ALLOW_LOOPBACK=0): https and public addresses only';
   console.log(
-    `Events: feed and webhooks dispatched here (${loopback}; WEBHOOK_RETRY_BASE_MS=${process.env.WEBHOOK_RETRY_BASE_MS ?? 30000})`,
+    `Events: feed and webhooks dispatched here (${loopback}; WEBHOOK_RETRY_BASE_MS=${settings.webhookRetryBaseMs})`,
   );
   console.log(
-    `Retention: feed events and settled deliveries kept EVENT_RETENTION_DAYS=${process.env.EVENT_RETENTION_DAYS ?? 30} days, swept every TTL_SWEEP_SECONDS=${process.env.TTL_SWEEP_SECONDS ?? 60} s (the local time to live); feed pages shared for FEED_CACHE_MS=${process.env.FEED_CACHE_MS ?? 1000} ms`,
+    `Retention: feed events and settled deliveries kept EVENT_RETENTION_DAYS=${settings.eventRetentionDays} days, swept every TTL_SWEEP_SECONDS=${process.env.TTL_SWEEP_SECONDS ?? 60} s (the local time to live); feed pages shared for FEED_CACHE_MS=${settings.feedCacheMs} ms`,
   );
 }
 

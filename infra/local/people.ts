@@ -88,7 +88,7 @@ export const createLocalPerson = async (
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...localPersonEmailKey(email), sub },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -108,7 +108,7 @@ export const createLocalPerson = async (
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         // No disabled_at until disabled: disabling sets it once (if_not_exists).
         Item: {
           ...localPersonKey(sub),
@@ -123,7 +123,7 @@ export const createLocalPerson = async (
     );
   } catch (error) {
     // Give the email back, so a retry can make the person.
-    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: localPersonEmailKey(email) }));
+    await dynamo.send(new DeleteCommand({ TableName: tableName(), Key: localPersonEmailKey(email) }));
     throw error;
   }
   return made;
@@ -131,7 +131,7 @@ export const createLocalPerson = async (
 
 export const findLocalPerson = async (sub: string): Promise<LocalPerson | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: localPersonKey(sub), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: localPersonKey(sub), ConsistentRead: true }),
   );
   return Item ? personFromItem(Item) : undefined;
 };
@@ -139,7 +139,7 @@ export const findLocalPerson = async (sub: string): Promise<LocalPerson | undefi
 const subOfEmail = async (email: string): Promise<string | undefined> => {
   const { Item } = await dynamo.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: localPersonEmailKey(normalEmail(email)),
       ConsistentRead: true,
     }),
@@ -156,7 +156,7 @@ export const signInLocalPerson = async (
   // nothing (its person read finds no item).
   const sub = await subOfEmail(email);
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: localPersonKey(sub ?? NO_ONE), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: localPersonKey(sub ?? NO_ONE), ConsistentRead: true }),
   );
   if (!(await passwordMatches(password, Item?.password_hash ?? (await decoyHash())))) return undefined;
   if (!Item) return undefined;
@@ -177,7 +177,7 @@ const updateLocalPerson = async (
   if (!sub) return undefined;
   const { Attributes } = await dynamo.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: localPersonKey(sub),
       ...update,
       ConditionExpression: 'attribute_exists(pk)',
@@ -216,7 +216,7 @@ export const listLocalPeople = async (publisherId: string): Promise<LocalPerson[
   do {
     const page = await dynamo.send(
       new ScanCommand({
-        TableName: tableName,
+        TableName: tableName(),
         FilterExpression: 'begins_with(pk, :person) AND publisher_id = :publisher',
         ExpressionAttributeValues: { ':person': partitions.localPerson, ':publisher': publisherId },
         ExclusiveStartKey,

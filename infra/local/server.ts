@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { feedCacheMs } from '../../lib/domain/feed-cache';
-import { parseRetentionDays } from '../../lib/domain/retention';
+import { configureSettings, type Settings, settingsFrom } from '../../lib/config';
 import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
@@ -60,6 +59,8 @@ export interface LocalApi {
   /** The local identity provider's issuer (undefined when it does not run). */
   identity: LocalIdentity | undefined;
   store: Store;
+  /** The settings this server bound (lib/config.ts), its storage the store's. */
+  settings: Settings;
   tableCreated: boolean;
   /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
   events: LocalEvents | undefined;
@@ -73,13 +74,10 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   const env = options.env ?? process.env;
   // Read before the store opens: a bad setting fails the start with nothing to clean up.
   const publisherLimits = options.publisherLimits ?? rateLimitsFrom(env);
-  // The feed's retention and cache (lib/domain/retention.ts, feed-cache.ts), read by the handlers
-  // and the events thread from this process's environment; and the local time to live's interval.
-  parseRetentionDays(env.EVENT_RETENTION_DAYS);
-  feedCacheMs(env);
+  // Every setting of the handlers and the events thread (lib/config.ts), bound below with the
+  // store; and the local time to live's interval.
+  const parsed = settingsFrom(env);
   const sweepSeconds = ttlSweepSecondsFrom(env);
-  for (const name of ['EVENT_RETENTION_DAYS', 'FEED_CACHE_MS'] as const)
-    if (env[name] !== undefined) process.env[name] = env[name];
   const store = await openStore({ env, publish: true });
   let sweeper: TtlSweeper | undefined;
   let recorder: ChangeRecorder | undefined;
@@ -92,16 +90,18 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     // the dispatcher reach the store through it.
     if (store.endpoint && options.events !== false)
       recorder = await startChangeRecorder({ endpoint: store.endpoint, tableName: store.tableName });
-    useStore(recorder ? { ...store, endpoint: recorder.endpoint } : store);
-    // Development mode for webhooks: loopback http:// receivers are allowed, and the retry
-    // schedule follows WEBHOOK_RETRY_BASE_MS (lib/domain/deliveries.ts).
-    process.env.WEBHOOK_ALLOW_LOOPBACK = env.WEBHOOK_ALLOW_LOOPBACK ?? '1';
-    if (env.WEBHOOK_RETRY_BASE_MS) process.env.WEBHOOK_RETRY_BASE_MS = env.WEBHOOK_RETRY_BASE_MS;
+    // Development mode for webhooks: loopback http:// receivers are allowed unless
+    // WEBHOOK_ALLOW_LOOPBACK says otherwise; the retry schedule follows WEBHOOK_RETRY_BASE_MS.
+    const settings: Settings = useStore(recorder ? { ...store, endpoint: recorder.endpoint } : store, {
+      ...parsed,
+      webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === undefined ? true : parsed.webhookAllowLoopback,
+    });
     if (recorder && store.endpoint) {
       events = await startLocalEventsThread({
         recorder,
         storeEndpoint: store.endpoint,
         tableName: store.tableName,
+        settings,
         bundles: options.bundles,
       });
       // The API's handlers that queue a delivery (a webhook's test event) queue it on this thread's timers.
@@ -148,7 +148,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         consoleUrl,
         accessTokenSeconds: options.accessTokenSeconds,
       });
-      process.env.IDENTITY_PROVIDER = JSON.stringify(identity.settings);
+      configureSettings({ ...settings, identityProvider: JSON.stringify(identity.settings) });
       signIn = identity.console;
     }
     return {
@@ -156,6 +156,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       consoleUrl: options.console === false ? undefined : consoleUrl,
       identity,
       store,
+      settings,
       tableCreated,
       events,
       // Stop accepting, let requests in flight finish, stop dispatching, then close the store

@@ -9,6 +9,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { configure, type Settings, settingsFrom } from '../../lib/config';
 import { connectionConfig } from '../../lib/storage/connection';
 import { LOCAL_TABLE_NAME, TABLE_KEYS } from '../../lib/storage/table';
 
@@ -198,8 +199,12 @@ const createTableIfMissing = async (client: DynamoDBClient, tableName: string): 
   return true;
 };
 
-/** Points this process's storage client (read at import) at the store. Call before importing lib/. */
-export const useStore = (store: Store) => {
-  process.env.TABLE_NAME = store.tableName;
-  if (store.endpoint) process.env.DYNAMODB_ENDPOINT = store.endpoint;
-};
+/**
+ * Binds this process's settings (lib/config.ts), by default the environment's, with its storage
+ * client pointed at the store. Returns the settings bound.
+ */
+export const useStore = (store: Store, settings: Settings = settingsFrom(process.env)): Settings =>
+  configure({
+    ...settings,
+    storage: { ...settings.storage, tableName: store.tableName, endpoint: store.endpoint },
+  });

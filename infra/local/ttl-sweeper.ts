@@ -40,7 +40,8 @@ const DELETES = 4;
 
 /** Deletes every item whose `ttl` is at or before `nowMs`; answers how many it deleted. */
 export const sweepExpired = async (nowMs = Date.now()): Promise<number> => {
-  const { dynamo, tableName } = await import('../../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+  const tableName = boundTable();
   const now = Math.floor(nowMs / 1000);
   let deleted = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;

@@ -127,7 +127,7 @@ export const effectiveScopes = (key: Pick<ApiKeyInfo, 'scopes'>): Scope[] => key
 
 const put = (Item: Record<string, unknown>) =>
   dynamo.send(
-    new PutCommand({ TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
 
 /**
@@ -200,7 +200,7 @@ export const MAX_LIVE_KEYS = 100;
 const claimKeySlot = async (publisherId: string, keyId: string): Promise<number> => {
   const { Items = [] } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
       ExpressionAttributeValues: { ':pk': publisherPartition(publisherId), ':slot': KEY_SLOT_PREFIX },
       ConsistentRead: true,
@@ -226,7 +226,7 @@ const releaseKeySlot = async (publisherId: string, slot: unknown, keyId: string)
   try {
     await dynamo.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: keySlotKey(publisherId, slot),
         ConditionExpression: 'key_id = :key',
         ExpressionAttributeValues: { ':key': keyId },
@@ -245,7 +245,7 @@ export const listApiKeys = async (publisherId: string): Promise<ApiKeyInfo[]> =>
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
       ExpressionAttributeValues: { ':pk': publisherPartition(publisherId), ':key': PUBLISHER_KEY_PREFIX },
       ConsistentRead: true,
@@ -286,7 +286,7 @@ const keyPage = async (
     page.cursor === undefined ? undefined : sortKeyOf(reader, page.cursor, (id) => KEY_ID.test(id));
   const { Items = [] } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: {
         ':pk': pk,
@@ -319,7 +319,7 @@ export const revokeApiKey = async (
   actor: Actor = OPERATOR,
 ): Promise<ApiKeyInfo | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: keyIdKey(keyId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: keyIdKey(keyId), ConsistentRead: true }),
   );
   // Through the API only the owner may: another publisher's key id is as unknown as a made-up one.
   if (!Item || (publisherId !== undefined && Item.publisher_id !== publisherId)) return undefined;
@@ -327,7 +327,7 @@ export const revokeApiKey = async (
   const revoke = async (Key: Record<string, string>) => {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key,
         UpdateExpression:
           'SET revoked_at = if_not_exists(revoked_at, :now), revoked_by = if_not_exists(revoked_by, :actor)',
@@ -373,7 +373,7 @@ export interface Caller {
 export const authenticate = async (apiKey: string, now = new Date()): Promise<Caller | undefined> => {
   if (!API_KEY_PATTERN.test(apiKey)) return undefined;
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: apiKeyKey(hashApiKey(apiKey)), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: apiKeyKey(hashApiKey(apiKey)), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   const key = keyFromItem(Item);
@@ -518,7 +518,7 @@ export const revokeKey = async (
   if (caller.actor.type !== 'key' || keyId !== caller.actor.key_id) {
     const { Item } = await dynamo.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: publisherKeyKey(publisherId, keyId),
         ConsistentRead: true,
       }),

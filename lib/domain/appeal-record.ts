@@ -117,7 +117,7 @@ export const appealSubject = (appeal: StoredAppeal): AppealSubject => ({
 
 export const readAppeal = async (appealId: string): Promise<StoredAppeal | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: appealKey(appealId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: appealKey(appealId), ConsistentRead: true }),
   );
   return appealFromItem(Item);
 };
@@ -127,7 +127,7 @@ export const eraseEntryTexts = async (Key: { pk: string; sk: string }, erasedAt:
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key,
         UpdateExpression: 'REMOVE #appeal.message, #appeal.contact SET #appeal.erased_at = :at',
         ConditionExpression: 'attribute_exists(pk)',
@@ -151,7 +151,7 @@ export const eraseAppealTexts = async (appealId: string, erasedAt: string): Prom
   if (appeal.message !== undefined || appeal.contact !== undefined || appeal.erased_at === undefined)
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: appealKey(appealId),
         UpdateExpression: 'REMOVE message, contact SET erased_at = if_not_exists(erased_at, :at)',
         ConditionExpression: 'attribute_exists(pk)',

@@ -75,7 +75,7 @@ import { isActive, judgeBans } from './policy-rules';
 
 const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: banKey(deviceId, banId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: banKey(deviceId, banId), ConsistentRead: true }),
   );
   return Item ? banFromItem(Item) : undefined;
 };
@@ -149,9 +149,9 @@ const notAppealable = (ban: Ban, enforced: boolean, now: string): ConflictError 
  */
 const putOpenEntry = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   const Key = openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id);
-  await dynamo.send(new PutCommand({ TableName: tableName, Item: { ...Key, appeal } }));
+  await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...Key, appeal } }));
   const now = await readAppeal(appeal.appeal_id);
-  if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName, Key }));
+  if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
   else if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
   return now ?? appeal;
 };
@@ -215,7 +215,7 @@ export const fileAppeal = async (
     }
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...appealKey(appealId), ...appeal },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -244,7 +244,7 @@ const finishFiling = async (
     try {
       await dynamo.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: banKey(appeal.device_id, appeal.ban_id),
           // The filer's own attribute: other publishers' appeals of the ban are theirs to claim.
           UpdateExpression: 'SET #filed = if_not_exists(#filed, :entry)',
@@ -273,7 +273,7 @@ const finishFiling = async (
       try {
         await dynamo.send(
           new DeleteCommand({
-            TableName: tableName,
+            TableName: tableName(),
             Key: appealKey(appeal.appeal_id),
             ConditionExpression: '#status = :open',
             ExpressionAttributeNames: { '#status': 'status' },
@@ -395,7 +395,7 @@ export const decideAppeal = async (
     try {
       await dynamo.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: appealKey(appealId),
           UpdateExpression: 'SET #status = :decided, decision = :decision',
           ConditionExpression: '#status = :open',
@@ -433,7 +433,7 @@ const applyDecision = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   const entry = decidedAppealKey(appeal.ban_publisher_id, decision.decided_at, appeal.appeal_id);
   await dynamo.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...entry,
         appeal: { ...appeal, applied_at: appliedAt },
@@ -443,13 +443,13 @@ const applyDecision = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   );
   await dynamo.send(
     new DeleteCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id),
     }),
   );
   const { Attributes } = await dynamo.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: appealKey(appeal.appeal_id),
       UpdateExpression: 'SET applied_at = if_not_exists(applied_at, :now)',
       ConditionExpression: 'attribute_exists(pk)',
@@ -514,7 +514,7 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
   ) => {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key,
         UpdateExpression: `SET ${update.join(', ')}`,
         ConditionExpression: condition,
@@ -600,7 +600,7 @@ export const listAppeals = async (publisherId: string, query: AppealsQuery): Pro
     const prefix = phases[index] as string;
     const resume = index === start && after !== undefined && after !== prefix ? after : undefined;
     const input: QueryCommandInput = {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ...values, ':prefix': prefix },
       ...(filters.length > 0
@@ -643,7 +643,7 @@ const decisionsOf = async (publisherId: string, day: string): Promise<DayRollup>
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
       ProjectionExpression: '#appeal.decision.outcome, seconds',
       ExpressionAttributeNames: { '#appeal': 'appeal' },
@@ -720,7 +720,7 @@ const countOpen = async (publisherId: string): Promise<number> => {
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :open)',
       ExpressionAttributeValues: { ':pk': appealQueuePartition(publisherId), ':open': OPEN_APPEAL_PREFIX },
       Select: 'COUNT',
@@ -734,7 +734,7 @@ const countOpen = async (publisherId: string): Promise<number> => {
 const oldestOpen = async (publisherId: string): Promise<string | null> => {
   const { Items } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :open)',
       ExpressionAttributeValues: { ':pk': appealQueuePartition(publisherId), ':open': OPEN_APPEAL_PREFIX },
       Limit: 1,
@@ -750,7 +750,7 @@ const storedRollups = async (publisherId: string, first: string, last: string) =
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
       ExpressionAttributeValues: {
         ':pk': appealQueuePartition(publisherId),
@@ -775,7 +775,7 @@ const storeRollup = async (publisherId: string, day: string, rollup: DayRollup) 
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...appealDayKey(publisherId, day), outcomes: rollup.outcomes, seconds: rollup.seconds },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),

@@ -64,7 +64,7 @@ export const recordEvent = async (
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...auditEventKey(publisherId, occurredAt, eventId),
           type: subject.type,
@@ -92,7 +92,7 @@ export const undoUnrecorded = async (
   what: string,
 ): Promise<void> => {
   try {
-    for (const Key of keys) await dynamo.send(new DeleteCommand({ TableName: tableName, Key }));
+    for (const Key of keys) await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
   } catch (error) {
     log('error', 'a change without its audit event could not be undone', { what, ...describeError(error) });
   }
@@ -152,7 +152,7 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
     values[':actor'] = query.actor;
   }
   const input: QueryCommandInput = {
-    TableName: tableName,
+    TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
     ExpressionAttributeValues: values,
     ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),

@@ -42,7 +42,7 @@ export const nextBanId = async (): Promise<number> => {
   nextShard = (nextShard + 1) % BAN_ID_SHARDS;
   const { Attributes } = await dynamo.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: counterKey(shard),
       UpdateExpression: 'ADD #value :one',
       ExpressionAttributeNames: { '#value': 'value' },

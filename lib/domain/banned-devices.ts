@@ -20,7 +20,7 @@ import { cursorOf, sortKeyOf } from './cursors';
 export const noteBannedDevice = async (ban: Ban) => {
   await dynamo.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...bannedDeviceKey(ban.publisher_id, ban.device_id, ban.ban_id),
         device_id: ban.device_id,
@@ -65,7 +65,7 @@ export const listBannedDevices = async (
   for (;;) {
     const page = await dynamo.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         KeyConditionExpression:
           query.prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues:

@@ -58,7 +58,7 @@ const putBanItem = async (ban: Ban): Promise<void> => {
     try {
       await dynamo.send(
         new PutCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Item: banToItem(ban),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -74,7 +74,7 @@ const putBanItem = async (ban: Ban): Promise<void> => {
 const recordedBan = async (publisherId: string, gameId: string, key: string): Promise<Ban | undefined> => {
   const { Item } = await dynamo.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: idempotencyKey(publisherId, gameId, key),
       ConsistentRead: true,
     }),
@@ -96,7 +96,7 @@ const claimIdempotencyKey = async (
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...Key, ban },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -277,7 +277,7 @@ export const deviceGlobalBans = async (deviceId: string): Promise<Ban[]> => {
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
       FilterExpression: '#scope = :global',
       ExpressionAttributeNames: { '#scope': 'scope' },
@@ -359,7 +359,7 @@ const VISIBLE =
  */
 export const visibleBansQuery = (publisherId: string, gameId: string, deviceId: string, type?: BanType) =>
   ({
-    TableName: tableName,
+    TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
     FilterExpression: type ? `#type = :type AND ${VISIBLE}` : VISIBLE,
     ExpressionAttributeNames: {
@@ -501,7 +501,7 @@ export const revokeBan = async (
     try {
       const { Attributes } = await dynamo.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key,
           UpdateExpression: 'SET revoked_at = :now, revoke_reason_code = :reason, revoked_by = :actor',
           // A bound key's reach is game bans only (checkBanReach, on what the Get below finds).
@@ -527,7 +527,7 @@ export const revokeBan = async (
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+    const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
     const ban = Item && banFromItem(Item);
     if (!ban || ban.publisher_id !== publisherId || (ban.scope === 'game' && ban.game_id !== gameId)) {
       throw banNotFound();
@@ -587,7 +587,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
       // The publisher's bans and its own erasure marker (both carry its publisher_id), and the
       // bans it appealed (their player's texts go too), or that have their one appeal of old.
@@ -622,7 +622,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
   if (!marker || erased.size > known) {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...markerKey,
           publisher_id: publisherId,
@@ -645,7 +645,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     if (ban.idempotency_key !== undefined) {
       await dynamo.send(
         new DeleteCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: idempotencyKey(publisherId, ban.game_id, ban.idempotency_key),
         }),
       );
@@ -653,16 +653,16 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     // Its entries in the indexes before the ban, through which a retry finds them.
     await Promise.all(
       [bannedDeviceKey(publisherId, deviceId, ban.ban_id), ...expiringBanKeysOf(ban)].map((Key) =>
-        dynamo.send(new DeleteCommand({ TableName: tableName, Key })),
+        dynamo.send(new DeleteCommand({ TableName: tableName(), Key })),
       ),
     );
-    await dynamo.send(new DeleteCommand({ TableName: tableName, Key: banKey(deviceId, ban.ban_id) }));
+    await dynamo.send(new DeleteCommand({ TableName: tableName(), Key: banKey(deviceId, ban.ban_id) }));
   });
   await recordEvent(publisherId, `${deviceId}\n${startedAt}`, startedAt, by, {
     type: 'device.erased',
     device_id: deviceId,
     erased_bans: erased.size,
   });
-  await dynamo.send(new DeleteCommand({ TableName: tableName, Key: markerKey }));
+  await dynamo.send(new DeleteCommand({ TableName: tableName(), Key: markerKey }));
   return { device_id: deviceId, erased_bans: erased.size };
 };

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
+import { settings } from '../config';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
 import type { DeliveriesQuery, DeliveryEventType } from '../model/requests';
 import type { Delivery, DeliveryList, Policy } from '../model/responses';
@@ -41,19 +42,15 @@ import {
  * module decides what an attempt does, and when the next one is due.
  */
 
-export type { DeliveryRef } from '../storage/delivery-queue';
-
 /** The delay before the first retry, doubled each time up to 120 bases, each drawn from 50-100% of that. */
-export const DEFAULT_RETRY_BASE_MS = 30_000;
+export { DEFAULT_RETRY_BASE_MS } from '../config';
+export type { DeliveryRef } from '../storage/delivery-queue';
 /** Retries go on for this many bases after the first attempt: 24 hours at the default base. */
 export const RETRY_WINDOW_BASES = 2880;
 const MAX_DELAY_BASES = 120;
 
-/** `WEBHOOK_RETRY_BASE_MS` (documented): tests and local runs shorten the whole schedule with it. */
-export const retryBaseMs = () => {
-  const value = Number(process.env.WEBHOOK_RETRY_BASE_MS ?? DEFAULT_RETRY_BASE_MS);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_RETRY_BASE_MS;
-};
+/** `WEBHOOK_RETRY_BASE_MS` of the bound settings: tests and local runs shorten the whole schedule with it. */
+export const retryBaseMs = () => settings().webhookRetryBaseMs;
 
 /** The wait after failed attempt `attempts` (1 = the first): exponential, capped, jittered. */
 export const retryDelayMs = (attempts: number, baseMs: number, random = Math.random) =>
@@ -90,7 +87,7 @@ export const recordDeliveries = async (
     try {
       await dynamo.send(
         new PutCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Item: newDeliveryItem(key, ref, webhook.slot, event, body, now),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -99,7 +96,7 @@ export const recordDeliveries = async (
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const { Item } = await dynamo.send(
-        new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+        new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
       );
       return Item?.status === 'pending' && Item.attempts === 0 ? ref : undefined;
     }
@@ -155,7 +152,7 @@ const redactDelivery = async (key: Record<string, string>) => {
   for (const until = Date.now() + REDACT_WAIT_MS; ; ) {
     const waited = Date.now() > until;
     const { Item } = await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
     );
     if (Item?.status !== 'pending' || typeof Item.body !== 'string') return;
     const body = JSON.parse(Item.body) as { ban?: { details_json?: unknown; player_message?: unknown } };
@@ -166,7 +163,7 @@ const redactDelivery = async (key: Record<string, string>) => {
     try {
       await dynamo.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: key,
           UpdateExpression: 'SET #body = :redacted',
           ConditionExpression: waited
@@ -245,7 +242,7 @@ const settle = (
   const removed = [...remove, 'claimed_until'];
   return dynamo.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
       UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removed.map((f) => `#${f}`).join(', ')}`,
       // Only the attempt that read this state may write the next: a duplicate queue message's
@@ -267,7 +264,7 @@ const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<{ 
   try {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
         UpdateExpression: 'SET #claimed = :until',
         ConditionExpression:
@@ -293,7 +290,7 @@ const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<{ 
     if (!isConditionFailure(error)) throw error;
     const { Item: held } = await dynamo.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk },
         ConsistentRead: true,
       }),
@@ -318,7 +315,7 @@ export const attemptDelivery = async (
 ): Promise<AttemptOutcome> => {
   const key = { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk };
   const { Item: delivery } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
   );
   if (delivery?.status !== 'pending' || typeof delivery.body !== 'string') return { settled: true };
   const attempts = Number(delivery.attempts ?? 0) + 1;
@@ -330,7 +327,7 @@ export const attemptDelivery = async (
   const [{ Item: webhook }, secret] = await Promise.all([
     dynamo.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(ref.publisher_id, Number(delivery.slot)),
         ConsistentRead: true,
       }),
@@ -472,7 +469,7 @@ export const listDeliveries = async (
   const kept = '(#status = :pending OR ((attribute_not_exists(#ttl) OR #ttl > :now) AND #last > :cutoff))';
   const page = await filteredPage(
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
       FilterExpression: query.status ? `#status = :status AND ${kept}` : kept,
       ExpressionAttributeNames: {
@@ -509,7 +506,7 @@ export const pendingDeliveries = async (): Promise<
     const pages = paginateQuery(
       { client: dynamo },
       {
-        TableName: tableName,
+        TableName: tableName(),
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },

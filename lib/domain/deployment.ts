@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from '../storage/client';
+import { dynamo, perStore, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { deploymentKey } from '../storage/keys';
 import { IntegrityError } from './errors';
@@ -12,7 +12,7 @@ import { IntegrityError } from './errors';
  * first one wins, a loser reads the winner's). The id answered is a digest of that random id and
  * the table's name: a table restored from a backup (a new table, a new name) holds the same item
  * yet answers as another deployment, and so does every local store (its own item). Locally and
- * deployed alike; the id never changes for a table, so each process reads it once.
+ * deployed alike; the id never changes for a table, so each process reads it once per store bound.
  */
 
 /** A stored random id: 16 random bytes, base64url. */
@@ -20,7 +20,7 @@ const RANDOM_ID = /^[A-Za-z0-9_-]{22}$/;
 
 const readRandomId = async (): Promise<string | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: deploymentKey(), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: deploymentKey(), ConsistentRead: true }),
   );
   if (Item === undefined) return undefined;
   if (typeof Item.random_id !== 'string' || !RANDOM_ID.test(Item.random_id))
@@ -36,7 +36,7 @@ const storedRandomId = async (): Promise<string> => {
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...deploymentKey(), random_id: fresh, created_at: new Date().toISOString() },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -55,21 +55,24 @@ const storedRandomId = async (): Promise<string> => {
 export const deploymentIdOf = (randomId: string, table: string): string =>
   `dep_${createHash('sha256').update(`deployment\n${randomId}\n${table}`).digest('base64url').slice(0, 22)}`;
 
-let cached: Promise<string> | undefined;
+/** The id read from the bound store, kept per store (two stores bound in turn each read their own). */
+const cache = perStore((): { pending?: Promise<string> } => ({}));
 
-/** This table's deployment id: read (or created) once per process; a failed read is not kept. */
+/** This table's deployment id: read (or created) once per process and store; a failed read is not kept. */
 export const currentDeploymentId = (): Promise<string> => {
-  if (cached === undefined) {
-    const pending = storedRandomId().then((randomId) => deploymentIdOf(randomId, tableName));
-    cached = pending;
+  const slot = cache();
+  if (slot.pending === undefined) {
+    const table = tableName();
+    const pending = storedRandomId().then((randomId) => deploymentIdOf(randomId, table));
+    slot.pending = pending;
     pending.catch(() => {
-      if (cached === pending) cached = undefined;
+      if (slot.pending === pending) slot.pending = undefined;
     });
   }
-  return cached;
+  return slot.pending;
 };
 
-/** Forgets the id read (tests: a process that has not read it yet). */
+/** Forgets the id read from the bound store (tests: a process that has not read it yet). */
 export const forgetDeploymentId = () => {
-  cached = undefined;
+  cache().pending = undefined;
 };

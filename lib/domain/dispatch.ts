@@ -76,7 +76,7 @@ export const sendTestEvent = async (
   const ref = { publisher_id: publisherId, webhook_id: webhookId, sk: key.sk };
   const item = newDeliveryItem(key, ref, webhook.slot, event, JSON.stringify(event), now);
   await dynamo.send(
-    new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
   try {
     await recordEvent(publisherId, event.event_id, now, actor, {

@@ -30,7 +30,7 @@ export const noteExpiringBan = async (
   if (ban.expires_at === null) return;
   await dynamo.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...expiringBanKey(ban.publisher_id, ban.expires_at, ban.ban_id),
         device_id: ban.device_id,
@@ -77,7 +77,7 @@ export const listExpiringBans = async (
   for (;;) {
     const page = await dynamo.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         // `#~` after the last second's ban ids: every entry up to `until` itself.
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':pk': pk, ':from': now, ':to': `${until}#~` },
@@ -91,7 +91,7 @@ export const listExpiringBans = async (
     const bans = await mapWithConcurrency(entries, BAN_READS, async (entry) => {
       const { Item } = await dynamo.send(
         new GetCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: banKey(String(entry.device_id), Number(entry.ban_id)),
           ConsistentRead: true,
         }),

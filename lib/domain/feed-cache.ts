@@ -1,3 +1,5 @@
+import { settings } from '../config';
+
 /**
  * A short, shared, in-process cache of storage reads (module scope: one per Lambda container, one
  * per local server), for the change feed's hot path: every game server polling `GET /v1/events`
@@ -13,19 +15,10 @@
  * policy change's `enforced` reach a reader up to one window later (docs/scale.md).
  */
 
-export const DEFAULT_FEED_CACHE_MS = 1000;
-/** A minute: the cache is for bursts of identical polls, never a store of its own. */
-export const MAX_FEED_CACHE_MS = 60_000;
+export { DEFAULT_FEED_CACHE_MS, MAX_FEED_CACHE_MS } from '../config';
 
-/** `FEED_CACHE_MS`: milliseconds a feed read is shared for (0: every poll reads the table). */
-export const feedCacheMs = (env: NodeJS.ProcessEnv = process.env): number => {
-  const raw = env.FEED_CACHE_MS;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_FEED_CACHE_MS;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_FEED_CACHE_MS)
-    throw new Error(`FEED_CACHE_MS must be an integer from 0 to ${MAX_FEED_CACHE_MS}, got ${raw}`);
-  return ms;
-};
+/** `FEED_CACHE_MS` of the bound settings (lib/config.ts): milliseconds a feed read is shared for (0: every poll reads the table). */
+export const feedCacheMs = (): number => settings().feedCacheMs;
 
 interface Slot<T> {
   /** When the read was asked: its answer is at least this fresh. */

@@ -4,7 +4,7 @@ import { mapWithConcurrency } from '../concurrency';
 import { parseSafeInteger } from '../model/numbers';
 import type { EventsQuery } from '../model/requests';
 import type { FeedEvent, FeedPage, Policy } from '../model/responses';
-import { dynamo, tableName } from '../storage/client';
+import { dynamo, perStore, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
   FEED_ENTRY_PREFIX,
@@ -81,7 +81,7 @@ const seqOf = (sk: unknown) => Number(String(sk).slice(FEED_ENTRY_PREFIX.length)
 const lastSeq = async (partition: string): Promise<number> => {
   const { Items = [] } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :entry AND :head',
       ExpressionAttributeValues: { ':pk': partition, ':entry': FEED_ENTRY_PREFIX, ':head': FEED_HEAD_SK },
       ScanIndexForward: false,
@@ -112,7 +112,7 @@ const raiseHead = async (partition: string, newest: Appended) => {
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: feedHeadKey(partition),
         UpdateExpression: 'SET seq = :seq, occurred_at = :occurred, appended_at = :appended',
         ConditionExpression: 'attribute_not_exists(seq) OR seq < :seq',
@@ -134,7 +134,7 @@ const raiseHead = async (partition: string, newest: Appended) => {
  * one Query, at most `limit` items (the head counts as one).
  */
 const entriesAfter = (partition: string, after: number, limit: number) => ({
-  TableName: tableName,
+  TableName: tableName(),
   KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
   ExpressionAttributeValues: {
     ':pk': partition,
@@ -148,7 +148,7 @@ const entriesAfter = (partition: string, after: number, limit: number) => ({
 /** The position an event's marker names, if any (consistent read). */
 const claimedSeq = async (partition: string, eventId: string): Promise<number | undefined> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: feedMarkerKey(partition, eventId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: feedMarkerKey(partition, eventId), ConsistentRead: true }),
   );
   return typeof Item?.seq === 'number' ? Item.seq : undefined;
 };
@@ -162,7 +162,7 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: feedMarkerKey(partition, eventId),
         // The marker outlives no entry it names: its ttl is set before the entry's (putAt).
         UpdateExpression: 'SET seq = :seq, event_id = :id, #ttl = :ttl',
@@ -193,7 +193,7 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...feedEntryKey(partition, seq),
           event_id: event.event_id,
@@ -209,7 +209,7 @@ const putAt = async (partition: string, seq: number, event: ChangeEvent): Promis
     if (!isConditionFailure(error)) throw error;
   }
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: feedEntryKey(partition, seq), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: feedEntryKey(partition, seq), ConsistentRead: true }),
   );
   if (Item?.event_id !== event.event_id) return undefined;
   return typeof Item.appended_at === 'string' ? Item.appended_at : appendedAt;
@@ -260,7 +260,11 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
   for (const type of ['ban.created', 'ban.revoked'] as const) {
     const eventId = eventIdOf(event.publisher_id, type, String(event.ban.ban_id));
     const { Item: marker } = await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: feedMarkerKey(partition, eventId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: tableName(),
+        Key: feedMarkerKey(partition, eventId),
+        ConsistentRead: true,
+      }),
     );
     if (typeof marker?.seq !== 'number') continue;
     // Past its time the entry is gone for every reader, and time to live may have deleted it
@@ -268,7 +272,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
     if (isPastRetention(marker, undefined, Date.now())) continue;
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: feedEntryKey(partition, marker.seq),
         UpdateExpression: 'REMOVE #event.#ban.#details, #event.#ban.#message',
         ConditionExpression: 'event_id = :id',
@@ -434,18 +438,21 @@ const waitedMs = (occurredAt: unknown, appendedAt: unknown): number | undefined 
  * Partition reads (and readers' policies), shared for FEED_CACHE_MS by every request this process
  * answers (lib/domain/feed-cache.ts). A read is keyed by exactly what it asked (partition, after,
  * limit): its answer stays true for that position, so the cache can make a page late, never wrong.
+ * Kept per bound store: two stores bound in turn in one process never see each other's reads.
  */
-const partitionReads = new ShortCache<PartitionRead>();
-const policies = new ShortCache<Policy>();
+const caches = perStore(() => ({
+  partitionReads: new ShortCache<PartitionRead>(),
+  policies: new ShortCache<Policy>(),
+}));
 
-/** Empties the feed's caches (tests, and the benchmark's runs without and with them). */
+/** Empties the bound store's feed caches (tests, and the benchmark's runs without and with them). */
 export const clearFeedCaches = () => {
-  partitionReads.clear();
-  policies.clear();
+  caches().partitionReads.clear();
+  caches().policies.clear();
 };
 
 const readPartition = (partition: string, after: number, limit: number): Promise<PartitionRead> =>
-  partitionReads.get(`${partition}\n${after}\n${limit}`, feedCacheMs(), async () => {
+  caches().partitionReads.get(`${partition}\n${after}\n${limit}`, feedCacheMs(), async () => {
     const page = await dynamo.send(new QueryCommand(entriesAfter(partition, after, limit)));
     const items = page.Items ?? [];
     const last = items.at(-1);
@@ -637,7 +644,7 @@ export const readFeed = async (
   const shown = (entry: Entry) =>
     !('appeal' in entry.event) || readsAppealEvent(entry.event, publisherId, games);
   const [policy, first] = await Promise.all([
-    policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
+    caches().policies.get(publisherId, feedCacheMs(), () => getPolicy(publisherId)),
     pickEntries(publisherId, gameId, query.limit, from, now),
   ]);
   let { picked, positions, delayMs } = first;

@@ -56,7 +56,7 @@ export const liveSetWrite = (
   const gone = event.type === 'ban.revoked' || event.type === 'ban.erased' || ban.revoked_at !== null;
   if (gone) {
     return {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...key,
         gone: true,
@@ -66,7 +66,7 @@ export const liveSetWrite = (
     };
   }
   return {
-    TableName: tableName,
+    TableName: tableName(),
     Item: {
       ...key,
       device_id: ban.device_id,
@@ -120,7 +120,7 @@ export const readLiveSet = async (
 ): Promise<LivePage> => {
   const { Items = [], LastEvaluatedKey } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :live)',
       ExpressionAttributeValues: { ':pk': partition, ':live': LIVE_BAN_PREFIX },
       ConsistentRead: true,

@@ -5,6 +5,7 @@ import {
   errors as joseErrors,
   jwtVerify,
 } from 'jose';
+import { settings as boundSettings } from '../config';
 import {
   COGNITO_PUBLISHER_ATTRIBUTE,
   COGNITO_ROLE_ATTRIBUTE,
@@ -96,10 +97,10 @@ export const parseIdentityProvider = (json: string): IdentityProvider => {
 let configured: { json: string; settings: IdentityProvider; keys: JWTVerifyGetKey } | undefined;
 
 const provider = () => {
-  const json = process.env.IDENTITY_PROVIDER;
+  const json = boundSettings().identityProvider;
   if (!json) return undefined;
-  // Settings are read once; a process that runs several local providers in turn (tests) gets
-  // the one its environment names now.
+  // Settings are parsed once; a process that runs several local providers in turn (tests) gets
+  // the one bound now.
   if (configured?.json === json) return configured;
   const settings = parseIdentityProvider(json);
   // Fetched once and cached for the instance's life; an unknown `kid` fetches again (at most

@@ -83,7 +83,7 @@ const missingPolicy = (publisherId: string) =>
 
 export const getPolicy = async (publisherId: string): Promise<Policy> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: policyKey(publisherId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: policyKey(publisherId), ConsistentRead: true }),
   );
   if (!Item) throw missingPolicy(publisherId);
   return policyFromItem(Item);
@@ -161,7 +161,7 @@ export const updatePolicy = async (
   try {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: policyKey(publisherId),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: 'attribute_exists(pk)',
@@ -193,7 +193,7 @@ export const provisionPolicy = async (publisherId: string, now = new Date()): Pr
   try {
     await dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: policyToItem({
           publisher_id: publisherId,
           ...defaultPolicyFlags,
@@ -218,7 +218,7 @@ export const listPublishers = async (): Promise<string[]> => {
   const pages = paginateScan(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       FilterExpression: 'begins_with(pk, :publisher) AND sk = :policy',
       ExpressionAttributeValues: { ':publisher': partitions.publisher, ':policy': policyKey('').sk },
       ProjectionExpression: 'publisher_id',

@@ -160,7 +160,7 @@ const numberOf = (value: unknown) => (typeof value === 'number' && Number.isFini
 const countedLongAgo = async (eventId: string) =>
   (
     await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: directoryMarkerKey(eventId), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: directoryMarkerKey(eventId), ConsistentRead: true }),
     )
   ).Item !== undefined;
 
@@ -214,7 +214,7 @@ const countTogether = async (
   try {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: directoryKey(publisherId),
         UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
         ConditionExpression: conditions.join(' AND '),
@@ -244,7 +244,7 @@ const setIf = async (publisherId: string, attribute: string, value: string, comp
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: directoryKey(publisherId),
         UpdateExpression: 'SET #t = :t',
         ConditionExpression: `#t ${comparison} :t`,
@@ -304,7 +304,7 @@ const tidy = async (publisherId: string, entry: Item, now: number): Promise<void
   await mapWithConcurrency(stale, 10, ([name, at]) =>
     dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...directoryMarkerKey(name.slice(MARKER_PREFIX.length)),
           publisher_id: publisherId,
@@ -338,7 +338,7 @@ const tidy = async (publisherId: string, entry: Item, now: number): Promise<void
     try {
       await dynamo.send(
         new UpdateCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: directoryKey(publisherId),
           UpdateExpression: `REMOVE ${removed.join(', ')}${add}`,
           ConditionExpression: conditions.join(' AND '),
@@ -364,7 +364,7 @@ const tidy = async (publisherId: string, entry: Item, now: number): Promise<void
  */
 const copyName = async (publisherId: string): Promise<void> => {
   const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: profileKey(publisherId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: profileKey(publisherId), ConsistentRead: true }),
   );
   let profile: StoredProfile | undefined;
   try {
@@ -377,7 +377,7 @@ const copyName = async (publisherId: string): Promise<void> => {
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: directoryKey(publisherId),
         UpdateExpression: 'SET name_synced = :t',
         ConditionExpression: 'attribute_exists(pk)',
@@ -397,7 +397,7 @@ const setName = async (publisherId: string, name: string, at: string): Promise<b
   try {
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: directoryKey(publisherId),
         UpdateExpression: 'SET display_name = :n, display_name_at = :at, name_synced = :t',
         ConditionExpression:
@@ -517,7 +517,7 @@ const cursorKey = (cursor: string) => {
 export const listPublishers = async (query: ListPublishersQuery): Promise<Directory> => {
   const { Items = [], LastEvaluatedKey } = await dynamo.send(
     new QueryCommand({
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': DIRECTORY_PARTITION },
       ...(query.cursor === undefined ? {} : { ExclusiveStartKey: cursorKey(query.cursor) }),
@@ -603,7 +603,7 @@ const claimSkeleton = async (publisherId: string, digest: string, now: Date) => 
   const claim = (condition: string, values: Record<string, unknown>) =>
     dynamo.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...displayNameKey(digest), publisher_id: publisherId, claimed_at: now.toISOString() },
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
@@ -616,14 +616,14 @@ const claimSkeleton = async (publisherId: string, digest: string, now: Date) => 
     if (!isConditionFailure(error)) throw error;
   }
   const { Item: held } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: displayNameKey(digest), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: displayNameKey(digest), ConsistentRead: true }),
   );
   const holder = held?.publisher_id;
   const claimedAt = typeof held?.claimed_at === 'string' ? Date.parse(held.claimed_at) : 0;
   if (typeof holder !== 'string' || now.getTime() - claimedAt < UNUSED_CLAIM_MS)
     throw new ConflictError(LOOKS_TAKEN);
   const { Item: profile } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: profileKey(holder), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: profileKey(holder), ConsistentRead: true }),
   );
   const name = profile?.display_name;
   if (typeof name === 'string' && skeletonDigest(name) === digest) throw new ConflictError(LOOKS_TAKEN);
@@ -643,7 +643,7 @@ const releaseSkeleton = async (publisherId: string, digest: string) => {
   try {
     await dynamo.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: displayNameKey(digest),
         ConditionExpression: 'publisher_id = :p',
         ExpressionAttributeValues: { ':p': publisherId },
@@ -673,7 +673,7 @@ export const putPublisher = async (
   const changeId = randomUUID();
   const { Attributes: replaced } = await dynamo.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: profileKey(publisherId),
       UpdateExpression:
         'SET previous_display_name = if_not_exists(display_name, :none), publisher_id = :p, ' +

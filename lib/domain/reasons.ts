@@ -53,7 +53,7 @@ export const catalogueFromItem = (item: Record<string, unknown> | undefined): Re
 const readItem = async (publisherId: string) =>
   (
     await dynamo.send(
-      new GetCommand({ TableName: tableName, Key: reasonsKey(publisherId), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: reasonsKey(publisherId), ConsistentRead: true }),
     )
   ).Item;
 
@@ -119,7 +119,7 @@ export const putReasons = async (
     changed_by: actor,
   };
   const { Attributes: replaced } = await dynamo.send(
-    new PutCommand({ TableName: tableName, Item: item, ReturnValues: 'ALL_OLD' }),
+    new PutCommand({ TableName: tableName(), Item: item, ReturnValues: 'ALL_OLD' }),
   );
   await Promise.all([
     // The SDK's retry of a put whose answer was lost returns our own item: recorded once all the same.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
+import { settings } from '../config';
 import {
   type CreateWebhookRequest,
   type FeedEventType,
@@ -158,7 +159,7 @@ export const recordAttempt = async (item: Record<string, unknown>, attempt: Atte
     }`;
     return dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         UpdateExpression: update,
         ConditionExpression: condition,
@@ -187,7 +188,7 @@ export const recordAttempt = async (item: Record<string, unknown>, attempt: Atte
 };
 
 /** Whether this process may call loopback http:// URLs: the local server's development mode only. */
-export const allowsLoopback = () => process.env.WEBHOOK_ALLOW_LOOPBACK === '1';
+export const allowsLoopback = () => settings().webhookAllowLoopback;
 
 const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((entry) => typeof entry === 'string');
@@ -233,7 +234,7 @@ const storedWebhooks = async (publisherId: string): Promise<StoredWebhook[]> => 
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
       ExpressionAttributeValues: { ':pk': webhookPartition(publisherId), ':slot': WEBHOOK_SLOT_PREFIX },
       ConsistentRead: true,
@@ -253,7 +254,7 @@ const indexedPublishers = async (): Promise<string[]> => {
   const pages = paginateQuery(
     { client: dynamo },
     {
-      TableName: tableName,
+      TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': WEBHOOK_INDEX_PARTITION },
       ConsistentRead: true,
@@ -288,7 +289,7 @@ export const allWebhooks = async () => webhooksOf(await indexedPublishers());
 export const webhookSecret = async (publisherId: string, webhookId: string): Promise<string | undefined> => {
   const { Item } = await dynamo.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: webhookSecretKey(publisherId, webhookId),
       ConsistentRead: true,
     }),
@@ -376,7 +377,7 @@ export const createWebhook = async (
   const secretKey = webhookSecretKey(publisherId, webhook.webhook_id);
   await dynamo.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: { ...secretKey, secret },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -388,7 +389,7 @@ export const createWebhook = async (
       try {
         await dynamo.send(
           new PutCommand({
-            TableName: tableName,
+            TableName: tableName(),
             // An empty map of failures per hour: the sender counts into it (recordAttempt).
             Item: { ...webhookKey(publisherId, free), ...webhook, [FAILURES]: {} },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -410,7 +411,7 @@ export const createWebhook = async (
     // itself in since it looked (deleteWebhook).
     await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookIndexKey(publisherId),
         UpdateExpression: 'ADD #generation :one',
         ExpressionAttributeNames: { '#generation': 'generation' },
@@ -452,14 +453,14 @@ export const deleteWebhook = async (
   const found = (await storedWebhooks(publisherId)).find((webhook) => webhook.webhook_id === webhookId);
   if (!found || !reaches(games, found)) throw new NotFoundError('No such webhook');
   const { Item: index } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: webhookIndexKey(publisherId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: webhookIndexKey(publisherId), ConsistentRead: true }),
   );
   const key = webhookKey(publisherId, found.slot);
   let deletedAt: string;
   try {
     const { Attributes } = await dynamo.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         UpdateExpression: 'SET deleted_at = if_not_exists(deleted_at, :now)',
         ConditionExpression: 'webhook_id = :id',
@@ -478,12 +479,12 @@ export const deleteWebhook = async (
     webhook: { webhook_id: webhookId, url_origin: originOf(found.url) },
   });
   await dynamo.send(
-    new DeleteCommand({ TableName: tableName, Key: webhookSecretKey(publisherId, webhookId) }),
+    new DeleteCommand({ TableName: tableName(), Key: webhookSecretKey(publisherId, webhookId) }),
   );
   try {
     await dynamo.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         ConditionExpression: 'webhook_id = :id',
         ExpressionAttributeValues: { ':id': webhookId },
@@ -496,7 +497,7 @@ export const deleteWebhook = async (
     try {
       await dynamo.send(
         new DeleteCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Key: webhookIndexKey(publisherId),
           ConditionExpression: '#generation = :seen',
           ExpressionAttributeNames: { '#generation': 'generation' },

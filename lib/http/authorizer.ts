@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { configureFromEnvironment } from '../config';
 import { authenticate } from '../domain/api-keys';
 import { authenticatePerson, looksLikeJwt, type Person } from '../domain/people';
 import { peopleQuotaKey, publisherQuotaKey } from '../domain/quotas';
@@ -30,6 +31,7 @@ export const authorize = async (
   header: string | undefined,
   methodArn: string,
 ): Promise<APIGatewayAuthorizerResult> => {
+  configureFromEnvironment(process.env);
   const token = bearerToken(header);
   let caller: Awaited<ReturnType<typeof authenticate>>;
   let person: Person | undefined;

@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
+import { configureFromEnvironment } from '../config';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
 import { isRole } from '../model/people';
@@ -102,6 +103,9 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'responder',
   before: (request) => {
     (request as ChainRequest).internal.startedAt = performance.now();
+    // Lambda's entry point binds the environment's settings on its first request (lib/config.ts);
+    // the local server has bound its own before any request.
+    configureFromEnvironment(process.env);
   },
   after: (request) => {
     const reply = request.response as unknown as Reply;

@@ -1,11 +1,12 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { storage } from './client';
 
 /**
  * The deliveries queue on AWS (SQS): each message names one delivery and when it is due. SQS
  * delays a message by 15 minutes at most, so a later retry is handed on again until it is due
- * (functions/webhook-sender.ts). Module-scope client, reused across invocations.
+ * (functions/webhook-sender.ts). Module-scope client, reused across invocations; the queue's URL
+ * is the bound storage's (./client.ts), read at call time.
  */
-const queueUrl = process.env.DELIVERY_QUEUE_URL ?? '';
 const sqs = new SQSClient({ maxAttempts: 3 });
 
 /** What a queue message names: one delivery (lib/domain/deliveries.ts) to attempt. */
@@ -73,6 +74,7 @@ export const queueDeliveries = async (
 ): Promise<void> => {
   const local = (globalThis as { [LOCAL_QUEUE]?: LocalDeliveryQueue })[LOCAL_QUEUE];
   if (local) return local(refs, dueAt, attempt);
+  const { queueUrl } = storage().config;
   if (!queueUrl) throw new Error('DELIVERY_QUEUE_URL is not set');
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
   for (let start = 0; start < refs.length; start += 10) {

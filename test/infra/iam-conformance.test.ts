@@ -192,7 +192,8 @@ const call = async (
  * the dispatcher; with `handOn` false, only marks them handed on (changes a test made in bulk).
  */
 const dispatch = async (handOn = true) => {
-  const { dynamo, tableName } = await import('../../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+  const tableName = boundTable();
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -241,7 +242,8 @@ describe('every function, under the role the template gives it', () => {
   let other: Record<string, unknown>;
 
   it('the checker itself refuses what a role does not allow, so nothing here passes vacuously', async () => {
-    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+    const tableName = boundTable();
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     // The authorizer reads key lookups only: a ban item is refused.
     await expect(
@@ -254,7 +256,8 @@ describe('every function, under the role the template gives it', () => {
   });
 
   it("no role but the sender's reads a webhook's signing secret; the dispatcher's is refused", async () => {
-    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+    const tableName = boundTable();
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { webhookSecretKey } = await import('../../lib/storage/keys');
     const read = (fn: string) =>
@@ -546,7 +549,8 @@ describe('every function, under the role the template gives it', () => {
   });
 
   it('the deployment id: created by whichever of the feed and the snapshot reads first, read by the other', async () => {
-    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+    const tableName = boundTable();
     const { DeleteCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { deploymentKey } = await import('../../lib/storage/keys');
     const { forgetDeploymentId } = await import('../../lib/domain/deployment');

@@ -296,7 +296,8 @@ describe('the policy carries the trust settings', () => {
   });
 
   it('reads a policy item from before trust settings as their defaults', async () => {
-    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+    const tableName = boundTable();
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     await putPolicy('tr-c', { global_quorum: 4 });
     await dynamo.send(

@@ -64,7 +64,8 @@ const ownerBans = async (device: string) =>
     (item) => item.publisher_id === OWNER && String(item.sk).startsWith('BAN#'),
   );
 const storedKeys = async () => {
-  const { dynamo, tableName } = await storage();
+  const { dynamo, tableName: boundTable } = await storage();
+  const tableName = boundTable();
   const { Items } = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -149,7 +150,8 @@ const operations = {
       expect(res.status).toBe(200);
       const events = (await eventsOf('policy.updated', () => true)).reverse();
       for (let i = 1; i < events.length; i += 1) expect(events[i]?.before).toEqual(events[i - 1]?.after);
-      const { dynamo, tableName } = await storage();
+      const { dynamo, tableName: boundTable } = await storage();
+      const tableName = boundTable();
       const { Item } = await dynamo.send(
         new GetCommand({ TableName: tableName, Key: policyKey(OWNER), ConsistentRead: true }),
       );

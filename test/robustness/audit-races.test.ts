@@ -74,7 +74,8 @@ describe('racing requests', () => {
     expect(results.every((r) => r.status === 200)).toBe(true);
     const recorded = await events('policy.updated');
     expect(recorded).toHaveLength(before + 30);
-    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+    const tableName = boundTable();
     const { Item } = await dynamo.send(
       new GetCommand({ TableName: tableName, Key: policyKey(PUBLISHER), ConsistentRead: true }),
     );

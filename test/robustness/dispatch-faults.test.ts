@@ -39,7 +39,7 @@ beforeAll(async () => {
       import('../../lib/storage/client'),
       import('../../lib/domain/publishers'),
     ]);
-  lib = { dispatchChanges, readFeed, dynamo, tableName, directoryEntryFromItem };
+  lib = { dispatchChanges, readFeed, dynamo, tableName: tableName(), directoryEntryFromItem };
   faults = injectFaults(dynamo);
 });
 afterAll(async () => {

@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as people from '../../infra/local/people';
 import { startLocalApi } from '../../infra/local/server';
-import type { ApiKeyInfo, KeyGrants, NewApiKey } from '../../lib/domain/api-keys';
+import {
+  type ApiKeyInfo,
+  createApiKey,
+  type KeyGrants,
+  type NewApiKey,
+  revokeApiKey,
+} from '../../lib/domain/api-keys';
 import type { Role } from '../../lib/model/people';
+import { dynamo } from '../../lib/storage/client';
 import { partitions } from '../../lib/storage/keys';
 import { checkResponse } from './contract';
 
@@ -92,10 +100,8 @@ export const startTestApi = async (
     ...(options.events === undefined ? {} : { events: options.events }),
     ...(options.people ? {} : { identityPort: false as const, console: false }),
   });
-  // The storage client reads its settings at import, so these come after the store is chosen.
-  const { createApiKey, revokeApiKey } = await import('../../lib/domain/api-keys');
-  const { dynamo, tableName } = await import('../../lib/storage/client');
-  const people = await import('../../infra/local/people');
+  // The storage client is bound to the store the API chose (lib/config.ts), at call time.
+  const tableName = api.store.tableName;
   let personCount = 0;
 
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> => {

@@ -5,7 +5,8 @@ import type { TestApi } from './api';
 
 /** The audit events stored for a publisher, newest first, read from the table (not the API). */
 export const storedEvents = async (publisherId: string): Promise<Array<Record<string, any>>> => {
-  const { dynamo, tableName } = await import('../../lib/storage/client');
+  const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
+  const tableName = boundTable();
   const events: Array<Record<string, any>> = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

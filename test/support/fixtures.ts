@@ -114,7 +114,8 @@ const storage = () => import('../../lib/storage/client');
 
 /** The ban items stored for a device (a Query, not a scan: the suites make thousands of items). */
 export const storedBans = async (device: string) => {
-  const { dynamo, tableName } = await storage();
+  const { dynamo, tableName: boundTable } = await storage();
+  const tableName = boundTable();
   const { Items } = await dynamo.send(
     new QueryCommand({
       TableName: tableName,
@@ -128,7 +129,8 @@ export const storedBans = async (device: string) => {
 
 /** The item stored under `key`, if any (a consistent read). */
 export const storedItem = async (key: { pk: string; sk: string }) => {
-  const { dynamo, tableName } = await storage();
+  const { dynamo, tableName: boundTable } = await storage();
+  const tableName = boundTable();
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
   );
@@ -137,7 +139,8 @@ export const storedItem = async (key: { pk: string; sk: string }) => {
 
 /** Stores an item as it is, for a state no request leaves behind on its own (a request cut short). */
 export const storeItem = async (item: { pk: string; sk: string } & Record<string, unknown>) => {
-  const { dynamo, tableName } = await storage();
+  const { dynamo, tableName: boundTable } = await storage();
+  const tableName = boundTable();
   await dynamo.send(new PutCommand({ TableName: tableName, Item: item }));
 };
 

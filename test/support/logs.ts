@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, vi } from 'vitest';
+import { stubSettings, unstubSettings } from './settings';
 
 /**
  * Captures what lib/log.ts writes (stdout and stderr), at `level`, for each test of the calling
@@ -8,7 +9,7 @@ export const captureLogs = (level = 'info') => {
   const captured = { lines: [] as string[], entries: () => captured.lines.map((line) => JSON.parse(line)) };
   beforeEach(() => {
     captured.lines = [];
-    vi.stubEnv('LOG_LEVEL', level);
+    stubSettings({ LOG_LEVEL: level });
     const capture = (chunk: unknown) => {
       captured.lines.push(String(chunk));
       return true;
@@ -18,7 +19,7 @@ export const captureLogs = (level = 'info') => {
   });
   afterEach(() => {
     vi.restoreAllMocks();
-    vi.unstubAllEnvs();
+    unstubSettings();
   });
   return captured;
 };

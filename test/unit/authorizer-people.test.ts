@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/authorizer';
+import { configureSettings, settingsFrom } from '../../lib/config';
 import { resetIdentityProvider } from '../../lib/domain/people';
 import { peopleQuotaKey } from '../../lib/domain/quotas';
 import { API_AUDIENCE, identitySettings, startTokenIssuer, type TokenIssuer } from '../support/tokens';
@@ -14,6 +15,9 @@ import { API_AUDIENCE, identitySettings, startTokenIssuer, type TokenIssuer } fr
  */
 
 const ddb = mockClient(DynamoDBDocumentClient);
+/** Binds the environment's settings with this provider (lib/config.ts), its storage unchanged. */
+const useIdentityProvider = (json: string | undefined) =>
+  configureSettings({ ...settingsFrom(process.env), identityProvider: json });
 const methodArn = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/v1/policy';
 let issuer: TokenIssuer;
 
@@ -24,12 +28,12 @@ afterAll(() => issuer?.close());
 beforeEach(() => {
   ddb.reset();
   issuer.serve('current');
-  process.env.IDENTITY_PROVIDER = identitySettings(issuer);
+  useIdentityProvider(identitySettings(issuer));
   resetIdentityProvider();
 });
 afterEach(() => {
   vi.useRealTimers();
-  delete process.env.IDENTITY_PROVIDER;
+  useIdentityProvider(undefined);
   resetIdentityProvider();
 });
 
@@ -178,18 +182,20 @@ describe('authorizer with a person signed in', () => {
   });
 
   it('refuses every token when no provider is configured: only keys are accepted', async () => {
-    delete process.env.IDENTITY_PROVIDER;
+    useIdentityProvider(undefined);
     resetIdentityProvider();
     await refused(await issuer.sign());
   });
 
   it('reads Cognito access tokens: client_id, not aud, and token_use access only', async () => {
-    process.env.IDENTITY_PROVIDER = JSON.stringify({
-      ...JSON.parse(identitySettings(issuer)),
-      audience: 'console-client',
-      audience_claim: 'client_id',
-      token_use: 'cognito',
-    });
+    useIdentityProvider(
+      JSON.stringify({
+        ...JSON.parse(identitySettings(issuer)),
+        audience: 'console-client',
+        audience_claim: 'client_id',
+        token_use: 'cognito',
+      }),
+    );
     resetIdentityProvider();
     const cognito = { aud: undefined, client_id: 'console-client', token_use: 'access' };
     await expect(authorize(await issuer.sign(cognito, { typ: 'JWT' }))).resolves.toBeDefined();
@@ -201,13 +207,15 @@ describe('authorizer with a person signed in', () => {
 describe("authorizer with a provider of the publisher's own", () => {
   /** The settings the stack gives the authorizer for an own provider (infra/stack/people.ts). */
   const own = (over: Record<string, unknown> = {}) => {
-    process.env.IDENTITY_PROVIDER = JSON.stringify({
-      ...JSON.parse(identitySettings(issuer)),
-      client_id: 'console-app',
-      max_token_seconds: 3600,
-      publishers: ['pub-a', 'pub-b'],
-      ...over,
-    });
+    useIdentityProvider(
+      JSON.stringify({
+        ...JSON.parse(identitySettings(issuer)),
+        client_id: 'console-app',
+        max_token_seconds: 3600,
+        publishers: ['pub-a', 'pub-b'],
+        ...over,
+      }),
+    );
     resetIdentityProvider();
   };
   const ofConsole = { client_id: 'console-app' };

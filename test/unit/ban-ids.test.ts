@@ -2,9 +2,11 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { BAN_ID_EPOCH_MS, BAN_ID_SHARDS, banIdOf, nextBanId, stampOf } from '../../lib/domain/ban-ids';
+import { configureStorage } from '../../lib/storage/client';
 import { counterKey } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
+configureStorage({ tableName: 'unit-test-table' });
 beforeEach(() => ddb.reset());
 
 describe('ban ids', () => {

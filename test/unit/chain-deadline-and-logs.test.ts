@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEADLINE_MARGIN_MS, httpRoute } from '../../lib/http/chain';
 import { getPolicyRoute } from '../../lib/routes';
 import { captureLogs } from '../support/logs';
+import { stubSettings } from '../support/settings';
 
 /** What API Gateway hands a route behind the authorizer. */
 const event = (): APIGatewayProxyEvent =>
@@ -81,12 +82,10 @@ describe('the access log', () => {
 
   it('honours the level Lambda sets, and LOG_LEVEL=silent', async () => {
     const handler = httpRoute(getPolicyRoute, () => ({ body: { ok: true } }));
-    vi.stubEnv('LOG_LEVEL', '');
-    vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', 'WARN');
+    stubSettings({ LOG_LEVEL: '', AWS_LAMBDA_LOG_LEVEL: 'WARN' });
     await handler(event(), context(10_000));
     expect(requestLines()).toEqual([]);
-    vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', 'INFO');
-    vi.stubEnv('LOG_LEVEL', 'silent');
+    stubSettings({ AWS_LAMBDA_LOG_LEVEL: 'INFO', LOG_LEVEL: 'silent' });
     await handler(event(), context(10_000));
     expect(logs.lines).toEqual([]);
   });

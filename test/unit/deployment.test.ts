@@ -36,12 +36,12 @@ describe('the deployment id', () => {
     const id = await currentDeploymentId();
 
     expect(deploymentGets().map((call) => call.args[0].input)).toEqual([
-      { TableName: tableName, Key: deploymentKey(), ConsistentRead: true },
+      { TableName: tableName(), Key: deploymentKey(), ConsistentRead: true },
     ]);
     const puts = ddb.commandCalls(PutCommand).map((call) => call.args[0].input);
     expect(puts).toEqual([
       {
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...deploymentKey(),
           random_id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
@@ -50,7 +50,7 @@ describe('the deployment id', () => {
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     ]);
-    expect(id).toBe(deploymentIdOf(puts[0]?.Item?.random_id, tableName));
+    expect(id).toBe(deploymentIdOf(puts[0]?.Item?.random_id, tableName()));
     expect(id).toMatch(/^dep_[A-Za-z0-9_-]{22}$/);
 
     expect(await currentDeploymentId()).toBe(id);
@@ -60,7 +60,7 @@ describe('the deployment id', () => {
 
   it('reads a stored id without writing', async () => {
     ddb.on(GetCommand).resolves({ Item: { ...deploymentKey(), random_id: RANDOM } });
-    expect(await currentDeploymentId()).toBe(deploymentIdOf(RANDOM, tableName));
+    expect(await currentDeploymentId()).toBe(deploymentIdOf(RANDOM, tableName()));
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
     expect(ddb.calls()).toHaveLength(1);
   });
@@ -71,7 +71,7 @@ describe('the deployment id', () => {
       .resolvesOnce({})
       .resolves({ Item: { ...deploymentKey(), random_id: WINNER } });
     ddb.on(PutCommand).rejects(conditionFailed());
-    expect(await currentDeploymentId()).toBe(deploymentIdOf(WINNER, tableName));
+    expect(await currentDeploymentId()).toBe(deploymentIdOf(WINNER, tableName()));
     expect(deploymentGets()).toHaveLength(2);
     expect(deploymentGets()[1]?.args[0].input.ConsistentRead).toBe(true);
     expect(ddb.commandCalls(PutCommand)).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('the deployment id', () => {
 
     const answered = await poll();
     expect(answered.statusCode).toBe(200);
-    expect(answered.json.deployment_id).toBe(deploymentIdOf(RANDOM, tableName));
+    expect(answered.json.deployment_id).toBe(deploymentIdOf(RANDOM, tableName()));
     expect(deploymentGets()).toHaveLength(2);
   });
 });

@@ -284,7 +284,7 @@ describe('readEnforcementSnapshot', () => {
       policyKey('pub-a'),
       deploymentKey(),
     ]);
-    expect(page.deployment_id).toBe(deploymentIdOf(RANDOM_ID, tableName));
+    expect(page.deployment_id).toBe(deploymentIdOf(RANDOM_ID, tableName()));
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 

@@ -9,6 +9,7 @@ import { type ChangeRecord, eventsOfChange } from '../../lib/domain/change-event
 import { DEFAULT_RETRY_BASE_MS, RETRY_WINDOW_BASES, retryDelayMs } from '../../lib/domain/deliveries';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { banKey, policyKey, publisherKeyKey } from '../../lib/storage/keys';
+import { stubSettings, unstubSettings } from '../support/settings';
 
 /**
  * The events derived from change records (stream or local log), the retry schedule, and the
@@ -143,13 +144,13 @@ describe('the queue functions', () => {
   const ddb = mockClient(DynamoDBDocumentClient);
   const context = {} as Context;
   beforeEach(() => {
-    vi.stubEnv('DELIVERY_QUEUE_URL', 'https://sqs.example/queue');
+    stubSettings({ DELIVERY_QUEUE_URL: 'https://sqs.example/queue' }, { storage: true });
     sqs.reset();
     ddb.reset();
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
   });
   afterEach(() => {
-    vi.unstubAllEnvs();
+    unstubSettings({ storage: true });
     vi.resetModules();
   });
   const message = (body: unknown, messageId = 'm-1') =>

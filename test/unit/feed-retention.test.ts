@@ -9,12 +9,13 @@ import {
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { settingsFrom } from '../../lib/config';
 import { eventIdOf } from '../../lib/domain/audit';
 import { type ChangeEvent, type ChangeRecord, eventsOfChange } from '../../lib/domain/change-events';
 import { deploymentIdOf, forgetDeploymentId } from '../../lib/domain/deployment';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from '../../lib/domain/errors';
 import { appendToFeed, clearFeedCaches, feedHeadCursor, readFeed } from '../../lib/domain/feed';
-import { feedCacheMs, ShortCache } from '../../lib/domain/feed-cache';
+import { ShortCache } from '../../lib/domain/feed-cache';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import { parseRetentionDays, retentionMs } from '../../lib/domain/retention';
 import { tableName } from '../../lib/storage/client';
@@ -30,6 +31,7 @@ import {
   policyKey,
   publisherFeedPartition,
 } from '../../lib/storage/keys';
+import { stubSettings, unstubSettings } from '../support/settings';
 
 /**
  * The feed's retention and polling scale against a mocked client that keeps items in memory:
@@ -110,7 +112,7 @@ const entry = (pk: string, seq: number, ageMs: number, id = seq) => {
 };
 const head = (pk: string, seq: number) => store({ ...feedHeadKey(pk), seq });
 const RANDOM_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
-const DEPLOYMENT_ID = deploymentIdOf(RANDOM_ID, tableName);
+const DEPLOYMENT_ID = deploymentIdOf(RANDOM_ID, tableName());
 /** The page of a reader that is caught up at `cursor` (no head here records a delay, unless given). */
 const caughtUp = (cursor: string, delay: number | null = null) => ({
   items: [],
@@ -127,8 +129,8 @@ beforeEach(() => {
   forgetDeploymentId();
   store({ ...deploymentKey(), random_id: RANDOM_ID });
   vi.spyOn(Date, 'now').mockImplementation(() => NOW);
-  vi.stubEnv('EVENT_RETENTION_DAYS', '30');
-  vi.stubEnv('FEED_CACHE_MS', '0');
+  stubSettings({ EVENT_RETENTION_DAYS: '30' });
+  stubSettings({ FEED_CACHE_MS: '0' });
   store({
     ...policyKey('pub-a'),
     publisher_id: 'pub-a',
@@ -170,7 +172,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  vi.unstubAllEnvs();
+  unstubSettings();
 });
 
 const feedQueries = () =>
@@ -345,7 +347,7 @@ describe('reading with a cursor', () => {
     delete legacy.ttl;
     await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toThrow(CursorExpiredError);
     // A retention set longer afterwards does not bring back what its ttl ended.
-    vi.stubEnv('EVENT_RETENTION_DAYS', '60');
+    stubSettings({ EVENT_RETENTION_DAYS: '60' });
     store({ ...legacy, ttl: Math.floor(NOW / 1000) });
     await expect(readFeed('pub-a', 'g1', { limit: 100, cursor })).rejects.toThrow(CursorExpiredError);
     // Within it, the same entry is read.
@@ -398,7 +400,7 @@ describe("a cursor ahead of the feed's end", () => {
   });
 
   it('never refuses a cursor at the last entry while the head lags it (an append whose head update has not landed)', async () => {
-    vi.stubEnv('FEED_CACHE_MS', '60000');
+    stubSettings({ FEED_CACHE_MS: '60000' });
     entry(GAME, 1, 1000);
     entry(GAME, 2, 500);
     entry(GAME, 3, 100);
@@ -554,7 +556,7 @@ describe('reading without a cursor', () => {
 
 describe('the cache of feed reads', () => {
   it('answers the same poll from one read per partition within FEED_CACHE_MS, and reads again after it', async () => {
-    vi.stubEnv('FEED_CACHE_MS', '1000');
+    stubSettings({ FEED_CACHE_MS: '1000' });
     let now = NOW;
     vi.spyOn(Date, 'now').mockImplementation(() => now);
     entry(GAME, 1, 1000);
@@ -584,7 +586,7 @@ describe('the cache of feed reads', () => {
   });
 
   it('applies the retention to a cached page at each read: an entry that expires meanwhile is a 410, not served', async () => {
-    vi.stubEnv('FEED_CACHE_MS', '60000');
+    stubSettings({ FEED_CACHE_MS: '60000' });
     let now = NOW;
     vi.spyOn(Date, 'now').mockImplementation(() => now);
     const cursor = await cursorAt([0, 0, 0]);
@@ -620,12 +622,14 @@ describe('the cache of feed reads', () => {
   });
 
   it('validates its settings', () => {
-    expect(feedCacheMs({})).toBe(1000);
-    expect(feedCacheMs({ FEED_CACHE_MS: '0' })).toBe(0);
+    expect(settingsFrom({}).feedCacheMs).toBe(1000);
+    expect(settingsFrom({ FEED_CACHE_MS: '0' }).feedCacheMs).toBe(0);
     for (const bad of ['-1', '1.5', 'x', '60001'])
-      expect(() => feedCacheMs({ FEED_CACHE_MS: bad })).toThrow();
+      expect(() => settingsFrom({ FEED_CACHE_MS: bad })).toThrow(/FEED_CACHE_MS/);
     expect(parseRetentionDays(undefined)).toBe(30);
-    expect(retentionMs({ EVENT_RETENTION_DAYS: String(5 / 86_400) })).toBe(5000);
+    expect(retentionMs(settingsFrom({ EVENT_RETENTION_DAYS: String(5 / 86_400) }).eventRetentionDays)).toBe(
+      5000,
+    );
     for (const bad of ['0', '-1', 'x', '3651', 'Infinity'])
       expect(() => parseRetentionDays(bad), bad).toThrow(/EVENT_RETENTION_DAYS/);
   });

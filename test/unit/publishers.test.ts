@@ -22,7 +22,7 @@ beforeAll(async () => {
   api = await startTestApi({ events: false });
   pub = await import('../../lib/domain/publishers');
   const { dynamo, tableName } = await import('../../lib/storage/client');
-  lib = { dynamo, tableName };
+  lib = { dynamo, tableName: tableName() };
 });
 afterAll(() => api?.close());
 const activeBucketOf: typeof pub.activeBucketOf = (...args) => pub.activeBucketOf(...args);

@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiError } from '../../lib/http/errors';
+import { tableName as boundTable, configureStorage, dynamo } from '../../lib/storage/client';
 
 /** A DynamoDB endpoint that accepts connections and never answers. */
 let server: Server;
@@ -9,7 +11,10 @@ const sockets: Socket[] = [];
 beforeAll(async () => {
   server = createServer((socket) => sockets.push(socket));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  configureStorage({
+    tableName: 'unit-test-table',
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  });
 });
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
@@ -18,9 +23,7 @@ afterAll(async () => {
 
 describe('the storage client', () => {
   it('gives up on a request that hangs after its timeout and retries, and that failure is a 503', async () => {
-    // Imported here: the client reads DYNAMODB_ENDPOINT at import.
-    const { dynamo, tableName } = await import('../../lib/storage/client');
-    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const tableName = boundTable();
     const started = Date.now();
     const error = await dynamo
       .send(new GetCommand({ TableName: tableName, Key: { pk: 'a', sk: 'b' } }))
