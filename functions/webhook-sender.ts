@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSHandler } from 'aws-lambda';
+import { now } from '../lib/clock';
 import { configureFromEnvironment } from '../lib/config';
 import { attemptDelivery } from '../lib/domain/deliveries';
 import { describeError, log, SENDER_FAILURE_MESSAGE } from '../lib/log';
@@ -17,7 +18,7 @@ export const handler: SQSHandler = async (event): Promise<SQSBatchResponse> => {
       try {
         const { ref, attempt, due_at } = parseDeliveryMessage(record.body);
         ids = { publisher_id: ref.publisher_id, webhook_id: ref.webhook_id, attempt };
-        if (due_at > Date.now() + 1000) {
+        if (due_at > now() + 1000) {
           await queueDeliveries([ref], due_at, attempt);
           return undefined;
         }

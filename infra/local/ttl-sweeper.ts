@@ -1,4 +1,5 @@
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../../lib/clock';
 import { mapWithConcurrency } from '../../lib/concurrency';
 import { isChangeSource } from '../../lib/domain/change-sources';
 import { describeError, log } from '../../lib/log';
@@ -39,7 +40,7 @@ const PAGE = 500;
 const DELETES = 4;
 
 /** Deletes every item whose `ttl` is at or before `nowMs`; answers how many it deleted. */
-export const sweepExpired = async (nowMs = Date.now()): Promise<number> => {
+export const sweepExpired = async (nowMs = clock.now()): Promise<number> => {
   const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
   const tableName = boundTable();
   const now = Math.floor(nowMs / 1000);

@@ -7,6 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { actorFromStored } from '../model/actors';
 import { API_KEY_PATTERN, API_KEY_PREFIX } from '../model/api-key-format';
 import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
@@ -142,7 +143,7 @@ export const createApiKey = async (
   grants: KeyGrants = {},
   actor: Actor = OPERATOR,
 ): Promise<NewApiKey> => {
-  const now = new Date();
+  const now = new Date(clock.now());
   await provisionPolicy(publisherId, now);
   const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const hash = hashApiKey(apiKey);
@@ -332,7 +333,7 @@ export const revokeApiKey = async (
         UpdateExpression:
           'SET revoked_at = if_not_exists(revoked_at, :now), revoked_by = if_not_exists(revoked_by, :actor)',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':actor': actor },
+        ExpressionAttributeValues: { ':now': new Date(clock.now()).toISOString(), ':actor': actor },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -370,7 +371,10 @@ export interface Caller {
 }
 
 /** The publisher behind a key, or undefined for a malformed, unknown, revoked or expired key. */
-export const authenticate = async (apiKey: string, now = new Date()): Promise<Caller | undefined> => {
+export const authenticate = async (
+  apiKey: string,
+  now = new Date(clock.now()),
+): Promise<Caller | undefined> => {
   if (!API_KEY_PATTERN.test(apiKey)) return undefined;
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName(), Key: apiKeyKey(hashApiKey(apiKey)), ConsistentRead: true }),
@@ -424,7 +428,7 @@ export const issueApiKey = async (
   grantor: Grantor,
   request: CreateKeyRequest,
   actor: Actor,
-  now = new Date(),
+  now = new Date(clock.now()),
 ): Promise<NewApiKeyResult> => {
   const lacking = request.scopes.filter((scope) => !grantor.scopes.includes(scope));
   if (lacking.length > 0)

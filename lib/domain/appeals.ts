@@ -7,6 +7,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import type {
   AppealDecisionRequest,
   AppealOutcome,
@@ -175,7 +176,7 @@ export const fileAppeal = async (
   const ban = bans.find((found) => found.ban_id === request.ban_id);
   if (!ban) throw new NotFoundError('No such ban on this device');
   const appealId = appealIdOf(ban.ban_id, publisherId);
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   const appeal: StoredAppeal = {
     appeal_id: appealId,
     status: 'open',
@@ -261,7 +262,7 @@ const finishFiling = async (
             } satisfies BanAppeal,
             ':null': null,
             ':true': true,
-            ':now': new Date().toISOString(),
+            ':now': new Date(clock.now()).toISOString(),
           },
         }),
       );
@@ -285,7 +286,8 @@ const finishFiling = async (
       }
       if (!ban) throw new NotFoundError('No such ban on this device');
       throw (
-        notAppealable(ban, true, new Date().toISOString()) ?? new ConflictError('This ban cannot be appealed')
+        notAppealable(ban, true, new Date(clock.now()).toISOString()) ??
+        new ConflictError('This ban cannot be appealed')
       );
     }
     // The answer is the appeal as it is now: decided already, if its owner was that quick.
@@ -370,7 +372,7 @@ export const decideAppeal = async (
   let decided: StoredAppeal;
   if (appeal.status === 'decided') decided = decidedAlready(appeal);
   else {
-    const now = new Date().toISOString();
+    const now = new Date(clock.now()).toISOString();
     if (request.outcome === 'shortened') {
       const ban = await readBan(appeal.device_id, appeal.ban_id);
       if (!ban || ban.revoked_at !== null || !isActive(ban, now))
@@ -429,7 +431,7 @@ const applyDecision = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
     device_id: appeal.device_id,
     appeal: appealSubject(appeal),
   });
-  const appliedAt = new Date().toISOString();
+  const appliedAt = new Date(clock.now()).toISOString();
   const entry = decidedAppealKey(appeal.ban_publisher_id, decision.decided_at, appeal.appeal_id);
   await dynamo.send(
     new PutCommand({
@@ -678,7 +680,7 @@ const percentile = (sorted: readonly number[], p: number) =>
  * rolled up yet (today, and yesterday in its first minutes) are read from their decided entries.
  */
 export const appealStats = async (publisherId: string): Promise<AppealStats> => {
-  const nowMs = Date.now();
+  const nowMs = clock.now();
   const now = new Date(nowMs).toISOString();
   const days = Array.from({ length: STATS_WINDOW_DAYS }, (_, back) => dayOf(nowMs - back * 86_400_000));
   const rolled = (day: string) => Date.parse(`${day}T00:00:00.000Z`) + 86_400_000 + ROLLUP_GRACE_MS <= nowMs;

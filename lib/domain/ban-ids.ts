@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { dynamo, tableName } from '../storage/client';
 import { counterKey } from '../storage/keys';
 
@@ -52,7 +53,7 @@ export const nextBanId = async (): Promise<number> => {
   );
   const count = Number(Attributes?.value);
   // Never below the last id: the same stamp if that is enough (a higher shard), else the next one.
-  let id = banIdOf(Math.max(Date.now(), stampOf(lastId)), shard, count);
+  let id = banIdOf(Math.max(clock.now(), stampOf(lastId)), shard, count);
   if (id <= lastId) id = banIdOf(stampOf(lastId) + 1, shard, count);
   lastId = id;
   return id;

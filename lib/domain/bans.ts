@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
 import type { BanScope, BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
@@ -195,7 +196,7 @@ export const createBan = async (
   boundGames: readonly string[] | null = null,
 ): Promise<BanCreationResult> => {
   checkBanReach(request.scope, boundGames);
-  if (request.expires_at && request.expires_at <= new Date().toISOString()) {
+  if (request.expires_at && request.expires_at <= new Date(clock.now()).toISOString()) {
     // A repeat of a key answers its original ban, even once that ban has expired (a client that
     // retries late must learn what happened, not get an error); only a new ban must end later.
     const original =
@@ -236,7 +237,7 @@ export const createBan = async (
     ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
     ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
     ...(request.appealable === false ? { appealable: false } : {}),
-    created_at: new Date().toISOString(),
+    created_at: new Date(clock.now()).toISOString(),
     expires_at: request.expires_at ?? null,
     revoked_at: null,
     created_by: actor,
@@ -413,7 +414,7 @@ export const listBans = async (
     getPolicy(publisherId),
     visibleBans(publisherId, gameId, deviceId, type),
   ]);
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   let active = 0;
   const page: Ban[] = [];
   let more = false;
@@ -512,7 +513,7 @@ export const revokeBan = async (
           }`,
           ExpressionAttributeNames: { '#scope': 'scope' },
           ExpressionAttributeValues: {
-            ':now': new Date().toISOString(),
+            ':now': new Date(clock.now()).toISOString(),
             ':reason': reasonCode,
             ':actor': actor,
             ':publisher': publisherId,
@@ -542,7 +543,11 @@ export const revokeBan = async (
   };
   const [ban, policy] = await Promise.all([revokeAndRecord(), getPolicy(publisherId)]);
   // A revoked ban is inactive: it applies nowhere, whatever the device's other bans (no quorum to read).
-  return toListedBan(ban, policy, enforcedEach(policy, [ban], new Date().toISOString())[0] ?? false);
+  return toListedBan(
+    ban,
+    policy,
+    enforcedEach(policy, [ban], new Date(clock.now()).toISOString())[0] ?? false,
+  );
 };
 
 /** Deletes in flight at once during an erasure. */
@@ -613,11 +618,12 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
   // An appeal's texts go before its ban, through which a retry finds them.
   const filed = await appealsToErase(publisherId, appealed);
   await mapWithConcurrency(filed, ERASE_CONCURRENCY, (appealId) =>
-    eraseAppealTexts(appealId, new Date().toISOString()),
+    eraseAppealTexts(appealId, new Date(clock.now()).toISOString()),
   );
   if (erased.size === 0) return { device_id: deviceId, erased_bans: 0 };
 
-  const startedAt = typeof marker?.started_at === 'string' ? marker.started_at : new Date().toISOString();
+  const startedAt =
+    typeof marker?.started_at === 'string' ? marker.started_at : new Date(clock.now()).toISOString();
   const by = actorFromStored(marker?.actor) ?? actor;
   if (!marker || erased.size > known) {
     await dynamo.send(

@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import * as clock from '../clock';
 import type { AppealSubject, Policy } from '../model/responses';
 import { APPEAL_SK, BAN_PREFIX, partitions } from '../storage/keys';
 import { appealFromItem, appealReach, appealSubject } from './appeal-record';
@@ -102,7 +103,7 @@ const imageOf = (image: unknown) => (image ? unmarshall(image as Record<string, 
 /** The stream's time of a change (seconds since the epoch) as an API timestamp. */
 const changeTime = (record: ChangeRecord) => {
   const seconds = record.dynamodb?.ApproximateCreationDateTime;
-  return new Date(typeof seconds === 'number' ? Math.round(seconds * 1000) : Date.now()).toISOString();
+  return new Date(typeof seconds === 'number' ? Math.round(seconds * 1000) : clock.now()).toISOString();
 };
 
 /**

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { settings } from '../config';
 import { DELIVERY_ATTEMPT_FAILED_MESSAGE, log } from '../log';
@@ -81,7 +82,7 @@ export const recordDeliveries = async (
   );
   const recorded = await mapWithConcurrency(pairs, RECORD_CONCURRENCY, async ({ event, webhook }) => {
     const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, event.occurred_at, event.event_id);
-    const now = new Date().toISOString();
+    const now = new Date(clock.now()).toISOString();
     const body = JSON.stringify(toFeedEvent(event, await policyOf(webhook.publisher_id), now));
     const ref = { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: key.sk };
     try {
@@ -149,8 +150,8 @@ const REDACT_POLL_MS = 100;
  * attempt that starts after the erasure is dispatched sends the redacted body.
  */
 const redactDelivery = async (key: Record<string, string>) => {
-  for (const until = Date.now() + REDACT_WAIT_MS; ; ) {
-    const waited = Date.now() > until;
+  for (const until = clock.now() + REDACT_WAIT_MS; ; ) {
+    const waited = clock.now() > until;
     const { Item } = await dynamo.send(
       new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
     );
@@ -159,7 +160,7 @@ const redactDelivery = async (key: Record<string, string>) => {
     if (!body.ban || (body.ban.details_json === null && (body.ban.player_message ?? null) === null)) return;
     body.ban.details_json = null;
     body.ban.player_message = null;
-    const now = Date.now();
+    const now = clock.now();
     try {
       await dynamo.send(
         new UpdateCommand({
@@ -311,7 +312,7 @@ const claim = async (ref: DeliveryRef, attempt: number, now: number): Promise<{ 
 export const attemptDelivery = async (
   ref: DeliveryRef,
   attempt: number,
-  now = Date.now(),
+  now = clock.now(),
 ): Promise<AttemptOutcome> => {
   const key = { pk: deliveryPartition(ref.publisher_id, ref.webhook_id), sk: ref.sk };
   const { Item: delivery } = await dynamo.send(
@@ -349,7 +350,7 @@ export const attemptDelivery = async (
           last_attempt_at: nowIso,
           last_error: 'webhook deleted',
           next_attempt_at: null,
-          ...ttlFrom(Date.now()),
+          ...ttlFrom(clock.now()),
         },
         ['body'],
       );
@@ -366,7 +367,7 @@ export const attemptDelivery = async (
     // message, and the attempt made again later is counted as the POST it is.
     await recordAttempt(webhook, {
       key: `${ref.sk}#${attempt}#${now}`,
-      at: Date.now(),
+      at: clock.now(),
       ok: result.ok,
       status: result.status,
       error: result.error,
@@ -386,9 +387,9 @@ export const attemptDelivery = async (
         {
           ...outcome,
           status: 'delivered',
-          delivered_at: new Date().toISOString(),
+          delivered_at: new Date(clock.now()).toISOString(),
           next_attempt_at: null,
-          ...ttlFrom(Date.now()),
+          ...ttlFrom(clock.now()),
         },
         ['body'],
       );
@@ -412,7 +413,7 @@ export const attemptDelivery = async (
       await settle(
         ref,
         attempts,
-        { ...outcome, status: 'failed', next_attempt_at: null, ...ttlFrom(Date.now()) },
+        { ...outcome, status: 'failed', next_attempt_at: null, ...ttlFrom(clock.now()) },
         ['body'],
       );
       return { settled: true };
@@ -465,7 +466,7 @@ export const listDeliveries = async (
       : { pk, sk: sortKeyOf(`deliveries ${pk}`, query.cursor, (sk) => DELIVERY_CURSOR.test(sk)) };
   // A settled delivery past the retention is gone, whether or not time to live deleted it yet:
   // its ttl passed, or (one settled before ttls) its last attempt is older than the retention.
-  const now = Date.now();
+  const now = clock.now();
   const kept = '(#status = :pending OR ((attribute_not_exists(#ttl) OR #ttl > :now) AND #last > :cutoff))';
   const page = await filteredPage(
     {
@@ -524,7 +525,7 @@ export const pendingDeliveries = async (): Promise<
           attempt: Number(item.attempts ?? 0) + 1,
           // A claim a stopped run left holds the delivery until it ends.
           dueAt: Math.max(
-            Date.parse(String(item.next_attempt_at)) || Date.now(),
+            Date.parse(String(item.next_attempt_at)) || clock.now(),
             Number(item.claimed_until ?? 0),
           ),
         });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { dynamo, perStore, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { deploymentKey } from '../storage/keys';
@@ -37,7 +38,7 @@ const storedRandomId = async (): Promise<string> => {
     await dynamo.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...deploymentKey(), random_id: fresh, created_at: new Date().toISOString() },
+        Item: { ...deploymentKey(), random_id: fresh, created_at: new Date(clock.now()).toISOString() },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

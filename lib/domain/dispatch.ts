@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import type { Actor, WebhookTest, WebhookTestEvent } from '../model/responses';
 import { originOf } from '../outbound/webhook-address';
 import { dynamo, tableName } from '../storage/client';
@@ -63,7 +64,7 @@ export const sendTestEvent = async (
   actor: Actor,
 ): Promise<WebhookTest> => {
   const webhook = await reachableWebhook(publisherId, games, webhookId);
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   const event: WebhookTestEvent = {
     event_id: `evt_${randomBytes(18).toString('base64url')}`,
     type: 'webhook.test',

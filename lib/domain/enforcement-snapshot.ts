@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import type { SnapshotQuery } from '../model/requests';
 import type { EnforcementSnapshot, Policy, SnapshotBan } from '../model/responses';
@@ -140,7 +141,7 @@ export const readEnforcementSnapshot = async (
         (feedCursor): Position => ({ feedCursor, partition: 0, after: undefined }),
       ),
   ]);
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   const bans: Ban[] = [];
   let { partition, after } = from;
   let read = 0;

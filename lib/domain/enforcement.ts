@@ -1,3 +1,4 @@
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { deviceIdSchema } from '../model/requests';
 import type { Enforcement, EnforcementBatch, Policy } from '../model/responses';
@@ -46,7 +47,7 @@ export const getDeviceEnforcement = async (
     getPolicy(publisherId),
     visibleBans(publisherId, gameId, deviceId),
   ]);
-  return evaluate(policy, gameId, deviceId, bans, new Date().toISOString());
+  return evaluate(policy, gameId, deviceId, bans, new Date(clock.now()).toISOString());
 };
 
 /**
@@ -69,7 +70,7 @@ export const getEnforcementBatch = async (
     mapWithConcurrency(valid, BATCH_CONCURRENCY, (deviceId) => visibleBans(publisherId, gameId, deviceId)),
   ]);
   const bansOf = new Map(valid.map((deviceId, i) => [deviceId, banLists[i] as Ban[]]));
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   return {
     game_id: gameId,
     evaluated_at: now,

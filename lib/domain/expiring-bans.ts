@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import type { ExpiringBansQuery } from '../model/requests';
 import type { ExpiringBan, ExpiringBanList } from '../model/responses';
@@ -63,8 +64,8 @@ export const listExpiringBans = async (
   query: ExpiringBansQuery,
   boundGames: readonly string[] | null,
 ): Promise<ExpiringBanList> => {
-  const now = new Date().toISOString();
-  const until = new Date(Date.now() + query.within_hours * 3_600_000).toISOString();
+  const now = new Date(clock.now()).toISOString();
+  const until = new Date(clock.now() + query.within_hours * 3_600_000).toISOString();
   const pk = expiringBansPartition(publisherId);
   const after =
     query.cursor === undefined

@@ -1,3 +1,4 @@
+import { now } from '../clock';
 import { settings } from '../config';
 
 /**
@@ -32,7 +33,7 @@ export class ShortCache<T> {
   constructor(
     /** Slots kept at most: past it, expired slots go, then the oldest. */
     private readonly maxSlots = 2_000,
-    private readonly clock: () => number = () => Date.now(),
+    private readonly clock: () => number = now,
   ) {}
 
   /** The value read for `key` less than `windowMs` ago (or being read), else `load()`'s, kept. */

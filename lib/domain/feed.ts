@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { parseSafeInteger } from '../model/numbers';
 import type { EventsQuery } from '../model/requests';
@@ -171,7 +172,7 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
         ExpressionAttributeValues: {
           ':seq': seq,
           ':id': eventId,
-          ':ttl': ttlFrom(Date.now())[TIME_TO_LIVE_ATTRIBUTE],
+          ':ttl': ttlFrom(clock.now())[TIME_TO_LIVE_ATTRIBUTE],
           ...(from === undefined ? {} : { ':from': from }),
         },
       }),
@@ -188,7 +189,7 @@ const claim = async (partition: string, eventId: string, seq: number, from?: num
  * when it was appended; else undefined.
  */
 const putAt = async (partition: string, seq: number, event: ChangeEvent): Promise<string | undefined> => {
-  const now = Date.now();
+  const now = clock.now();
   const appendedAt = new Date(now).toISOString();
   try {
     await dynamo.send(
@@ -269,7 +270,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
     if (typeof marker?.seq !== 'number') continue;
     // Past its time the entry is gone for every reader, and time to live may have deleted it
     // already (an entry's ttl is never before its marker's): nothing is left to redact.
-    if (isPastRetention(marker, undefined, Date.now())) continue;
+    if (isPastRetention(marker, undefined, clock.now())) continue;
     await dynamo.send(
       new UpdateCommand({
         TableName: tableName(),
@@ -640,7 +641,7 @@ export const readFeed = async (
   games: readonly string[] | null = null,
 ): Promise<FeedPage> => {
   let from = query.cursor === undefined ? undefined : decodeCursor(publisherId, gameId, query.cursor);
-  const now = Date.now();
+  const now = clock.now();
   const shown = (entry: Entry) =>
     !('appeal' in entry.event) || readsAppealEvent(entry.event, publisherId, games);
   const [policy, first] = await Promise.all([

@@ -1,4 +1,5 @@
 import { PutCommand, type PutCommandInput, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
@@ -48,7 +49,7 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 export const liveSetWrite = (
   partition: string,
   event: ChangeEvent,
-  now = Date.now(),
+  now = clock.now(),
 ): PutCommandInput | undefined => {
   if (!('ban' in event)) return undefined;
   const { ban } = event;

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { actorFromStored } from '../model/actors';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
 import {
@@ -121,7 +122,7 @@ export const updatePolicy = async (
   patch: PolicyPatch,
   actor: Actor,
 ): Promise<Policy> => {
-  const now = new Date().toISOString();
+  const now = new Date(clock.now()).toISOString();
   const names: Record<string, string> = {
     '#updated_at': 'updated_at',
     '#version': 'version',
@@ -189,7 +190,7 @@ export const updatePolicy = async (
  * Writes the default policy unless the publisher already has one. Returns whether it wrote. The
  * trust settings are left out: absent, they read as their defaults (as on items from before them).
  */
-export const provisionPolicy = async (publisherId: string, now = new Date()): Promise<boolean> => {
+export const provisionPolicy = async (publisherId: string, now = new Date(clock.now())): Promise<boolean> => {
   try {
     await dynamo.send(
       new PutCommand({

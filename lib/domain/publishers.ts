@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
 import type { ListPublishersQuery, PutPublisherRequest } from '../model/requests';
@@ -424,7 +425,7 @@ const countForPublisher = async (publisherId: string, contributions: readonly Co
   };
   for (let i = 0; i < fresh.length; i += EVENTS_PER_UPDATE) {
     const batch = fresh.slice(i, i + EVENTS_PER_UPDATE);
-    const now = Date.now();
+    const now = clock.now();
     const together = await countTogether(publisherId, batch, now);
     if (together) {
       note(batch, together.before, now);
@@ -432,14 +433,14 @@ const countForPublisher = async (publisherId: string, contributions: readonly Co
     }
     // Some were counted already (this batch handed on again): each on its own, once.
     for (const one of batch) {
-      const at = Date.now();
+      const at = clock.now();
       const alone = await countTogether(publisherId, [one], at);
       if (alone) note([one], alone.before, at);
     }
   }
   if (!entry) return;
   if (!named) await copyName(publisherId);
-  await tidy(publisherId, entry, Date.now());
+  await tidy(publisherId, entry, clock.now());
 };
 
 /**
@@ -526,7 +527,7 @@ export const listPublishers = async (query: ListPublishersQuery): Promise<Direct
       ConsistentRead: true,
     }),
   );
-  const now = Date.now();
+  const now = clock.now();
   const page = Items.slice(0, query.limit);
   const more = Items.length > query.limit || LastEvaluatedKey !== undefined;
   const last = page[page.length - 1];
@@ -666,7 +667,7 @@ export const putPublisher = async (
   request: PutPublisherRequest,
   actor: Actor,
 ): Promise<PublisherProfile> => {
-  const now = new Date();
+  const now = new Date(clock.now());
   const digest = skeletonDigest(request.display_name);
   await claimSkeleton(publisherId, digest, now);
   const updatedAt = now.toISOString();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { actorFromStored } from '../model/actors';
 import { banScopes, banTypes, type CatalogueReason, type PutReasonsRequest } from '../model/requests';
 import type { Actor, ReasonCatalogue } from '../model/responses';
@@ -109,7 +110,7 @@ export const putReasons = async (
   const catalogue: ReasonCatalogue = {
     reasons: request.reasons,
     strict_reasons: request.strict_reasons,
-    updated_at: new Date().toISOString(),
+    updated_at: new Date(clock.now()).toISOString(),
   };
   const item = {
     ...reasonsKey(publisherId),

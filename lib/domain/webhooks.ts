@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { settings } from '../config';
 import {
@@ -67,7 +68,7 @@ const inWindow = (hour: number, now: number) =>
 const stringOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** A webhook's health from its item, at `now`: older buckets still stored are not counted. */
-export const healthOf = (item: Record<string, unknown>, now = Date.now()): WebhookHealth => {
+export const healthOf = (item: Record<string, unknown>, now = clock.now()): WebhookHealth => {
   const failures = item[FAILURES];
   let failures24h = 0;
   if (failures && typeof failures === 'object') {
@@ -372,7 +373,7 @@ export const createWebhook = async (
     url: checked.url.href,
     events,
     games,
-    created_at: new Date().toISOString(),
+    created_at: new Date(clock.now()).toISOString(),
   };
   const secretKey = webhookSecretKey(publisherId, webhook.webhook_id);
   await dynamo.send(
@@ -464,7 +465,7 @@ export const deleteWebhook = async (
         Key: key,
         UpdateExpression: 'SET deleted_at = if_not_exists(deleted_at, :now)',
         ConditionExpression: 'webhook_id = :id',
-        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':id': webhookId },
+        ExpressionAttributeValues: { ':now': new Date(clock.now()).toISOString(), ':id': webhookId },
         ReturnValues: 'ALL_NEW',
       }),
     );

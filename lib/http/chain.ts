@@ -2,6 +2,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
+import * as clock from '../clock';
 import { configureFromEnvironment } from '../config';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
@@ -377,7 +378,7 @@ const keyAccess = ({
     if (!parsed.success || !caller) throw gatewayError(gatewayAnswers.unauthorized);
     // An authorizer answer is cached by the token for minutes: it never outlives the key or the
     // person's token it was made for.
-    if (caller.validUntil !== null && caller.validUntil <= new Date().toISOString())
+    if (caller.validUntil !== null && caller.validUntil <= new Date(clock.now()).toISOString())
       throw gatewayError(gatewayAnswers.unauthorized);
     internal.publisherId = parsed.data;
     internal.caller = caller;

@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as clock from '../clock';
 import { storage } from './client';
 
 /**
@@ -69,14 +70,14 @@ export const useLocalDeliveryQueue = (queue: LocalDeliveryQueue | undefined) => 
  */
 export const queueDeliveries = async (
   refs: readonly DeliveryRef[],
-  dueAt = Date.now(),
+  dueAt = clock.now(),
   attempt = 1,
 ): Promise<void> => {
   const local = (globalThis as { [LOCAL_QUEUE]?: LocalDeliveryQueue })[LOCAL_QUEUE];
   if (local) return local(refs, dueAt, attempt);
   const { queueUrl } = storage().config;
   if (!queueUrl) throw new Error('DELIVERY_QUEUE_URL is not set');
-  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
+  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - clock.now()) / 1000)));
   for (let start = 0; start < refs.length; start += 10) {
     const chunk = refs.slice(start, start + 10);
     const { Failed } = await sqs.send(

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setClock } from '../../lib/clock';
 import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
@@ -34,17 +35,22 @@ const request = { device_id: 'dev-1', ban_type: 'cheat', scope: 'game', reason_c
 
 const idem = idempotencyKey('pub-a', 'game-1', 'k-1');
 
-// A clock that moves a second per reading, so each create's id is stamped with its own time.
+// The service's clock (lib/clock.ts), set a second later for each test: its creates are stamped with
+// a time of their own.
 let clock = Date.UTC(2026, 10, 23, 12);
 beforeEach(() => {
   ddb.reset();
-  vi.spyOn(Date, 'now').mockImplementation(() => (clock += 1000));
+  clock += 1000;
+  setClock(() => clock);
   ddb.on(UpdateCommand).resolves({ Attributes: { value: 42 } });
   ddb.on(PutCommand).resolves({});
   // No reason catalogue (its read runs beside the counter's); tests of the idempotency record add theirs.
   ddb.on(GetCommand, { Key: reasonsKey('pub-a') }).resolves({});
 });
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  setClock(undefined);
+});
 
 /** The id the create took: the counter item it added to, its count 42, and the clock's last reading. */
 const takenId = () => {
