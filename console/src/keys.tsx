@@ -3,7 +3,6 @@ import { actorLabel, type Call, formatTime, type Schemas, type Scope, scopes, sc
 import { OnceSecret } from './secret';
 import type { Session } from './session';
 import {
-  apiFieldError,
   ChoiceList,
   ConfirmStep,
   errorMessage,
@@ -15,7 +14,9 @@ import {
   TableScroll,
   useBusy,
 } from './ui';
-import { check, parseExpiry, parseGames } from './validation';
+import { ruleError, useForm } from './use-form';
+import { useRequest } from './use-request';
+import { parseExpiry, parseGames } from './validation';
 
 /** Pages of 200 the keys view reads at most: 2,000 keys, revoked ones included. */
 const MAX_KEY_PAGES = 10;
@@ -41,52 +42,39 @@ const CreateKeyForm = ({
   knowledge: ScopeKnowledge;
   onCreated: (key: NewApiKey) => void;
 }) => {
-  const [name, setName] = useState('');
-  const [chosen, setChosen] = useState<Scope[]>(['bans:read']);
-  const [games, setGames] = useState('');
-  const [expires, setExpires] = useState('');
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  const [message, setMessage] = useState<Message>(null);
-  const { busy, run } = useBusy();
+  const request = useRequest();
+  const { busy, message } = request;
+  const form = useForm({ name: '', chosen: ['bans:read'] as Scope[], games: '', expires: '' }, request);
+  const { name, chosen, games, expires } = form.values;
 
   const submit = (e: Event) => {
     e.preventDefault();
     const parsedGames = parseGames(games);
     const expiry = parseExpiry(expires);
     const found = {
-      name: check('key_name', name.trim()) && `Key name ${check('key_name', name.trim())}`,
+      name: ruleError('Key name', 'key_name', name.trim()),
       scopes: chosen.length === 0 ? 'Choose at least one scope' : undefined,
       games: parsedGames.ok ? undefined : parsedGames.message,
       expires_at: expiry.ok ? undefined : expiry.message,
     };
-    setErrors(found);
-    if (Object.values(found).some(Boolean) || !parsedGames.ok || !expiry.ok) {
-      setMessage({ kind: 'error', text: 'The key was not created: correct the fields marked below.' });
-      return;
-    }
+    const refusal = 'The key was not created: correct the fields marked below.';
+    if (!form.accept(found, refusal, parsedGames.ok && expiry.ok) || !parsedGames.ok || !expiry.ok) return;
     const body: Schemas['CreateKeyRequest'] = {
       name: name.trim(),
       scopes: scopes.filter((s) => chosen.includes(s)),
       ...(parsedGames.value ? { games: parsedGames.value } : {}),
       ...(expiry.value ? { expires_at: expiry.value } : {}),
     };
-    setMessage(null);
-    void run(async () => {
-      const answer = await call('post', '/v1/keys', { body });
-      if (answer.status !== 201) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setMessage(null);
-      setErrors({});
-      setName('');
-      setGames('');
-      setExpires('');
-      onCreated(answer.body);
-    });
+    void request.run(
+      () => call('post', '/v1/keys', { body }),
+      (answer) => {
+        form.reset(['name', 'games', 'expires']);
+        onCreated(answer.body);
+      },
+      (answer) => answer.status === 201,
+    );
   };
 
-  const scopeError = errors.scopes ?? apiFieldError(message, 'scopes');
   return (
     <section aria-labelledby="create-key-heading" class="panel">
       <h3 id="create-key-heading">Create a key</h3>
@@ -95,8 +83,8 @@ const CreateKeyForm = ({
           id="key-name"
           label="Key name"
           value={name}
-          onValue={setName}
-          error={errors.name ?? apiFieldError(message, 'name')}
+          onValue={form.set('name')}
+          error={form.error('name')}
           hint="1-64 characters, e.g. eu game servers"
           required
         />
@@ -105,18 +93,18 @@ const CreateKeyForm = ({
           legend="Scopes"
           options={scopes}
           chosen={chosen}
-          onChosen={setChosen}
+          onChosen={form.set('chosen')}
           help={(scope) =>
             `${scopeUses[scope]}${knowledge[scope].held === false ? ' (your key lacks it, so it cannot grant it)' : ''}`
           }
-          error={scopeError}
+          error={form.error('scopes')}
         />
         <Field
           id="key-games"
           label="Key games (optional)"
           value={games}
-          onValue={setGames}
-          error={errors.games ?? apiFieldError(message, 'games')}
+          onValue={form.set('games')}
+          error={form.error('games')}
           hint="Game IDs separated by commas: the key works only in them. Empty: every game."
         />
         <Field
@@ -124,8 +112,8 @@ const CreateKeyForm = ({
           label="Key expires at (optional)"
           type="datetime-local"
           value={expires}
-          onValue={setExpires}
-          error={errors.expires_at ?? apiFieldError(message, 'expires_at')}
+          onValue={form.set('expires')}
+          error={form.error('expires_at')}
           hint="Your local time. Empty: a key you make signed in as a person expires in 90 days; one made with a key does not expire."
         />
         <button type="submit" disabled={busy}>

@@ -2,7 +2,6 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Call, formatTime, type Schemas } from './api';
 import { OnceSecret } from './secret';
 import {
-  apiFieldError,
   ChoiceList,
   ConfirmStep,
   errorMessage,
@@ -16,6 +15,8 @@ import {
   useBusy,
   useFocusOn,
 } from './ui';
+import { useForm } from './use-form';
+import { useRequest } from './use-request';
 import { parseGames } from './validation';
 
 /**
@@ -39,12 +40,10 @@ const everyEvent: Exclude<EventType, (typeof eventTypes)[number]> extends never 
 void everyEvent;
 
 const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebhook) => void }) => {
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<EventType[]>([...eventTypes]);
-  const [games, setGames] = useState('');
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  const [message, setMessage] = useState<Message>(null);
-  const { busy, run } = useBusy();
+  const request = useRequest();
+  const { busy, message } = request;
+  const form = useForm({ url: '', events: [...eventTypes] as EventType[], games: '' }, request);
+  const { url, events, games } = form.values;
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -63,32 +62,23 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
       events: events.length === 0 ? 'Choose at least one event' : undefined,
       games: parsedGames.ok ? undefined : parsedGames.message,
     };
-    setErrors(found);
-    if (Object.values(found).some(Boolean) || !parsedGames.ok) {
-      setMessage({ kind: 'error', text: 'The webhook was not added: correct the fields marked below.' });
-      return;
-    }
+    const refusal = 'The webhook was not added: correct the fields marked below.';
+    if (!form.accept(found, refusal, parsedGames.ok) || !parsedGames.ok) return;
     const body: Schemas['CreateWebhookRequest'] = {
       url: address,
       events: eventTypes.filter((t) => events.includes(t)),
       ...(parsedGames.value ? { games: parsedGames.value } : {}),
     };
-    setMessage(null);
-    void run(async () => {
-      const answer = await call('post', '/v1/webhooks', { body });
-      if (answer.status !== 201) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setMessage(null);
-      setErrors({});
-      setUrl('');
-      setGames('');
-      onAdded(answer.body);
-    });
+    void request.run(
+      () => call('post', '/v1/webhooks', { body }),
+      (answer) => {
+        form.reset(['url', 'games']);
+        onAdded(answer.body);
+      },
+      (answer) => answer.status === 201,
+    );
   };
 
-  const eventsError = errors.events ?? apiFieldError(message, 'events');
   return (
     <section aria-labelledby="add-webhook-heading" class="panel">
       <h3 id="add-webhook-heading">Add a webhook</h3>
@@ -98,8 +88,8 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
           label="Webhook URL"
           type="url"
           value={url}
-          onValue={setUrl}
-          error={errors.url ?? apiFieldError(message, 'url')}
+          onValue={form.set('url')}
+          error={form.error('url')}
           hint="An https URL on a public address; events are POSTed to it, signed."
           required
         />
@@ -108,15 +98,15 @@ const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebh
           legend="Events"
           options={eventTypes}
           chosen={events}
-          onChosen={setEvents}
-          error={eventsError}
+          onChosen={form.set('events')}
+          error={form.error('events')}
         />
         <Field
           id="webhook-games"
           label="Webhook games (optional)"
           value={games}
-          onValue={setGames}
-          error={errors.games ?? apiFieldError(message, 'games')}
+          onValue={form.set('games')}
+          error={form.error('games')}
           hint="Game IDs separated by commas: your game bans are sent only from them. Empty: every game."
         />
         <button type="submit" disabled={busy}>

@@ -1,0 +1,129 @@
+import { BATCH_MAX_DEVICES } from '../../lib/model/requests';
+import { type AnyAnswer, type Ban, type Call, explain, type Schemas } from './api';
+import { newIdempotencyKey } from './ban-forms';
+import { check } from './validation';
+
+/** A bulk run's pieces: the pasted list, each device's outcome in words, the idempotency keys kept for the session, a device's active bans. */
+
+export type CreateBanRequest = Schemas['CreateBanRequest'];
+export type BanType = CreateBanRequest['ban_type'];
+export type BatchResult = Schemas['EnforcementBatch']['results'][number];
+
+/** Requests in flight at once during a run: enough to be quick, few enough not to be throttled. */
+export const BULK_CONCURRENCY = 4;
+
+export interface DeviceList {
+  /** Distinct valid ids, in the order pasted: what is sent. */
+  valid: string[];
+  invalid: Array<{ id: string; problem: string }>;
+  /** How many repeats were merged. */
+  duplicates: number;
+  /** More distinct ids than a batch takes: nothing is sent. */
+  tooMany: boolean;
+}
+
+/** The pasted text as ids: split on newlines, commas and spaces, repeats merged, each checked. */
+export const parseDeviceList = (text: string): DeviceList => {
+  const all = text.split(/[\s,]+/).filter((id) => id !== '');
+  const distinct = [...new Set(all)];
+  const invalid: DeviceList['invalid'] = [];
+  const valid: string[] = [];
+  for (const id of distinct) {
+    const problem = check('device_id', id);
+    if (problem) invalid.push({ id, problem });
+    else valid.push(id);
+  }
+  return {
+    valid,
+    invalid,
+    duplicates: all.length - distinct.length,
+    tooMany: distinct.length > BATCH_MAX_DEVICES,
+  };
+};
+
+export type Outcome =
+  | { kind: 'pending' }
+  | { kind: 'created' | 'idempotent_ok'; banId: number }
+  | { kind: 'revoked'; banIds: number[] }
+  | { kind: 'nothing' }
+  | { kind: 'failed'; code: string; text: string }
+  | { kind: 'not_sent' };
+
+export const failed = (outcome: Outcome) => outcome.kind === 'failed' || outcome.kind === 'not_sent';
+
+/** A refusal as the report shows it: the API's error code (or what kept the answer away) and one sentence. */
+export const failure = (answer: AnyAnswer, before = ''): Outcome => {
+  const body = answer.body as { error?: { code?: unknown } } | null;
+  const code =
+    'kind' in answer
+      ? answer.kind
+      : typeof body?.error?.code === 'string'
+        ? body.error.code
+        : `http_${answer.status}`;
+  return { kind: 'failed', code, text: `${before}${explain(answer).text}` };
+};
+
+export const outcomeWords = (outcome: Outcome): string => {
+  switch (outcome.kind) {
+    case 'pending':
+      return 'waiting';
+    case 'created':
+      return `created ban ${outcome.banId}`;
+    case 'idempotent_ok':
+      return `idempotent_ok: ban ${outcome.banId} was already made by this batch`;
+    case 'revoked':
+      return `revoked ${outcome.banIds.length} (${outcome.banIds.map((id) => `ban ${id}`).join(', ')})`;
+    case 'nothing':
+      return 'nothing to revoke';
+    case 'failed':
+      return `${outcome.code}: ${outcome.text}`;
+    case 'not_sent':
+      return 'not sent: the run was stopped';
+  }
+};
+
+/** One device's work in a run: a create, or the revocation of the caller's own bans. */
+export type Task = (deviceId: string) => Promise<Outcome>;
+
+export interface Run {
+  /** What the report says the run did ("Ban: cheat, game scope, reason aimbot"). */
+  label: string;
+  /** The list and game it was started for. */
+  question: string;
+  devices: string[];
+  outcomes: Record<string, Outcome>;
+  running: boolean;
+  /** Why it ended early, if it did. */
+  stopped: null | 'stop' | 'changed';
+  task: Task;
+}
+
+/**
+ * Idempotency keys by device, game and form values, for as long as the session lasts (its `call`):
+ * the same batch sent again, whole or its failures, makes no second ban.
+ */
+export const keysBySession = new WeakMap<Call, Map<string, string>>();
+export const idempotencyKeyFor = (call: Call, identity: string) => {
+  const keys = keysBySession.get(call) ?? new Map<string, string>();
+  keysBySession.set(call, keys);
+  const key = keys.get(identity) ?? newIdempotencyKey();
+  keys.set(identity, key);
+  return key;
+};
+
+/** Every active ban of the type on the device that the caller can see, all pages. */
+export const activeBans = async (call: Call, game: string, deviceId: string, type: BanType) => {
+  const bans: Ban[] = [];
+  let cursor: number | undefined;
+  for (;;) {
+    const answer = await call('get', '/v1/device/{device_id}/bans', {
+      path: { device_id: deviceId },
+      query: { status: 'active', type, limit: 200, ...(cursor === undefined ? {} : { cursor }) },
+      game,
+    });
+    if (answer.status !== 200) return { ok: false as const, answer };
+    bans.push(...answer.body.items);
+    if (answer.body.next_cursor === null) return { ok: true as const, bans };
+    cursor = answer.body.next_cursor;
+  }
+};
