@@ -1,3 +1,4 @@
+import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import {
@@ -28,7 +29,6 @@ import {
   snapshotQuerySchema,
   webhookPathSchema,
 } from './model/requests';
-import { type ScopeNeed, scopes } from './model/scopes';
 import type { Partition } from './storage/keys';
 
 /**

@@ -1,6 +1,6 @@
+import { APPEAL_TEXT_MAX, PLAYER_MESSAGE_MAX } from '@kernel/player-message';
+import { type AppealOutcome, appealOutcomes, appealStatusFilters } from '@kernel/requests';
 import { useEffect, useState } from 'preact/hooks';
-import { APPEAL_TEXT_MAX, PLAYER_MESSAGE_MAX } from '../../lib/model/player-message';
-import { type AppealOutcome, appealOutcomes, appealStatusFilters } from '../../lib/model/requests';
 import { addressHash } from './address';
 import {
   actorLabel,

@@ -1,5 +1,5 @@
+import { policyEnforces, ruleFor } from '@kernel/policy-rules';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import type { Ban, Call, Policy, Schemas } from './api';
 import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
 import {

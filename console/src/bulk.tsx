@@ -1,5 +1,5 @@
+import { BATCH_MAX_DEVICES } from '@kernel/requests';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { BATCH_MAX_DEVICES } from '../../lib/model/requests';
 import { type AnyAnswer, type Ban, type Call, explain, type Policy, type Schemas } from './api';
 import { lastingReach, newIdempotencyKey, reachOf } from './ban-forms';
 import {

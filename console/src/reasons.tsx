@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
-import { PLAYER_MESSAGE_PATTERN, playerMessageLength } from '../../lib/model/player-message';
+import { PLAYER_MESSAGE_PATTERN, playerMessageLength } from '@kernel/player-message';
 import {
   DURATION_PRESETS,
   REASON_DURATION_MAX_SECONDS,
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
   REASONS_MAX,
-} from '../../lib/model/reason-catalogue';
+} from '@kernel/reason-catalogue';
+import { useEffect, useState } from 'preact/hooks';
 import type { Call, Schemas } from './api';
 import {
   apiFieldError,

@@ -1,4 +1,4 @@
-import { roleScopes } from '../../lib/model/people';
+import { roleScopes } from '@kernel/people';
 import { type Call, createClient } from '../client';
 import {
   type AnyAnswer,

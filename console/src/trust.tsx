@@ -1,7 +1,7 @@
+import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
+import { trusts } from '@kernel/policy-rules';
+import { type GlobalSources, QUORUM_MAX, QUORUM_MIN, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
 import { useEffect, useState } from 'preact/hooks';
-import { trusts } from '../../lib/domain/policy-rules';
-import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '../../lib/model/display-name';
-import { type GlobalSources, QUORUM_MAX, QUORUM_MIN, TRUST_SOURCES_MAX } from '../../lib/model/policy-trust';
 import type { Call, Policy, Schemas } from './api';
 import { type Draft, sameSources, type Trust, trustOf } from './preview';
 import {

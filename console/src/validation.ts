@@ -9,7 +9,7 @@ import {
   DEVICE_ID_PREFIX_PATTERN,
   DEVICE_ID_PREFIX_RULE,
   DEVICE_ID_RULE,
-} from '../../lib/model/device-ids';
+} from '@kernel/device-ids';
 import {
   APPEAL_TEXT_MAX,
   MULTILINE_TEXT_PATTERN,
@@ -18,7 +18,7 @@ import {
   PLAYER_MESSAGE_PATTERN,
   PLAYER_MESSAGE_RULE,
   playerMessageLength,
-} from '../../lib/model/player-message';
+} from '@kernel/player-message';
 
 export const rules = {
   device_id: { re: DEVICE_ID_PATTERN, message: DEVICE_ID_RULE },

@@ -25,7 +25,7 @@ const api = await startLocalApi({
 // Imported after the store is chosen: the storage client reads its settings at import.
 const { createApiKey, listApiKeys } = await import('../../lib/domain/api-keys');
 const { createLocalPerson, listLocalPeople, newPassword } = await import('./people');
-const { roles } = await import('../../lib/model/people');
+const { roles } = await import('@kernel/people');
 
 const where =
   api.store.embedded || api.store.dataDir

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConsoleSignIn } from '@kernel/sign-in';
 import { feedCacheMs } from '../../lib/domain/feed-cache';
 import { parseRetentionDays } from '../../lib/domain/retention';
-import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';

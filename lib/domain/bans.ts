@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isActive, judgeBans } from '@kernel/policy-rules';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
 import type { BanScope, BanType, CreateBanRequest, ListAllBansQuery, ListBansQuery } from '../model/requests';
@@ -37,7 +38,6 @@ import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { isActive, judgeBans } from './policy-rules';
 import { strictReasonCodes } from './reasons';
 
 /**

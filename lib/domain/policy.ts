@@ -1,6 +1,5 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { actorFromStored } from '../model/actors';
-import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
+import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 import {
   defaultPolicyTrust,
   isGlobalSources,
@@ -8,7 +7,8 @@ import {
   type PolicyTrust,
   type TrustField,
   trustFields,
-} from '../model/policy-trust';
+} from '@kernel/policy-trust';
+import { actorFromStored } from '../model/actors';
 import type { PolicyPatch } from '../model/requests';
 import type { Actor, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -24,7 +24,7 @@ import { IntegrityError } from './errors';
  * in the audit trail as `policy.updated`. An item from before trust settings reads as their defaults.
  */
 
-export { defaultPolicyFlags } from '../model/policy-flags';
+export { defaultPolicyFlags } from '@kernel/policy-flags';
 
 /** The eight flags an item holds (under `prefix`), or undefined unless every one is a boolean. */
 const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag, boolean> | undefined => {

@@ -1,6 +1,7 @@
+import { roles } from '@kernel/people';
+import { scopes } from '@kernel/scopes';
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
-import { roles } from './people';
 import {
   appealOutcomes,
   appealStatusFilters,
@@ -16,7 +17,6 @@ import {
   QUORUM_MIN,
   TRUST_SOURCES_MAX,
 } from './requests';
-import { scopes } from './scopes';
 
 /**
  * Response schemas: what each route answers, for the OpenAPI generator (lib/openapi/) and,

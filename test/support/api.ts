@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Role } from '@kernel/people';
 import { startLocalApi } from '../../infra/local/server';
 import type { ApiKeyInfo, KeyGrants, NewApiKey } from '../../lib/domain/api-keys';
-import type { Role } from '../../lib/model/people';
 import { partitions } from '../../lib/storage/keys';
 import { checkResponse } from './contract';
 
