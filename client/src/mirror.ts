@@ -1,4 +1,4 @@
-import { decideDevice, ruleFor } from '../../kernel/policy-rules.js';
+import { decideDevice, ruleFor } from '@kernel/policy-rules';
 import type { components } from './api-types.js';
 import { applyEvent, dropBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
