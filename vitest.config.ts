@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -28,6 +29,10 @@ const include = stage === 'bundled' ? BUNDLED : ['test/**/*.test.ts'];
 const leftOut = stage === 'sources' ? [...BUNDLED, ...ON_DYNAMODB_LOCAL] : [];
 
 export default defineConfig({
+  // The shared kernel by name, as tsconfig.json's paths has it (kernel/README.md).
+  resolve: {
+    alias: [{ find: /^@kernel\//, replacement: fileURLToPath(new URL('./kernel/', import.meta.url)) }],
+  },
   test: {
     include,
     // The console's browser suite runs once, on its own: npm run test:browser (test/browser/run.ts).

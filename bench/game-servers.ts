@@ -6,11 +6,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { defaultPolicyFlags } from '@kernel/policy-flags';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { createBanClient } from '../client/src/index';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../client/src/mirror';
 import { startLocalApi } from '../infra/local/server';
-import { defaultPolicyFlags } from '../lib/model/policy-flags';
-import { defaultPolicyTrust } from '../lib/model/policy-trust';
 import { median, percentile } from './storage-probe';
 
 /**

@@ -5,11 +5,11 @@ import { Agent, createServer, request } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { defaultPolicyFlags } from '@kernel/policy-flags';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { createBanClient } from '../client/src/client';
 import { createBanMirror, type MirrorSource } from '../client/src/mirror';
 import { createBanRelay } from '../client/src/relay';
-import { defaultPolicyFlags } from '../lib/model/policy-flags';
-import { defaultPolicyTrust } from '../lib/model/policy-trust';
 import { median, percentile } from './storage-probe';
 
 /**

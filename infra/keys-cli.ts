@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
+import { isScope, type Scope, scopes } from '@kernel/scopes';
 import { QUOTA_HOLDERS, type QuotaHolder } from '../lib/domain/quotas';
 import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
-import { isScope, type Scope, scopes } from '../lib/model/scopes';
 import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
 import type { QuotaKey } from './quota-keys';
 import { regionMissing } from './region';

@@ -15,7 +15,7 @@ import {
   isRole,
   type Role,
   roles,
-} from '../lib/model/people';
+} from '@kernel/people';
 import { publisherIdSchema } from '../lib/model/requests';
 import { ensureTable, openStore, useStore } from './local/store';
 import { regionMissing } from './region';

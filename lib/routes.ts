@@ -1,3 +1,4 @@
+import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import {
@@ -28,7 +29,6 @@ import {
   snapshotQuerySchema,
   webhookPathSchema,
 } from './model/requests';
-import { type ScopeNeed, scopes } from './model/scopes';
 import type { Partition } from './storage/keys';
 
 /**
@@ -151,7 +151,7 @@ export interface Route {
   readonly handler: string;
   /** Whether the route sits behind the token authorizer. */
   readonly auth: boolean;
-  /** The scope a key needs to call it, or any one of several (lib/model/scopes.ts); null exactly for the public routes. */
+  /** The scope a key needs to call it, or any one of several (kernel/scopes.ts); null exactly for the public routes. */
   readonly scope: ScopeNeed | null;
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */

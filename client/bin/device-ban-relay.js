@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createBanClient, createBanRelay } from '../dist/client/src/index.js';
+import { createBanClient, createBanRelay } from '../dist/index.js';
 
 const usage = `usage: device-ban-relay [options]          serve the relay
        device-ban-relay hash-key             print the SHA-256 of a key read from stdin

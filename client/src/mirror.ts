@@ -1,4 +1,4 @@
-import { decideDevice, ruleFor } from '../../lib/domain/policy-rules.js';
+import { decideDevice, ruleFor } from '@kernel/policy-rules';
 import type { components } from './api-types.js';
 import { applyEvent, dropBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';
@@ -20,7 +20,7 @@ export type { MirroredBan };
  * A game server's local copy of what enforcement needs for one publisher and game: the policy and
  * every ban that can restrict a device there, kept by following the change feed. `check(deviceId)`
  * answers what `GET /v1/device/{id}/enforcement` answers, with no call to the service, by the same
- * rule code the service runs (lib/domain/policy-rules.ts), with expiry applied by the clock at
+ * rule code the service runs (kernel/policy-rules.ts), with expiry applied by the clock at
  * `check` time.
  *
  * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { decideDevice, judgeBans } from '../../lib/domain/policy-rules.js';
+import { decideDevice, judgeBans } from '@kernel/policy-rules';
 import type { components } from './api-types.js';
 import { applyEvent, dropBan, type EventBan, putBan } from './ban-copy.js';
 import type { BanClient } from './client.js';

@@ -1,5 +1,5 @@
+import { scopes } from '@kernel/scopes';
 import type { components } from '../../client/src/api-types';
-import { scopes } from '../../lib/model/scopes';
 import type { Call, Failure } from '../client';
 
 /**

@@ -1,6 +1,6 @@
+import { APPEAL_TEXT_MAX, PLAYER_MESSAGE_MAX } from '@kernel/player-message';
+import { type AppealOutcome, appealOutcomes } from '@kernel/requests';
 import { useState } from 'preact/hooks';
-import { APPEAL_TEXT_MAX, PLAYER_MESSAGE_MAX } from '../../lib/model/player-message';
-import { type AppealOutcome, appealOutcomes } from '../../lib/model/requests';
 import { actorLabel, type Ban, type Call, formatTime, type Policy } from './api';
 import { type Appeal, type DecisionRequest, outcomeHelp } from './appeals-words';
 import { banState } from './device';

@@ -1,5 +1,5 @@
+import { appealOutcomes, appealStatusFilters } from '@kernel/requests';
 import { useEffect, useState } from 'preact/hooks';
-import { appealOutcomes, appealStatusFilters } from '../../lib/model/requests';
 import { type Call, formatDuration, formatTime } from './api';
 import {
   type AppealStats,

@@ -1,4 +1,4 @@
-import type { AppealOutcome, appealStatusFilters } from '../../lib/model/requests';
+import type { AppealOutcome, appealStatusFilters } from '@kernel/requests';
 import { formatDuration, type Schemas } from './api';
 
 /** The Appeals view's words and numbers: its types, page sizes, labels, and an appeal's age. */

@@ -1,5 +1,5 @@
+import { policyEnforces, ruleFor } from '@kernel/policy-rules';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import type { Ban, Call, Policy, Schemas } from './api';
 import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
 import {
@@ -37,7 +37,7 @@ interface CreateBanProps {
 
 /**
  * Where a ban of this type and scope applies under the caller's own policy: the rule flags it
- * needs (lib/domain/policy-rules.ts) and which of them are off.
+ * needs (kernel/policy-rules.ts) and which of them are off.
  */
 export const reachOf = (
   policy: Policy | null,

@@ -1,4 +1,4 @@
-import { BATCH_MAX_DEVICES } from '../../lib/model/requests';
+import { BATCH_MAX_DEVICES } from '@kernel/requests';
 import { type AnyAnswer, type Ban, type Call, explain, type Schemas } from './api';
 import { newIdempotencyKey } from './ban-forms';
 import { check } from './validation';

@@ -1,5 +1,5 @@
+import { BATCH_MAX_DEVICES } from '@kernel/requests';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { BATCH_MAX_DEVICES } from '../../lib/model/requests';
 import { explain } from './api';
 import { BanForm, type Props, RevokeForm } from './bulk-forms';
 import { CheckTable, Report } from './bulk-report';

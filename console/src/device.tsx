@@ -1,5 +1,5 @@
+import { type notEnforced, policyEnforces, ruleFor } from '@kernel/policy-rules';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type notEnforced, policyEnforces, ruleFor } from '../../lib/domain/policy-rules';
 import { addressHash } from './address';
 import { type Ban, type Call, type Enforcement, formatTime, type Policy, type Schemas } from './api';
 import {

@@ -1,6 +1,6 @@
+import { isRole, type Role } from '@kernel/people';
+import { type ConsoleSignIn, SIGN_IN_FILE } from '@kernel/sign-in';
 import * as oauth from 'oauth4webapi';
-import { isRole, type Role } from '../../lib/model/people';
-import { type ConsoleSignIn, SIGN_IN_FILE } from '../../lib/model/sign-in';
 
 /**
  * Signing a person in with their organisation's identity provider: OpenID Connect authorization

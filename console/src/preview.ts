@@ -1,22 +1,31 @@
-import type { Ban as StoredBan } from '../../lib/domain/ban-record';
+import { type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 import {
   explainVerdict,
   isActive,
   judgeBans,
   policyEnforces,
+  type RuleBan,
   type RulePolicy,
   reputation,
   type Verdict,
-} from '../../lib/domain/policy-rules';
-import { type PolicyFlag, policyFlags } from '../../lib/model/policy-flags';
-import { defaultPolicyTrust, type GlobalSources, type PolicyTrust } from '../../lib/model/policy-trust';
-import type { AppealOutcome } from '../../lib/model/requests';
+} from '@kernel/policy-rules';
+import { defaultPolicyTrust, type GlobalSources, type PolicyTrust } from '@kernel/policy-trust';
+import type { AppealOutcome } from '@kernel/requests';
 import { type Ban, formatTime, fromNow, type Policy } from './api';
+
+/** A ban as the service stores it, as far as the preview fills it in (lib/domain/ban-record.ts). */
+type StoredBan = RuleBan & {
+  ban_id: number;
+  device_id: string;
+  game_id: string;
+  reason_code: string;
+  created_at: string;
+};
 
 /**
  * The previews: what the open device's enforcement would be under a draft of the policy, and what
  * an appeal's decision would make of its ban, computed in the page with the API's own rules
- * (lib/domain/policy-rules.ts, pure functions with no imports but types), from every ban of the
+ * (kernel/policy-rules.ts, pure functions with no imports but types), from every ban of the
  * device the key can see.
  */
 
@@ -41,7 +50,7 @@ export const flagsOf = (policy: Policy): Flags =>
 
 /**
  * Whose global bans the policy takes, and how many publishers must agree (issue 24): for
- * enforcement, and separately for reputation (lib/model/policy-trust.ts). A policy from before them
+ * enforcement, and separately for reputation (kernel/policy-trust.ts). A policy from before them
  * reads as the API's defaults (everyone, 1), which is what the rules assume too.
  */
 export type Trust = PolicyTrust;

@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
-import { PLAYER_MESSAGE_PATTERN, playerMessageLength } from '../../lib/model/player-message';
+import { PLAYER_MESSAGE_PATTERN, playerMessageLength } from '@kernel/player-message';
 import {
   DURATION_PRESETS,
   REASON_DURATION_MAX_SECONDS,
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
   REASONS_MAX,
-} from '../../lib/model/reason-catalogue';
+} from '@kernel/reason-catalogue';
+import { useEffect, useState } from 'preact/hooks';
 import type { Call, Schemas } from './api';
 import {
   apiFieldError,
@@ -75,7 +75,7 @@ export const useReasonCatalogue = (call: Call, enabled: boolean) => {
 
 const labelPattern = new RegExp(PLAYER_MESSAGE_PATTERN, 'u');
 
-/** A label: the API's rule (lib/model/reason-catalogue.ts). */
+/** A label: the API's rule (kernel/reason-catalogue.ts). */
 const checkLabel = (label: string): string | undefined => {
   const length = playerMessageLength(label);
   if (length === 0) return 'must be at least 1 character';

@@ -1,4 +1,4 @@
-import { roleScopes } from '../../lib/model/people';
+import { roleScopes } from '@kernel/people';
 import { type Call, createClient } from '../client';
 import {
   type AnyAnswer,
@@ -137,7 +137,7 @@ export const signIn = async (
 };
 
 /**
- * A person's session: their role says which scopes they hold (lib/model/people.ts), and one read
+ * A person's session: their role says which scopes they hold (kernel/people.ts), and one read
  * of the policy checks that the API accepts their token before the console opens.
  */
 export const signInPerson = async (

@@ -1,7 +1,7 @@
+import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
+import { trusts } from '@kernel/policy-rules';
+import { type GlobalSources, QUORUM_MAX, QUORUM_MIN, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
 import { useEffect, useState } from 'preact/hooks';
-import { trusts } from '../../lib/domain/policy-rules';
-import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '../../lib/model/display-name';
-import { type GlobalSources, QUORUM_MAX, QUORUM_MIN, TRUST_SOURCES_MAX } from '../../lib/model/policy-trust';
 import type { Call, Policy, Schemas } from './api';
 import { type Draft, sameSources, type Trust, trustOf } from './preview';
 import {
@@ -423,7 +423,7 @@ export const TrustSettings = ({ saved, draft, onDraft, readOnly, directory, mess
 
 const displayName = new RegExp(DISPLAY_NAME_PATTERN, 'u');
 
-/** The API's rule for a display name (lib/model/display-name.ts), in its words. */
+/** The API's rule for a display name (kernel/display-name.ts), in its words. */
 export const checkDisplayName = (name: string): string | undefined =>
   [...name].length < 1 || [...name].length > DISPLAY_NAME_MAX
     ? `must be 1-${DISPLAY_NAME_MAX} characters`

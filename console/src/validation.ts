@@ -9,7 +9,7 @@ import {
   DEVICE_ID_PREFIX_PATTERN,
   DEVICE_ID_PREFIX_RULE,
   DEVICE_ID_RULE,
-} from '../../lib/model/device-ids';
+} from '@kernel/device-ids';
 import {
   APPEAL_TEXT_MAX,
   MULTILINE_TEXT_PATTERN,
@@ -18,7 +18,7 @@ import {
   PLAYER_MESSAGE_PATTERN,
   PLAYER_MESSAGE_RULE,
   playerMessageLength,
-} from '../../lib/model/player-message';
+} from '@kernel/player-message';
 
 export const rules = {
   device_id: { re: DEVICE_ID_PATTERN, message: DEVICE_ID_RULE },
@@ -34,7 +34,7 @@ export type Rule = keyof typeof rules;
 export const check = (rule: Rule, value: string): string | undefined =>
   rules[rule].re.test(value) ? undefined : rules[rule].message;
 
-/** A device id prefix (`GET /v1/devices?prefix=`): the API's rule and its words (lib/model/device-ids.ts). */
+/** A device id prefix (`GET /v1/devices?prefix=`): the API's rule and its words (kernel/device-ids.ts). */
 export const checkDevicePrefix = (value: string): string | undefined =>
   DEVICE_ID_PREFIX_PATTERN.test(value) ? undefined : DEVICE_ID_PREFIX_RULE;
 
@@ -103,7 +103,7 @@ export const parseGames = (
 
 const playerMessage = new RegExp(PLAYER_MESSAGE_PATTERN, 'u');
 
-/** `player_message`: empty for none, else the API's rule (lib/model/player-message.ts). */
+/** `player_message`: empty for none, else the API's rule (kernel/player-message.ts). */
 export const parsePlayerMessage = (
   text: string,
 ): { ok: true; value: string | undefined } | { ok: false; message: string } => {

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ConsoleSignIn, SIGN_IN_FILE } from '@kernel/sign-in';
 import { buildConsole } from '../../console/build';
 import { headersFor } from '../../console/headers';
-import { type ConsoleSignIn, SIGN_IN_FILE } from '../../lib/model/sign-in';
 
 /**
  * The moderator console on the local server: built once at start (console/build.ts) and served

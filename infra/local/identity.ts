@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConsoleSignIn } from '@kernel/sign-in';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, {
   type Adapter,
@@ -9,7 +10,6 @@ import Provider, {
   interactionPolicy,
 } from 'oidc-provider';
 import type { IdentityProvider } from '../../lib/domain/people';
-import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import type { LocalPerson } from './people';
 import { createSignInLimits } from './sign-in-limits';
 

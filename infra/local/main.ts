@@ -1,5 +1,5 @@
+import { roles } from '@kernel/people';
 import { createApiKey, listApiKeys } from '../../lib/domain/api-keys';
-import { roles } from '../../lib/model/people';
 import { createLocalPerson, listLocalPeople, newPassword } from './people';
 import { startLocalApi } from './server';
 

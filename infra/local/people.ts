@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isRole, type Role } from '@kernel/people';
 import { provisionPolicy } from '../../lib/domain/policy';
-import { isRole, type Role } from '../../lib/model/people';
 import { dynamo, tableName } from '../../lib/storage/client';
 import { isConditionFailure } from '../../lib/storage/failures';
 import { localPersonEmailKey, localPersonKey, partitions } from '../../lib/storage/keys';

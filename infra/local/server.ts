@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConsoleSignIn } from '@kernel/sign-in';
 import { configureSettings, type Settings, settingsFrom } from '../../lib/config';
-import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
 import { bundleLoader } from './bundles';

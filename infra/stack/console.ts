@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ConsoleSignIn, SIGN_IN_FILE } from '@kernel/sign-in';
 import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -39,7 +40,6 @@ import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { buildConsole } from '../../console/build';
 import { consoleHeaders, headersFor } from '../../console/headers';
-import { type ConsoleSignIn, SIGN_IN_FILE } from '../../lib/model/sign-in';
 import { LOG_RETENTION } from './service-function';
 
 /**
@@ -326,7 +326,7 @@ export class ModeratorConsole extends Construct {
     this.url = `https://${this.distribution.distributionDomainName}${CONSOLE_PATH}`;
   }
 
-  /** The identity provider's settings for the page, as `/console/sign-in.json` (lib/model/sign-in.ts). */
+  /** The identity provider's settings for the page, as `/console/sign-in.json` (kernel/sign-in.ts). */
   addSignIn(settings: ConsoleSignIn) {
     return this.deployFile(SIGN_IN_FILE, Source.jsonData(SIGN_IN_FILE, settings));
   }

@@ -1,3 +1,5 @@
+import { COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE } from '@kernel/people';
+import type { ConsoleSignIn } from '@kernel/sign-in';
 import { Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AccountRecovery,
@@ -19,8 +21,6 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { IdentityProvider } from '../../lib/domain/people';
-import { COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE } from '../../lib/model/people';
-import type { ConsoleSignIn } from '../../lib/model/sign-in';
 import { DEFAULT_MAX_TOKEN_SECONDS, type OwnIdentityProvider } from './settings';
 
 /**

@@ -1,7 +1,7 @@
+import { PUBLISHER_ID_PATTERN, PUBLISHER_ID_RULE } from '@kernel/policy-trust';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { DEFAULT_EVENT_RETENTION_DAYS, parseRetentionDays } from '../../lib/domain/retention';
-import { PUBLISHER_ID_PATTERN, PUBLISHER_ID_RULE } from '../../lib/model/policy-trust';
 
 /**
  * The deployment's tunables, read from CDK context (`npx cdk deploy -c name=value`). The defaults

@@ -7,12 +7,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { scopes as allScopes, isScope, type Scope } from '@kernel/scopes';
 import * as clock from '../clock';
 import { actorFromStored } from '../model/actors';
 import { API_KEY_PATTERN, API_KEY_PREFIX } from '../model/api-key-format';
 import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
 import type { Actor, ApiKey, ApiKeyList, NewApiKeyResult } from '../model/responses';
-import { scopes as allScopes, isScope, type Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {

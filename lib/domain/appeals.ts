@@ -7,6 +7,8 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isActive, judgeBans } from '@kernel/policy-rules';
+import type { Scope } from '@kernel/scopes';
 import * as clock from '../clock';
 import type {
   AppealDecisionRequest,
@@ -15,7 +17,6 @@ import type {
   CreateAppealRequest,
 } from '../model/requests';
 import type { Actor, Appeal, AppealCreation, AppealList, AppealStats } from '../model/responses';
-import type { Scope } from '../model/scopes';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
@@ -49,7 +50,6 @@ import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { isActive, judgeBans } from './policy-rules';
 
 /**
  * Appeals: a player contests a ban enforced against their device; the ban's owner decides.

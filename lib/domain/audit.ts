@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { describeError, log } from '../log';
 import { actorFromStored } from '../model/actors';
-import { defaultPolicyTrust } from '../model/policy-trust';
 import { type AuditEventType, type AuditQuery, auditEventTypes, type FeedEventType } from '../model/requests';
 import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { DEVICE_ID_PREFIX_PATTERN } from '../model/device-ids';
+import { DEVICE_ID_PREFIX_PATTERN } from '@kernel/device-ids';
 import type { DevicesQuery } from '../model/requests';
 import type { BannedDevice, BannedDeviceList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';

@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isActive, judgeBans } from '@kernel/policy-rules';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
@@ -38,7 +39,6 @@ import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { isActive, judgeBans } from './policy-rules';
 import { strictReasonCodes } from './reasons';
 
 /**
@@ -255,7 +255,7 @@ export const createBan = async (
 
 /**
  * Whether each of `bans` restricts the device now under the policy, in their order: its flags, its
- * source's trust and the quorum (lib/domain/policy-rules.ts judgeBans). `bans` must hold every
+ * source's trust and the quorum (kernel/policy-rules.ts judgeBans). `bans` must hold every
  * global ban of the device of each type it holds one of (a listing of a type reads them all; the
  * feed and the snapshot read them with deviceGlobalBans when the quorum needs them).
  */

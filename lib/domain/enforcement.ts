@@ -1,3 +1,4 @@
+import { decideDevice, reputation, ruleFor } from '@kernel/policy-rules';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { deviceIdSchema } from '../model/requests';
@@ -5,7 +6,6 @@ import type { Enforcement, EnforcementBatch, Policy } from '../model/responses';
 import type { Ban } from './ban-record';
 import { toListedBan, visibleBans } from './bans';
 import { getPolicy } from './policy';
-import { decideDevice, reputation, ruleFor } from './policy-rules';
 
 /**
  * "Is this device restricted in this game, and why": the caller's policy (its flags and its trust

@@ -1,4 +1,12 @@
 import {
+  COGNITO_PUBLISHER_ATTRIBUTE,
+  COGNITO_ROLE_ATTRIBUTE,
+  isRole,
+  type Role,
+  roleScopes,
+} from '@kernel/people';
+import type { Scope } from '@kernel/scopes';
+import {
   createRemoteJWKSet,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -6,14 +14,6 @@ import {
   jwtVerify,
 } from 'jose';
 import { settings as boundSettings } from '../config';
-import {
-  COGNITO_PUBLISHER_ATTRIBUTE,
-  COGNITO_ROLE_ATTRIBUTE,
-  isRole,
-  type Role,
-  roleScopes,
-} from '../model/people';
-import type { Scope } from '../model/scopes';
 
 /**
  * People signed in with OpenID Connect: their access token, a JWT of the identity provider, is

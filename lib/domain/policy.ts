@@ -1,7 +1,5 @@
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as clock from '../clock';
-import { actorFromStored } from '../model/actors';
-import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '../model/policy-flags';
+import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 import {
   defaultPolicyTrust,
   isGlobalSources,
@@ -9,7 +7,9 @@ import {
   type PolicyTrust,
   type TrustField,
   trustFields,
-} from '../model/policy-trust';
+} from '@kernel/policy-trust';
+import * as clock from '../clock';
+import { actorFromStored } from '../model/actors';
 import type { PolicyPatch } from '../model/requests';
 import type { Actor, Policy } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -21,11 +21,11 @@ import { IntegrityError } from './errors';
 /**
  * The per-publisher policy: one item, `PUBLISHER#<publisher_id>` / `POLICY`, written with its
  * defaults when the publisher's first API key is made, and changed setting by setting afterwards
- * (the eight flags, and the four trust settings of lib/model/policy-trust.ts), each change recorded
+ * (the eight flags, and the four trust settings of kernel/policy-trust.ts), each change recorded
  * in the audit trail as `policy.updated`. An item from before trust settings reads as their defaults.
  */
 
-export { defaultPolicyFlags } from '../model/policy-flags';
+export { defaultPolicyFlags } from '@kernel/policy-flags';
 
 /** The eight flags an item holds (under `prefix`), or undefined unless every one is a boolean. */
 const flagsOf = (item: Record<string, unknown>, prefix = ''): Record<PolicyFlag, boolean> | undefined => {

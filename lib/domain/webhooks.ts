@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Scope } from '@kernel/scopes';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { settings } from '../config';
@@ -10,7 +11,6 @@ import {
   WEBHOOK_MAX_PER_PUBLISHER,
 } from '../model/requests';
 import type { Actor, NewWebhook, Webhook, WebhookHealth, WebhookList } from '../model/responses';
-import type { Scope } from '../model/scopes';
 import { checkWebhookUrl, originOf } from '../outbound/webhook-address';
 import { newWebhookSecret } from '../outbound/webhook-signature';
 import { dynamo, tableName } from '../storage/client';

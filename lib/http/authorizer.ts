@@ -1,10 +1,10 @@
+import { encodeGrant } from '@kernel/scopes';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { configureFromEnvironment } from '../config';
 import { authenticate } from '../domain/api-keys';
 import { authenticatePerson, looksLikeJwt, type Person } from '../domain/people';
 import { peopleQuotaKey, publisherQuotaKey } from '../domain/quotas';
 import { AUTHORIZER_FAILURE_MESSAGE, describeError, log } from '../log';
-import { encodeGrant } from '../model/scopes';
 
 /** `Bearer <key>`: scheme case-insensitive, exactly one space, nothing after the key. */
 const BEARER = /^bearer ([^\s]+)$/i;

@@ -1,3 +1,5 @@
+import { isRole } from '@kernel/people';
+import { scopes as allScopes, decodeGrant, isScope, scopesOf } from '@kernel/scopes';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
@@ -6,10 +8,8 @@ import * as clock from '../clock';
 import { configureFromEnvironment } from '../config';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
-import { isRole } from '../model/people';
 import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
 import type { Actor } from '../model/responses';
-import { scopes as allScopes, decodeGrant, isScope, scopesOf } from '../model/scopes';
 import type { Route } from '../routes';
 import {
   ApiError,

@@ -1,4 +1,4 @@
-import { isRole } from './people';
+import { isRole } from '@kernel/people';
 import type { Actor } from './responses';
 
 /** Reading who did something back from storage (no zod: the events dispatcher's bundle uses it). */

@@ -1,12 +1,10 @@
-import * as z from 'zod/mini';
 import {
   DEVICE_ID_PATTERN,
   DEVICE_ID_PREFIX_PATTERN,
   DEVICE_ID_PREFIX_RULE,
   DEVICE_ID_RULE,
-} from './device-ids';
-import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from './display-name';
-import { parseSafeInteger } from './numbers';
+} from '@kernel/device-ids';
+import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
 import {
   APPEAL_CONTACT_MAX,
   APPEAL_TEXT_MAX,
@@ -16,8 +14,8 @@ import {
   PLAYER_MESSAGE_PATTERN,
   PLAYER_MESSAGE_RULE,
   playerMessageLength,
-} from './player-message';
-import { type PolicyFlag, policyFlags } from './policy-flags';
+} from '@kernel/player-message';
+import { type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 import {
   type GlobalSources,
   PUBLISHER_ID_PATTERN,
@@ -25,14 +23,17 @@ import {
   QUORUM_MAX,
   QUORUM_MIN,
   TRUST_SOURCES_MAX,
-} from './policy-trust';
+} from '@kernel/policy-trust';
 import {
   REASON_DURATION_MAX_SECONDS,
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
   REASONS_MAX,
-} from './reason-catalogue';
-import { scopes } from './scopes';
+} from '@kernel/reason-catalogue';
+import { type AppealOutcome, appealOutcomes, appealStatusFilters, BATCH_MAX_DEVICES } from '@kernel/requests';
+import { scopes } from '@kernel/scopes';
+import * as z from 'zod/mini';
+import { parseSafeInteger } from './numbers';
 
 /**
  * Request schemas: what the handlers validate at runtime (ids, bodies, queries, paths, the game
@@ -287,7 +288,7 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;
 
-export { type PolicyFlag, policyFlags } from './policy-flags';
+export { type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 
 /** One boolean per flag; the policy response (lib/model/responses.ts) spreads the same schemas. */
 export const policyFlagShape = /* @__PURE__ */ define(
@@ -306,7 +307,7 @@ export {
   QUORUM_MIN,
   TRUST_SOURCES_MAX,
   trustFields,
-} from './policy-trust';
+} from '@kernel/policy-trust';
 
 const issueAt = (
   ctx: { addIssue: (issue: never) => void },
@@ -392,7 +393,7 @@ export {
   REASON_DURATION_MAX_SECONDS,
   REASON_LABEL_MAX,
   REASONS_MAX,
-} from './reason-catalogue';
+} from '@kernel/reason-catalogue';
 
 /** One reason of the catalogue: what choosing it fills in on a new ban. */
 export const catalogueReasonSchema = /* @__PURE__ */ define(() =>
@@ -432,7 +433,7 @@ export const putReasonsRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type PutReasonsRequest = z.output<typeof putReasonsRequestSchema>;
 
-export { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN } from './display-name';
+export { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN } from '@kernel/display-name';
 
 /** `PUT /v1/publisher`: the name every publisher sees in the directory (./display-name.ts has its rule). */
 export const putPublisherRequestSchema = /* @__PURE__ */ define(() =>
@@ -493,7 +494,7 @@ export const revokeBanRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type RevokeBanRequest = z.output<typeof revokeBanRequestSchema>;
 
-export const BATCH_MAX_DEVICES = 100;
+export { BATCH_MAX_DEVICES };
 
 /**
  * The items are strings (anything else makes the body invalid); their format is checked one by one
@@ -672,8 +673,7 @@ export const createAppealRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type CreateAppealRequest = z.output<typeof createAppealRequestSchema>;
 
-export const appealOutcomes = ['upheld', 'overturned', 'shortened'] as const;
-export type AppealOutcome = (typeof appealOutcomes)[number];
+export { type AppealOutcome, appealOutcomes };
 
 /**
  * `POST /v1/appeals/{appeal_id}/decision`. Whether `expires_at` fits (shortened only, earlier than
@@ -710,7 +710,7 @@ export const expiringBansQuerySchema = /* @__PURE__ */ define(() =>
 );
 export type ExpiringBansQuery = z.output<typeof expiringBansQuerySchema>;
 
-export const appealStatusFilters = ['open', 'decided', 'all'] as const;
+export { appealStatusFilters };
 
 /** `GET /v1/appeals`: the owner's queue, open ones oldest first, then decided ones newest first. */
 export const appealsQuerySchema = /* @__PURE__ */ define(() =>

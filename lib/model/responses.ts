@@ -1,6 +1,7 @@
+import { roles } from '@kernel/people';
+import { scopes } from '@kernel/scopes';
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
-import { roles } from './people';
 import {
   appealOutcomes,
   appealStatusFilters,
@@ -16,7 +17,6 @@ import {
   QUORUM_MIN,
   TRUST_SOURCES_MAX,
 } from './requests';
-import { scopes } from './scopes';
 
 /**
  * Response schemas: what each route answers, for the OpenAPI generator (lib/openapi/) and,
@@ -48,7 +48,7 @@ const banId = z.int().check(z.minimum(1));
 
 const publisherIds = z.array(z.string()).check(z.maxLength(TRUST_SOURCES_MAX));
 
-/** Whose global bans count (lib/model/policy-trust.ts): everyone's, only some publishers', or all but some. */
+/** Whose global bans count (kernel/policy-trust.ts): everyone's, only some publishers', or all but some. */
 export const globalSourcesResponseSchema = z.union([
   z.literal('all'),
   z.strictObject({ only: publisherIds }),
@@ -232,7 +232,7 @@ export const enforcementSchema = z.strictObject({
   restricted: z.strictObject({ cheat: z.boolean(), social: z.boolean() }),
   bans: z.array(z.extend(listedBanSchema, { rule: z.array(z.enum(policyFlags)) })),
   /**
-   * Every active ban of the device your policy does not apply, and why (lib/domain/policy-rules.ts
+   * Every active ban of the device your policy does not apply, and why (kernel/policy-rules.ts
    * notEnforced): `policy` (a flag of its rule is off), `untrusted_source` (a global ban of a
    * publisher your `global_sources` leave out), `quorum` (fewer than `global_quorum` distinct
    * trusted publishers hold an active global ban of its type: `have` of `need`).

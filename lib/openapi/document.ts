@@ -1,16 +1,17 @@
-import * as z from 'zod/mini';
-import type { $ZodType } from 'zod/v4/core';
-import packageJson from '../../package.json' with { type: 'json' };
-import { cursorOf } from '../domain/cursors';
-import { MAX_BODY_BYTES } from '../http/chain';
-import { DISPLAY_NAME_PATTERN, displayNamePattern } from '../model/display-name';
-import { type ErrorCode, errorStatus } from '../model/error-codes';
+import { DISPLAY_NAME_PATTERN, displayNamePattern } from '@kernel/display-name';
 import {
   MULTILINE_TEXT_PATTERN,
   oneLinePattern,
   PLAYER_MESSAGE_PATTERN,
   paragraphsPattern,
-} from '../model/player-message';
+} from '@kernel/player-message';
+import { scopesOf } from '@kernel/scopes';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
+import packageJson from '../../package.json' with { type: 'json' };
+import { cursorOf } from '../domain/cursors';
+import { MAX_BODY_BYTES } from '../http/chain';
+import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
   appealDecisionRequestSchema,
   catalogueReasonSchema,
@@ -79,7 +80,6 @@ import {
   webhookListSchema,
   webhookTestSchema,
 } from '../model/responses';
-import { scopesOf } from '../model/scopes';
 import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
 import {

@@ -1,8 +1,8 @@
+import { defaultPolicyFlags } from '@kernel/policy-flags';
+import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
 import type * as z from 'zod/mini';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
-import { defaultPolicyFlags } from '../model/policy-flags';
-import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '../model/policy-trust';
 import {
   type ApiKey,
   type Appeal,

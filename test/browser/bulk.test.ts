@@ -1,6 +1,6 @@
+import { DEVICE_ID_RULE } from '@kernel/device-ids';
 import type { Browser, Locator, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVICE_ID_RULE } from '../../lib/model/device-ids';
 import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import { openSection, rowsOf, setGame, signIn, statusHolding } from './support/console';

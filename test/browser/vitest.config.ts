@@ -11,6 +11,10 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   root: fileURLToPath(new URL('../../', import.meta.url)),
+  // The shared kernel by name, as tsconfig.json's paths has it (kernel/README.md).
+  resolve: {
+    alias: [{ find: /^@kernel\//, replacement: fileURLToPath(new URL('../../kernel/', import.meta.url)) }],
+  },
   test: {
     include: ['test/browser/**/*.test.ts'],
     fileParallelism: false,

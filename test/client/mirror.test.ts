@@ -3,12 +3,12 @@ import * as fs from 'node:fs/promises';
 import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultPolicyFlags } from '@kernel/policy-flags';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { describe, expect, it, vi } from 'vitest';
 import { createBanClient } from '../../client/src/client';
 import { ApiError } from '../../client/src/errors';
 import { createBanMirror, type MirrorEvent, type MirrorSource } from '../../client/src/mirror';
-import { defaultPolicyFlags } from '../../lib/model/policy-flags';
-import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 
 /**
  * The mirror's behaviour when the service misbehaves, against a source written here (no network):

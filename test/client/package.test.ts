@@ -10,10 +10,11 @@ import { routes } from '../../lib/routes';
 import { createBan, startWithPublisher, type TestApi } from '../support/fixtures';
 
 /**
- * The client package as a publisher gets it: built with tsc (type errors fail here: this is where
- * client/ is type-checked), packed with npm pack, installed from the tarball into an empty project
- * with no registry, and a TypeScript login gate compiled against its declarations (strict,
- * NodeNext) and run against the local API.
+ * The client package as a publisher gets it: built by its own script (esbuild bundles dist/index.js
+ * with the shared kernel inlined, tsc writes the declarations: type errors fail here, this is where
+ * client/ is type-checked), packed with a plain npm pack (whose prepack builds it again), installed
+ * from the tarball into an empty project with no registry, and a TypeScript login gate compiled
+ * against its declarations (strict, NodeNext) and run against the local API.
  */
 
 const run = promisify(execFile);
@@ -76,16 +77,16 @@ afterAll(async () => {
 });
 
 describe('the device-ban-client package', () => {
-  it('builds with tsc without a type error, into dist/ with declarations', async () => {
+  it('builds without a type error, into dist/index.js with declarations', async () => {
     await rm(join(clientDir, 'dist'), { recursive: true, force: true });
-    const built = await run(process.execPath, [tsc, '-p', clientDir, '--pretty', 'false'], {
-      cwd: root,
+    const built = await run('npm', ['run', 'build', '--silent', '--', '--pretty', 'false'], {
+      cwd: clientDir,
     }).then(
       () => '',
       (error: { stdout?: string; message: string }) => error.stdout || error.message,
     );
     expect(built).toBe('');
-    const entry = await import(pathToFileURL(join(clientDir, 'dist/client/src/index.js')).href);
+    const entry = await import(pathToFileURL(join(clientDir, 'dist/index.js')).href);
     const client = entry.createBanClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k' });
     const methods = Object.keys(client).filter((name) => typeof client[name] === 'function');
     // Every route that takes a key (the public /health and /openapi.json are left out), and the iterators.
@@ -111,6 +112,8 @@ describe('the device-ban-client package', () => {
   }, 60_000);
 
   it('packs into a tarball of dist/, the relay bin, README.md and package.json only', async () => {
+    // No dist/ to start from: a plain npm pack builds the package itself (prepack).
+    await rm(join(clientDir, 'dist'), { recursive: true, force: true });
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
       cwd: clientDir,
     });
@@ -127,10 +130,10 @@ describe('the device-ban-client package', () => {
       expect.arrayContaining([
         'package.json',
         'README.md',
-        'dist/client/src/index.js',
-        'dist/client/src/index.d.ts',
-        'dist/client/src/api-types.d.ts',
-        'dist/client/src/relay.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/api-types.d.ts',
+        'dist/relay.d.ts',
         'bin/device-ban-relay.js',
       ]),
     );
@@ -143,6 +146,12 @@ describe('the device-ban-client package', () => {
           p !== 'package.json',
       ),
     ).toEqual([]);
+    // One file of code, the kernel inlined: it imports Node's built-ins and nothing else.
+    const code = await readFile(join(clientDir, 'dist', 'index.js'), 'utf8');
+    const imported = [...code.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
+    expect(imported.filter((specifier) => !specifier?.startsWith('node:'))).toEqual([]);
     const manifest = JSON.parse(await readFile(join(clientDir, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     console.log(

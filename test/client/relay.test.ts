@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultPolicyFlags } from '@kernel/policy-flags';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBanClient } from '../../client/src/client';
 import { ApiError } from '../../client/src/errors';
@@ -14,8 +16,6 @@ import {
   type MirrorSource,
 } from '../../client/src/mirror';
 import { type BanRelay, createBanRelay, type RelayEvent, type RelayOptions } from '../../client/src/relay';
-import { defaultPolicyFlags } from '../../lib/model/policy-flags';
-import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 import { enforcementSnapshotSchema, errorEnvelopeSchema, feedPageSchema } from '../../lib/model/responses';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { type Role, roleScopes } from '@kernel/people';
+import { type ScopeNeed, scopesOf } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Role, roleScopes } from '../../lib/model/people';
-import { type ScopeNeed, scopesOf } from '../../lib/model/scopes';
 import { type Route, routes } from '../../lib/routes';
 import { startTestApi, type TestApi } from '../support/api';
 import { type Receiver, startReceiver } from '../support/receiver';

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SIGN_IN_FILE } from '@kernel/sign-in';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnMethod } from 'aws-cdk-lib/aws-apigateway';
@@ -73,7 +74,6 @@ import {
   SENDER_FAILURE_MESSAGE,
 } from '../../lib/log';
 import { DETAILS_MAX_BYTES } from '../../lib/model/requests';
-import { SIGN_IN_FILE } from '../../lib/model/sign-in';
 import {
   authorizerFunction,
   DELIVERY_QUEUE_ENV,

@@ -1,5 +1,5 @@
+import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultPolicyFlags } from '../../lib/model/policy-flags';
 import { auditPages, storedEvents } from '../support/audit';
 import {
   banBody,

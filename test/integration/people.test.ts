@@ -1,6 +1,6 @@
+import { type Role, roleScopes, roles } from '@kernel/people';
+import { type Scope, scopesOf } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Role, roleScopes, roles } from '../../lib/model/people';
-import { type Scope, scopesOf } from '../../lib/model/scopes';
 import { routes } from '../../lib/routes';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';

@@ -1,7 +1,7 @@
+import type { Role } from '@kernel/people';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CREDENTIAL_SHARES } from '../../lib/domain/quotas';
 import { gatewayAnswers } from '../../lib/http/gateway-answers';
-import type { Role } from '../../lib/model/people';
 import { startTestApi } from '../support/api';
 import {
   type ApiResponse,

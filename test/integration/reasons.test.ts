@@ -1,5 +1,5 @@
+import type { Scope } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../../lib/model/scopes';
 import { reasonsKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import {

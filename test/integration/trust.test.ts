@@ -17,7 +17,7 @@ import {
  * (`global_sources`), how many distinct trusted publishers must agree (`global_quorum`), and the
  * same pair for reputation. The enforcement answer, the batch, the listings' `enforced`, the feed
  * and the snapshot are compared with a reference model written here from the issue's text alone
- * (it does not import lib/domain/policy-rules.ts):
+ * (it does not import kernel/policy-rules.ts):
  *
  *   a ban applies when it is active (not revoked, not past its expiry) and its flags are on
  *   (game → enforce_game; publisher → enforce_publisher; global of type T → enforce_global and

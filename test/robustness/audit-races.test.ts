@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { policyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyFlags } from '../../lib/model/policy-flags';
 import { erasureKey, policyKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import {

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
+import { policyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyFlags } from '../../lib/model/policy-flags';
 import { banKey, devicePartition, partitions } from '../../lib/storage/keys';
 import { type FaultInjector, injectFaults } from '../support/faults';
 import {

@@ -1,5 +1,5 @@
+import { policyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyFlags } from '../../lib/model/policy-flags';
 import {
   socialBanBody as ban,
   listAll,

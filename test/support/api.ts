@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Role } from '@kernel/people';
 import * as people from '../../infra/local/people';
 import { startLocalApi } from '../../infra/local/server';
 import {
@@ -9,7 +10,6 @@ import {
   type NewApiKey,
   revokeApiKey,
 } from '../../lib/domain/api-keys';
-import type { Role } from '../../lib/model/people';
 import { dynamo } from '../../lib/storage/client';
 import { partitions } from '../../lib/storage/keys';
 import { checkResponse } from './contract';

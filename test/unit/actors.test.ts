@@ -1,7 +1,7 @@
+import { roleScopes } from '@kernel/people';
+import { scopes } from '@kernel/scopes';
 import { describe, expect, it } from 'vitest';
 import { actorFromStored } from '../../lib/model/actors';
-import { roleScopes } from '../../lib/model/people';
-import { scopes } from '../../lib/model/scopes';
 
 describe('an actor read back from storage', () => {
   it('reads an actor stored before people signed in (no type) as the key it was', () => {

@@ -6,13 +6,13 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isActive } from '@kernel/policy-rules';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setClock } from '../../lib/clock';
 import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { isActive } from '../../lib/domain/policy-rules';
 import type { Actor } from '../../lib/model/responses';
 import {
   auditPartition,

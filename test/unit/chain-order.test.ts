@@ -1,11 +1,11 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { encodeGrant } from '@kernel/scopes';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as createBan } from '../../functions/create-ban';
 import { handler as listCheatBans } from '../../functions/list-cheat-bans';
 import { handler as openapi } from '../../functions/openapi';
 import { MAX_BODY_BYTES } from '../../lib/http/chain';
-import { encodeGrant } from '../../lib/model/scopes';
 import { invoke, proxyEvent } from '../support/events';
 
 /**

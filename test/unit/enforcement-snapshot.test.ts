@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Ban } from '../../lib/domain/ban-record';
@@ -19,7 +20,6 @@ import {
 import { appendToFeed } from '../../lib/domain/feed';
 import { applyToLiveSet, liveSetWrite, TOMBSTONE_SECONDS } from '../../lib/domain/live-set';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 import { tableName } from '../../lib/storage/client';
 import {
   deploymentKey,

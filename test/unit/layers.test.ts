@@ -1,12 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
  * The layers run one way: functions → http → domain → storage (and outbound), with lib/model (the zod
- * vocabulary) below all of them and lib/openapi (build time) beside http. These tests read the
- * import statements of lib/ and fail on an import that runs the wrong way, or on any loop.
+ * vocabulary) below all of them and lib/openapi (build time) beside http. Below lib/model is the
+ * shared kernel (kernel/, imported as `@kernel/…`): the pure rules and constants the service, the
+ * console and the client package all run, importing nothing. These tests read the import
+ * statements of lib/, kernel/, client/src and console/ and fail on an import that runs the wrong
+ * way, or on any loop in lib/.
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,35 +18,54 @@ const sourcesUnder = (dir: string): string[] =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? sourcesUnder(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
+      : /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')
         ? [join(dir, entry.name)]
         : [],
   );
 
-/** The project files a module imports (relative specifiers only), as root-relative paths. */
-const importsOf = (file: string): string[] => {
+/** Every specifier a module imports: static, re-exported, side-effect only and dynamic. */
+const specifiersOf = (file: string): string[] => {
   const text = readFileSync(join(root, file), 'utf8');
-  const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm)].map(
-    (m) => m[1],
-  );
-  return specifiers.map((s) => {
-    const target = relative(root, resolve(root, dirname(file), s as string));
-    return target.endsWith('.json') ? target : `${target}.ts`;
-  });
+  return [
+    ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm),
+    ...text.matchAll(/^\s*import\s+'([^']+)'/gm),
+    ...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
+  ].map((m) => m[1] as string);
 };
+
+/** A project file's path, root-relative, from an import's target without its extension (or with `.js`). */
+const projectFile = (target: string): string => {
+  if (target.endsWith('.json')) return target;
+  const bare = target.replace(/\.js$/, '');
+  return [`${bare}.ts`, `${bare}.tsx`].find((candidate) => existsSync(join(root, candidate))) ?? `${bare}.ts`;
+};
+
+/** The project files a module imports (relative specifiers and `@kernel/…`), as root-relative paths. */
+const importsOf = (file: string): string[] =>
+  specifiersOf(file).flatMap((s) =>
+    s.startsWith('@kernel/')
+      ? [projectFile(`kernel/${s.slice('@kernel/'.length)}`)]
+      : s.startsWith('.')
+        ? [projectFile(relative(root, resolve(root, dirname(file), s)))]
+        : [],
+  );
+
+/** The packages (and Node built-ins) a module imports. */
+const packagesOf = (file: string): string[] =>
+  specifiersOf(file).filter((s) => !s.startsWith('.') && !s.startsWith('@kernel/'));
 
 const lib = sourcesUnder('lib');
 const graph = new Map(lib.map((file) => [file, importsOf(file)]));
 
 /** What each layer may import, by folder prefix. */
 const allowed: Array<[layer: string, mayImport: string[]]> = [
-  ['lib/model/', ['lib/model/']],
+  ['lib/model/', ['lib/model/', 'kernel/']],
   // The storage client is bound by the settings (lib/config.ts), which import nothing of lib/.
-  ['lib/storage/', ['lib/storage/', 'lib/config.ts', 'lib/clock.ts']],
+  ['lib/storage/', ['lib/storage/', 'lib/config.ts', 'lib/clock.ts', 'kernel/']],
   ['lib/clock.ts', []],
   ['lib/config.ts', []],
   // Outbound HTTP (webhooks): like storage, a way out that knows nothing of the domain.
-  ['lib/outbound/', ['lib/outbound/']],
+  ['lib/outbound/', ['lib/outbound/', 'kernel/']],
   [
     'lib/domain/',
     [
@@ -51,13 +73,14 @@ const allowed: Array<[layer: string, mayImport: string[]]> = [
       'lib/storage/',
       'lib/outbound/',
       'lib/model/',
+      'kernel/',
       'lib/concurrency.ts',
       'lib/log.ts',
       'lib/config.ts',
       'lib/clock.ts',
     ],
   ],
-  ['lib/routes.ts', ['lib/model/', 'lib/storage/keys.ts']],
+  ['lib/routes.ts', ['lib/model/', 'kernel/', 'lib/storage/keys.ts']],
   [
     'lib/http/',
     [
@@ -65,6 +88,7 @@ const allowed: Array<[layer: string, mayImport: string[]]> = [
       'lib/domain/',
       'lib/storage/failures.ts',
       'lib/model/',
+      'kernel/',
       'lib/routes.ts',
       'lib/log.ts',
       'lib/config.ts',
@@ -72,6 +96,21 @@ const allowed: Array<[layer: string, mayImport: string[]]> = [
     ],
   ],
 ];
+
+/**
+ * Beside lib/: the kernel imports only itself; the client package's code, itself and the kernel
+ * (esbuild inlines it into dist/index.js); the console's page (console/src, with its transport
+ * console/client.ts), itself, the kernel and the client's generated API types, never lib/.
+ */
+const shared: Array<[layer: string, mayImport: string[]]> = [
+  ['kernel/', ['kernel/']],
+  ['client/src/', ['client/src/', 'kernel/']],
+  ['console/src/', ['console/src/', 'console/client.ts', 'client/src/api-types.ts', 'kernel/']],
+  ['console/client.ts', ['client/src/api-types.ts']],
+];
+const sharedGraph = new Map(
+  ['kernel', 'client/src', 'console'].flatMap(sourcesUnder).map((file) => [file, importsOf(file)]),
+);
 
 describe('layers', () => {
   it.each(allowed)('%s imports only %j', (layer, mayImport) => {
@@ -81,6 +120,47 @@ describe('layers', () => {
         imports.filter((i) => !mayImport.some((ok) => i.startsWith(ok))).map((i) => `${file} → ${i}`),
       );
     expect(wrong).toEqual([]);
+  });
+
+  it.each(shared)('%s imports only %j', (layer, mayImport) => {
+    const files = [...sharedGraph].filter(([file]) => file.startsWith(layer));
+    expect(files.length).toBeGreaterThan(0);
+    const wrong = files.flatMap(([file, imports]) =>
+      imports.filter((i) => !mayImport.some((ok) => i.startsWith(ok))).map((i) => `${file} → ${i}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('the kernel imports no package: no Node built-in, no SDK, no zod', () => {
+    const kernel = sourcesUnder('kernel');
+    expect(kernel.length).toBeGreaterThan(5);
+    expect(kernel.flatMap((file) => packagesOf(file).map((p) => `${file} → ${p}`))).toEqual([]);
+  });
+
+  it("the client package's code imports only Node's built-ins (it has no dependencies)", () => {
+    const wrong = sourcesUnder('client/src').flatMap((file) =>
+      packagesOf(file)
+        .filter((p) => !p.startsWith('node:'))
+        .map((p) => `${file} → ${p}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it("the console's page imports no Node built-in, and nothing of console/ imports lib/", () => {
+    const page = sourcesUnder('console/src');
+    expect(
+      page.flatMap((file) =>
+        packagesOf(file)
+          .filter((p) => p.startsWith('node:'))
+          .map((p) => `${file} → ${p}`),
+      ),
+    ).toEqual([]);
+    const toLib = sourcesUnder('console').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.startsWith('lib/'))
+        .map((i) => `${file} → ${i}`),
+    );
+    expect(toLib).toEqual([]);
   });
 
   it('no domain, storage or model file imports anything of HTTP or OpenAPI', () => {

@@ -1,7 +1,7 @@
+import { judgeBans, policyEnforces, REPUTATION_WEIGHTS, reputation } from '@kernel/policy-rules';
 import { describe, expect, it } from 'vitest';
 import type { Ban } from '../../lib/domain/ban-record';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { judgeBans, policyEnforces, REPUTATION_WEIGHTS, reputation } from '../../lib/domain/policy-rules';
 import type { Policy } from '../../lib/model/responses';
 
 const allOn: Policy = {

@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { defaultPolicyTrust } from '@kernel/policy-trust';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultPolicyFlags, getPolicy, provisionPolicy, updatePolicy } from '../../lib/domain/policy';
-import { defaultPolicyTrust } from '../../lib/model/policy-trust';
 import { policyKey } from '../../lib/storage/keys';
 
 /** An item without trust settings (from before them) reads and records them as their defaults. */

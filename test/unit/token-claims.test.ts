@@ -1,8 +1,8 @@
+import { COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE } from '@kernel/people';
 import type { PreTokenGenerationV2TriggerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/token-claims';
 import { cognitoTokenClaims } from '../../lib/domain/people';
-import { COGNITO_PUBLISHER_ATTRIBUTE, COGNITO_ROLE_ATTRIBUTE } from '../../lib/model/people';
 
 /**
  * The deployed pool's pre-token-generation trigger: a person's publisher and role, which only

@@ -1,5 +1,3 @@
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
 import {
   enforcedBans,
   explainVerdict,
@@ -8,7 +6,9 @@ import {
   type RuleBan,
   type RulePolicy,
   reputation,
-} from '../../lib/domain/policy-rules';
+} from '@kernel/policy-rules';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 
 /**
  * Trust in other publishers' global bans (issue 24), held against a plain reference model written

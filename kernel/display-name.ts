@@ -1,6 +1,6 @@
 /**
  * The rule of a publisher's `display_name` (`PUT /v1/publisher`), in one place without
- * dependencies: the API's schema (./requests.ts) and its OpenAPI description read it.
+ * dependencies: the API's schema (lib/model/requests.ts) and its OpenAPI description read it.
  *
  * The name is shown to every other publisher in the directory (`GET /v1/publishers`), where they
  * decide whose global bans to trust: it must read on screen exactly as it was stored. So it is
@@ -13,7 +13,7 @@
  *   (U+200C, U+200D), which some scripts and emoji sequences need;
  * - the line and paragraph separators (U+2028, U+2029) and lone surrogates;
  * - at either end, whatever shows nothing on its own: white space, a combining mark, a variation
- *   selector, a joiner, a Hangul filler, the blank Braille pattern (./unicode-ranges.ts,
+ *   selector, a joiner, a Hangul filler, the blank Braille pattern (lib/model/unicode-ranges.ts,
  *   INVISIBLE_CHARACTERS). So a name begins and ends with a character that shows, and "Acme" and
  *   "Acme " (or "Acme" and a joiner) cannot both look like one publisher.
  */

@@ -1,7 +1,7 @@
 /**
  * The policy's trust settings (issue 24), in one place without dependencies: the API's schemas
- * (./requests.ts, ./responses.ts), the policy item (lib/domain/policy.ts), the OpenAPI description
- * and the console read them. The rules that apply them are lib/domain/policy-rules.ts.
+ * (lib/model/requests.ts, lib/model/responses.ts), the policy item (lib/domain/policy.ts), the OpenAPI description
+ * and the console read them. The rules that apply them are ./policy-rules.ts.
  *
  * Two pairs, because blocking a player and scoring one are different risks:
  *   global_sources, global_quorum          whose global bans restrict a device, and how many

@@ -1,6 +1,6 @@
 /**
  * The rule of a ban's message for the player (`player_message`), in one place without
- * dependencies: the API's schema (./requests.ts), its OpenAPI description and the console's form
+ * dependencies: the API's schema (lib/model/requests.ts), its OpenAPI description and the console's form
  * all read it.
  */
 

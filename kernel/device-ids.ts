@@ -1,5 +1,5 @@
 /**
- * The rule of a device id, in one place without dependencies: the API's schemas (./requests.ts),
+ * The rule of a device id, in one place without dependencies: the API's schemas (lib/model/requests.ts),
  * the index of banned devices (lib/domain/banned-devices.ts) and the console's search all read it.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The rules of a publisher's reason catalogue (`PUT /v1/reasons`), in one place without
- * dependencies: the API's schema (./requests.ts), its OpenAPI description and the console's
+ * dependencies: the API's schema (lib/model/requests.ts), its OpenAPI description and the console's
  * editor and create form all read them.
  */
 

@@ -1,5 +1,5 @@
-import type { PolicyFlag } from '../model/policy-flags.js';
-import type { GlobalSources, PolicyTrust } from '../model/policy-trust.js';
+import type { PolicyFlag } from './policy-flags.js';
+import type { GlobalSources, PolicyTrust } from './policy-trust.js';
 
 /**
  * What a publisher's policy makes of a device's bans: which apply now (and by which flags),
@@ -7,9 +7,9 @@ import type { GlobalSources, PolicyTrust } from '../model/policy-trust.js';
  * decides the same way: the service, the console (its previews) and the client's mirror
  * (client/src/mirror.ts) all import this one module.
  *
- * It is compiled into the client package too, so it imports nothing at run time and its types are
- * structural (a stored ban, a listed ban and a feed event's ban all fit them); its one import is
- * type-only and carries the extension Node's ESM resolution needs.
+ * It is inlined into the client package too (kernel/README.md), so it imports nothing at run time
+ * and its types are structural (a stored ban, a listed ban and a feed event's ban all fit them); its
+ * imports are type-only and carry the extension the client's NodeNext type check needs.
  */
 
 /** What the rules read of a ban. */
@@ -25,7 +25,7 @@ export type { GlobalSources };
 
 /**
  * What the rules read of a policy: its eight flags, whose it is, and its trust in other
- * publishers' global bans (lib/model/policy-trust.ts; absent: everyone, quorum 1).
+ * publishers' global bans (kernel/policy-trust.ts; absent: everyone, quorum 1).
  */
 export interface RulePolicy extends Readonly<Record<PolicyFlag, boolean>>, Readonly<Partial<PolicyTrust>> {
   readonly publisher_id: string;
