@@ -100,13 +100,14 @@ const allowed: Array<[layer: string, mayImport: string[]]> = [
 /**
  * Beside lib/: the kernel imports only itself; the client package's code, itself and the kernel
  * (esbuild inlines it into dist/index.js); the console's page (console/src, with its transport
- * console/client.ts), itself, the kernel and the client's generated API types, never lib/.
+ * console/client.ts), itself, the kernel and the client's generated API types, never lib/; and
+ * that transport, the client package's own (one fetch for both), and the types.
  */
 const shared: Array<[layer: string, mayImport: string[]]> = [
   ['kernel/', ['kernel/']],
   ['client/src/', ['client/src/', 'kernel/']],
   ['console/src/', ['console/src/', 'console/client.ts', 'client/src/api-types.ts', 'kernel/']],
-  ['console/client.ts', ['client/src/api-types.ts']],
+  ['console/client.ts', ['client/src/api-types.ts', 'client/src/transport.ts']],
 ];
 const sharedGraph = new Map(
   ['kernel', 'client/src', 'console'].flatMap(sourcesUnder).map((file) => [file, importsOf(file)]),
