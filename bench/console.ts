@@ -5,7 +5,7 @@ import { launchChromium, packagedChromiumRuns } from '../infra/chromium';
 import { median } from './storage-probe';
 
 /**
- * Part 8, the moderator console (issue 14), measured in a real Chromium against `npm start`:
+ * Part 8, the moderator console, measured in a real Chromium against `npm start`:
  *
  * - first load: navigation start to the sign-in form usable (its API key field in the page and
  *   enabled), in a fresh browser context each time (nothing cached); baseline: the same browser
@@ -15,12 +15,12 @@ import { median } from './storage-probe';
  * - device lookup: the Look up click to the device's bans listed; baseline: the API calls the
  *   lookup makes (enforcement and the listing, at once, then the first page of bans), fetched from
  *   the page;
- * - start page (issue 25): in another fresh context opened on `#/start`, from signed in (the Sign
+ * - start page: in another fresh context opened on `#/start`, from signed in (the Sign
  *   out button) to the first of its four panels filled and to all four filled (each showing its
  *   answer, none still "Reading …"); baseline: the panels' reads (the audit trail's first page,
  *   the appeals' numbers, the bans ending soon, the webhooks then each one's failed and pending
  *   deliveries), fetched from the page;
- * - a device in all games (issue 25): in that same signed-in page, from opening the address
+ * - a device in all games: in that same signed-in page, from opening the address
  *   `#/device?game=G1&device=D&games=G2,G3` (setting `location.hash`, as a link in the page does)
  *   to the first game's row of "Restricted per game" answered and to all three answered;
  *   baseline: its API calls (the device in G1: enforcement and its bans; then at once the index of

@@ -25,7 +25,7 @@ import { BENCH_GAME, operations, WRITE_FLOORS } from './operations';
 import { median, percentile } from './storage-probe';
 
 /**
- * Part 7, events (issue 13), on the local server (`npm start`'s startLocalApi over an in-memory
+ * Part 7, events, on the local server (`npm start`'s startLocalApi over an in-memory
  * store, with its change-log recorder and dispatcher):
  *  - delivery latency: a webhook to a receiver on the loopback, `events` bans created over HTTP by
  *    10 writers, and for each ban the time from its 201 reaching the writer to its `ban.created`

@@ -14,7 +14,7 @@ import { startLocalApi } from '../infra/local/server';
 import { median, percentile } from './storage-probe';
 
 /**
- * Part 9, game servers (issue 23): a login answered by the client's mirror (client/src/mirror.ts)
+ * Part 9, game servers: a login answered by the client's mirror (client/src/mirror.ts)
  * against the same login answered by the API (`GET /v1/device/{id}/enforcement`), on one host,
  * against `npm start`'s API in this process on the embedded store:
  *

@@ -141,7 +141,7 @@ export const operations: BenchOperation[] = [
   {
     name: 'enforcement',
     route: 'getEnforcement',
-    // The policy read beside the device's Query, whatever the trust settings (issue 24): the Query
+    // The policy read beside the device's Query, whatever the trust settings: the Query
     // holds every global ban of the device, which is all a quorum counts.
     floor: 2,
     event: (publisherId) =>
@@ -184,7 +184,7 @@ export const operations: BenchOperation[] = [
 ];
 
 /**
- * A page of the change feed (issue 13): one Query per partition the reader reads (the publisher's,
+ * A page of the change feed: one Query per partition the reader reads (the publisher's,
  * the game's, the global one), in parallel with the policy read (for `enforced`). Kept out of
  * `operations` (handler overhead and throughput): its storage calls are counted with the round
  * trips, over a feed of FEED_PAGE_EVENTS events, which bench/in-process.ts seeds first. Under a
@@ -210,7 +210,7 @@ export const feedPage: BenchOperation = {
 export const WRITE_FLOORS = { 'create ban': 5, 'revoke ban': 3, 'put policy': 2 } as const;
 
 /**
- * Webhooks (issue 25), measured by bench/in-process.ts (measureWebhookRoundTrips) on one webhook of
+ * Webhooks, measured by bench/in-process.ts (measureWebhookRoundTrips) on one webhook of
  * the bench publisher's, to a receiver on the loopback answering 204:
  * - listing: the one Query of the publisher's webhooks partition, whose items hold their health;
  * - a test event: that Query (is the webhook the caller's?), the delivery's conditional put (the
@@ -257,7 +257,7 @@ const decision = (body: Record<string, unknown>) => (publisherId: string, target
   });
 
 /**
- * Appeals (issue 22), measured in this order by bench/in-process.ts (measureAppealRoundTrips). Kept
+ * Appeals, measured in this order by bench/in-process.ts (measureAppealRoundTrips). Kept
  * out of `operations`, whose handler overhead and throughput call each operation a thousand times:
  * an appeal is filed once and decided once. The floors are calls; where some run in parallel, the
  * comment says how many are in sequence.

@@ -1,5 +1,5 @@
 /**
- * The policy's trust settings (issue 24), in one place without dependencies: the API's schemas
+ * The policy's trust settings, in one place without dependencies: the API's schemas
  * (lib/model/requests.ts, lib/model/responses.ts), the policy item (lib/domain/policy.ts), the OpenAPI description
  * and the console read them. The rules that apply them are ./policy-rules.ts.
  *

@@ -93,7 +93,7 @@ export const throttleClasses = {
   /** Up to 100 Queries in one request: 20 requests/s is 2,000 device reads/s (500 per publisher). */
   batch: { rateLimit: 20, burstLimit: 40, publisher: { rateLimit: 5, burstLimit: 10 } },
   /**
-   * The change feed, which every game server polls about once a second (issue 23): most polls are
+   * The change feed, which every game server polls about once a second: most polls are
    * answered from the per-container feed cache (docs/scale.md, Polling the change feed), so the
    * table is not what limits them. Stage: 10,000/s, burst 5,000, API Gateway's default for the
    * whole account and region: the most the method can take without a quota increase, and then all

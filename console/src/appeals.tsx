@@ -17,7 +17,7 @@ import {
 } from './ui';
 
 /**
- * The Appeals view (issue 22): how the queue is doing, the queue itself (open appeals oldest
+ * The Appeals view: how the queue is doing, the queue itself (open appeals oldest
  * first, each with its age), and an appeal opened beside the ban it contests and the device's
  * history, with the decision form: a live preview of what the player will see, then a
  * confirmation before anything is sent. The outcomes, limits and filters are the API's own

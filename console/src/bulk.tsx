@@ -21,7 +21,7 @@ import {
 import { Field, type Message, Notice, ScopeGate, useBusy } from './ui';
 
 /**
- * Many devices at once (issue 25, item 13): a pasted list checked with the enforcement batch,
+ * Many devices at once: a pasted list checked with the enforcement batch,
  * banned or revoked device by device a few at a time, with progress, Stop, a report of each
  * device's outcome and Retry failed. A create's idempotency key is made once per device, game and
  * form values and kept for the session, so any retry of the batch gets the ban already made.

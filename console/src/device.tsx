@@ -101,7 +101,7 @@ const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 /** A ban in force that the policy does not apply, with why (the enforcement answer's `not_enforced`). */
 export type NotEnforced = ReturnType<typeof notEnforced>[number];
 
-/** The enforcement answer's `not_enforced` (issue 24): every ban in force the policy does not apply. */
+/** The enforcement answer's `not_enforced`: every ban in force the policy does not apply. */
 export const notEnforcedOf = (enforcement: Enforcement | null): NotEnforced[] =>
   (enforcement as (Enforcement & { not_enforced?: NotEnforced[] }) | null)?.not_enforced ?? [];
 

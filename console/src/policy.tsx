@@ -174,7 +174,7 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
     if (!dirty) return;
     setMessage(null);
     void run(async () => {
-      // The trust settings are in the PolicyPatch of the API (issue 24).
+      // The trust settings are in the PolicyPatch of the API.
       const answer = await call('put', '/v1/policy', { body: patch as Schemas['PolicyPatch'] });
       if (answer.status !== 200) {
         setMessage(errorMessage(answer));

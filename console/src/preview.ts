@@ -49,7 +49,7 @@ export const flagsOf = (policy: Policy): Flags =>
   Object.fromEntries(policyFlags.map((flag) => [flag, policy[flag]])) as Flags;
 
 /**
- * Whose global bans the policy takes, and how many publishers must agree (issue 24): for
+ * Whose global bans the policy takes, and how many publishers must agree: for
  * enforcement, and separately for reputation (kernel/policy-trust.ts). A policy from before them
  * reads as the API's defaults (everyone, 1), which is what the rules assume too.
  */

@@ -15,7 +15,7 @@ import {
 } from './ui';
 
 /**
- * The Start page (issue 25, item 9): what happened today and what needs a moderator now. Each
+ * The Start page: what happened today and what needs a moderator now. Each
  * panel is read on its own, with its own scope: one the session may not read says so (as every
  * view does), one that fails says why, and neither hides the others.
  *

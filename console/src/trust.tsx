@@ -17,7 +17,7 @@ import {
 } from './ui';
 
 /**
- * Trust in other publishers' global bans (issue 24), in the Policy view: whose global bans apply
+ * Trust in other publishers' global bans, in the Policy view: whose global bans apply
  * (`global_sources`: all, only some, all but some) and how many distinct trusted publishers must
  * hold one of a type before any applies (`global_quorum`), the same pair for the reputation (one
  * choice when it is the same, the common case), the directory of publishers that make global bans

@@ -3,10 +3,9 @@ import { Worker } from 'node:worker_threads';
 import type { LocalEvents, LocalEventsOptions } from './events';
 
 /**
- * `npm start`'s events on a worker thread of their own (./events-worker.ts): the dispatcher and
- * the delivery attempts no longer wait behind the API's requests and the store on the main
- * thread, which held local delivery p99 at seconds under a paced load (docs/performance.md, part
- * 7). The same code as on the main thread; records are signalled by message, and drain and close
+ * `npm start`'s events on a worker thread of their own (./events-worker.ts), so the dispatcher
+ * and the delivery attempts do not wait behind the API's requests and the store on the main
+ * thread (docs/performance.md, part 7). The same code as on the main thread; records are signalled by message, and drain and close
  * answer by message.
  */
 export const startLocalEventsThread = async (options: LocalEventsOptions): Promise<LocalEvents> => {

@@ -124,7 +124,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
       publisherLimits,
     });
-    // The moderator console (issue 14) is served at /console/ beside the API, built once here.
+    // The moderator console is served at /console/ beside the API, built once here.
     let signIn: ConsoleSignIn | null = null;
     const consolePage = options.console === false ? () => false : consoleListener(undefined, () => signIn);
     const server: Server = createServer((req, res) => {

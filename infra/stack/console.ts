@@ -43,7 +43,7 @@ import { consoleHeaders, headersFor } from '../../console/headers';
 import { LOG_RETENTION } from './service-function';
 
 /**
- * The moderator console (issue 14) on AWS: the page `console/build.ts` builds, in a private
+ * The moderator console on AWS: the page `console/build.ts` builds, in a private
  * bucket, and one CloudFront distribution in front of both the page and the API, so the page
  * calls the API on its own origin (no CORS). See "The console" in docs/deploy.md.
  *

@@ -24,7 +24,7 @@ import type { IdentityProvider } from '../../lib/domain/people';
 import { DEFAULT_MAX_TOKEN_SECONDS, type OwnIdentityProvider } from './settings';
 
 /**
- * Who signs in to the console (issue 21): an Amazon Cognito user pool with managed login, or,
+ * Who signs in to the console: an Amazon Cognito user pool with managed login, or,
  * with `-c identity=<json>`, a publisher's own OpenID provider instead (then no pool at all).
  *
  * Made in two steps because of what depends on what: the page's CSP needs the provider's token

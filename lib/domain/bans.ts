@@ -208,7 +208,7 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
-  // The catalogue is read beside the id counter, not after it: no longer in sequence.
+  // The catalogue is read beside the id counter, not after it: one round trip, not two.
   const [banId, catalogueCodes] = await Promise.all([nextBanId(), strictReasonCodes(publisherId)]);
   if (catalogueCodes && !catalogueCodes.has(request.reason_code)) {
     // A repeat of a key answers its original ban, even when the catalogue changed since.

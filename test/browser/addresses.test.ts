@@ -6,7 +6,7 @@ import { type ConsolePage, expectAddress, openPage, unexpectedProblems } from '.
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Addresses (issue 25, item 8): every view has its own URL, Back and Forward move between them, a
+ * Addresses: every view has its own URL, Back and Forward move between them, a
  * link to a device in a game opens it after sign-in, and a person's reload resumes the session
  * through the provider without typing anything. No key or token is ever in an address. An address
  * that names no view opens Start (item 9).

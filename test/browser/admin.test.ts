@@ -25,7 +25,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * The publisher's settings in the console (issue 14): the policy with a preview before saving,
+ * The publisher's settings in the console: the policy with a preview before saving,
  * the audit trail with its filters, API keys (a scoped, game-bound key shown once; revoking) and
  * webhooks (adding one for a receiver on 127.0.0.1, its deliveries). Each is checked against what
  * the API then answers, and the preview against what the API computes once the policy is saved.

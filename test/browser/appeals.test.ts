@@ -24,7 +24,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Appeals in the console (issue 22): a game server files players' appeals through the API (a key
+ * Appeals in the console: a game server files players' appeals through the API (a key
  * with appeals:write); a moderator (a key with appeals:decide) sees the queue oldest first with
  * each appeal's age and the queue's numbers, filters it, opens an appeal beside its ban and the
  * device's history, previews what the player will see, confirms, and the decision takes effect.

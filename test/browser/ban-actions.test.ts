@@ -14,7 +14,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Changing a device's bans from the console (issue 14): creating a ban (the page validates as the
+ * Changing a device's bans from the console: creating a ban (the page validates as the
  * API does, shows the API's field errors, and a double click makes one ban), revoking one with a
  * reason, and erasing a device after its id is typed. Each is checked against what the API then
  * holds: listings and the audit trail.

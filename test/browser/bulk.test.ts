@@ -16,7 +16,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Bulk (issue 25, item 13): a pasted list of devices checked with the enforcement batch, banned
+ * Bulk: a pasted list of devices checked with the enforcement batch, banned
  * and revoked device by device with progress and a report, each create's idempotency key kept
  * across a retry of the failures and of the whole batch, so the API holds one ban per device
  * whatever failed on the way. Another publisher's bans on the same devices are never touched.

@@ -7,7 +7,7 @@ import { buildConsole } from '../../console/build';
 import { artifact } from './support/artifacts';
 
 /**
- * The console's size (issue 14): app.js at most 60 KB gzipped. The figure is the build's own
+ * The console's size: app.js at most 60 KB gzipped. The figure is the build's own
  * (console/build.ts returns each file's size), checked against the file it wrote.
  */
 

@@ -6,7 +6,7 @@ import { axeScan, type ConsolePage, openPage, seriousViolations } from './suppor
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Care before losing work or changing something for good (issue 25, items 4 and 7): unsaved
+ * Care before losing work or changing something for good: unsaved
  * policy flags are not dropped by leaving the view without asking; Escape closes every
  * confirmation as Cancel does; a success does not look like an error.
  */

@@ -14,7 +14,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * The console shows only answers to its current question (issue 25, items 1-3): rows of the
+ * The console shows only answers to its current question: rows of the
  * device looked up before never stay under the next one's heading, whatever its listing does; the
  * device on screen and the game a new ban goes to never disagree; and a device with nothing
  * recorded is not shown as clean.

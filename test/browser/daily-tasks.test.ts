@@ -8,7 +8,7 @@ import { type ConsolePage, openPage, unexpectedProblems } from './support/page';
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Three daily tasks (issue 25) done in the console as a moderator would, counting every click and
+ * Three daily tasks done in the console as a moderator would, counting every click and
  * every keystroke, and checked through the API: (i) find a device from a report naming the start
  * of its id, and revoke one of its bans; (ii) ban a device with a reason from the catalogue that
  * lasts 7 days; (iii) review today's activity. Signing in is left out (the same before and after).

@@ -20,7 +20,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * One device in all the publisher's games at once (issue 25, item 10): listings are per game, so
+ * One device in all the publisher's games at once: listings are per game, so
  * the view lists the device in the Game ID's game, in each game where the publisher banned it and
  * in the games the moderator adds, and shows per game whether cheat and social are restricted
  * (held to the enforcement answer for that game), then each ban once with who made it: the key

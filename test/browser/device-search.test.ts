@@ -20,7 +20,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Finding a device by the beginning of its id (issue 25, item 11): the Devices view's search lists
+ * Finding a device by the beginning of its id: the Devices view's search lists
  * the devices the publisher has banned whose id begins with what is typed, exactly as
  * `GET /v1/devices?prefix=` answers (another publisher's device with the same prefix is not among
  * them), page by page; Open looks a device up in its one game, or asks which of its games. A bad

@@ -15,7 +15,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Choosing a game and looking up a device (issue 14): its bans with a status filter and paging,
+ * Choosing a game and looking up a device: its bans with a status filter and paging,
  * each with `enforced` and the rule that applies it; the enforcement answer and the reputation.
  * What the page shows is compared with what the API answers for the same device and game.
  */

@@ -21,7 +21,7 @@ import { axeScan, type ConsolePage, openPage, screenshot, seriousViolations } fr
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Bad answers (issue 14): a 503 from the API, a network error and a 429 each get a clear message
+ * Bad answers: a 503 from the API, a network error and a 429 each get a clear message
  * in the page, and nothing is left half-done: what the API holds afterwards is asked directly.
  *
  * The 503s are real: `npm start` runs over a store behind a proxy (test/support/faults.ts) that

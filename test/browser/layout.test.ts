@@ -6,7 +6,7 @@ import { openPage, screenshot } from './support/page';
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Actions stay in view (issue 25, item 6): at 390, 1280 and 1920 px the Revoke button of a device's
+ * Actions stay in view: at 390, 1280 and 1920 px the Revoke button of a device's
  * ban is on screen without scrolling its table, and no view makes the page itself scroll
  * sideways: only tables scroll, inside their own regions.
  */

@@ -13,7 +13,7 @@ import {
 import { DEV_PUBLISHER, type LocalServer, startServer } from './support/server';
 
 /**
- * People sign in as themselves (issue 21): the console sends them to the local OpenID provider
+ * People sign in as themselves: the console sends them to the local OpenID provider
  * (`npm start` runs it), they sign in on its page with the password printed at first start, and
  * come back signed in with their role's scopes. Each role does one task, the audit trail names
  * the person, and signing out ends the provider's session too.

@@ -14,8 +14,8 @@ import { launchChromium } from './support/chromium';
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Performance (issue 14): first load to interactive (navigation start to the sign-in form usable),
- * sign-in, and a device lookup (click to bans listed); and (issue 25) the start page (signed in to
+ * Performance: first load to interactive (navigation start to the sign-in form usable),
+ * sign-in, and a device lookup (click to bans listed); and the start page (signed in to
  * its first panel and to all four filled) and a device in three games (its address opened to the
  * first game's row and to all three answered), measured inside the page over cold runs in
  * fresh contexts (bench/console.ts, which `npm run bench` runs as part 8). Reported, never

@@ -13,7 +13,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * The reason catalogue (issue 25, item 12): edited in the Policy view (add, edit, remove after a
+ * The reason catalogue: edited in the Policy view (add, edit, remove after a
  * confirmation, the strict switch; read-only without policy:write), offered by the create-ban
  * form, whose choice and duration presets fill it in, and which with strict on offers only the
  * catalogue's codes. Each step is checked against what the API then holds.

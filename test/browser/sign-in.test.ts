@@ -24,7 +24,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * Signing in (issue 14): the key is pasted, kept in the tab's memory (never localStorage, a
+ * Signing in: the key is pasted, kept in the tab's memory (never localStorage, a
  * cookie or the address), forgotten on sign-out; the console shows what the key's scopes allow
  * and says why the rest is hidden; a bad key gets a clear message and no session.
  */

@@ -25,7 +25,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * The Start page (issue 25, item 9): the console opens on it. Today's activity by who made it
+ * The Start page: the console opens on it. Today's activity by who made it
  * (from the audit trail), the open appeals and how long the oldest has waited, the bans ending in
  * the next 24 hours, and the webhooks whose deliveries are failing, each held to what the API
  * answers for the same question. Each panel needs its own scope and reads on its own: a session

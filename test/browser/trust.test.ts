@@ -25,7 +25,7 @@ import {
 import { DEV_PUBLISHER, type LocalServer, startServer } from './support/server';
 
 /**
- * Trust in other publishers' global bans (issue 24, item 4), in the console against the real API:
+ * Trust in other publishers' global bans, in the console against the real API:
  * two publishers (alpha, beta) make global cheat bans on one device; the third (the development
  * publisher) sets a quorum of 2 in the Policy view and sees the device's ban "1 of 2 publishers
  * needed" until beta's ban exists, then leaves beta out and sees "from a publisher you do not

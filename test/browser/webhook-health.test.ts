@@ -15,7 +15,7 @@ import {
 import { type LocalServer, startServer } from './support/server';
 
 /**
- * A webhook's health in the console (issue 25): the list shows its latest attempt (when, and how,
+ * A webhook's health in the console: the list shows its latest attempt (when, and how,
  * in words) and its failed attempts in 24 hours, as the API counts them; "Send test event" queues
  * a signed `webhook.test` delivery, says so, and shows it among the webhook's deliveries as it goes.
  */

@@ -3,7 +3,7 @@ import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 
 /**
- * Appeals (issue 22): a game server files a player's appeal of a ban enforced against their device,
+ * Appeals: a game server files a player's appeal of a ban enforced against their device,
  * the ban's owner decides it, and the decision takes effect on the ban. Three publishers throughout:
  * the owner of a global ban, another that enforces it and files, and a third that sees nothing of
  * either's appeals. Runs on the sources, the bundles, Node 24 and DynamoDB Local.

@@ -3,7 +3,7 @@ import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 
 /**
- * Finding a device by a prefix of its id (issue 25, item 11): `GET /v1/devices` lists the devices a
+ * Finding a device by a prefix of its id: `GET /v1/devices` lists the devices a
  * publisher has banned, from an index kept on each ban's create and cleared by an erasure. Three
  * publishers: each finds only its own devices. Runs on the sources, the bundles, Node 24 and
  * DynamoDB Local.

@@ -3,7 +3,7 @@ import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 
 /**
- * The bans that end soon (issue 25, item 9): `GET /v1/bans/expiring` lists a publisher's bans in
+ * The bans that end soon: `GET /v1/bans/expiring` lists a publisher's bans in
  * force that end within the next hours, soonest first, from an index by expiry kept on create and
  * on an appeal that shortens a ban, checked against each ban when read, and cleared by an erasure.
  * Runs on the sources, the bundles, Node 24 and DynamoDB Local.

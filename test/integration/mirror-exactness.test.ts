@@ -9,7 +9,7 @@ import type { TestApi } from '../support/api';
 import { propertyOptions, propertyRuns, startWithPublishers, unique } from '../support/fixtures';
 
 /**
- * The mirror's promise (issue 23): at any quiet point, `mirror.check(d)` equals what
+ * The mirror's promise: at any quiet point, `mirror.check(d)` equals what
  * `GET /v1/device/{d}/enforcement` answers for every device touched, whatever happened meanwhile:
  * creates of every type and scope by three publishers, revokes, policy changes (flags, and trust in
  * other publishers' global bans: sources and quorum), erasures, bans
@@ -131,7 +131,7 @@ type Command =
   | {
       kind: 'policy';
       flags: [boolean, boolean, boolean, boolean, boolean];
-      /** Trust in other publishers' global bans (issue 24): the mirror applies it as the API does. */
+      /** Trust in other publishers' global bans: the mirror applies it as the API does. */
       quorum: number;
       sources: 'all' | { only: Publisher[] } | { except: Publisher[] };
     }

@@ -3,7 +3,7 @@ import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 
 /**
- * A message for the player and whether the ban may be contested (issue 22, part 1): taken on
+ * A message for the player and whether the ban may be contested: taken on
  * create, shown with the ban to whoever sees it (it is written for players), in the enforcement
  * answer, and gone with an erasure, from the feed too. Runs on the sources, the bundles, Node 24
  * and DynamoDB Local like every integration suite.

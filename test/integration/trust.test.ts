@@ -13,7 +13,7 @@ import {
 } from '../support/fixtures';
 
 /**
- * Trust controls on the shared list (issue 24), at the API: whose global bans a publisher enforces
+ * Trust controls on the shared list, at the API: whose global bans a publisher enforces
  * (`global_sources`), how many distinct trusted publishers must agree (`global_quorum`), and the
  * same pair for reputation. The enforcement answer, the batch, the listings' `enforced`, the feed
  * and the snapshot are compared with a reference model written here from the issue's text alone

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Trust in other publishers' global bans (issue 24), held against a plain reference model written
+ * Trust in other publishers' global bans, held against a plain reference model written
  * here from the issue's own words, not from the module:
  *
  *   `global_sources`: "all", or {"only": [ids]}, or {"except": [ids]}; your own id is always trusted.
