@@ -879,7 +879,8 @@ const inFolder = async (run: (folder: string) => Promise<void>) => {
   try {
     await run(folder);
   } finally {
-    await rm(folder, { recursive: true, force: true });
+    // Retried: a mirror left running may be writing its state file as the folder goes.
+    await rm(folder, { recursive: true, force: true, maxRetries: 5 });
   }
 };
 
@@ -1011,6 +1012,7 @@ describe('bound to its deployment', () => {
       ]);
       expect(mirror.check('d-10').restricted.cheat).toBe(false);
       expect(mirror.check('d-21')).toMatchObject({ stale: false, restricted: { cheat: true } });
+      await mirror.stop();
     });
   });
 
