@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { configure, settings } from '../../lib/config';
 import { apiKeyKey, partitions } from '../../lib/storage/keys';
 import { type FaultInjector, injectFaults } from '../support/faults';
 import { createBan, revokeBan, startWithPublishers, type TestApi, unique } from '../support/fixtures';
@@ -112,9 +113,9 @@ describe('logs', () => {
     const capture = (...args: unknown[]) => {
       lines.push(args.map((a) => (a instanceof Error ? `${a.stack}` : String(a))).join(' '));
     };
-    const logLevel = process.env.LOG_LEVEL;
-    // vitest.config.ts silences the app's logger; this test needs it on.
-    delete process.env.LOG_LEVEL;
+    // vitest.config.ts silences the app's logger; this test needs it on, the other settings as bound.
+    const bound = settings();
+    configure({ ...bound, logLevel: 'info' });
     const spies = [
       vi.spyOn(console, 'log').mockImplementation(capture),
       vi.spyOn(console, 'info').mockImplementation(capture),
@@ -179,8 +180,7 @@ describe('logs', () => {
       expect(failedWrite.status).toBe(503);
     } finally {
       for (const spy of spies) spy.mockRestore();
-      if (logLevel === undefined) delete process.env.LOG_LEVEL;
-      else process.env.LOG_LEVEL = logLevel;
+      configure(bound);
     }
 
     const log = lines.join('\n');
