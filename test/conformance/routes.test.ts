@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { type Role, roleScopes } from '@kernel/people';
 import { type ScopeNeed, scopesOf } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Route, routes } from '../../lib/routes';
 import { startTestApi, type TestApi } from '../support/api';
+import { documentPaths, exampleRequest } from '../support/examples';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { signIn } from '../support/sign-in';
 
@@ -21,40 +21,16 @@ import { signIn } from '../support/sign-in';
  * changes nothing stored.
  */
 
-type Parameter = { name: string; in: 'path' | 'query' | 'header'; example?: unknown };
-type Operation = {
-  operationId: string;
-  parameters?: Parameter[];
-  requestBody?: {
-    content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }>;
-  };
-};
-const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as {
-  paths: Record<string, Record<string, Operation>>;
-};
-
 const PUBLISHER = 'acme';
 const table = routes as readonly Route[];
 const keyed = table.filter((route) => route.auth);
 
 /** The request the document's examples make of `route`. */
-const exampleRequest = (route: Route) => {
-  const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+const exampleOf = (route: Route) => {
+  const operation = documentPaths[route.path]?.[route.method.toLowerCase()];
   if (!operation)
     throw new Error(`${route.id}: no operation ${route.method} ${route.path} in docs/openapi.json`);
-  let path = route.path;
-  const query = new URLSearchParams();
-  const headers: Record<string, string> = {};
-  for (const p of operation.parameters ?? []) {
-    if (p.example === undefined) continue;
-    const value = String(p.example);
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(value));
-    else if (p.in === 'query') query.set(p.name, value);
-    else headers[p.name] = value;
-  }
-  const content = operation.requestBody?.content['application/json'];
-  const body = content?.example ?? Object.values(content?.examples ?? {})[0]?.value;
-  return { path: `${path}${query.size > 0 ? `?${query}` : ''}`, headers, body };
+  return exampleRequest(route.path, operation);
 };
 
 /**
@@ -62,7 +38,7 @@ const exampleRequest = (route: Route) => {
  * parameter no id can be, or a query value out of range, in that order of what the route takes.
  */
 const invalidRequest = (route: Route) => {
-  const valid = exampleRequest(route);
+  const valid = exampleOf(route);
   if (route.request.body) return { ...valid, body: [valid.body], field: 'body' };
   if (route.request.game) {
     const { 'X-Game-Id': _game, ...headers } = valid.headers;
@@ -98,7 +74,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const send = (route: Route, request: ReturnType<typeof exampleRequest>, auth?: string) =>
+const send = (route: Route, request: ReturnType<typeof exampleOf>, auth?: string) =>
   api.request(route.method, request.path, {
     headers: { ...request.headers, ...(auth ? { Authorization: `Bearer ${auth}` } : {}) },
     ...(request.body === undefined ? {} : { body: request.body }),
@@ -113,7 +89,7 @@ describe('every route of the table', () => {
   it.each(table.map((route) => [route.id, route] as const))(
     '%s answers its documented example with a key, as a documented answer',
     async (_id, route) => {
-      const res = await send(route, exampleRequest(route), route.auth ? key : undefined);
+      const res = await send(route, exampleOf(route), route.auth ? key : undefined);
       expect(res.status, `${route.method} ${route.path}: ${res.text}`).toBeLessThan(500);
       expect([400, 401, 403], `${route.method} ${route.path}: ${res.text}`).not.toContain(res.status);
     },
@@ -136,7 +112,7 @@ describe('every route of the table', () => {
     '%s refuses a call without credentials with 401, storing nothing',
     async (_id, route) => {
       const before = await api.items();
-      const res = await send(route, exampleRequest(route));
+      const res = await send(route, exampleOf(route));
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
       expect(await api.items()).toEqual(before);
@@ -149,7 +125,7 @@ describe('every route of the table', () => {
     ),
   )('%s with a %s token: served if the role may, else 403 storing nothing', async (_id, role, route) => {
     const before = await api.items();
-    const res = await send(route, exampleRequest(route), tokens[role]);
+    const res = await send(route, exampleOf(route), tokens[role]);
     if (mayCall(role, route.scope)) {
       expect(res.status, `${route.method} ${route.path}: ${res.text}`).toBeLessThan(500);
       expect([400, 401, 403], `${route.method} ${route.path}: ${res.text}`).not.toContain(res.status);

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
+import { documentOperations, exampleRequest } from '../support/examples';
 
 /**
  * Every parameter example in docs/openapi.json is one the API accepts: each operation is called
@@ -10,22 +10,7 @@ import { startTestApi, type TestApi } from '../support/api';
  * something that does not exist (a 404 is an answer about the thing, not about the parameter).
  */
 
-type Parameter = { name: string; in: 'path' | 'query' | 'header'; example?: unknown };
-type Operation = {
-  operationId: string;
-  parameters?: Parameter[];
-  requestBody?: {
-    content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }>;
-  };
-};
-
-const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
-const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(
-  ([path, methods]) =>
-    Object.entries(methods)
-      .filter(([method]) => ['get', 'post', 'put', 'delete'].includes(method))
-      .map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })),
-);
+const operations = documentOperations;
 
 let api: TestApi;
 let key: string;
@@ -34,11 +19,6 @@ beforeAll(async () => {
   key = (await api.createKey('acme', 'examples')).api_key;
 });
 afterAll(() => api?.close());
-
-const bodyExampleOf = (operation: Operation) => {
-  const content = operation.requestBody?.content['application/json'];
-  return content?.example ?? Object.values(content?.examples ?? {})[0]?.value;
-};
 
 describe('parameter examples', () => {
   const withExamples = operations.filter(({ operation }) =>
@@ -54,17 +34,8 @@ describe('parameter examples', () => {
     async (_id, { path, method, operation }) => {
       const parameters = operation.parameters ?? [];
       for (const p of parameters) expect(p.example, `${operation.operationId} ${p.name}`).not.toBeUndefined();
-      let url = path;
-      const query = new URLSearchParams();
-      const headers: Record<string, string> = {};
-      for (const p of parameters) {
-        const value = String(p.example);
-        if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(value));
-        else if (p.in === 'query') query.set(p.name, value);
-        else headers[p.name] = value;
-      }
-      const body = bodyExampleOf(operation);
-      const res = await api.request(method, `${url}${query.size > 0 ? `?${query}` : ''}`, {
+      const { path: url, headers, body } = exampleRequest(path, operation);
+      const res = await api.request(method, url, {
         key,
         headers,
         ...(body === undefined ? {} : { body }),
