@@ -37,7 +37,7 @@ export default defineConfig({
     include,
     // The console's browser suite runs once, on its own: npm run test:browser (test/browser/run.ts).
     exclude: [...configDefaults.exclude, 'test/browser/**', ...leftOut],
-    // Unit tests mock the client, but lib/storage/client.ts insists on a table name at import.
+    // The settings the unit tests bind from the environment (lib/config.ts): a table name, no logs.
     env: {
       TABLE_NAME: 'unit-test-table',
       LOG_LEVEL: 'silent',

@@ -72,7 +72,7 @@ const nativeImport = new Script('(specifier) => import(specifier)', {
   importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 }).runInThisContext() as (specifier: string) => Promise<unknown>;
 
-/** A `loadModule` for startLocalApi that imports each handler's bundle. */
+/** Imports a handler's bundle by its name in the route table (startLocalApi's `bundles`). */
 export const bundleLoader = (cdkOutDir: string) => {
   const paths = bundlePaths(cdkOutDir);
   return async (handler: string): Promise<{ handler: unknown }> => {

@@ -165,7 +165,6 @@ export const startLocalIdentity = async (options: {
   accessTokenSeconds?: number;
 }): Promise<LocalIdentity> => {
   const tokenSeconds = options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS;
-  // Imported here: the storage client reads the store's settings at import (server.ts sets them).
   const { findLocalPerson, signInLocalPerson } = await import('./people');
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer();

@@ -3,6 +3,7 @@ import * as clock from '../../lib/clock';
 import { mapWithConcurrency } from '../../lib/concurrency';
 import { isChangeSource } from '../../lib/domain/change-sources';
 import { describeError, log } from '../../lib/log';
+import { tableName as boundTable, dynamo } from '../../lib/storage/client';
 import { isConditionFailure } from '../../lib/storage/failures';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
 
@@ -17,9 +18,6 @@ import { TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
  * changes are events (bans, policies, appeals) carry no `ttl` and are never deleted here, so the
  * sweeper makes no change record and no event; deployed, a deletion by time to live is never an
  * event either (lib/domain/change-events.ts).
- *
- * The storage client is imported at the first sweep, once the server has chosen the store (it
- * reads its settings at import).
  */
 
 export const DEFAULT_TTL_SWEEP_SECONDS = 60;
@@ -41,7 +39,6 @@ const DELETES = 4;
 
 /** Deletes every item whose `ttl` is at or before `nowMs`; answers how many it deleted. */
 export const sweepExpired = async (nowMs = clock.now()): Promise<number> => {
-  const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
   const tableName = boundTable();
   const now = Math.floor(nowMs / 1000);
   let deleted = 0;
