@@ -24,9 +24,23 @@ const BUNDLED = [
 ];
 const ON_DYNAMODB_LOCAL = ['test/integration/**', 'test/robustness/!(events-crash).test.ts'];
 
+/**
+ * The files that replace a module (`vi.mock`) need a module registry of their own; every other
+ * file shares its worker's (the imports, the AWS SDK and aws-cdk-lib above all, are paid once per
+ * worker instead of once per file), with test/support/file-state.ts resetting what the process
+ * binds (clock, settings, store) before each file.
+ */
+const OWN_MODULES = [
+  'test/unit/webhook-sender.test.ts',
+  'test/unit/webhook-outbound.test.ts',
+  'test/client/mirror.test.ts',
+];
+
 const stage = process.env.TEST_STAGE;
 const include = stage === 'bundled' ? BUNDLED : ['test/**/*.test.ts'];
 const leftOut = stage === 'sources' ? [...BUNDLED, ...ON_DYNAMODB_LOCAL] : [];
+
+const exclude = [...configDefaults.exclude, 'test/browser/**', ...leftOut];
 
 export default defineConfig({
   // The shared kernel by name, as tsconfig.json's paths has it (kernel/README.md).
@@ -34,16 +48,24 @@ export default defineConfig({
     alias: [{ find: /^@kernel\//, replacement: fileURLToPath(new URL('./kernel/', import.meta.url)) }],
   },
   test: {
-    include,
     // The console's browser suite runs once, on its own: npm run test:browser (test/browser/run.ts).
-    exclude: [...configDefaults.exclude, 'test/browser/**', ...leftOut],
+    // The two projects below say which files (arrays of a project that extends these settings
+    // add to them, so `include` is given per project only).
+    exclude,
     // The settings the unit tests bind from the environment (lib/config.ts): a table name, no logs.
     env: {
       TABLE_NAME: 'unit-test-table',
       LOG_LEVEL: 'silent',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
+    setupFiles: ['test/support/file-state.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'shared', include, exclude: OWN_MODULES, isolate: false } },
+      ...(stage === 'bundled'
+        ? []
+        : [{ extends: true, test: { name: 'own-modules', include: OWN_MODULES, isolate: true } }]),
+    ],
   },
 });

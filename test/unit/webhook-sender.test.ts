@@ -9,6 +9,7 @@ import { DELIVERY_ATTEMPT_FAILED_MESSAGE, SENDER_FAILURE_MESSAGE } from '../../l
 import { postWebhook } from '../../lib/outbound/webhook-request';
 import { deliveryKey, webhookKey, webhookSecretKey } from '../../lib/storage/keys';
 import { captureLogs } from '../support/logs';
+import { stubSettings } from '../support/settings';
 
 /**
  * The webhook sender, one queue message at a time, with the SDK clients and the outbound POST
@@ -18,10 +19,8 @@ import { captureLogs } from '../support/logs';
  */
 
 vi.mock('../../lib/outbound/webhook-request', () => ({ postWebhook: vi.fn() }));
-// Read when the queue module loads, before any import below runs.
-vi.hoisted(() => {
-  process.env.DELIVERY_QUEUE_URL = 'https://sqs.example/queue';
-});
+// The queue the sender puts its next attempts on, part of the store's settings, bound for this file.
+stubSettings({ DELIVERY_QUEUE_URL: 'https://sqs.example/queue' }, { storage: true });
 
 const sqs = mockClient(SQSClient);
 const ddb = mockClient(DynamoDBDocumentClient);
