@@ -17,7 +17,7 @@ export const synthesizeBundles = () => {
   rmSync(OUT_DIR, { recursive: true, force: true });
   execFileSync('npx', ['cdk', 'synth', '-q', '-a', 'node --import tsx bench/bench-app.ts', '-o', OUT_DIR], {
     env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
-    // esbuild's per-asset chatter is dropped; a failed synth still throws with its output.
+    // The synth's per-asset chatter is dropped; a failed synth still throws with its output.
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return bundlePaths(OUT_DIR);

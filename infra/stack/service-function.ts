@@ -1,22 +1,33 @@
-import { join } from 'node:path';
+import { copyFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CfnResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  type CfnResource,
+  DockerImage,
+  Duration,
+  RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 import type { BundledFile } from '../../lib/model/bundled-files';
 import { handlerEntry } from '../../lib/routes';
+import { writeFunctionBundle } from './function-bundles';
 import { HANDLER_METADATA_KEY } from './handler-metadata';
 
-/** The repository root: bundling resolves entries and the lock file from here, not from the cwd. */
+/** The repository root: esbuild resolves the entries and the alias from here, not from the cwd. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
@@ -42,6 +53,61 @@ export const BUNDLE_TARGET = (() => {
   return `node${major}`;
 })();
 
+/**
+ * esbuild's options for every function (function-bundles.ts). Relative paths are from the root;
+ * esbuild reads tsconfig.json (the `@kernel/*` paths) on its own.
+ */
+const BUNDLING: BuildOptions = {
+  absWorkingDir: resolve(PROJECT_ROOT),
+  bundle: true,
+  format: 'esm',
+  target: BUNDLE_TARGET,
+  platform: 'node',
+  // Module-first resolution lets esbuild tree-shake the SDK's ES builds.
+  mainFields: ['module', 'main'],
+  minify: true,
+  // A map beside each bundle (file names and lines, not the sources: a smaller asset), so a
+  // minified stack trace can be read: by Node itself with `-c sourceMaps=true`
+  // (NODE_OPTIONS=--enable-source-maps, off by default: it adds 15–23% to the cold import,
+  // docs/performance.md), or offline against the deployed asset.
+  sourcemap: true,
+  sourcesContent: false,
+  // The SDK goes into the bundle (no externals): a minified bundle imports faster than the
+  // runtime's copy, and the version deployed is the version tested.
+  external: [],
+  // Lambda's credentials are in its environment: skip the SDK's full provider chain (~100 KB of
+  // SSO/INI/STS/IMDS code that Lambda never reaches). See lambda-credentials.ts.
+  alias: { '@aws-sdk/credential-provider-node': `./${CREDENTIALS_SHIM}` },
+  // CommonJS code inside an ESM bundle still calls require() for Node built-ins.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+};
+
+/**
+ * A function's code: its bundle (function-bundles.ts: one esbuild pass for all the handlers) and
+ * its data files, through CDK's asset bundling, so CDK still skips the build for a stack it is not
+ * bundling (`aws:cdk:bundling-stacks`) and hashes the asset by its output. The source folder is
+ * only a name here (CDK reads nothing in it), and `command` is never run: CDK caches a bundling by the
+ * two, so `command` names the entry and the files, and two functions share an asset only when
+ * they share all of it.
+ */
+const functionCode = (entry: string, files: readonly BundledFile[]) =>
+  Code.fromAsset(dirname(join(PROJECT_ROOT, entry)), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: DockerImage.fromRegistry('unused'),
+      command: [entry, ...files.map((file) => `${file.source}:${file.name}`)],
+      local: {
+        tryBundle: (outputDir) => {
+          writeFunctionBundle(BUNDLING, entry, outputDir);
+          for (const file of files) copyFileSync(join(PROJECT_ROOT, file.source), join(outputDir, file.name));
+          return true;
+        },
+      },
+    },
+  });
+
 export interface ServiceFunctionProps {
   /** Module under functions/ (the route table's `handler`). */
   readonly handler: string;
@@ -60,7 +126,7 @@ export interface ServiceFunctionProps {
 
 /** The one place that holds every Lambda's defaults: runtime, bundling, limits and logging. */
 export class ServiceFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -69,9 +135,9 @@ export class ServiceFunction extends Construct {
       retention: LOG_RETENTION,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, props.entry ?? handlerEntry(props.handler)),
-      handler: 'handler',
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.entry ?? handlerEntry(props.handler), props.files ?? []),
+      handler: 'index.handler',
       runtime: RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
@@ -88,45 +154,6 @@ export class ServiceFunction extends Construct {
       environment: {
         ...props.environment,
         ...(props.sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
-      },
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        platform: 'node',
-        // Module-first resolution lets esbuild tree-shake the SDK's ES builds.
-        mainFields: ['module', 'main'],
-        minify: true,
-        // A map beside each bundle (file names and lines, not the sources: a smaller asset), so
-        // a minified stack trace can be read: by Node itself with `-c sourceMaps=true`
-        // (NODE_OPTIONS=--enable-source-maps, off by default: it adds 15–23% to the cold import,
-        // docs/performance.md), or offline against the deployed asset.
-        sourceMap: true,
-        sourcesContent: false,
-        // The SDK goes into the bundle (no externals): a minified bundle imports faster than the
-        // runtime's copy, and the version deployed is the version tested.
-        bundleAwsSDK: true,
-        externalModules: [],
-        // Lambda's credentials are in its environment: skip the SDK's full provider chain
-        // (~100 KB of SSO/INI/STS/IMDS code that Lambda never reaches). See lambda-credentials.ts.
-        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${CREDENTIALS_SHIM}` },
-        // CommonJS code inside an ESM bundle still calls require() for Node built-ins.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        forceDockerBundling: false,
-        ...(props.files?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  (props.files ?? []).map(
-                    (file) => `cp "${join(inputDir, file.source)}" "${join(outputDir, file.name)}"`,
-                  ),
-              },
-            }
-          : {}),
       },
     });
     (this.function.node.defaultChild as CfnResource).addMetadata(HANDLER_METADATA_KEY, props.handler);

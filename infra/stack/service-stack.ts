@@ -24,8 +24,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -131,7 +130,7 @@ export class ServiceStack extends Stack {
       timeToLiveAttribute: TIME_TO_LIVE_ATTRIBUTE,
     });
 
-    const functions = new Map<string, NodejsFunction>();
+    const functions = new Map<string, LambdaFunction>();
     const makeFunction = (
       {
         id: fnId,
@@ -233,7 +232,7 @@ export class ServiceStack extends Stack {
     const publisherThrottles: ThrottlingPerMethod[] = [];
     const entryRoutes = new Set(usagePlanEntryRoutes(routes).map((route) => route.id));
     /** Routes that queue a delivery themselves (a webhook's test event): granted the queue below. */
-    const deliverySenders: NodejsFunction[] = [];
+    const deliverySenders: LambdaFunction[] = [];
     for (const route of routes) {
       const domain: RouteDomain = routeDomainOf(route);
       const fn = makeFunction(route as Route & { handler: FunctionHandler }, {
