@@ -5,8 +5,8 @@ import type { LocalEvents, LocalEventsOptions } from './events';
 /**
  * `npm start`'s events on a worker thread of their own (./events-worker.ts), so the dispatcher
  * and the delivery attempts do not wait behind the API's requests and the store on the main
- * thread (docs/performance.md, part 7). The same code as on the main thread; records are signalled by message, and drain and close
- * answer by message.
+ * thread (docs/performance.md, part 7). The same code as on the main thread; records and the
+ * clock's offset are signalled by message, and drain and close answer by message.
  */
 export const startLocalEventsThread = async (options: LocalEventsOptions): Promise<LocalEvents> => {
   const worker = new Worker(new URL('./events-worker.mjs', import.meta.url), {
@@ -38,6 +38,8 @@ export const startLocalEventsThread = async (options: LocalEventsOptions): Promi
   let closing: Promise<void> | undefined;
   return {
     enqueue: (refs, dueAt, attempt) => worker.postMessage({ type: 'enqueue', refs, dueAt, attempt }),
+    // The thread has a clock of its own (its own globalThis): it is told the offset.
+    setClockOffset: (offsetMs) => worker.postMessage({ type: 'clock', offsetMs }),
     drain: () =>
       new Promise<void>((done) => {
         const id = next++;

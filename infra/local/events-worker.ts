@@ -13,6 +13,7 @@ type Message =
   | { type: 'record' }
   | { type: 'drain'; id: number }
   | { type: 'close' }
+  | { type: 'clock'; offsetMs: number }
   | { type: 'enqueue'; refs: DeliveryRef[]; dueAt: number; attempt: number };
 
 const port = parentPort;
@@ -29,6 +30,7 @@ try {
   port.on('message', (message: Message) => {
     if (message.type === 'record') for (const listener of listeners) listener();
     else if (message.type === 'enqueue') events.enqueue(message.refs, message.dueAt, message.attempt);
+    else if (message.type === 'clock') events.setClockOffset(message.offsetMs);
     else if (message.type === 'drain')
       void events.drain().then(() => port.postMessage({ type: 'drained', id: message.id }));
     else if (message.type === 'close')

@@ -8,6 +8,7 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { setClockOffset } from '../../lib/clock';
 import { configure, type Settings } from '../../lib/config';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
@@ -41,6 +42,8 @@ export interface LocalEvents {
   drain(): Promise<void>;
   /** Schedules attempt `attempt` of these deliveries at `dueAt`: the local queue (lib/storage/delivery-queue.ts). */
   enqueue(refs: readonly DeliveryRef[], dueAt: number, attempt: number): void;
+  /** Moves this dispatcher's clock (lib/clock.ts) by `offsetMs` from the wall clock, as the API's. */
+  setClockOffset(offsetMs: number): void;
   close(): Promise<void>;
 }
 
@@ -293,6 +296,7 @@ export const startLocalEvents = async (options: LocalEventsOptions): Promise<Loc
     enqueue: (refs, dueAt, attempt) => {
       for (const ref of refs) schedule(ref, attempt, dueAt);
     },
+    setClockOffset,
     drain: async () => {
       await pump();
       // Dispatched, and the records handed on pruned too: once drain returns, what a change record

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConsoleSignIn } from '@kernel/sign-in';
+import { setClockOffset } from '../../lib/clock';
 import { configureSettings, type Settings, settingsFrom } from '../../lib/config';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
@@ -64,6 +65,11 @@ export interface LocalApi {
   tableCreated: boolean;
   /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
   events: LocalEvents | undefined;
+  /**
+   * Moves the clock (lib/clock.ts) of this process and of the events thread by `offsetMs` from the
+   * wall clock (0: the wall clock again): a test sets time forward instead of waiting for it.
+   */
+  setClockOffset(offsetMs: number): void;
   close(): Promise<void>;
 }
 
@@ -159,6 +165,10 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       settings,
       tableCreated,
       events,
+      setClockOffset: (offsetMs) => {
+        setClockOffset(offsetMs);
+        events?.setClockOffset(offsetMs);
+      },
       // Stop accepting, let requests in flight finish, stop dispatching, then close the store
       // (which flushes it). What was not dispatched yet is in the change log for the next start.
       close: async () => {

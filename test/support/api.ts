@@ -59,6 +59,8 @@ export interface TestApi {
   disablePerson(email: string): Promise<void>;
   /** Waits until every change made so far has been dispatched (feed appended, deliveries queued, records pruned). */
   settle(): Promise<void>;
+  /** Sets the API's and its dispatcher's clock `offsetMs` ahead of the wall clock (undone by close). */
+  setClockOffset(offsetMs: number): void;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,10 @@ export const startTestApi = async (
       await people.disableLocalPerson(email);
     },
     settle: async () => api.events?.drain(),
-    close: () => api.close(),
+    setClockOffset: (offsetMs) => api.setClockOffset(offsetMs),
+    close: async () => {
+      api.setClockOffset(0);
+      await api.close();
+    },
   };
 };
