@@ -191,7 +191,8 @@ describe('filing an appeal', () => {
       scope: 'game',
       expires_at: new Date(Date.now() + 1500).toISOString(),
     });
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    // Past its expiry: the API's clock set forward (for the rest of this file), not waited for.
+    api.setClockOffset(2_000);
     const res = await file(owner.key, { device_id: device, ban_id: banId });
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/^This ban expired at /);

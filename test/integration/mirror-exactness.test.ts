@@ -17,8 +17,9 @@ import { propertyOptions, propertyRuns, startWithPublishers, unique } from '../s
  * keeps its entries (a 410, then a new snapshot). Runs on the sources, the bundles, Node 24 and
  * DynamoDB Local, like every integration suite.
  *
- * The API here keeps feed entries for 4 seconds (EVENT_RETENTION_DAYS), so "down for a while" is
- * a few seconds, and caches feed pages for 200 ms (FEED_CACHE_MS).
+ * The API here keeps feed entries for 4 seconds (EVENT_RETENTION_DAYS) and caches feed pages for
+ * 200 ms (FEED_CACHE_MS); "down for a while" and "after the cache" are its clock set forward
+ * (`passTime`), not waited for.
  */
 
 const PUBLISHERS = ['mx-a', 'mx-b', 'mx-c'] as const;
@@ -37,6 +38,12 @@ beforeAll(async () => {
   }));
   dir = mkdtempSync(join(tmpdir(), 'mirror-'));
 });
+/** Moves the API's (and its dispatcher's) clock forward by `ms`, as if that much time went by. */
+let offsetMs = 0;
+const passTime = (ms: number) => {
+  offsetMs += ms;
+  api.setClockOffset(offsetMs);
+};
 afterAll(async () => {
   await api?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -94,7 +101,7 @@ const enforceEverything = async () => {
 const quiet = async (mirror: BanMirror) => {
   await api.settle();
   // A head page may be served from the feed's cache for FEED_CACHE_MS after it was read.
-  await new Promise((resolve) => setTimeout(resolve, 250));
+  passTime(250);
   await mirror.sync();
 };
 
@@ -303,7 +310,7 @@ describe('the mirror against the API', () => {
               } else if (step.longerThanRetention) {
                 // Down past the retention: whatever happened meanwhile is gone from the feed.
                 await api.settle();
-                await new Promise((resolve) => setTimeout(resolve, (RETENTION_SECONDS + 1) * 1000));
+                passTime((RETENTION_SECONDS + 1) * 1000);
               }
               // Down: the writes that follow happen while no mirror runs; the next quiet point starts one.
             } else if (step.kind === 'quiet') {
@@ -350,7 +357,7 @@ describe('the mirror against the API', () => {
     });
     expect(created.status).toBe(201);
     await api.settle();
-    await new Promise((resolve) => setTimeout(resolve, (RETENTION_SECONDS + 1) * 1000));
+    passTime((RETENTION_SECONDS + 1) * 1000);
     mirror = mirrorOf(game, file, events);
     await mirror.start();
     try {

@@ -252,9 +252,17 @@ const globalBan = (
 
 const storedPolicy = (publisher: Publisher) => storedItem(policyKey(publisher));
 
-const sleepUntil = async (iso: string) => {
-  const wait = Date.parse(iso) - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+/**
+ * The API's clock: the wall clock, moved forward by `passUntil` instead of waiting for an expiry.
+ * Times the tests send are taken from it, so a ban's end is never behind the API's now.
+ */
+let offsetMs = 0;
+const serverNow = () => Date.now() + offsetMs;
+const passUntil = (iso: string) => {
+  const ahead = Date.parse(iso) + 1 - serverNow();
+  if (ahead <= 0) return;
+  offsetMs += ahead;
+  api.setClockOffset(offsetMs);
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -489,7 +497,7 @@ describe('quorum edges at the API (tr-a reads with global_quorum 2)', () => {
 
   it('an expiry dropping below N: once one ban ends the other is 1 of 2 again', async () => {
     const device = unique('trdev');
-    const ends = new Date(Date.now() + 3_000).toISOString();
+    const ends = new Date(serverNow() + 3_000).toISOString();
     const ending = await createBan(
       api,
       keys['tr-b'],
@@ -500,8 +508,7 @@ describe('quorum edges at the API (tr-a reads with global_quorum 2)', () => {
     const before = await enforcementOf('tr-a', game, device);
     expect(before.evaluated_at < ends).toBe(true);
     expect(before.restricted.cheat).toBe(true);
-    await sleepUntil(ends);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    passUntil(ends);
     const after = await enforcementOf('tr-a', game, device);
     expect(after.restricted.cheat).toBe(false);
     expect(after.not_enforced).toEqual([
@@ -657,11 +664,11 @@ describe('the enforcement answer, the batch and the listings against the referen
           const devices = [0, 1, 2].map(() => unique('trpd'));
           // Each "soon" end is taken as its ban is made (a loaded machine can take longer than a
           // shared one would last to make them all); the reads wait until the last has passed.
-          let soon = new Date().toISOString();
+          let soon = new Date(serverNow()).toISOString();
           const bans: (ModelBan & { device: string })[] = [];
           for (const spec of specs) {
             const banGame = spec.by === 'tr-a' || spec.by === 'tr-b' ? game : `${spec.by}-game`;
-            if (spec.ending === 'soon') soon = new Date(Date.now() + 1_200).toISOString();
+            if (spec.ending === 'soon') soon = new Date(serverNow() + 1_200).toISOString();
             const expires_at =
               spec.ending === 'never' ? null : spec.ending === 'soon' ? soon : '2099-01-01T00:00:00.000Z';
             const device = devices[spec.device] as string;
@@ -693,8 +700,7 @@ describe('the enforcement answer, the batch and the listings against the referen
             'tr-b': (await putPolicy('tr-b', policyB)) as Policy,
           };
           // Every "soon" ban has ended before anything is read, so no answer races its end.
-          await sleepUntil(soon);
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          passUntil(soon);
           for (const reader of readers) {
             const policy = policies[reader as 'tr-a' | 'tr-b'];
             const batch = await api.request('POST', '/v1/enforcement/batch', {
