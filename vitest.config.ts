@@ -62,10 +62,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'shared', include, exclude: OWN_MODULES, isolate: false } },
+      { extends: true as const, test: { name: 'shared', include, exclude: OWN_MODULES, isolate: false } },
       ...(stage === 'bundled'
         ? []
-        : [{ extends: true, test: { name: 'own-modules', include: OWN_MODULES, isolate: true } }]),
+        : [{ extends: true as const, test: { name: 'own-modules', include: OWN_MODULES, isolate: true } }]),
     ],
   },
 });
