@@ -5,9 +5,10 @@ import { defineConfig } from 'vitest/config';
  * The console's browser suite (`npm run test:browser`, through test/browser/run.ts). The default
  * `vitest run` leaves test/browser out (vitest.config.ts), so these run once, here.
  *
- * One file at a time: each starts its own `npm start` and Chromium, and the machines this runs on
- * have two cores; two browsers and two servers at once would make the timings meaningless and
- * the waits flaky.
+ * Two files at a time, each with its own `npm start` and its own connection to the pass's one
+ * Chromium (test/browser/run.ts): a page mostly waits on the browser and the server, so two files
+ * fill the time one leaves idle. The files share their worker's modules (`isolate: false`): each
+ * keeps its server, browser and data in its own module, and the support modules hold no state.
  */
 export default defineConfig({
   root: fileURLToPath(new URL('../../', import.meta.url)),
@@ -17,7 +18,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/browser/**/*.test.ts'],
-    fileParallelism: false,
+    maxWorkers: 2,
+    isolate: false,
     env: {
       LOG_LEVEL: 'silent',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
