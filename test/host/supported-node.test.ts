@@ -86,29 +86,28 @@ describe('what goes through the launcher', () => {
   it('runs the bundled suite once on Node 24 when the stages run on it, and twice on Node 22', () => {
     const names = (major: string) => lanePlan(major).lanes.map((lane) => lane.map((stage) => stage.name));
     expect(names('24')).toEqual([
-      ['vitest', 'ddb-robust', 'ddb-integ-3'],
-      ['bundled', 'browser', 'ddb-integ-1', 'ddb-integ-2'],
+      ['vitest', 'ddb-robust', 'ddb-integ-2'],
+      ['bundled', 'browser', 'ddb-integ-1'],
     ]);
     const bundled = lanePlan('24').lanes[1]?.[0];
     expect(bundled?.env).toEqual({ EXPECT_NODE_MAJOR: '24' });
     expect(lanePlan('24').covered).toEqual([{ name: 'node24', by: 'the bundled stage ran on Node 24' }]);
     expect(names('22')).toEqual([
-      ['vitest', 'ddb-robust', 'ddb-integ-3'],
-      ['bundled', 'node24', 'browser', 'ddb-integ-1', 'ddb-integ-2'],
+      ['vitest', 'ddb-robust', 'ddb-integ-2'],
+      ['bundled', 'node24', 'browser', 'ddb-integ-1'],
     ]);
     expect(lanePlan('22').lanes[1]?.[0]?.env).toBeUndefined();
     expect(lanePlan('22').covered).toEqual([]);
     // The sources stage leaves the integration and robustness suites to DynamoDB Local, whose
-    // parts are the robustness suite and the three thirds of the integration suite.
+    // parts are the robustness suite and the two halves of the integration suite.
     expect(lanePlan('24').lanes[0]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
     const ddbLocal = lanePlan('24')
       .lanes.flat()
       .filter((stage) => stage.script === 'test:ddb-local')
       .map((stage) => stage.args?.join(' '));
     expect(ddbLocal.sort()).toEqual([
-      'test/integration --shard=1/3',
-      'test/integration --shard=2/3',
-      'test/integration --shard=3/3',
+      'test/integration --shard=1/2',
+      'test/integration --shard=2/2',
       'test/robustness --exclude test/robustness/events-crash.test.ts',
     ]);
   });

@@ -2,8 +2,8 @@
  * The stages of `npm test` after the typecheck and lint, in two lanes that run at the same time,
  * each lane's stages in order (test/lanes.ts runs them):
  *
- *   1: vitest on the sources → the robustness suite on DynamoDB Local → a third of the integration suite there
- *   2: the bundled synth and stage → (Node 24) → the browser pass → the other two thirds
+ *   1: vitest on the sources → the robustness suite on DynamoDB Local → half the integration suite there
+ *   2: the bundled synth and stage → (Node 24) → the browser pass → the other half
  *
  * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
  * on the Lambda's Node, by the conformance walk of the route table with the events functions'
@@ -38,7 +38,7 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
   const bundled: Stage = onLambdaNode
     ? { name: 'bundled', script: 'test:bundled', env: { EXPECT_NODE_MAJOR: LAMBDA_NODE_MAJOR } }
     : { name: 'bundled', script: 'test:bundled' };
-  // DynamoDB Local's suites in four parts (the robustness suite, the integration suite in thirds),
+  // DynamoDB Local's suites in three parts (the robustness suite, the integration suite in halves),
   // placed so that the lanes' CPU times come out close (measured: docs/testing.md); each part
   // starts an emulator of its own.
   const ddbLocal = (part: string, args: string[]): Stage => ({
@@ -52,14 +52,13 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
         { name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } },
         // The crash test ran on `npm start`'s own store in the vitest stage: the store it is about.
         ddbLocal('robust', ['test/robustness', '--exclude', 'test/robustness/events-crash.test.ts']),
-        ddbLocal('integ-3', ['test/integration', '--shard=3/3']),
+        ddbLocal('integ-2', ['test/integration', '--shard=2/2']),
       ],
       [
         bundled,
         ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }]),
         { name: 'browser', script: 'test:browser' },
-        ddbLocal('integ-1', ['test/integration', '--shard=1/3']),
-        ddbLocal('integ-2', ['test/integration', '--shard=2/3']),
+        ddbLocal('integ-1', ['test/integration', '--shard=1/2']),
       ],
     ],
     covered: onLambdaNode
