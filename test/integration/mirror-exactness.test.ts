@@ -38,8 +38,12 @@ beforeAll(async () => {
   }));
   dir = mkdtempSync(join(tmpdir(), 'mirror-'));
 });
-/** Moves the API's (and its dispatcher's) clock forward by `ms`, as if that much time went by. */
+/**
+ * Moves the API's (and its dispatcher's) clock forward by `ms`, as if that much time went by;
+ * the times a test sends are taken from that clock (`apiNow`).
+ */
 let offsetMs = 0;
+const apiNow = () => Date.now() + offsetMs;
 const passTime = (ms: number) => {
   offsetMs += ms;
   api.setClockOffset(offsetMs);
@@ -59,6 +63,8 @@ const mirrorOf = (game: string, file: string, events: MirrorEvent[], key = keys[
     stateFile: file,
     intervalMs: 100,
     maxLagMs: 60_000,
+    // The API's clock: a ban ends for the copy when it ends for the API.
+    now: apiNow,
     onEvent: (event) => events.push(event),
   });
 
@@ -256,7 +262,7 @@ describe('the mirror against the API', () => {
                   ? {}
                   : {
                       expires_at: new Date(
-                        Date.now() + (step.expiry === 'soon' ? 1_500 : 3_600_000),
+                        apiNow() + (step.expiry === 'soon' ? 1_500 : 3_600_000),
                       ).toISOString(),
                     };
               const res = await api.request('POST', '/v1/bans', {
