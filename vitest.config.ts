@@ -25,15 +25,18 @@ const BUNDLED = [
 const ON_DYNAMODB_LOCAL = ['test/integration/**', 'test/robustness/!(events-crash).test.ts'];
 
 /**
- * The files that replace a module (`vi.mock`) need a module registry of their own; every other
+ * The files that replace a module (`vi.mock`) or set the clock before a module's process-wide
+ * state (ban ids only grow within a process) need a module registry of their own; every other
  * file shares its worker's (the imports, the AWS SDK and aws-cdk-lib above all, are paid once per
  * worker instead of once per file), with test/support/file-state.ts resetting what the process
- * binds (clock, settings, store) before each file.
+ * binds (timers, environment, mocked SDK clients, clock, settings, store) before each file.
  */
 const OWN_MODULES = [
   'test/unit/webhook-sender.test.ts',
   'test/unit/webhook-outbound.test.ts',
   'test/client/mirror.test.ts',
+  'test/unit/ban-ids.test.ts',
+  'test/unit/bans.test.ts',
 ];
 
 const stage = process.env.TEST_STAGE;
