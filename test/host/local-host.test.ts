@@ -186,7 +186,9 @@ describe('signing in locally', () => {
     expect(second.output()).not.toMatch(/@dev-publisher\.local\s+\S+$/m);
     expect(second.output()).toContain('npm run users -- list --publisher dev-publisher');
     expect(await second.stop('SIGTERM')).toBe(0);
-  });
+    // Two starts, three sign-ins and the CLI as processes: about 12 s alone, 30 s or more beside
+    // the browser pass on two cores.
+  }, 90_000);
 
   it('npm run users -- disable lists the keys the person made, and --revoke-keys revokes them', async () => {
     const dataDir = tempDir();
