@@ -5,19 +5,25 @@ import { createInterface } from 'node:readline';
 import { lanePlan, type Stage } from './support/lane-plan';
 
 /**
- * `npm test` after the typecheck and lint: the stages of test/support/lane-plan.ts in two lanes
- * that run at the same time, each lane's stages in order. The stages wait on servers, sockets, Java
- * and Chromium more than they compute, so two at once on a 2-core machine take about the time of
- * the longer lane, not the sum (docs/testing.md has the measured figures).
+ * `npm test` after the typecheck and lint: the chains of stages of test/support/lane-plan.ts, taken
+ * in order by two runners at once, each chain's stages in order. On a 2-core machine the run takes
+ * about the stages' CPU time over two (docs/testing.md has the measured figures).
  *
- * The lanes share nothing on disk but what the second lane makes in order (cdk.out/test, which only
- * it reads) and ports are all chosen free. A failed stage stops its lane; the other lane runs to its
- * end, so one run shows every failure. Each line of output is prefixed by its stage.
+ * The chains share nothing on disk but what a chain makes for itself in order (cdk.out/test) and
+ * ports are all chosen free. A failed stage stops its chain; every other chain runs, so one run
+ * shows every failure. Each line of output is prefixed by its stage.
  */
 
 const plan = lanePlan(process.versions.node.split('.')[0] ?? '');
 
-type Outcome = { name: string; status: 'passed' | 'failed' | 'not run'; seconds: number; cpu?: number };
+type Outcome = {
+  name: string;
+  status: 'passed' | 'failed' | 'not run';
+  /** When it started, in seconds since the stages began. */
+  start?: number;
+  seconds: number;
+  cpu?: number;
+};
 
 /**
  * Each stage's CPU time (user and system, its every process), what the lanes are balanced by: GNU
@@ -57,7 +63,7 @@ const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
     });
   });
 
-const runLane = async (stages: Stage[]): Promise<Outcome[]> => {
+const runChain = async (stages: Stage[]): Promise<Outcome[]> => {
   const outcomes: Outcome[] = [];
   let failed = false;
   for (const stage of stages) {
@@ -65,12 +71,13 @@ const runLane = async (stages: Stage[]): Promise<Outcome[]> => {
       outcomes.push({ name: stage.name, status: 'not run', seconds: 0 });
       continue;
     }
-    const started = Date.now();
+    const stageStarted = Date.now();
     const { passed, cpu } = await runStage(stage);
     outcomes.push({
       name: stage.name,
       status: passed ? 'passed' : 'failed',
-      seconds: Math.round((Date.now() - started) / 1000),
+      start: Math.round((stageStarted - started) / 1000),
+      seconds: Math.round((Date.now() - stageStarted) / 1000),
       ...(cpu === undefined ? {} : { cpu }),
     });
     failed = !passed;
@@ -94,11 +101,23 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   });
 
 const started = Date.now();
-const results = (await Promise.all(plan.lanes.map(runLane))).flat();
+// Each runner takes the next chain of the queue when it is free.
+const queue = [...plan.chains];
+const runner = async (): Promise<Outcome[]> => {
+  const outcomes: Outcome[] = [];
+  for (let chain = queue.shift(); chain; chain = queue.shift()) outcomes.push(...(await runChain(chain)));
+  return outcomes;
+};
+const finished = (await Promise.all(Array.from({ length: plan.runners }, runner))).flat();
+// The summary in the plan's order, whichever runner ran each stage.
+const order = plan.chains.flat().map((stage) => stage.name);
+const results = finished.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 const wall = Math.round((Date.now() - started) / 1000);
-console.log('\n[lanes] stage       status    seconds  cpu s');
-for (const { name, status, seconds, cpu } of results)
-  console.log(`[lanes] ${name.padEnd(11)} ${status.padEnd(9)} ${String(seconds).padEnd(8)} ${cpu ?? '-'}`);
+console.log('\n[lanes] stage       status    start s  seconds  cpu s');
+for (const { name, status, start, seconds, cpu } of results)
+  console.log(
+    `[lanes] ${name.padEnd(11)} ${status.padEnd(9)} ${String(start ?? '-').padEnd(8)} ${String(seconds).padEnd(8)} ${cpu ?? '-'}`,
+  );
 for (const { name, by } of plan.covered) console.log(`[lanes] ${name.padEnd(11)} left out: ${by}`);
 console.log(`[lanes] on Node ${process.version}`);
 const cpuTotal = results.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
