@@ -1,17 +1,10 @@
 /**
- * The policy's trust settings, in one place without dependencies: the API's schemas
- * (lib/model/requests.ts, lib/model/responses.ts), the policy item (lib/domain/policy.ts), the OpenAPI description
- * and the console read them. The rules that apply them are ./policy-rules.ts.
- *
- * Two pairs, because blocking a player and scoring one are different risks:
- *   global_sources, global_quorum          whose global bans restrict a device, and how many
- *                                          distinct trusted publishers must agree (by ban type);
- *   rep_global_sources, rep_global_quorum  the same for the reputation score.
- * A publisher may then block only on bans that trusted publishers agree on, while still letting
- * every publisher's global bans lower the score its matchmaking reads (or the reverse).
- *
- * Defaults keep the behaviour from before trust settings exactly: everyone's global bans, alone.
- * A policy item without them (written before them) reads as these.
+ * The policy's trust settings (`global_sources`, `global_quorum`, and the `rep_` pair for the
+ * reputation score), in one place without dependencies: the API's schemas (lib/model/requests.ts,
+ * lib/model/responses.ts), the policy item (lib/domain/policy.ts), the OpenAPI description and the
+ * console read them; the rules that apply them are ./policy-rules.ts. Invariant: a policy item
+ * without them reads as the defaults, everyone's global bans, alone. Their meaning, and why two
+ * pairs: docs/api.md#trusting-other-publishers-global-bans.
  */
 
 /** Whose global bans count: everyone's, only the listed publishers', or all but the listed ones. */

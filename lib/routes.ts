@@ -66,21 +66,13 @@ export interface RateLimits {
 }
 
 /**
- * Each route's request-rate class, with two limits per method of the class:
- * - `rateLimit` / `burstLimit`: the deployed stage's, for all publishers together (method
- *   throttling), so the expensive batch cannot be called as often as a read;
- * - `publisher`: each publisher's own share (the usage plan's per-method throttle, counted per
- *   publisher, whichever of its keys calls, and again for its people), so one noisy publisher
- *   cannot spend another's capacity; each key and person may spend only its share of it
- *   (lib/domain/quotas.ts). Null exactly for the public class: no key, no publisher to count.
- *
- * `read` and `write` share one per-publisher bucket, the usage plan's own throttle (all of a
- * publisher's reads and writes together: their `publisher` limits are equal), so that the plan's
- * per-method entries, at most 20, do not grow with the routes (infra/stack/route-classes.ts).
- * The batch and the feed have entries of their own. Their share is a quarter of the class's stage
- * limit (the feed's burst apart, below): one publisher at its limit leaves three quarters of the
- * method to the others. A publisher's limits never exceed its class's stage limits
- * (test/infra/stack.test.ts).
+ * Each route's request-rate class, with two limits per method of the class: `rateLimit` /
+ * `burstLimit`, the deployed stage's for all publishers together, and `publisher`, each
+ * publisher's own (the usage plan's; null exactly for the public class: no key, no one to count).
+ * Invariants: `read` and `write` share one per-publisher bucket, so the plan's per-method entries
+ * (at most 20) do not grow with the routes (infra/stack/route-classes.ts); a publisher's limits
+ * never exceed its class's stage limits (test/infra/stack.test.ts). Values and reasons:
+ * docs/deploy.md#throttling and docs/deploy.md#quotas.
  */
 export const throttleClasses = {
   /** One or two reads (a GetItem and a Query): login and matchmaking checks, listings. */
@@ -112,20 +104,10 @@ export type ThrottleClass = keyof typeof throttleClasses;
 /**
  * Whether a client may send a request again when no answer came, or the answer was 429 or 503
  * (the OpenAPI document's `x-retry` on each operation; the client package's method table is
- * generated from it, client/src/operations.ts):
- * - `read`: the route only reads (every GET, and the enforcement batch, a POST that only reads).
- *   A read may write what it only caches (appealStats's rollups, the snapshot's deployment id);
- *   a repeat writes the same;
- * - `idempotency_key`: a create whose body carries an `idempotency_key`; sent again with the same
- *   key, a repeat answers the first request's ban or appeal (200 `idempotent_ok`) and makes none;
- * - `repeatable`: a repeat answers what the first did and changes nothing more: a ban's or a key's
- *   revoke (the first time, reason and revoker kept), an erasure, an appeal's decision with the
- *   same body (lib/domain/bans.ts, api-keys.ts, appeals.ts);
- * - `never`: a repeat is a second change, or answers otherwise: a new key or webhook (no
- *   idempotency key exists for them), a second `webhook.test` delivery, a policy, reason catalogue
- *   or profile `PUT` (each a change of its own in the audit trail and the feed, and a repeat after
- *   another writer's change would undo it), a webhook delete (a repeat of one that took effect
- *   answers 404).
+ * generated from it, client/src/operations.ts): `read` (only reads, or stores again what it
+ * caches), `idempotency_key` (a create repeated with the same key makes none), `repeatable` (a
+ * repeat answers what the first did and changes nothing more: lib/domain/bans.ts, api-keys.ts,
+ * appeals.ts) or `never`. Which routes are which, and why: docs/api.md#conventions.
  */
 export type RetryRule = 'read' | 'idempotency_key' | 'repeatable' | 'never';
 

@@ -18,16 +18,12 @@ export type { MirroredBan };
 
 /**
  * A game server's local copy of what enforcement needs for one publisher and game: the policy and
- * every ban that can restrict a device there, kept by following the change feed. `check(deviceId)`
- * answers what `GET /v1/device/{id}/enforcement` answers, with no call to the service, by the same
- * rule code the service runs (kernel/policy-rules.ts), with expiry applied by the clock at
- * `check` time.
- *
- * It starts from `GET /v1/enforcement/snapshot` (every live ban, and a feed cursor taken before
- * the snapshot was read), then replays `GET /v1/events` from that cursor and polls it. The copy is
- * bound to the deployment it was built from: a feed page of another is followed by a new snapshot.
- * Its state and cursor can be kept in a file (written off the poll path, replaced atomically), so
- * a restart resumes where it stopped. See docs/game-servers.md.
+ * every ban that can restrict a device there, started from `GET /v1/enforcement/snapshot` and kept
+ * by following `GET /v1/events` from its cursor. Invariants: `check(deviceId)` answers what
+ * `GET /v1/device/{id}/enforcement` answers, with no call, by the service's own rule code
+ * (kernel/policy-rules.ts), expiry applied by the clock at `check` time; the copy is bound to the
+ * deployment it was built from (another's feed page is followed by a new snapshot). Its state can
+ * be kept in a file, so a restart resumes where it stopped. See docs/game-servers.md.
  */
 
 type Schemas = components['schemas'];

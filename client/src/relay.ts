@@ -8,18 +8,12 @@ import { pause } from './retry.js';
 
 /**
  * A studio's relay: one process per region or data centre that keeps the copy of each game once,
- * by following the service as a mirror does (snapshot, then one feed read per interval), and
- * serves the same `GET /v1/enforcement/snapshot` and `GET /v1/events` to the studio's game
- * servers, so an unchanged `createBanMirror` pointed at it works and the service sees one poll per
- * game per interval however many servers there are. See docs/game-servers.md, "Relay".
- *
- * Downstream cursors are the relay's own: positions in an in-memory log of the events it applied,
- * bound to this relay instance, so a mirror's saved cursor from another instance is refused and
- * the mirror resyncs. A feed read already at the end is held until the next change (or `holdMs`),
- * so a change reaches the servers without each of them polling every second.
- *
- * Node only: it reaches node:http and node:crypto through process.getBuiltinModule, so importing
- * the package elsewhere (where only the client is used) still works.
+ * by following the service as a mirror does, and serves the same `GET /v1/enforcement/snapshot`
+ * and `GET /v1/events` to the studio's game servers, so an unchanged `createBanMirror` pointed at
+ * it works and the service sees one poll per game per interval. Invariants: downstream cursors are
+ * this relay instance's own (another's is refused, and the mirror resyncs); Node only, reaching
+ * node:http and node:crypto through process.getBuiltinModule, so importing the package elsewhere
+ * still works. Behaviour and figures: docs/game-servers.md#relay.
  */
 
 type Schemas = components['schemas'];

@@ -1,14 +1,11 @@
 /**
- * When a call may be sent again, and how long to wait first.
- *
- * Only 429 (`rate_limited`), 503 (`service_unavailable`) and network errors are retried, and only
- * for the operations a repeat cannot change more than the first request did: each operation's
- * rule is its `x-retry` in docs/openapi.json (lib/routes.ts says what each rule means), in the
- * generated method table (./operations.ts), which the client's calls read (./client.ts). Every
- * rule but `never` is retried; for `idempotency_key` the client puts a key in the body
- * (crypto.randomUUID()) when the caller gave none and sends the same one on every retry of the
- * call, so the retry answers the first attempt's ban or appeal (200 `idempotent_ok`) instead of
- * making a second. Every other 4xx, 500 and 2xx ends the call at once.
+ * When a call may be sent again, and how long to wait first. Only 429 (`rate_limited`), 503
+ * (`service_unavailable`) and network errors are retried, and only for operations whose `x-retry`
+ * (docs/openapi.json, in the generated method table ./operations.ts that ./client.ts reads) is not
+ * `never`; what each rule means: docs/api.md#conventions. Invariant: for `idempotency_key` the
+ * client puts a key in the body (crypto.randomUUID()) when the caller gave none and sends the same
+ * one on every retry of the call, so a retry answers the first attempt's ban or appeal (200
+ * `idempotent_ok`) instead of making a second. Every other 4xx, 500 and 2xx ends the call at once.
  */
 
 /** The statuses worth another attempt: the API asks for one (with Retry-After). */

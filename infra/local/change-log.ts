@@ -25,19 +25,14 @@ import {
 } from '../../lib/storage/keys';
 
 /**
- * The local change log: what DynamoDB Streams is to the deployed table. The local store (dynalite,
- * or any endpoint given) has no stream, so the local server puts this recorder in front of it:
- * every request passes through unchanged, and a write to an item whose changes are events (ban
- * and policy items, lib/domain/change-events.ts) is recorded with the item's images before and
- * after, in the stream's record shape, in the store itself, before the write is answered. So a
- * write that was acknowledged has its record even if the process dies right after, and the local
- * dispatcher (./events.ts) hands it on when the server starts again.
- *
- * Writes to one item pass one at a time (the images are exact); the log's order is the order the
- * records were made, as a stream's is per item. Extra round trips locally, per recorded write:
- * a read before, a read after (UpdateItem only: a put's new image is its item) and the record.
- * A write the store made but whose record was not (the process died in between) was never
- * answered; the stream has no such gap, which is one difference from the deployed stage.
+ * The local change log: what DynamoDB Streams is to the deployed table. The local store has no
+ * stream, so the local server puts this recorder in front of it: every request passes through
+ * unchanged, and a write to an item whose changes are events (lib/domain/change-sources.ts) is
+ * recorded with the item's images before and after, in the stream's record shape, in the store
+ * itself. Invariants: a write is answered only once its record is stored, so an acknowledged write
+ * is dispatched (./events.ts) even if the process dies right after; writes to one item pass one at
+ * a time, so the images are exact. How it differs from a stream:
+ * docs/data-model.md#local-and-deployed.
  */
 
 export interface ChangeRecorder {

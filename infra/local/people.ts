@@ -9,11 +9,9 @@ import { localPersonEmailKey, localPersonKey, partitions } from '../../lib/stora
 
 /**
  * The people of the local identity provider (./identity.ts), in the local store: what Cognito's
- * user pool is to the deployed stage. Items (lib/storage/keys.ts):
- *   person   `LOCALPERSON#<sub>` / `PERSON`           (email, publisher_id, role, password hash, disabled_at)
- *   email    `LOCALEMAIL#<email>   ` / `EMAIL`     (sub): one person per email, taken with a conditional put
- *
- * Passwords are kept as scrypt hashes with a salt each, never as given.
+ * user pool is to the deployed stage. Invariants: one person per email (taken with a conditional
+ * put); passwords kept as scrypt hashes with a salt each, never as given. Items:
+ * docs/data-model.md#the-table.
  */
 
 export interface LocalPerson {

@@ -10,14 +10,10 @@ import { TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
 /**
  * The local stand-in for DynamoDB's time to live, which neither the embedded store (dynalite) nor
  * DynamoDB Local applies: every `TTL_SWEEP_SECONDS` (default 60; 0 turns it off) the server deletes
- * the items whose `ttl` (seconds since the epoch) has passed: feed entries and their markers and
- * settled deliveries past the retention (lib/domain/retention.ts), index entries of bans that ended
- * (lib/domain/expiring-bans.ts). Like DynamoDB, it deletes late (up to one interval here, up to days
- * there), so no read relies on it: every read applies the retention itself. Each delete is
- * conditional on the `ttl` still being past, so an item written again meanwhile stays. Items whose
- * changes are events (bans, policies, appeals) carry no `ttl` and are never deleted here, so the
- * sweeper makes no change record and no event; deployed, a deletion by time to live is never an
- * event either (lib/domain/change-events.ts).
+ * the items whose `ttl` (seconds since the epoch) has passed, each delete conditional on the `ttl`
+ * still being past, so an item written again meanwhile stays. Invariants: no read relies on it (every read applies
+ * the retention itself); items whose changes are events carry no `ttl`, so it makes no change
+ * record and no event. See docs/data-model.md#local-and-deployed and docs/data-model.md#retention.
  */
 
 export const DEFAULT_TTL_SWEEP_SECONDS = 60;

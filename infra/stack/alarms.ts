@@ -27,21 +27,12 @@ import { type Route, type ThrottleClass, throttleClasses } from '../../lib/route
 import { classPattern } from './route-classes';
 
 /**
- * The alarms an operator needs to know the service is hurting, each paging only on real trouble:
- * the API answering 5xx to a share of its requests, a function crashing or being throttled, the
- * authorizer unable to read keys, DynamoDB throttling, events that stall or are given up on (the
- * dispatcher behind the stream, a message in either failure queue, deliveries waiting in their
- * queue), and the webhook sender failing on messages. Not the dispatcher's Errors: a batch that
- * fails is retried and usually heals; if it does not, its iterator age and the stream-failure
- * queue say so. All notify one SNS topic (a stack output). Missing data is "not breaching": no
- * traffic is not an outage. The dashboard beside them shows the same signals and the traffic.
- *
- * Not the authorizer's Errors metric: a refused key is thrown as an error ("Unauthorized" is how a
- * token authorizer says 401), so anyone sending `Bearer x` would page. Its real trouble, storage
- * failing, is the log line lib/http/authorizer.ts writes for it, counted by a metric filter.
- *
- * Our own metrics (from log lines) are in the stage's namespace, `DeviceBans/<stage>`: with two
- * stages in one account, each stage's alarms count only its own functions' lines.
+ * The alarms an operator needs to know the service is hurting, all to one SNS topic (a stack
+ * output), and the dashboard beside them. Invariant: each pages only on real trouble: missing data
+ * is not breaching (no traffic is no outage), and metrics that count what is not trouble are not
+ * alarmed (the authorizer's Errors count every refused key; the dispatcher's, batches that are
+ * retried and usually heal). Our own metrics are in the stage's namespace, `DeviceBans/<stage>`,
+ * so each stage counts only its own lines. Each alarm, and what to do: docs/deploy.md#alarms.
  */
 
 const PERIOD = Duration.minutes(5);

@@ -7,21 +7,13 @@ import { API_KEY_PREFIX } from '../../lib/model/api-key-format';
 import { throttleClasses } from '../../lib/routes';
 
 /**
- * The regional web ACL on the API's stage (`-c waf=false` leaves it out). Unauthenticated floods
- * would otherwise spend the stage-wide limits every publisher shares, before any key is checked:
- *  - rate-based rules, past which a requester gets 429 in the API's error envelope, with
- *    `Retry-After`:
- *    - requests without a bearer credential, per source address over 5 minutes
- *      (RATE_LIMITS.anonymous);
- *    - requests with one, per credential over a minute, wherever they come from: each key's and
- *      each person's share of its publisher's limits (lib/domain/quotas.ts), so one key or one
- *      person cannot starve the others; the usage plan then holds the publisher's keys and its
- *      people each to their bucket. The feed (RATE_LIMITS.feed), the enforcement snapshot
- *      (RATE_LIMITS.snapshot), and every other route for a key (RATE_LIMITS.key) or a person
- *      (RATE_LIMITS.person) each in its own rule;
- *  - AWS's managed common rule set, with the rules that inspect request bodies, and the missing
- *    User-Agent rule, counted instead of blocking (COUNTED_COMMON_RULES says why each).
- * Its costs are in docs/deploy.md (The web application firewall), its figures in docs/scale.md.
+ * The regional web ACL on the API's stage (`-c waf=false` leaves it out), so that floods do not
+ * spend the stage-wide limits every publisher shares before any key is checked: rate-based rules
+ * (per address without a bearer credential; per credential, from any address, at each key's and
+ * person's share of its publisher's limits: RATE_LIMITS, lib/domain/quotas.ts), answered 429 in
+ * the API's envelope, and AWS's managed common rule set, the rules that would refuse what the API
+ * accepts only counted (COUNTED_COMMON_RULES). Rules, costs and reasons:
+ * docs/deploy.md#the-web-application-firewall; its figures in docs/scale.md.
  */
 
 /** The evaluation window of the anonymous rule, in seconds. */
@@ -34,17 +26,12 @@ export const SHARE_WINDOW_SECONDS = 60;
 const shareOf = (perSecond: number, share: number) => Math.floor(perSecond * share * SHARE_WINDOW_SECONDS);
 
 /**
- * Requests per window before a requester is refused:
- * - anonymous: one address without a bearer credential, per 5 minutes: 10/s, for health checks
- *   and the API description (what else has no credential API Gateway refuses itself, 401);
- * - feed: one credential polling the feed, per minute: a key's share of the publisher's feed
- *   limit, 1,250/s (a fleet's servers polling with one key, behind any number of addresses);
- * - snapshot: one credential reading the snapshot, per minute: a key's share of a publisher's
- *   read limit, 25/s (room for a fleet's servers starting together);
- * - key: one API key on any other route, per minute: its share of the publisher's plan-wide
- *   limit, 25/s;
- * - person: one person's token on any other route, per minute: a person's share of the
- *   people's bucket, 12.5/s (750 a minute: a console at work sends a few a second).
+ * Requests per window before a requester is refused: `anonymous`, per address without a bearer
+ * credential over 5 minutes (10/s: health checks and the API description); the others per
+ * credential over a minute, from any address: a key's share of its publisher's feed limit
+ * (`feed`, 1,250/s) or of its plan-wide limit (`snapshot` and every other route, `key`, 25/s), a
+ * person's share of the people's bucket (`person`, 12.5/s). Each rule and why:
+ * docs/deploy.md#the-web-application-firewall.
  */
 export const RATE_LIMITS = {
   anonymous: 3_000,

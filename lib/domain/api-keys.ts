@@ -30,13 +30,10 @@ import { ConflictError, ForbiddenError, IntegrityError, InvalidInputError, NotFo
 import { provisionPolicy } from './policy';
 
 /**
- * API keys. The key itself is shown once, when made; only its SHA-256 is stored. Items (keys in
- * lib/storage/keys.ts):
- *   lookup (authorizer)   `APIKEY#<sha256 hex>` / `APIKEY`
- *   publisher's listing   `PUBLISHER#<publisher_id>` / `KEY#<key_id>`
- *   key id → publisher    `KEYID#<key_id>` / `KEYID`   (so `revoke <key_id>` needs nothing else)
- *   live key slot         `PUBLISHER#<publisher_id>` / `KEYSLOT#<000-099>`   (the cap on live keys)
- * and their events in the audit trail (./audit.ts): `key.created`, `key.revoked`.
+ * API keys, and their events in the audit trail (./audit.ts): `key.created`, `key.revoked`.
+ * Invariants: the key itself is shown once, when made, and only its SHA-256 is stored; a
+ * publisher has at most 100 live keys, one slot each. Items (the authorizer's lookup, the
+ * publisher's listing, the id item, the slots) and access patterns: docs/data-model.md#the-table.
  */
 
 export { API_KEY_PATTERN } from '../model/api-key-format';

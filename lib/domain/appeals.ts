@@ -53,25 +53,10 @@ import { getPolicy } from './policy';
 
 /**
  * Appeals: a player contests a ban enforced against their device; the ban's owner decides.
- * Items (lib/storage/keys.ts):
- *   appeal        `APPEAL#<appeal_id>` / `APPEAL`                  (the record; read by id)
- *   open entry    `APPEALS#<owner>` / `OPEN#<created_at>#<id>`     (the queue, oldest first)
- *   decided entry `APPEALS#<owner>` / `DONE#<decided_at>#<id>`     (newest first)
- *   day rollup    `APPEALS#<owner>` / `DAY#<yyyy-mm-dd>`           (a complete day's decisions)
- * and on the ban item `appeal#<filer>` per filing publisher (what listings show).
- *
- * A ban is appealed once per filing publisher, so a publisher that enforces another's global ban
- * cannot take the player's appeal with a junk filing: the appeal id is derived from the ban id and
- * the filer, so every attempt of one publisher names the same item, and a conditional put makes
- * exactly one of them its appeal. An overturn revokes the ban for everyone. Filing and
- * deciding are single-item conditional writes in an order that a retry of the same request
- * completes (no store we run has transactions everywhere; none is needed):
- *   file:   appeal item → ban claimed (`appeal#<filer>`) → open entry → `appeal.created`
- *   decide: appeal decided (open → decided, once) → the ban (revoke / expiry / message) and its
- *           event → `appeal.decided` → decided entry, open entry deleted → `applied_at`
- * An entry copies the appeal, so each copy is followed by a read of the record (an erasure's texts
- * dropped meanwhile are dropped from the copy; a decision meanwhile removes the open entry).
- * The events reach the feed and webhooks from the appeal item's own changes (change-events.ts).
+ * Invariants: one appeal per ban and filing publisher (its id derived from both, taken with a
+ * conditional put), and filing and deciding are single-item conditional writes in an order that a
+ * retry of the same request completes. Items, the order of the writes and the reasons:
+ * docs/data-model.md#appeals.
  */
 
 const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined> => {

@@ -13,16 +13,11 @@ import { cursorOf, sortKeyOf } from './cursors';
 import { IntegrityError } from './errors';
 
 /**
- * The audit trail: what each publisher's keys changed, newest first. Item (lib/storage/keys.ts):
- *   event   `AUDIT#<publisher_id>` / `EVENT#<occurred_at>#<event_id>`   (`type`, `device_id`, `event`)
- *
- * The rule every writer follows, with single-item writes only (no store we run has transactions
- * everywhere): the change first, its event after it, each event keyed by what happened, never by
- * when it was recorded. So an event never claims a change that did not take effect, and a change
- * whose event was not recorded (a fault in between, answered 503) gets it from the retry or from
- * the next write to the same thing, which records the same key again (a conditional put: once).
- * A change that no retry can reach (a ban made without an idempotency key) is undone instead when
- * its event cannot be written (`undoUnrecorded`). See docs/data-model.md, "The audit trail".
+ * The audit trail: what each publisher's keys changed, newest first. Invariant, with single-item
+ * writes only: the change first, its event after it, each event keyed by what happened, never by
+ * when it was recorded; so no event claims a change that did not take effect, a retry records a
+ * missing event once, and a change no retry can reach is undone when its event cannot be written
+ * (`undoUnrecorded`). Item and rules: docs/data-model.md#the-audit-trail.
  */
 
 /** What an event is about: the event without the parts every event has. */

@@ -4,24 +4,11 @@ import { dynamo, tableName } from '../storage/client';
 import { counterKey } from '../storage/keys';
 
 /**
- * Ban ids with no single hot item. An id is
- *
- *   (milliseconds since 2026-01-01) × 2^11  +  shard × 2^6  +  (that shard's count mod 2^6)
- *
- * where each create adds 1 to one of 32 counter items, taken in turn from a random start, so the
- * writes spread over 32 items instead of one (DynamoDB allows ~1,000 writes/s per item: one
- * counter capped every publisher together near 1,000 creates/s).
- *
- * - Integers below 2^53 (JSON-safe) until the year 2165; larger than every id of the old single
- *   counter, so existing bans keep their place.
- * - Unique: two creates on different shards differ in the shard bits; on one shard they hold
- *   different counts, and equal ids would need 64 more increments of that one item inside one
- *   millisecond of the clocks that stamped them (64,000 writes/s on one item, which DynamoDB
- *   refuses, or clocks 64 ms apart; Lambda's are synchronised to well under that).
- * - Increasing with time: newest first by id is newest first by creation, to the millisecond;
- *   and within one process strictly in creation order, since an id that would not exceed the
- *   last one this process gave (same millisecond, a lower shard) is stamped a millisecond later.
- * One UpdateItem, as before: the create's round trips do not change.
+ * Ban ids with no single hot item: `(ms since 2026-01-01) × 2^11 + shard × 2^6 + (count mod 2^6)`,
+ * each create adding 1 to one of 32 counter items, taken in turn from a random start. Invariants:
+ * ids are unique integers below 2^53, increasing with time (within one process, in creation
+ * order), and a create makes one counter write. The reasons and the arithmetic:
+ * docs/data-model.md#where-this-project-deviates-from-a-plain-reading.
  */
 
 export const BAN_ID_EPOCH_MS = Date.UTC(2026, 0, 1);

@@ -42,11 +42,10 @@ import { getPolicy } from './policy';
 import { strictReasonCodes } from './reasons';
 
 /**
- * Bans. Items (keys in lib/storage/keys.ts):
- *   ban                `DEVICE#<device_id>` / `BAN#<ban_id, 16 digits>`   (newest first by sk)
- *   ban id counters    `COUNTER#<shard>` / `BAN_ID`                      (see ./ban-ids.ts)
- *   idempotency record `IDEM#<publisher>#<game>#<key>` / `IDEM`            (holds the whole ban)
- * and their events in the audit trail (./audit.ts): `ban.created`, `ban.revoked`.
+ * Bans, and their events in the audit trail (./audit.ts): `ban.created`, `ban.revoked`.
+ * Invariant: no transactions, single-item writes in an order a retry completes, so nothing is made
+ * twice and nothing the client was told was created is lost. Items (the ban, the id counters of ./ban-ids.ts, the idempotency
+ * record holding the whole ban) and access patterns: docs/data-model.md#the-table.
  */
 
 /**

@@ -11,23 +11,12 @@ import { isChangeSource } from './change-sources';
 import { policyFromItem } from './policy';
 
 /**
- * What the change feed and webhooks report, derived from the table's own changes: on AWS the
- * table's stream is the outbox (the write path is unchanged), locally the change log captured in
- * front of the store (infra/local/change-log.ts) gives records of the same shape. A change that
- * was stored produces its events whatever became of the request that made it.
- *
- *   ban item inserted              → ban.created  (at the ban's created_at)
- *   ban item revoked_at set        → ban.revoked  (at its revoked_at)
- *   ban item deleted               → ban.erased   (at the change's time): erasure, or a create
- *                                    withdrawn after a fault (then ban.created came before it)
- *   ban item updated_at set anew   → ban.updated  (at its updated_at: an appeal moved its expiry
- *                                    or replaced its player message)
- *   policy item updated            → policy.updated (at its updated_at)
- *   appeal item inserted           → appeal.created (at its created_at)
- *   appeal item decided            → appeal.decided (at its decided_at)
- *
- * Event ids are those of the audit trail for the same change (lib/domain/audit.ts), so one change
- * has one id everywhere, and the same one whenever its record is handed on again.
+ * What the change feed and webhooks report, derived from the table's own changes (bans, policies,
+ * appeals): deployed from the table's stream, the outbox; locally from the change log in front of
+ * the store (infra/local/change-log.ts), whose records have the same shape. Invariant: a change
+ * that was stored has its events whatever became of its request, each under the audit trail's id
+ * for the same change, the same whenever its record is handed on again. Which change makes which
+ * event, and at what time: docs/data-model.md#the-change-feed.
  */
 
 interface EventBase {

@@ -33,14 +33,11 @@ import {
 
 /**
  * Deliveries: one event to one webhook, tried until the receiver answers 2xx, for at least 24
- * hours, then kept as failed (the feed still has the event to replay). Item (lib/storage/keys.ts):
- *   delivery   `DELIVERY#<publisher_id>#<webhook_id>` / `<occurred_at>#<event_id>`
- * holding the exact body (the same on every attempt, so the receiver's dedup by `webhook-id`
- * sees one event), the state and the last attempt's outcome. The body is dropped once the
- * delivery is settled, and a settled delivery (delivered, or failed for good) is kept for the
- * events' retention (lib/domain/retention.ts): it gets a `ttl`, and the listing leaves it out
- * once past it, deleted or not. The queue that wakes each attempt is SQS on AWS and timers locally; this
- * module decides what an attempt does, and when the next one is due.
+ * hours, then kept as failed (the feed still has the event to replay). This module decides what
+ * an attempt does and when the next one is due; SQS deployed, timers locally, wake each attempt.
+ * Invariant: the exact body is stored once, so every attempt sends the same bytes and a receiver
+ * that deduplicates by `webhook-id` sees one event. Item, retention and reasons:
+ * docs/data-model.md#webhooks-and-deliveries.
  */
 
 /** The delay before the first retry, doubled each time up to 120 bases, each drawn from 50-100% of that. */

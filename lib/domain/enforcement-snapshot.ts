@@ -19,19 +19,11 @@ import { getPolicy } from './policy';
 
 /**
  * `GET /v1/enforcement/snapshot`: every ban that may restrict a device for (publisher, game) now,
- * in pages, so a game server's mirror can start without replaying the whole feed. The bans are the
- * live sets (lib/domain/live-set.ts) of the three feed partitions the feed's reader reads, in that
- * order: the caller's `publisher` bans, its `game` bans of this game, every publisher's `global`
- * bans. That is exactly what visibleBans shows a listing, of every type and scope, whatever the
- * caller's policy enforces today (a later `policy.updated` may turn a scope on).
- *
- * `feed_cursor` is the feed's head (consistent reads) taken before the first page reads any live
- * set, and carried by every page's cursor. The dispatcher changes a partition's live set before it
- * appends the same events, so each event at or before that head is already in what every page
- * reads, and each one after it is in the feed from `feed_cursor` on. Each event sets a ban's whole
- * state (created and updated: the ban; revoked and erased: gone), so a reader that takes every
- * page, then replays the feed from `feed_cursor` (created/updated → put, revoked/erased → delete),
- * ends exact whatever raced the snapshot: a change it read early is repeated, never missed.
+ * whatever the policy enforces today, in pages, from the live sets (lib/domain/live-set.ts) of the
+ * reader's three feed partitions, so a game server's mirror can start without replaying the feed.
+ * Invariant: `feed_cursor` is the feed's head taken before any live set is read, so a reader that
+ * takes every page, then replays the feed from it, ends exact whatever raced the snapshot. The
+ * reasons: docs/data-model.md#the-enforcement-snapshot.
  */
 
 const readerPartitions = (publisherId: string, gameId: string) =>

@@ -11,14 +11,11 @@ import { type Ban, banFromItem } from './ban-record';
 import { cursorOf, sortKeyOf } from './cursors';
 
 /**
- * A publisher's bans that end, by when they end (the console's "expiring in the next 24 hours").
- * One small item per expiry in `EXPIRING#<publisher>`, keyed `<expires_at>#<ban id>`, put beside
- * the ban by its create and by an appeal that shortens it; deleted (both, when an appeal moved it)
- * by an erasure; removed by DynamoDB's time to live a day after the time it names.
- *
- * The entries are hints, the ban is the truth: a revoke or a shortening does not touch them, and
- * a listing reads each entry's ban and answers only bans still in force whose expiry is the
- * entry's. So a revoke costs nothing more, and no write can leave the listing wrong.
+ * A publisher's bans that end, by when they end (the console's "expiring in the next 24 hours"),
+ * from an index of one small item per expiry a ban has had. Invariant: the entries are hints, the
+ * ban is the truth: a listing answers only bans still in force whose expiry is the entry's, so a
+ * revoke touches no entry and no write order can leave the listing wrong. Items and reasons:
+ * docs/data-model.md#the-bans-that-end-soon.
  */
 
 /** Entries outlive their time by a day: long enough for any clock between us and DynamoDB. */

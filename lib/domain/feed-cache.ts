@@ -2,18 +2,12 @@ import { now } from '../clock';
 import { settings } from '../config';
 
 /**
- * A short, shared, in-process cache of storage reads (module scope: one per Lambda container, one
- * per local server), for the change feed's hot path: every game server polling `GET /v1/events`
- * each second reads the same few things (the head of `FEED#GLOBAL`, its publisher's partitions,
- * its publisher's policy). A read is kept for `FEED_CACHE_MS` (default 1,000 ms; 0 turns the cache
- * off) from the moment it was asked, and a read asked while the same one is in flight joins it, so
- * a container makes at most one read per key per window, however many polls it answers.
- *
- * Keys must name exactly what was read (the feed: partition, position after, limit): a page read
- * at a position stays a true answer for that position, only possibly a little behind the head, so
- * "each event exactly once from any cursor" holds with any window. What a window costs is
- * freshness: an event shows up to one window later, an erasure's redaction of earlier entries and a
- * policy change's `enforced` reach a reader up to one window later (docs/scale.md).
+ * A short, shared, in-process cache of storage reads for the change feed's hot path (module scope:
+ * one per Lambda container, one per local server): a read is kept for `FEED_CACHE_MS` from when it
+ * was asked, and a read asked while the same one is in flight joins it. Invariant: a key names
+ * exactly what was read, so a cached page stays a true answer for its position and "each event
+ * exactly once from any cursor" holds with any window; a window costs only freshness. See
+ * docs/scale.md#polling-the-change-feed.
  */
 
 export { DEFAULT_FEED_CACHE_MS, MAX_FEED_CACHE_MS } from '../config';

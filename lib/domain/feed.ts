@@ -32,23 +32,10 @@ import { isPastRetention, ttlFrom } from './retention';
 
 /**
  * The change feed: every event a (publisher, game) may see, oldest first, each exactly once from
- * any cursor. Items (lib/storage/keys.ts), in three partitions per reader:
- *   entry    `FEED#PUB#<publisher>` | `FEED#GAME#<publisher>#<game>` | `FEED#GLOBAL` / `SEQ#<position>`
- *   marker   same partition / `EVENT#<event_id>`   (`seq`: the position the event has, or claims)
- *   head     same partition / `SEQ~HEAD`            (`seq`: the highest position appended, with its
- *            entry's `occurred_at` and `appended_at`, the feed's delay; no ttl)
- *
- * Positions are gapless and only ever grow, without transactions or clocks: a position is
- * claimed as (the last position read) + 1 and an entry is put there only if it is free, so
- * position n + 1 is taken only after n is, and a reader that has read up to n (consistent reads)
- * can never have an entry appear behind it. Each event's marker holds the one position it may be
- * put at (appendToPartition), so an event appended again (a retried change record, a concurrent
- * dispatcher) lands once.
- *
- * Retention (lib/domain/retention.ts): entries and markers carry a `ttl` (appended + retention),
- * and every read treats an entry past it as gone, deleted or not. The head keeps positions from
- * being reused when every entry of a partition is gone, and lets a reader tell "caught up" from
- * "what came after my cursor is gone" (410 `cursor_expired`) in the same one Query per partition.
+ * any cursor, in three partitions per reader. Invariants: positions are gapless and only grow,
+ * without transactions or clocks (an entry is put at the last position read + 1, only if free),
+ * and an event appended again lands at the one position its marker holds. Partitions, items,
+ * retention and the reasons: docs/data-model.md#the-change-feed.
  */
 
 /**
@@ -623,16 +610,12 @@ const pickEntries = async (
 /**
  * One page of the feed for (publisher, game), oldest first: one Query per partition read (three)
  * and the reader's policy, in parallel, each possibly shared with other polls of the last
- * FEED_CACHE_MS. The partitions are merged by when their events happened (mergeByOccurrence); the
- * page stops where any partition's read stops, so nothing later is shown before something earlier
- * that was not read yet. `next_cursor` holds a position per partition: from it, every entry after
- * is read once, whatever was appended meanwhile, or, once events after it are past the retention,
- * a 410 `cursor_expired` (CursorExpiredError). A cursor past the end of a partition (another
- * deployment's, or one from before this store was restored) is a 400 `ahead_of_feed` (refuseIfAhead).
- *
- * A key bound to `games` (null: every game) reads the appeal events a webhook bound to them takes
- * (readsAppealEvent): the others are passed over, and a page whose every entry was passed over is
- * read on from after them, so an empty page still means caught up.
+ * FEED_CACHE_MS, merged by when their events happened (mergeByOccurrence). Invariants: the page
+ * stops where any partition's read stops, so nothing later is shown before something earlier not
+ * yet read; from `next_cursor` every entry after it is read once, or, once some are past the
+ * retention, a 410 `cursor_expired`; a cursor past a partition's end is a 400 `ahead_of_feed`
+ * (refuseIfAhead). A key bound to `games` reads the appeal events a webhook bound to them takes
+ * (readsAppealEvent), reading on past a page of others, so an empty page still means caught up.
  */
 export const readFeed = async (
   publisherId: string,

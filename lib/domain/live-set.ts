@@ -10,29 +10,13 @@ import type { ChangeEvent } from './change-events';
 import { IntegrityError } from './errors';
 
 /**
- * The live set: beside each feed partition (`FEED#PUB#<p>`, `FEED#GAME#<p>#<g>`, `FEED#GLOBAL`),
- * one item per ban of that partition that may still restrict a device, keyed
- * `LIVE#<device_id>#<ban id, padded>`, holding the ban as its latest event holds it. The
- * dispatcher keeps it from the same events as the feed, each partition's set changed BEFORE the
- * events are appended (lib/domain/feed.ts appendToFeed): so every event at a position at or before
- * a feed cursor read first is already in what a reader of the set reads after it
- * (lib/domain/enforcement-snapshot.ts).
- *
- *   ban.created, ban.updated (its ban not revoked) → the ban, put on condition that the item is no
- *                                                  tombstone and holds no later event
- *   ban.revoked, ban.erased (or an update of a ban  → a tombstone (`gone`), put unconditionally
- *   already revoked)
- *
- * Revoked and erased are final (a ban id is never used again), and later events of a ban happen
- * later (`updated_at` after `created_at`), so the result does not depend on the order the writes
- * land in: a batch dispatched again after a later one (overlapping dispatchers, a retry) cannot
- * bring a revoked ban back, nor an older copy over a newer. A plain delete could not refuse that
- * stale put. An erased ban's tombstone holds nothing of it (no details, no player message).
- *
- * Time to live (`ttl`, epoch seconds; deployed, DynamoDB deletes the item within days after):
- * a ban with an expiry a day after it ends (readers skip it from its end on), a tombstone two days
- * after it is written, longer than a stream record can be handed on again (24 hours). Locally
- * nothing expires them; they are skipped on read all the same.
+ * The live sets of the enforcement snapshot: beside each feed partition, one item per ban of its
+ * events that may still restrict a device, kept by the dispatcher from the same events as the feed
+ * and changed BEFORE they are appended (lib/domain/feed.ts appendToFeed), so every event at or
+ * before a feed cursor read first is already in what a reader of the set reads after it.
+ * Invariant: the result does not depend on the order its writes land in (revoked and erased leave
+ * a tombstone; a ban is put only where no tombstone and no later copy is). Items, time to live and
+ * the reasons: docs/data-model.md#the-enforcement-snapshot.
  */
 
 /** Seconds a tombstone is kept: longer than a change record can be dispatched again (the stream keeps 24 h). */

@@ -21,35 +21,12 @@ import { skeletonDigest } from './display-names';
 import { ConflictError, IntegrityError, InvalidInputError } from './errors';
 
 /**
- * The directory of publishers that make global bans (`GET /v1/publishers`), and each publisher's
- * own name in it (`PUT /v1/publisher`). Items (lib/storage/keys.ts):
- *   profile   `PUBLISHER#<publisher_id>` / `PROFILE`   (`display_name`, the change: `previous_display_name`, `updated_at`, `change_id`, `changed_by`)
- *   entry     `DIRECTORY#ALL` / `<publisher_id>`       (the counters below, `display_name` copied)
- *   marker    `DIRECTORYMARK#<event_id>` / `COUNTED`   (`ttl`: an event counted, after its hour on the entry)
- *
- * The entry is made and counted by the dispatcher (lib/domain/dispatch.ts) from the change events
- * of global bans, so a page of the directory is one Query with no scan and nothing per publisher.
- * Its attributes:
- *   global_bans, revoked_30d           every global ban made; those revoked within 30 days of it
- *   permanent_active                   active global bans with no expiry
- *   s<second> / h<hour> / d<day>       active global bans by when they end (rounded up): to the
- *                                      second for bans that last at most 6 hours from their
- *                                      creation, to the hour up to 45 days, to the UTC day beyond
- *   c<day> / r<day>                    global bans made on that UTC day / of them revoked within
- *                                      30 days, until the day's 30 days are over for all of them;
- *                                      then folded into matured_bans / matured_revoked_30d
- *   first_global_ban_at, last_global_ban_at
- *   display_name, display_name_at      the profile's name and its updated_at; name_synced once read
- *   m_<event_id>                       when each event was counted (milliseconds), for its first hour
- *
- * Exactly once without transactions (neither store the service runs on locally has them): one
- * event's counters and its marker are one UpdateItem on one item, conditional on the marker being
- * absent, so a change record handed on again (a retried batch, two dispatchers at once) counts
- * nothing twice. The markers leave the entry after an hour for items of their own (kept 3 days:
- * longer than the stream keeps a record, 24 hours), which each event is checked against first;
- * the hour is far longer than any dispatch (the dispatcher's timeout is 60 s), so no count can slip
- * between that check and the update. Sums of additions commute, so the order events arrive in
- * does not matter either.
+ * The directory of publishers that make global bans (`GET /v1/publishers`), counted by the
+ * dispatcher (lib/domain/dispatch.ts) from the change events of global bans, and each publisher's
+ * own name in it (`PUT /v1/publisher`). Invariants: a page is one Query, with no scan and no count
+ * of bans; each event is counted exactly once, in whatever order events arrive, without
+ * transactions (its mark and its counts are one conditional UpdateItem of the entry). Items,
+ * attributes and the reasons for them: docs/data-model.md#the-directory-of-publishers.
  */
 
 const SECOND = 1000;

@@ -1,22 +1,11 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Per-publisher quotas. API Gateway counts each request of a usage plan against an API key; with
- * the key source AUTHORIZER it is the authorizer that names that key (`usageIdentifierKey`). Each
- * publisher has two on the plan, so two buckets at the plan's limits:
- * - its keys' (`publisherQuotaKey`): its game servers and tools, every key of the publisher;
- * - its people's (`peopleQuotaKey`): everyone signed in to the console for it, so a person's reads
- *   never spend what the game servers' enforcement checks need.
- *
- * Within its bucket, each credential (one key, one person's token) may spend only its share
- * (CREDENTIAL_SHARES), so one key or one person cannot starve the others: deployed, a web ACL
- * rule per share counts each credential over a minute (infra/stack/firewall.ts); locally, a token
- * bucket per credential inside the publisher's (infra/local/gateway.ts).
- *
- * The values are derived from the publisher id alone: the authorizer computes them on every call
- * with no read, and the keys tool (infra/keys-cli.ts) gives the publisher's two API Gateway API
- * keys the same values. They are not secrets: clients never send them (API Gateway ignores
- * `x-api-key` with this key source), and a Bearer credential is still needed to be counted.
+ * Per-publisher quotas: the two API Gateway usage identifiers of a publisher (its keys' bucket and
+ * its people's), and each credential's share of its bucket (CREDENTIAL_SHARES). Invariant: the
+ * values are derived from the publisher id alone, so the authorizer computes them with no read and
+ * the keys tool (infra/keys-cli.ts) gives the publisher's API Gateway API keys the same values;
+ * they are not secrets. Buckets, shares and how each is counted: docs/deploy.md#quotas.
  */
 
 /** A domain prefix per bucket, so a value is never the bare hash of a publisher id used elsewhere. */

@@ -30,18 +30,11 @@ import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 
 /**
  * Webhooks: where a publisher's events are POSTed, signed with the webhook's secret (shown once,
- * when made). Items (lib/storage/keys.ts):
- *   webhook   `WEBHOOKS#<publisher_id>` / `SLOT#<0-9>`                (no secret)
- *   index     `WEBHOOKINDEX#ALL` / `<publisher_id>`                   (publishers that have any)
- *   secret    `WEBHOOKSECRET#<publisher_id>#<webhook_id>` / `SECRET`  (the sender's read only)
- * One partition per publisher, so the dispatcher reads only the publishers a batch concerns (the
- * index only for a global ban); ten slots per publisher, so the limit holds without a transaction;
- * the secret apart, so that only the roles that make, delete or sign with it can read it.
- * Making and deleting a webhook are audited (`webhook.created`, `webhook.deleted`).
- *
- * The webhook's item also holds its health (what the listing shows): the sender records each
- * attempt's outcome there (recordAttempt), so listing the webhooks and their health is the one
- * Query of the partition it always was, and the health goes with the webhook when it is deleted.
+ * when made); making and deleting one are audited. Invariants: at most ten per publisher, held by
+ * slots without a transaction; the secret is an item of its own that only the roles that make,
+ * delete or sign with it can read; a webhook's health lives on its slot (recordAttempt), so the
+ * listing stays one Query. Items and reasons: docs/data-model.md#webhooks-and-deliveries and
+ * docs/data-model.md#webhook-secrets.
  */
 
 /** A webhook as stored: the listed fields and its slot (the secret is an item of its own). */

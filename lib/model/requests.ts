@@ -37,17 +37,13 @@ import { parseSafeInteger } from './numbers';
 
 /**
  * Request schemas: what the handlers validate at runtime (ids, bodies, queries, paths, the game
- * header). With lib/model/responses.ts, the only place the API's shapes are written down. Types
- * are inferred from them (z.infer), and the OpenAPI description is generated from them.
- *
- * Response schemas live in lib/model/responses.ts, which only the OpenAPI generator loads: a
- * handler never validates what it answers, so their zod code and construction stay out of bundles.
- *
- * zod/mini rather than classic zod: the same engine with functional, tree-shakable checks, which
- * keeps each Lambda bundle ~65 KB smaller and its cold start ~30 ms shorter (npm run bench).
- *
- * The character rules keep '#' out of every id, so the storage keys built from them
- * (e.g. `IDEM#<publisher>#<game>#<key>`) cannot collide.
+ * header). With lib/model/responses.ts (which only the OpenAPI generator loads: a handler never
+ * validates what it answers, so that code stays out of bundles), the only place the API's shapes
+ * are written down; types are inferred from them (z.infer), the OpenAPI description generated.
+ * zod/mini rather than classic zod: the same engine with functional, tree-shakable checks, each
+ * Lambda bundle ~65 KB smaller and its cold start ~30 ms shorter (npm run bench). Invariant: the
+ * character rules keep '#' out of every id, so the storage keys built from them cannot collide
+ * (docs/data-model.md#the-table).
  */
 
 /**
