@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
+import { DataTable } from './data-table';
 import { OnceSecret } from './secret';
 import type { Session } from './session';
 import {
@@ -11,7 +12,6 @@ import {
   Notice,
   refocus,
   type ScopeKnowledge,
-  TableScroll,
   useBusy,
 } from './ui';
 import { ruleError, useForm } from './use-form';
@@ -205,58 +205,42 @@ export const KeysView = ({
       )}
       <Notice message={message} />
       {keys && (
-        <TableScroll label="Keys table">
-          <table>
-            <caption>Keys of your publisher, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Games</th>
-                <th scope="col">Created</th>
-                <th scope="col">Made by</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">Ends in</th>
-                <th scope="col" class="sticky-end">
-                  Actions
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.key_id}>
-                  <th scope="row">
-                    {key.key_id}
-                    {key.key_id === own ? ' (this key)' : ''}
-                  </th>
-                  <td>{key.name}</td>
-                  <td>{key.scopes.join(' ')}</td>
-                  <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{key.created_by ? actorLabel(key.created_by) : '—'}</td>
-                  <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
-                  <td>{keyStatus(key)}</td>
-                  <td>{key.last4 ? `…${key.last4}` : '—'}</td>
-                  <td class="sticky-end">
-                    {key.revoked_at === null && (
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={`Revoke key ${key.key_id}`}
-                        disabled={busy}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable
+          label="Keys table"
+          caption="Keys of your publisher, oldest first"
+          columns={['Key', 'Name', 'Scopes', 'Games', 'Created', 'Made by', 'Expires', 'Status', 'Ends in']}
+          actions
+        >
+          {keys.map((key) => (
+            <tr key={key.key_id}>
+              <th scope="row">
+                {key.key_id}
+                {key.key_id === own ? ' (this key)' : ''}
+              </th>
+              <td>{key.name}</td>
+              <td>{key.scopes.join(' ')}</td>
+              <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
+              <td>{formatTime(key.created_at)}</td>
+              <td>{key.created_by ? actorLabel(key.created_by) : '—'}</td>
+              <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
+              <td>{keyStatus(key)}</td>
+              <td>{key.last4 ? `…${key.last4}` : '—'}</td>
+              <td class="sticky-end">
+                {key.revoked_at === null && (
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Revoke key ${key.key_id}`}
+                    disabled={busy}
+                    onClick={() => setRevoking(key)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {revoking && (
         <ConfirmRevoke
