@@ -16,7 +16,7 @@ import {
   trustOf,
   trustRows,
 } from './preview';
-import { ReasonCatalogueEditor } from './reasons';
+import { ReasonCatalogueEditor } from './reasons-editor';
 import { PublisherName, TrustSettings, useDirectory } from './trust';
 import { errorMessage, type Message, Notice, PreviewTable, type ScopeKnowledge, useBusy } from './ui';
 
