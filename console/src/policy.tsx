@@ -17,8 +17,18 @@ import {
   trustRows,
 } from './preview';
 import { ReasonCatalogueEditor } from './reasons-editor';
-import { PublisherName, TrustSettings, useDirectory } from './trust';
-import { errorMessage, type Message, Notice, PreviewTable, type ScopeKnowledge, useBusy } from './ui';
+import { TrustSettings } from './trust';
+import { useDirectory } from './trust-directory';
+import { PublisherName } from './trust-publisher-name';
+import {
+  apiFieldError,
+  errorMessage,
+  type Message,
+  Notice,
+  PreviewTable,
+  type ScopeKnowledge,
+  useBusy,
+} from './ui';
 
 /**
  * The Policy view: the eight flags, each with what it changes, and before saving a preview of how
@@ -221,10 +231,10 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
           <TrustSettings
             saved={saved}
             draft={draft}
-            onDraft={setDraft}
+            onTrust={(change) => setDraft((now) => now && { ...now, ...change })}
             readOnly={writeMissing}
             directory={directory}
-            message={message}
+            error={(field) => apiFieldError(message, field)}
           />
           <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
           {dirty && <Reach saved={saved} draft={draft} />}
