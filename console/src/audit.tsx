@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas } from './api';
-import { Field, Notice, Pager, ScopeGate, type ScopeKnowledge, TableScroll, useCursorPages } from './ui';
+import { DataTable } from './data-table';
+import { Field, Notice, Pager, ScopeGate, type ScopeKnowledge, useCursorPages } from './ui';
 import { check } from './validation';
 
 /** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
@@ -132,34 +133,22 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
         </form>
         <Notice message={message} />
         {page && (
-          <TableScroll label="Audit events table">
-            <table>
-              <caption>Audit events, newest first (page {pager.number})</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">What</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.length === 0 && (
-                  <tr>
-                    <td colSpan={4}>No events match.</td>
-                  </tr>
-                )}
-                {page.items.map((event) => (
-                  <tr key={event.event_id}>
-                    <td>{formatTime(event.occurred_at)}</td>
-                    <th scope="row">{event.type}</th>
-                    <td>{actorLabel(event.actor)}</td>
-                    <td>{summary(event)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable
+            label="Audit events table"
+            caption={`Audit events, newest first (page ${pager.number})`}
+            columns={['When', 'Type', 'Actor', 'What']}
+            count={page.items.length}
+            empty="No events match."
+          >
+            {page.items.map((event) => (
+              <tr key={event.event_id}>
+                <td>{formatTime(event.occurred_at)}</td>
+                <th scope="row">{event.type}</th>
+                <td>{actorLabel(event.actor)}</td>
+                <td>{summary(event)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
         {page && <Pager {...pager} />}
       </ScopeGate>

@@ -1,19 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
+import { DataTable } from './data-table';
 import { OnceSecret } from './secret';
 import type { Session } from './session';
-import {
-  ChoiceList,
-  ConfirmStep,
-  errorMessage,
-  Field,
-  type Message,
-  Notice,
-  refocus,
-  type ScopeKnowledge,
-  TableScroll,
-  useBusy,
-} from './ui';
+import { ChoiceList, ConfirmStep, Field, Notice, refocus, type ScopeKnowledge } from './ui';
 import { ruleError, useForm } from './use-form';
 import { useRequest } from './use-request';
 import { parseExpiry, parseGames } from './validation';
@@ -32,6 +22,23 @@ const keyStatus = (key: ApiKey, now = new Date().toISOString()) =>
     : key.expires_at !== null && key.expires_at <= now
       ? 'expired'
       : 'active';
+
+/**
+ * Every page of the listing (live keys are at most 100; revoked ones stay listed) as one answer,
+ * or the refusal of the page that was refused.
+ */
+const everyKey = async (call: Call) => {
+  const all: ApiKey[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_KEY_PAGES; page++) {
+    const answer = await call('get', '/v1/keys', { query: { limit: 200, ...(cursor ? { cursor } : {}) } });
+    if (answer.status !== 200) return answer;
+    all.push(...answer.body.items);
+    if (answer.body.next_cursor === null) break;
+    cursor = answer.body.next_cursor;
+  }
+  return { ok: true as const, status: 200 as const, body: all, retryAfter: null };
+};
 
 const CreateKeyForm = ({
   call,
@@ -137,30 +144,21 @@ export const KeysView = ({
   onRevokedOwnKey: () => void;
 }) => {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
-  const [message, setMessage] = useState<Message>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [created, setCreated] = useState<NewApiKey | null>(null);
-  const { busy, run } = useBusy();
+  // The list read, and a revocation: each with its own outcome.
+  const listing = useRequest();
+  const revocation = useRequest();
+  const busy = listing.busy || revocation.busy;
 
-  /** Every page of the listing (live keys are at most 100; revoked ones stay listed). */
-  const list = async () => {
-    const all: ApiKey[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_KEY_PAGES; page++) {
-      const answer = await call('get', '/v1/keys', { query: { limit: 200, ...(cursor ? { cursor } : {}) } });
-      if (answer.status !== 200) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      all.push(...answer.body.items);
-      if (answer.body.next_cursor === null) break;
-      cursor = answer.body.next_cursor;
-    }
-    setKeys(all);
-  };
+  const list = () =>
+    listing.run(
+      () => everyKey(call),
+      (answer) => setKeys(answer.body),
+    );
 
   useEffect(() => {
-    if (knowledge['keys:manage'].held !== false) void run(list);
+    if (knowledge['keys:manage'].held !== false) void list();
   }, []);
 
   if (knowledge['keys:manage'].held === false)
@@ -176,20 +174,19 @@ export const KeysView = ({
 
   const own = session.identity?.key_id;
   const revoke = (key: ApiKey) =>
-    run(async () => {
-      const answer = await call('post', '/v1/keys/{key_id}/revoke', { path: { key_id: key.key_id } });
-      if (answer.status !== 200) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setRevoking(null);
-      if (key.key_id === own) {
-        onRevokedOwnKey();
-        return;
-      }
-      setMessage({ kind: 'ok', text: `Key ${key.key_id} (${key.name}) revoked.` });
-      await list();
-    });
+    revocation.run(
+      () => call('post', '/v1/keys/{key_id}/revoke', { path: { key_id: key.key_id } }),
+      () => {
+        setRevoking(null);
+        if (key.key_id === own) {
+          onRevokedOwnKey();
+          return;
+        }
+        revocation.setMessage({ kind: 'ok', text: `Key ${key.key_id} (${key.name}) revoked.` });
+        void list();
+      },
+      (answer) => answer.status === 200,
+    );
 
   return (
     <section aria-labelledby="keys-heading" class="panel">
@@ -203,60 +200,45 @@ export const KeysView = ({
           onHide={() => setCreated(null)}
         />
       )}
-      <Notice message={message} />
+      <Notice message={listing.message} />
+      <Notice message={revocation.message} />
       {keys && (
-        <TableScroll label="Keys table">
-          <table>
-            <caption>Keys of your publisher, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Games</th>
-                <th scope="col">Created</th>
-                <th scope="col">Made by</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">Ends in</th>
-                <th scope="col" class="sticky-end">
-                  Actions
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.key_id}>
-                  <th scope="row">
-                    {key.key_id}
-                    {key.key_id === own ? ' (this key)' : ''}
-                  </th>
-                  <td>{key.name}</td>
-                  <td>{key.scopes.join(' ')}</td>
-                  <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{key.created_by ? actorLabel(key.created_by) : '—'}</td>
-                  <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
-                  <td>{keyStatus(key)}</td>
-                  <td>{key.last4 ? `…${key.last4}` : '—'}</td>
-                  <td class="sticky-end">
-                    {key.revoked_at === null && (
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={`Revoke key ${key.key_id}`}
-                        disabled={busy}
-                        onClick={() => setRevoking(key)}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable
+          label="Keys table"
+          caption="Keys of your publisher, oldest first"
+          columns={['Key', 'Name', 'Scopes', 'Games', 'Created', 'Made by', 'Expires', 'Status', 'Ends in']}
+          actions
+        >
+          {keys.map((key) => (
+            <tr key={key.key_id}>
+              <th scope="row">
+                {key.key_id}
+                {key.key_id === own ? ' (this key)' : ''}
+              </th>
+              <td>{key.name}</td>
+              <td>{key.scopes.join(' ')}</td>
+              <td>{key.games === null ? 'every game' : key.games.join(', ')}</td>
+              <td>{formatTime(key.created_at)}</td>
+              <td>{key.created_by ? actorLabel(key.created_by) : '—'}</td>
+              <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
+              <td>{keyStatus(key)}</td>
+              <td>{key.last4 ? `…${key.last4}` : '—'}</td>
+              <td class="sticky-end">
+                {key.revoked_at === null && (
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Revoke key ${key.key_id}`}
+                    disabled={busy}
+                    onClick={() => setRevoking(key)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {revoking && (
         <ConfirmRevoke
@@ -275,7 +257,7 @@ export const KeysView = ({
         knowledge={knowledge}
         onCreated={(key) => {
           setCreated(key);
-          void run(list);
+          void list();
         }}
       />
     </section>

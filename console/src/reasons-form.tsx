@@ -1,0 +1,214 @@
+import { PLAYER_MESSAGE_PATTERN, playerMessageLength } from '@kernel/player-message';
+import {
+  DURATION_PRESETS,
+  REASON_DURATION_MAX_SECONDS,
+  REASON_LABEL_MAX,
+  REASON_LABEL_RULE,
+} from '@kernel/reason-catalogue';
+import type { CatalogueReason, ReasonCatalogue } from './reasons';
+import { Field } from './ui';
+import { type FieldErrors, useForm } from './use-form';
+import type { Request } from './use-request';
+import { check, parsePlayerMessage } from './validation';
+
+/** The reason catalogue editor's form: one reason, new or edited, checked by the API's rules. */
+
+const labelPattern = new RegExp(PLAYER_MESSAGE_PATTERN, 'u');
+
+/** A label: the API's rule (kernel/reason-catalogue.ts). */
+const checkLabel = (label: string): string | undefined => {
+  const length = playerMessageLength(label);
+  if (length === 0) return 'must be at least 1 character';
+  if (length > REASON_LABEL_MAX) return `must be at most ${REASON_LABEL_MAX} characters`;
+  return labelPattern.test(label) ? undefined : REASON_LABEL_RULE;
+};
+
+const CUSTOM = 'custom';
+
+type Draft = {
+  code: string;
+  label: string;
+  ban_type: CatalogueReason['ban_type'];
+  scope: CatalogueReason['scope'];
+  /** A preset's seconds ('' for permanent), or CUSTOM. */
+  duration: string;
+  customSeconds: string;
+  player_message: string;
+};
+
+const emptyDraft: Draft = {
+  code: '',
+  label: '',
+  ban_type: 'cheat',
+  scope: 'game',
+  duration: '',
+  customSeconds: '',
+  player_message: '',
+};
+
+const draftOf = (reason: CatalogueReason): Draft => {
+  const preset = DURATION_PRESETS.some((p) => p.seconds === reason.duration_seconds);
+  return {
+    code: reason.code,
+    label: reason.label,
+    ban_type: reason.ban_type,
+    scope: reason.scope,
+    duration: preset ? String(reason.duration_seconds ?? '') : CUSTOM,
+    customSeconds: preset ? '' : String(reason.duration_seconds),
+    player_message: reason.player_message ?? '',
+  };
+};
+
+/** The draft as a reason, or the field errors that keep it from being one. */
+const reasonOf = (
+  draft: Draft,
+  others: readonly CatalogueReason[],
+): { reason: CatalogueReason } | { errors: FieldErrors } => {
+  const code = draft.code.trim();
+  const message = parsePlayerMessage(draft.player_message);
+  let duration: number | null = draft.duration === '' ? null : Number(draft.duration);
+  let durationError: string | undefined;
+  if (draft.duration === CUSTOM) {
+    duration = /^[0-9]{1,10}$/.test(draft.customSeconds.trim())
+      ? Number(draft.customSeconds.trim())
+      : Number.NaN;
+    if (!Number.isSafeInteger(duration) || duration < 1 || duration > REASON_DURATION_MAX_SECONDS)
+      durationError = `must be a whole number of seconds from 1 to ${REASON_DURATION_MAX_SECONDS} (ten years)`;
+  }
+  const errors = {
+    code:
+      check('reason_code', code) ??
+      (others.some((r) => r.code === code) ? 'is already in the catalogue' : undefined),
+    label: checkLabel(draft.label.trim()),
+    duration_seconds: durationError,
+    player_message: message.ok ? undefined : message.message,
+  };
+  if (Object.values(errors).some(Boolean) || !message.ok) return { errors };
+  return {
+    reason: {
+      code,
+      label: draft.label.trim(),
+      ban_type: draft.ban_type,
+      scope: draft.scope,
+      duration_seconds: duration,
+      player_message: message.value ?? null,
+    },
+  };
+};
+
+/** A select's value, as the option it is. */
+const chosen = <T extends string>(e: Event) => (e.currentTarget as HTMLSelectElement).value as T;
+
+export const ReasonForm = ({
+  editing,
+  catalogue,
+  request,
+  onSave,
+  onCancel,
+}: {
+  /** The reason being edited (its index), or null for a new one. */
+  editing: number | null;
+  catalogue: ReasonCatalogue;
+  /** The editor's request, whose refusal names this reason's fields. */
+  request: Request;
+  onSave: (reason: CatalogueReason) => void;
+  onCancel: () => void;
+}) => {
+  const existing = editing === null ? undefined : catalogue.reasons[editing];
+  // What the page finds is shown under the fields alone: the editor's message stays what it was.
+  const form = useForm(existing ? draftOf(existing) : emptyDraft, { ...request, setMessage: () => {} });
+  const draft = form.values;
+  const index = editing ?? catalogue.reasons.length;
+  /** The page's error, else the API's for this reason (`reasons.<i>.<field>`), else for the field. */
+  const err = (field: string) => form.error(field, `reasons.${index}.${field}`) ?? form.error(field);
+  const title = existing ? `Edit reason ${existing.code}` : 'Add a reason';
+  const { busy } = request;
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const result = reasonOf(
+      draft,
+      catalogue.reasons.filter((_, i) => i !== editing),
+    );
+    form.accept('errors' in result ? result.errors : {}, '');
+    if ('errors' in result) return;
+    onSave(result.reason);
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-labelledby="reason-form-heading" class="panel">
+      <h4 id="reason-form-heading">{title}</h4>
+      <Field
+        id="reason-code"
+        label="Code"
+        value={draft.code}
+        onValue={form.set('code')}
+        error={err('code')}
+        hint="The ban's reason_code: 1-64 characters of A-Z a-z 0-9 . _ : -"
+        required
+      />
+      <Field
+        id="reason-label"
+        label="Label"
+        value={draft.label}
+        onValue={form.set('label')}
+        error={err('label')}
+        hint={`What moderators pick from: 1-${REASON_LABEL_MAX} characters, one line.`}
+        required
+      />
+      <div class="field">
+        <label for="reason-type">Default ban type</label>
+        <select id="reason-type" value={draft.ban_type} onChange={(e) => form.set('ban_type')(chosen(e))}>
+          <option value="cheat">cheat</option>
+          <option value="social">social</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="reason-scope">Default scope</label>
+        <select id="reason-scope" value={draft.scope} onChange={(e) => form.set('scope')(chosen(e))}>
+          <option value="game">game</option>
+          <option value="publisher">publisher</option>
+          <option value="global">global</option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="reason-duration">Duration</label>
+        <select id="reason-duration" value={draft.duration} onChange={(e) => form.set('duration')(chosen(e))}>
+          {DURATION_PRESETS.map((p) => (
+            <option key={p.label} value={p.seconds === null ? '' : String(p.seconds)}>
+              {p.label}
+            </option>
+          ))}
+          <option value={CUSTOM}>other (seconds)</option>
+        </select>
+      </div>
+      {draft.duration === CUSTOM && (
+        <Field
+          id="reason-seconds"
+          label="Duration in seconds"
+          value={draft.customSeconds}
+          onValue={form.set('customSeconds')}
+          error={err('duration_seconds')}
+          hint="At most ten years."
+          required
+        />
+      )}
+      <Field
+        id="reason-player-message"
+        label="Message for the player (optional)"
+        value={draft.player_message}
+        onValue={form.set('player_message')}
+        error={err('player_message')}
+        hint="Plain text, one paragraph, at most 500 characters."
+      />
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : existing ? 'Save reason' : 'Add reason'}
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+};
