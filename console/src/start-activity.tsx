@@ -1,8 +1,9 @@
 import { type AnyAnswer, actorLabel, type Call, type Schemas } from './api';
 import { auditTypes } from './audit';
 import { DataTable } from './data-table';
-import { type Found, found, PanelRead, usePanelRead } from './start-panel';
+import { type Found, found, PanelRead } from './start-panel';
 import { TimeText } from './ui';
+import { useReadEach } from './ui-read';
 
 /**
  * Today's activity by person, from the audit trail (`audit:read`): today is the moderator's own
@@ -112,7 +113,7 @@ const Today = ({ day }: { day: Day }) => {
 };
 
 export const Activity = ({ call, version }: { call: Call; version: number }) => {
-  const read = usePanelRead(() => readToday(call), version);
+  const read = useReadEach(() => readToday(call), version);
   return (
     <PanelRead read={read} what="the audit trail">
       {(day) => <Today day={day} />}

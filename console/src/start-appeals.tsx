@@ -1,10 +1,11 @@
 import { type Call, formatDuration } from './api';
-import { PanelRead, usePanelRead } from './start-panel';
+import { PanelRead } from './start-panel';
 import { TimeText } from './ui';
+import { useReadEach } from './ui-read';
 
 /** The open appeals and how long the oldest has waited (`appeals:decide`). */
 export const OpenAppeals = ({ call, version }: { call: Call; version: number }) => {
-  const read = usePanelRead(() => call('get', '/v1/appeals/stats', {}), version);
+  const read = useReadEach(() => call('get', '/v1/appeals/stats', {}), version);
   return (
     <PanelRead read={read} what="the appeals queue">
       {(stats) =>

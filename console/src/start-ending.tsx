@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { addressHash } from './address';
 import { actorLabel, type Call, type Schemas } from './api';
 import { DataTable } from './data-table';
-import { PanelRead, usePanelRead } from './start-panel';
+import { PanelRead } from './start-panel';
 import { Notice, TimeText, useOnChange } from './ui';
+import { useReadEach } from './ui-read';
 import { useRequest } from './use-request';
 
 /**
@@ -59,7 +60,7 @@ const EndingTable = ({ items, next }: { items: readonly ExpiringBan[]; next: str
 );
 
 export const EndingSoon = ({ call, version }: { call: Call; version: number }) => {
-  const read = usePanelRead(() => readEnding(call), version);
+  const read = useReadEach(() => readEnding(call), version);
   const more = useRequest();
   const [added, setAdded] = useState<More | null>(null);
   // Read again: a later page on its way for the first page shown, or its refusal, goes with it.

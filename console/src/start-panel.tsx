@@ -1,8 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
-import type { AnyAnswer, Scope } from './api';
+import type { Scope } from './api';
 import { type Message, Notice, ScopeGate, type ScopeKnowledge } from './ui';
-import { useRead } from './ui-read';
 
 /**
  * A panel of the Start page: its heading, what it read (or why the session may not see it, or why
@@ -17,18 +15,6 @@ export interface Found<T> {
   retryAfter: null;
 }
 export const found = <T,>(body: T): Found<T> => ({ ok: true, status: 200, body, retryAfter: null });
-
-/**
- * One panel's read: at mount, and again each time `version` changes (Read again). Only the
- * latest read's answer is kept; a refusal replaces what an earlier read showed.
- */
-export const usePanelRead = <A extends AnyAnswer>(read: () => Promise<A>, version: number) => {
-  const request = useRead<A>({ latest: true });
-  useEffect(() => {
-    void request.read(read);
-  }, [version]);
-  return request;
-};
 
 /** A panel of the page: its heading, then its content, or why the session may not see it. */
 export const Panel = ({

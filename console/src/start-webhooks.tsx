@@ -1,7 +1,8 @@
 import type { AnyAnswer, Call, Schemas } from './api';
 import { DataTable } from './data-table';
-import { type Found, found, PanelRead, usePanelRead } from './start-panel';
+import { type Found, found, PanelRead } from './start-panel';
 import { TimeText } from './ui';
+import { useReadEach } from './ui-read';
 
 /** The webhooks whose deliveries are failing: being retried, or given up (`keys:manage`). */
 
@@ -89,7 +90,7 @@ const FailingTable = ({ hooks, failing }: { hooks: number; failing: readonly Fai
 );
 
 export const FailingWebhooks = ({ call, version }: { call: Call; version: number }) => {
-  const read = usePanelRead(() => readFailing(call), version);
+  const read = useReadEach(() => readFailing(call), version);
   return (
     <PanelRead read={read} what="the webhooks' deliveries">
       {({ hooks, failing }) =>

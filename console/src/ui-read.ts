@@ -1,9 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { AnyAnswer } from './api';
 import { useRequest } from './use-request';
 
 /** What the success of a read carries. */
 export type Body<A extends AnyAnswer> = Extract<A, { ok: true }>['body'];
+
+/** The answer a read function gives: `useRead<AnswerOf<typeof readStats>>()`. */
+export type AnswerOf<F extends (...args: never[]) => Promise<AnyAnswer>> = Awaited<ReturnType<F>>;
 
 /**
  * A read and what it read: its request (use-request.ts: busy, the current-answer guard, a refusal
@@ -28,4 +31,20 @@ export const useRead = <A extends AnyAnswer>({ latest = false, keep = false } = 
       },
     );
   return { ...request, value, setValue, read };
+};
+
+/**
+ * useRead, sent at mount and again each time `version` changes (Read again, a change made
+ * elsewhere): each read a new question, only the latest one's answer kept.
+ */
+export const useReadEach = <A extends AnyAnswer>(
+  send: () => Promise<A>,
+  version: unknown,
+  { keep = false }: { keep?: boolean } = {},
+) => {
+  const request = useRead<A>({ latest: true, keep });
+  useEffect(() => {
+    void request.read(send);
+  }, [version]);
+  return request;
 };
