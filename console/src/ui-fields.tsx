@@ -1,5 +1,13 @@
 /** The form's inputs: a labelled field with its hint and error, and a list of checkboxes. */
 
+/** A field's error under it: `${id}-error`, for the field's aria-describedby. */
+export const FieldError = ({ id, error }: { id: string; error: string | undefined }) =>
+  error ? (
+    <small id={`${id}-error`} class="field-error">
+      {error}
+    </small>
+  ) : null;
+
 interface FieldProps {
   id: string;
   label: string;
@@ -45,11 +53,7 @@ export const Field = (props: FieldProps) => {
           {props.hint}
         </small>
       )}
-      {props.error && (
-        <small id={`${props.id}-error`} class="field-error">
-          {props.error}
-        </small>
-      )}
+      <FieldError id={props.id} error={props.error} />
     </div>
   );
 };
@@ -97,11 +101,7 @@ export const ChoiceList = <T extends string>(props: {
           </div>
         );
       })}
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
+      <FieldError id={id} error={error} />
     </fieldset>
   );
 };

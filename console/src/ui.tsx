@@ -17,7 +17,7 @@ import {
  * exported here as well.
  */
 
-export { ChoiceList, Field } from './ui-fields';
+export { ChoiceList, Field, FieldError } from './ui-fields';
 export { Pager, useCursorPages } from './ui-pager';
 export { PreviewTable } from './ui-preview-table';
 
