@@ -22,7 +22,8 @@ import {
   wasSignedIn,
 } from './people';
 import { PolicyView } from './policy';
-import { type Session, sessionClient, signIn, signInPerson } from './session';
+import { type Session, sessionClient, signInPerson } from './session';
+import { SignIn } from './sign-in';
 import { StartView } from './start';
 import {
   ConfirmStep,
@@ -31,7 +32,6 @@ import {
   type Message,
   Notice,
   type ScopeKnowledge,
-  useBusy,
   useFocusOn,
 } from './ui';
 import { check } from './validation';
@@ -54,67 +54,6 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
 ];
-
-const SignIn = ({
-  onSignedIn,
-  notice,
-  provider,
-}: {
-  onSignedIn: (session: Session) => void;
-  notice: Message;
-  /** The organisation's identity provider; null when this deployment has none. */
-  provider: ConsoleSignIn | null;
-}) => {
-  const [key, setKey] = useState('');
-  const [message, setMessage] = useState<Message>(notice);
-  const { busy, run } = useBusy();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    setMessage(null);
-    void run(async () => {
-      const result = await signIn(key);
-      if (!result.ok) {
-        setMessage(errorMessage(result.problem));
-        return;
-      }
-      setKey('');
-      onSignedIn(result.session);
-    });
-  };
-  return (
-    <section aria-labelledby="signin-heading" class="panel narrow">
-      <h2 id="signin-heading">Sign in</h2>
-      {provider && (
-        <>
-          <p>Moderators sign in as themselves, with their organisation's account and its role.</p>
-          <button type="button" disabled={busy} onClick={() => void run(() => startSignIn(provider))}>
-            Sign in with {provider.name}
-          </button>
-          <h3>Or with an API key</h3>
-        </>
-      )}
-      <p>
-        {provider ? 'For automation and break-glass access: paste' : 'Paste'} an API key. It is kept in this
-        tab's memory only, and forgotten when you sign out or close the tab.
-      </p>
-      <form onSubmit={submit} noValidate>
-        <Field
-          id="api-key"
-          label="API key"
-          type="password"
-          value={key}
-          onValue={setKey}
-          hint="Starts with bsk_. The console shows what the key's scopes allow."
-          required
-        />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-      <Notice message={message} />
-    </section>
-  );
-};
 
 const KeyPanel = ({ session, knowledge }: { session: Session; knowledge: ScopeKnowledge }) => (
   <details class="panel key-panel">
