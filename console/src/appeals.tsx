@@ -8,7 +8,7 @@ import { DecisionShown, Written } from './appeals-shown';
 import { type Appeal, ageOf, HISTORY_LIMIT, statusWord } from './appeals-words';
 import { BansTable, banState } from './device';
 import { banInForce } from './preview';
-import { type Message, Notice, type ScopeKnowledge, StateBadge, TimeText, useFocusOn } from './ui';
+import { type Message, Notice, ScopeGate, type ScopeKnowledge, StateBadge, TimeText, useFocusOn } from './ui';
 import { type AnswerOf, useRead } from './ui-read';
 
 /**
@@ -176,32 +176,24 @@ export const AppealsView = ({
 }) => {
   // Bumped by each decision: the numbers and the queue are read again.
   const [version, setVersion] = useState(0);
-  const decide = knowledge['appeals:decide'];
   return (
     <section aria-labelledby="appeals-heading" class="panel">
       <h2 id="appeals-heading">Appeals</h2>
-      {decide.held === false ? (
-        <p class="gate">
-          The appeals queue is hidden: it needs the scope <code>appeals:decide</code>, which this session
-          lacks ({decide.note}).
-        </p>
-      ) : (
-        <>
-          <Stats call={call} version={version} />
-          <Queue call={call} version={version} selected={appealId} onOpen={onAppeal} />
-          {appealId && (
-            <AppealPanel
-              key={appealId}
-              call={call}
-              appealId={appealId}
-              knowledge={knowledge}
-              policy={policy}
-              onDecided={() => setVersion((v) => v + 1)}
-              onClose={() => onAppeal(undefined)}
-            />
-          )}
-        </>
-      )}
+      <ScopeGate scope="appeals:decide" known={knowledge} what="The appeals queue">
+        <Stats call={call} version={version} />
+        <Queue call={call} version={version} selected={appealId} onOpen={onAppeal} />
+        {appealId && (
+          <AppealPanel
+            key={appealId}
+            call={call}
+            appealId={appealId}
+            knowledge={knowledge}
+            policy={policy}
+            onDecided={() => setVersion((v) => v + 1)}
+            onClose={() => onAppeal(undefined)}
+          />
+        )}
+      </ScopeGate>
     </section>
   );
 };
