@@ -1,20 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { addressHash } from './address';
-import { type Call, formatTime, type Policy, type Schemas } from './api';
-import { consequence, DecisionForm, DecisionShown, Written } from './appeals-decision';
+import { type Call, formatTime, type Policy } from './api';
+import { DecisionForm } from './appeals-decision';
+import { consequence } from './appeals-decision-preview';
 import { Queue, Stats } from './appeals-queue';
+import { DecisionShown, Written } from './appeals-shown';
 import { type Appeal, ageOf, HISTORY_LIMIT, statusWord } from './appeals-words';
 import { BansTable, banState } from './device';
 import { banInForce } from './preview';
-import {
-  errorMessage,
-  type Message,
-  Notice,
-  type ScopeKnowledge,
-  StateBadge,
-  TimeText,
-  useFocusOn,
-} from './ui';
+import { type Message, Notice, ScopeGate, type ScopeKnowledge, StateBadge, TimeText, useFocusOn } from './ui';
+import { type AnswerOf, useRead } from './ui-read';
 
 /**
  * The Appeals view: how the queue is doing, the queue itself (open appeals oldest
@@ -24,7 +19,16 @@ import {
  * (lib/model), never listed here.
  */
 
-type BanList = Schemas['BanList'];
+const readAppeal = (call: Call, appealId: string) =>
+  call('get', '/v1/appeals/{appeal_id}', { path: { appeal_id: appealId } });
+
+/** The device's bans where the appeal was filed (its owner sees the contested ban there). */
+const readHistory = (call: Call, appeal: Appeal) =>
+  call('get', '/v1/device/{device_id}/bans', {
+    path: { device_id: appeal.device_id },
+    query: { status: 'all', limit: HISTORY_LIMIT },
+    game: appeal.filed_by.game_id,
+  });
 
 /** One appeal: the player's words, the ban, the device's history; the decision or its form. */
 const AppealPanel = ({
@@ -42,41 +46,20 @@ const AppealPanel = ({
   onDecided: () => void;
   onClose: () => void;
 }) => {
-  const [appeal, setAppeal] = useState<Appeal | null>(null);
-  const [history, setHistory] = useState<BanList | null>(null);
-  const [message, setMessage] = useState<Message>(null);
-  const [historyMessage, setHistoryMessage] = useState<Message>(null);
+  const opened = useRead<AnswerOf<typeof readAppeal>>();
+  const { value: appeal, message } = opened;
+  // The latest read of the history is the one shown: at opening, and again after the decision.
+  const history = useRead<AnswerOf<typeof readHistory>>({ latest: true });
   const [done, setDone] = useState<Message>(null);
   const heading = useFocusOn<HTMLHeadingElement>(appeal?.appeal_id);
   const canReadBans = knowledge['bans:read'].held !== false;
-
-  /** The device's bans where the appeal was filed (its owner sees the contested ban there). */
-  const readHistory = async (read: Appeal) => {
-    if (!canReadBans) return;
-    const answer = await call('get', '/v1/device/{device_id}/bans', {
-      path: { device_id: read.device_id },
-      query: { status: 'all', limit: HISTORY_LIMIT },
-      game: read.filed_by.game_id,
-    });
-    if (answer.status !== 200) {
-      setHistory(null);
-      setHistoryMessage(errorMessage(answer));
-      return;
-    }
-    setHistoryMessage(null);
-    setHistory(answer.body);
-  };
+  const readHistoryOf = (of: Appeal) => (canReadBans ? history.read(() => readHistory(call, of)) : undefined);
 
   useEffect(() => {
-    void (async () => {
-      const answer = await call('get', '/v1/appeals/{appeal_id}', { path: { appeal_id: appealId } });
-      if (answer.status !== 200) {
-        setMessage(errorMessage(answer));
-        return;
-      }
-      setAppeal(answer.body);
-      await readHistory(answer.body);
-    })();
+    void opened.read(
+      () => readAppeal(call, appealId),
+      (answer) => void readHistoryOf(answer.body),
+    );
   }, [appealId]);
 
   const close = (
@@ -93,7 +76,7 @@ const AppealPanel = ({
       </section>
     );
 
-  const bans = history?.items ?? null;
+  const bans = history.value?.items ?? null;
   const ban = bans?.find((b) => b.ban_id === appeal.ban_id) ?? null;
   const game = appeal.filed_by.game_id;
   return (
@@ -128,19 +111,21 @@ const AppealPanel = ({
           {ban.player_message ? <q>{ban.player_message}</q> : 'no message'}
           {ban.appealable ? '' : ' (no appeal)'}
         </p>
-      ) : history ? (
+      ) : history.value ? (
         <p>
           Ban {appeal.ban_id} is not listed on {appeal.device_id} in game {game}: it was erased, or this
           session cannot see it.
         </p>
       ) : (
-        <Notice message={historyMessage} />
+        <Notice message={history.message} />
       )}
-      {history && (
+      {history.value && (
         <>
           <h4>The device's history</h4>
-          <BansTable page={history} policy={policy} deviceId={appeal.device_id} />
-          {history.next_cursor !== null && <p class="meta">The {HISTORY_LIMIT} newest bans are shown.</p>}
+          <BansTable page={history.value} policy={policy} deviceId={appeal.device_id} />
+          {history.value.next_cursor !== null && (
+            <p class="meta">The {HISTORY_LIMIT} newest bans are shown.</p>
+          )}
           <p>
             <a href={addressHash({ view: 'device', game, device: appeal.device_id })}>
               Open device {appeal.device_id} in game {game}
@@ -155,17 +140,17 @@ const AppealPanel = ({
           call={call}
           appeal={appeal}
           ban={ban}
-          bans={history?.next_cursor === null ? bans : null}
+          bans={history.value?.next_cursor === null ? bans : null}
           policy={policy}
           onDecided={(decided) => {
-            setAppeal(decided);
+            opened.setValue(decided);
             setDone({
               kind: 'ok',
               text: `Appeal ${decided.appeal_id} decided: ${decided.decision?.outcome}. ${
                 decided.decision ? consequence(decided, ban, decided.decision) : ''
               }`,
             });
-            void readHistory(decided);
+            void readHistoryOf(decided);
             onDecided();
           }}
         />
@@ -191,32 +176,24 @@ export const AppealsView = ({
 }) => {
   // Bumped by each decision: the numbers and the queue are read again.
   const [version, setVersion] = useState(0);
-  const decide = knowledge['appeals:decide'];
   return (
     <section aria-labelledby="appeals-heading" class="panel">
       <h2 id="appeals-heading">Appeals</h2>
-      {decide.held === false ? (
-        <p class="gate">
-          The appeals queue is hidden: it needs the scope <code>appeals:decide</code>, which this session
-          lacks ({decide.note}).
-        </p>
-      ) : (
-        <>
-          <Stats call={call} version={version} />
-          <Queue call={call} version={version} selected={appealId} onOpen={onAppeal} />
-          {appealId && (
-            <AppealPanel
-              key={appealId}
-              call={call}
-              appealId={appealId}
-              knowledge={knowledge}
-              policy={policy}
-              onDecided={() => setVersion((v) => v + 1)}
-              onClose={() => onAppeal(undefined)}
-            />
-          )}
-        </>
-      )}
+      <ScopeGate scope="appeals:decide" known={knowledge} what="The appeals queue">
+        <Stats call={call} version={version} />
+        <Queue call={call} version={version} selected={appealId} onOpen={onAppeal} />
+        {appealId && (
+          <AppealPanel
+            key={appealId}
+            call={call}
+            appealId={appealId}
+            knowledge={knowledge}
+            policy={policy}
+            onDecided={() => setVersion((v) => v + 1)}
+            onClose={() => onAppeal(undefined)}
+          />
+        )}
+      </ScopeGate>
     </section>
   );
 };

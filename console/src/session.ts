@@ -41,6 +41,9 @@ export interface Session {
   policy: Policy | null;
 }
 
+/** A sign-in's outcome: the session, or why the moderator stays signed out. */
+export type SignedIn = { ok: true; session: Session } | { ok: false; problem: Problem };
+
 export const unknownScopes = (): ScopeKnowledge =>
   Object.fromEntries(
     scopes.map((s) => [s, { held: null, note: 'learned when first used' }]),
@@ -48,10 +51,7 @@ export const unknownScopes = (): ScopeKnowledge =>
 
 const KEY_FORMAT = /^[\x21-\x7E]{8,512}$/;
 
-export const signIn = async (
-  rawKey: string,
-  base = '',
-): Promise<{ ok: true; session: Session } | { ok: false; problem: Problem }> => {
+export const signIn = async (rawKey: string, base = ''): Promise<SignedIn> => {
   const key = rawKey.trim();
   if (key === '')
     return { ok: false, problem: { status: 0, fields: [], text: 'Paste an API key to sign in.' } };
@@ -140,11 +140,7 @@ export const signIn = async (
  * A person's session: their role says which scopes they hold (kernel/people.ts), and one read
  * of the policy checks that the API accepts their token before the console opens.
  */
-export const signInPerson = async (
-  who: Person,
-  tokens: PersonTokens,
-  base = '',
-): Promise<{ ok: true; session: Session } | { ok: false; problem: Problem }> => {
+export const signInPerson = async (who: Person, tokens: PersonTokens, base = ''): Promise<SignedIn> => {
   const policy = await createClient(tokens.access, base)('get', '/v1/policy', {});
   if (policy.status !== 200 && policy.status !== 403) {
     const problem = explain(policy);

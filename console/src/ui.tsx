@@ -10,9 +10,16 @@ import {
   type Problem,
   type Scope,
 } from './api';
-import type { PreviewRow } from './preview';
 
-/** Shared pieces: messages that take focus, labelled fields, the in-flight guard, scope gates. */
+/**
+ * Shared pieces: messages that take focus, the in-flight guard, scope gates, confirmations, times
+ * and badges. The form's inputs, the pager and the preview table have their own modules, and are
+ * exported here as well.
+ */
+
+export { ChoiceList, Field, FieldError } from './ui-fields';
+export { Pager, useCursorPages } from './ui-pager';
+export { PreviewTable } from './ui-preview-table';
 
 export type Message = { kind: 'error' | 'ok'; text: string; fields?: FieldIssue[] } | null;
 
@@ -102,60 +109,6 @@ export const useBusy = () => {
   return { busy, run };
 };
 
-interface FieldProps {
-  id: string;
-  label: string;
-  value: string;
-  onValue: (value: string) => void;
-  error?: string | undefined;
-  hint?: string;
-  type?: 'text' | 'password' | 'url' | 'datetime-local';
-  required?: boolean;
-  autoComplete?: string;
-  placeholder?: string;
-  multiline?: boolean;
-  spellcheck?: boolean;
-}
-
-/** A labelled input with its hint and error tied to it (aria-describedby, aria-invalid). */
-export const Field = (props: FieldProps) => {
-  const described = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
-  const common = {
-    id: props.id,
-    name: props.id,
-    value: props.value,
-    required: props.required,
-    'aria-invalid': props.error ? true : undefined,
-    'aria-describedby': described || undefined,
-    autoComplete: props.autoComplete ?? 'off',
-    spellcheck: props.spellcheck ?? false,
-    placeholder: props.placeholder,
-    onInput: (e: Event) => props.onValue((e.currentTarget as HTMLInputElement).value),
-  };
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.multiline ? (
-        <textarea rows={4} {...common} />
-      ) : (
-        <input type={props.type ?? 'text'} {...common} />
-      )}
-      {props.hint && (
-        <small id={`${props.id}-hint`} class="hint">
-          {props.hint}
-        </small>
-      )}
-      {props.error && (
-        <small id={`${props.id}-error`} class="field-error">
-          {props.error}
-        </small>
-      )}
-    </div>
-  );
-};
-
 /** After a Cancel: focus back on the button that opened the panel (by its accessible name). */
 export const refocus = (label: string) => {
   requestAnimationFrame(() =>
@@ -211,58 +164,6 @@ export const TableScroll = ({ label, children }: { label: string; children: Comp
     {children}
   </section>
 );
-
-/** Checkboxes choosing some of `options`, each with a line of help if `help` gives one. */
-export const ChoiceList = <T extends string>(props: {
-  /** Prefix of the boxes' ids: `${id}-${option}`. */
-  id: string;
-  legend: string;
-  options: readonly T[];
-  chosen: readonly T[];
-  onChosen: (update: (now: T[]) => T[]) => void;
-  help?: (option: T) => string | undefined;
-  error?: string | undefined;
-}) => {
-  const { id, legend, options, chosen, onChosen, help, error } = props;
-  return (
-    <fieldset aria-describedby={error ? `${id}-error` : undefined}>
-      <legend>{legend}</legend>
-      {options.map((option) => {
-        const hint = help?.(option);
-        const box = `${id}-${option}`;
-        return (
-          <div class="check" key={option}>
-            <input
-              type="checkbox"
-              id={box}
-              checked={chosen.includes(option)}
-              aria-describedby={hint ? `${box}-help` : undefined}
-              onChange={(e) => {
-                const on = (e.currentTarget as HTMLInputElement).checked;
-                onChosen((now) => (on ? [...now, option] : now.filter((o) => o !== option)));
-              }}
-            />
-            {hint ? (
-              <div>
-                <label for={box}>{option}</label>
-                <div id={`${box}-help`} class="hint">
-                  {hint}
-                </div>
-              </div>
-            ) : (
-              <label for={box}>{option}</label>
-            )}
-          </div>
-        );
-      })}
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
-    </fieldset>
-  );
-};
 
 /**
  * A confirmation before something that cannot be taken back: a heading, what will happen (and any
@@ -349,137 +250,4 @@ export const appealWords = (appeal: NonNullable<Ban['appeal']>): string =>
 /** A ban's appeal as a badge, in words (never colour alone). */
 export const AppealBadge = ({ appeal }: { appeal: NonNullable<Ban['appeal']> }) => (
   <span class="badge">{appealWords(appeal)}</span>
-);
-
-/** Previous and Next under a paged table, and which page it is. */
-export const Pager = ({
-  number,
-  busy,
-  onPrevious,
-  onNext,
-}: {
-  number: number;
-  busy: boolean;
-  /** Absent on the first page. */
-  onPrevious: (() => void) | undefined;
-  /** Absent on the last page. */
-  onNext: (() => void) | undefined;
-}) => (
-  <div class="pager">
-    <button type="button" disabled={busy || !onPrevious} onClick={onPrevious}>
-      Previous page
-    </button>
-    <span>Page {number}</span>
-    <button type="button" disabled={busy || !onNext} onClick={onNext}>
-      Next page
-    </button>
-  </div>
-);
-
-/**
- * A listing read a page at a time with the API's opaque `next_cursor`: the cursors that led to
- * the page shown (Previous goes back one), the filters it was read with (paging keeps them while
- * the form is edited), and the refusal of the last read, if it was one.
- *
- * With `latest` (a search as the moderator types), every read is a new question: it runs at once,
- * superseding a read under way (useBusy's `supersedes`), whose answer is then dropped however late
- * it comes; a refusal leaves no rows; and `clear` forgets the rows and any read under way when the
- * question changes before it can be asked.
- */
-export const useCursorPages = <A extends AnyAnswer, F>(
-  read: (filters: F, cursor: string | undefined) => Promise<A>,
-  initial: F,
-  { latest = false }: { latest?: boolean } = {},
-) => {
-  type Page = Extract<A, { ok: true }>['body'];
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const [page, setPage] = useState<Page | null>(null);
-  const [applied, setApplied] = useState<F>(initial);
-  const [message, setMessage] = useState<Message>(null);
-  const { busy, run } = useBusy();
-  // The question the page should answer: with `latest`, only its answer is kept.
-  const asked = useRef(0);
-  const load = (stack: Array<string | undefined>, filters: F = applied) => {
-    setMessage(null);
-    return run(
-      async () => {
-        const question = ++asked.current;
-        const answer = await read(filters, stack[stack.length - 1]);
-        if (latest && question !== asked.current) return;
-        if (!answer.ok) {
-          if (latest) setPage(null);
-          setMessage(errorMessage(answer));
-          return;
-        }
-        setApplied(filters);
-        setCursors(stack);
-        setPage(answer.body as Page);
-      },
-      { supersedes: latest },
-    );
-  };
-  const clear = () => {
-    asked.current += 1;
-    setPage(null);
-    setMessage(null);
-    setCursors([undefined]);
-  };
-  const next = (page as { next_cursor?: string | null } | null)?.next_cursor ?? null;
-  return {
-    page,
-    applied,
-    message,
-    setMessage,
-    busy,
-    /** The first page of these filters (a new search), or of those applied. */
-    first: (filters: F = applied) => load([undefined], filters),
-    /** The page shown, read again (after a change). */
-    reload: () => load(cursors),
-    /** No rows, no message, and the answer of any read under way dropped (with `latest`). */
-    clear,
-    pager: {
-      number: cursors.length,
-      busy,
-      onPrevious: cursors.length > 1 ? () => void load(cursors.slice(0, -1)) : undefined,
-      onNext: next !== null ? () => void load([...cursors, next]) : undefined,
-    },
-  };
-};
-
-/** A preview's rows: what a change would make of each value, the changed ones marked. */
-export const PreviewTable = ({
-  label,
-  caption,
-  after,
-  rows,
-}: {
-  label: string;
-  caption: string;
-  /** The heading of the column of values after the change ("After saving"). */
-  after: string;
-  rows: readonly PreviewRow[];
-}) => (
-  <TableScroll label={label}>
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">What</th>
-          <th scope="col">Now</th>
-          <th scope="col">{after}</th>
-          <th scope="col">Changes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.label} class={r.changes ? 'changed' : undefined}>
-            <th scope="row">{r.label}</th>
-            <td>{r.now}</td>
-            <td>{r.after}</td>
-            <td>{r.changes ? 'changes' : '—'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </TableScroll>
 );

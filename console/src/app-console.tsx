@@ -1,0 +1,161 @@
+import { useState } from 'preact/hooks';
+import type { View } from './address';
+import type { Policy, Scope } from './api';
+import { KeyPanel, summary } from './app-key-panel';
+import { useNavigation } from './app-navigation';
+import { AppealsView } from './appeals';
+import { AuditView } from './audit';
+import { BulkView } from './bulk';
+import { DeviceView } from './device-view';
+import { KeysView } from './keys';
+import type { ConsoleSignIn } from './people';
+import { PolicyView } from './policy';
+import type { Session } from './session';
+import { useSessionCall } from './session-call';
+import { StartView } from './start';
+import { ConfirmStep, Field, type Message, Notice, useFocusOn } from './ui';
+import { check } from './validation';
+import { WebhooksView } from './webhooks';
+
+/**
+ * The signed-in console: the sections, the game it acts in, and the view shown. The key, or a
+ * person's tokens, live only in this component's state (memory), and go with it at sign-out.
+ */
+
+const sections: Array<{ id: View; label: string; needs?: Scope }> = [
+  // Today's activity, open appeals, failing webhooks: each panel needs its own scope.
+  { id: 'start', label: 'Start' },
+  { id: 'device', label: 'Devices' },
+  { id: 'bulk', label: 'Bulk', needs: 'bans:read' },
+  { id: 'appeals', label: 'Appeals', needs: 'appeals:decide' },
+  { id: 'policy', label: 'Policy', needs: 'policy:read' },
+  { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
+  { id: 'keys', label: 'API keys', needs: 'keys:manage' },
+  { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
+];
+
+export const Console = ({
+  session,
+  onSignOut,
+  provider,
+}: {
+  session: Session;
+  onSignOut: (message: Message) => void;
+  provider: ConsoleSignIn | null;
+}) => {
+  const { call, knowledge, signOut } = useSessionCall(session, provider, onSignOut);
+  const [policy, setPolicy] = useState<Policy | null>(session.policy);
+  const at = useNavigation(call, session);
+  const { view, game, bound, device } = at;
+  const gameProblem =
+    game === ''
+      ? 'is required: the game the console acts in (X-Game-Id)'
+      : (check('game_id', game) ??
+        (bound && !bound.includes(game)
+          ? `is not one this key is bound to (${bound.join(', ')})`
+          : undefined));
+  const heading = useFocusOn<HTMLHeadingElement>(at.navigations);
+  const [welcome] = useState<Message>(() => ({ kind: 'ok', text: summary(session) }));
+  // What every view is given.
+  const common = { call, knowledge };
+
+  return (
+    <>
+      <Notice message={welcome} />
+      <KeyPanel session={session} knowledge={knowledge} />
+      <nav aria-label="Console sections">
+        <ul>
+          {sections.map((v) => (
+            <li key={v.id}>
+              <button
+                type="button"
+                aria-current={view === v.id ? 'page' : undefined}
+                onClick={() => at.go(v.id)}
+              >
+                {v.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div class="panel game">
+        <Field
+          id="game-id"
+          label="Game ID"
+          value={game}
+          onValue={(value) => at.setGame(value.trim())}
+          hint={
+            bound
+              ? `Sent as X-Game-Id. This key is bound to: ${bound.join(', ')}.`
+              : 'Sent as X-Game-Id on ban and enforcement requests.'
+          }
+          error={game !== '' && gameProblem ? `Game ID ${gameProblem}` : undefined}
+        />
+      </div>
+      <h2 class="visually-hidden" tabIndex={-1} ref={heading}>
+        {sections.find((v) => v.id === view)?.label}
+      </h2>
+      {view === 'start' && <StartView {...common} />}
+      {view === 'device' && (
+        <DeviceView
+          {...common}
+          session={session}
+          policy={policy}
+          game={game}
+          gameError={gameProblem}
+          onGame={at.setGame}
+          device={device}
+          onDevice={at.openDevice}
+        />
+      )}
+      {view === 'bulk' && (
+        <BulkView
+          {...common}
+          policy={policy}
+          publisher={policy?.publisher_id ?? session.person?.who.publisher_id ?? null}
+          game={game}
+          gameError={gameProblem}
+        />
+      )}
+      {at.leavingFor && (
+        <ConfirmStep
+          id="leave-policy-heading"
+          title="Discard your unsaved policy changes?"
+          action="Discard and leave"
+          busyAction="Leaving…"
+          busy={false}
+          onConfirm={() => at.leavingFor && at.discard(at.leavingFor)}
+          onCancel={at.stay}
+        >
+          <p>The flags you ticked are not saved. Leaving the policy drops them.</p>
+        </ConfirmStep>
+      )}
+      {view === 'policy' && (
+        <PolicyView
+          {...common}
+          onDirty={at.setPolicyDirty}
+          device={device}
+          onRead={setPolicy}
+          onSaved={(saved) => {
+            setPolicy(saved);
+            at.readDeviceAgain();
+          }}
+        />
+      )}
+      {view === 'appeals' && (
+        <AppealsView {...common} policy={policy} appealId={at.appeal} onAppeal={at.openAppeal} />
+      )}
+      {view === 'audit' && <AuditView {...common} />}
+      {view === 'keys' && (
+        <KeysView
+          {...common}
+          session={session}
+          onRevokedOwnKey={() =>
+            signOut({ kind: 'ok', text: 'You revoked the key you were signed in with: signed out.' })
+          }
+        />
+      )}
+      {view === 'webhooks' && <WebhooksView {...common} />}
+    </>
+  );
+};
