@@ -85,46 +85,47 @@ export const restrictionRows = (before: Outcome, after: Outcome, where = ''): Pr
   row('Reputation score', String(before.score), String(after.score)),
 ];
 
-/** The device's outcome under the saved policy, and under the draft. */
-const underDraft = (saved: Policy, draft: Draft, bans: readonly Ban[], deviceId: string, now: string) => ({
-  before: outcome(saved, bans, deviceId, now),
-  after: outcome({ ...saved, ...draft }, bans, deviceId, now),
-});
+/** The device's outcome under the saved policy and under the draft, and what it was computed from. */
+interface UnderDraft {
+  before: Outcome;
+  after: Outcome;
+  saved: Policy;
+  bans: readonly Ban[];
+  deviceId: string;
+  now: string;
+}
+
+/** A preview of the device under a draft: `rows` of its outcome before and after. */
+const underDraft =
+  (rows: (under: UnderDraft) => PreviewRow[]) =>
+  (saved: Policy, draft: Draft, bans: readonly Ban[], deviceId: string, now = new Date().toISOString()) =>
+    rows({
+      before: outcome(saved, bans, deviceId, now),
+      after: outcome({ ...saved, ...draft }, bans, deviceId, now),
+      saved,
+      bans,
+      deviceId,
+      now,
+    });
 
 /** The preview's rows: restriction by type, the score, then each ban's `enforced`. */
-export const previewRows = (
-  saved: Policy,
-  draft: Draft,
-  bans: readonly Ban[],
-  deviceId: string,
-  now = new Date().toISOString(),
-): PreviewRow[] => {
-  const { before, after } = underDraft(saved, draft, bans, deviceId, now);
-  return [
-    ...restrictionRows(before, after),
-    ...bans.map((ban) =>
-      row(
-        `Ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope}) enforced`,
-        yes(before.enforced.get(ban.ban_id)),
-        yes(after.enforced.get(ban.ban_id)),
-      ),
+export const previewRows = underDraft(({ before, after, bans }) => [
+  ...restrictionRows(before, after),
+  ...bans.map((ban) =>
+    row(
+      `Ban ${ban.ban_id} (${ban.ban_type}, ${ban.scope}) enforced`,
+      yes(before.enforced.get(ban.ban_id)),
+      yes(after.enforced.get(ban.ban_id)),
     ),
-  ];
-};
+  ),
+]);
 
 /**
  * The device's global bans in force, and whether each applies before and after the draft, in the
  * rules' words (explainVerdict: "applies", "1 of 2 publishers needed", "from a publisher you do not
  * trust"): what a trust setting starts or stops applying, and why.
  */
-export const trustRows = (
-  saved: Policy,
-  draft: Draft,
-  bans: readonly Ban[],
-  deviceId: string,
-  now = new Date().toISOString(),
-): PreviewRow[] => {
-  const { before, after } = underDraft(saved, draft, bans, deviceId, now);
+export const trustRows = underDraft(({ before, after, saved, bans, deviceId, now }) => {
   const words = (verdict: Verdict | undefined) => (verdict ? explainVerdict(verdict) : '—');
   return bans
     .filter((ban) => ban.scope === 'global' && isActive(stored(ban, deviceId), now))
@@ -135,4 +136,4 @@ export const trustRows = (
         words(after.verdicts.get(ban.ban_id)),
       ),
     );
-};
+});
