@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Call, Policy } from './api';
-import { lastingReach, reachOf } from './ban-forms';
+import { lastingReach, reachOf } from './ban-terms';
 import type { BanType, CreateBanRequest } from './bulk-run';
 import { ConfirmStep, Field, type Message, Notice, type ScopeKnowledge } from './ui';
 import { check, parseDetails, parseExpiry, parsePlayerMessage } from './validation';

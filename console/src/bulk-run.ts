@@ -1,6 +1,6 @@
 import { BATCH_MAX_DEVICES } from '@kernel/requests';
 import { type AnyAnswer, type Ban, type Call, explain, type Schemas } from './api';
-import { newIdempotencyKey } from './ban-forms';
+import { newIdempotencyKey } from './ban-terms';
 import { check } from './validation';
 
 /** A bulk run's pieces: the pasted list, each device's outcome in words, the idempotency keys kept for the session, a device's active bans. */

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { readAddress, showAddress } from './address';
 import type { Ban, Call, Policy } from './api';
-import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
+import { CreateBanForm } from './ban-create';
+import { ErasePanel, RevokePanel } from './ban-forms';
 import { type OpenDevice, readDevice } from './device';
 import { DeviceGames, MAX_ADDED_GAMES } from './device-games';
 import { LookupForm, type LookupRequest } from './device-lookup';
