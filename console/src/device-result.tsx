@@ -29,6 +29,46 @@ interface Filters {
   type: TypeFilter;
 }
 
+const statusOptions: ReadonlyArray<[StatusFilter, string]> = [
+  ['all', 'all'],
+  ['active', 'active'],
+  ['inactive', 'inactive (revoked or expired)'],
+];
+const typeOptions: ReadonlyArray<[TypeFilter, string]> = [
+  ['any', 'cheat and social'],
+  ['cheat', 'cheat'],
+  ['social', 'social'],
+];
+
+const FilterSelect = <T extends string>({
+  id,
+  label,
+  value,
+  options,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  value: T;
+  options: ReadonlyArray<[T, string]>;
+  onValue: (value: T) => void;
+}) => (
+  <div class="field">
+    <label for={id}>{label}</label>
+    <select
+      id={id}
+      value={value}
+      onChange={(e) => onValue((e.currentTarget as HTMLSelectElement).value as T)}
+    >
+      {options.map(([option, words]) => (
+        <option key={option} value={option}>
+          {words}
+        </option>
+      ))}
+    </select>
+  </div>
+);
+
 /** The status and type to list, applied by Show bans. */
 const BanFilters = ({
   filters,
@@ -48,34 +88,20 @@ const BanFilters = ({
       onApply();
     }}
   >
-    <div class="field">
-      <label for="bans-status">Status</label>
-      <select
-        id="bans-status"
-        value={filters.status}
-        onChange={(e) =>
-          onFilters({ ...filters, status: (e.currentTarget as HTMLSelectElement).value as StatusFilter })
-        }
-      >
-        <option value="all">all</option>
-        <option value="active">active</option>
-        <option value="inactive">inactive (revoked or expired)</option>
-      </select>
-    </div>
-    <div class="field">
-      <label for="bans-type">Type</label>
-      <select
-        id="bans-type"
-        value={filters.type}
-        onChange={(e) =>
-          onFilters({ ...filters, type: (e.currentTarget as HTMLSelectElement).value as TypeFilter })
-        }
-      >
-        <option value="any">cheat and social</option>
-        <option value="cheat">cheat</option>
-        <option value="social">social</option>
-      </select>
-    </div>
+    <FilterSelect
+      id="bans-status"
+      label="Status"
+      value={filters.status}
+      options={statusOptions}
+      onValue={(status) => onFilters({ ...filters, status })}
+    />
+    <FilterSelect
+      id="bans-type"
+      label="Type"
+      value={filters.type}
+      options={typeOptions}
+      onValue={(type) => onFilters({ ...filters, type })}
+    />
     <button type="submit" disabled={busy}>
       Show bans
     </button>
@@ -108,7 +134,7 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
   const failed = useMemo(
     () =>
       message && { ...message, text: `The bans of ${device.deviceId} could not be listed. ${message.text}` },
-    [message],
+    [message, device.deviceId],
   );
   // Nothing visible at all: the enforcement answer would read as a clean device (score 100).
   const nothingRecorded = device.allBans !== null && device.allBans.length === 0;
