@@ -1,21 +1,33 @@
 import { useState } from 'preact/hooks';
-import type { Call, Policy } from './api';
-import { lastingReach, reachOf } from './ban-forms';
-import type { BanType, CreateBanRequest } from './bulk-run';
-import { ConfirmStep, Field, type Message, Notice, type ScopeKnowledge } from './ui';
-import { check, parseDetails, parseExpiry, parsePlayerMessage } from './validation';
+import type { Policy } from './api';
+import {
+  BanKindFields,
+  BanTypeSelect,
+  ExpiresField,
+  PlayerFields,
+  type PlayerWords,
+  ReasonCodeField,
+  RevokeReasonField,
+} from './ban-fields';
+import { type BanTerms, type BanType, blankTerms, lastingReach, reachOf, termsOf } from './ban-terms';
+import { ConfirmStep, Notice } from './ui';
+import { useForm } from './use-form';
+import { useRequest } from './use-request';
+import { check } from './validation';
 
-/** The bulk view's two forms: ban the listed devices, or revoke their bans. */
+/**
+ * The bulk view's two forms: ban the listed devices, or revoke their bans. Neither sends anything
+ * itself: each asks to confirm, then hands its terms to the view, which runs the batch.
+ */
 
-export interface Props {
-  call: Call;
-  knowledge: ScopeKnowledge;
-  policy: Policy | null;
-  /** The caller's publisher, to revoke only its own bans; null when not known. */
-  publisher: string | null;
-  game: string;
-  gameError: string | undefined;
-}
+const devicesText = (count: number) => (count === 1 ? '1 device' : `${count} devices`);
+
+const words: PlayerWords = {
+  detailsHint: 'Private to your publisher, the same on every ban, e.g. {"report": "r-12"}; at most 16 KiB.',
+  messageHint:
+    'What a game may show the player: plain text, one paragraph, at most 500 characters. Every publisher who sees the ban sees it.',
+  appealable: 'The player may appeal these bans',
+};
 
 export const BanForm = ({
   game,
@@ -28,138 +40,41 @@ export const BanForm = ({
   policy: Policy | null;
   count: number;
   busy: boolean;
-  onBan: (body: Omit<CreateBanRequest, 'device_id' | 'idempotency_key'>, label: string) => void;
+  onBan: (body: BanTerms, label: string) => void;
 }) => {
-  const [banType, setBanType] = useState<BanType>('cheat');
-  const [scope, setScope] = useState<CreateBanRequest['scope']>('game');
-  const [reason, setReason] = useState('');
-  const [expires, setExpires] = useState('');
-  const [details, setDetails] = useState('');
-  const [playerMessage, setPlayerMessage] = useState('');
-  const [appealable, setAppealable] = useState(true);
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
-  const [message, setMessage] = useState<Message>(null);
-  const [confirming, setConfirming] = useState<Omit<
-    CreateBanRequest,
-    'device_id' | 'idempotency_key'
-  > | null>(null);
+  // Nothing is sent from here: the request only holds the form's message.
+  const said = useRequest();
+  const form = useForm(blankTerms, said);
+  const [confirming, setConfirming] = useState<BanTerms | null>(null);
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const expiry = parseExpiry(expires);
-    const parsedDetails = parseDetails(details);
-    const forPlayer = parsePlayerMessage(playerMessage);
-    const found = {
-      reason_code: check('reason_code', reason.trim()),
-      expires_at: expiry.ok ? undefined : expiry.message,
-      details: parsedDetails.ok ? undefined : parsedDetails.message,
-      player_message: forPlayer.ok ? undefined : forPlayer.message,
-    };
-    setErrors(found);
-    if (!expiry.ok || !parsedDetails.ok || !forPlayer.ok || found.reason_code) {
+    const { found, terms } = termsOf(form.values);
+    if (!form.accept(found, 'Nothing was sent: correct the fields marked below.') || !terms) {
       setConfirming(null);
-      setMessage({ kind: 'error', text: 'Nothing was sent: correct the fields marked below.' });
       return;
     }
-    setMessage(null);
-    setConfirming({
-      ban_type: banType,
-      scope,
-      reason_code: reason.trim(),
-      ...(expiry.value === undefined ? {} : { expires_at: expiry.value }),
-      ...(parsedDetails.value === undefined ? {} : { details: parsedDetails.value }),
-      ...(forPlayer.value === undefined ? {} : { player_message: forPlayer.value }),
-      ...(appealable ? {} : { appealable: false }),
-    });
+    said.setMessage(null);
+    setConfirming(terms);
   };
 
   return (
     <section aria-labelledby="bulk-ban-heading" class="panel">
       <h3 id="bulk-ban-heading">Ban these devices</h3>
       <form onSubmit={submit} noValidate>
-        <div class="field">
-          <label for="bulk-ban-type">Ban type</label>
-          <select
-            id="bulk-ban-type"
-            value={banType}
-            onChange={(e) => setBanType((e.currentTarget as HTMLSelectElement).value as BanType)}
-          >
-            <option value="cheat">cheat</option>
-            <option value="social">social</option>
-          </select>
-        </div>
-        <div class="field">
-          <label for="bulk-ban-scope">Scope</label>
-          <select
-            id="bulk-ban-scope"
-            value={scope}
-            aria-describedby="bulk-ban-scope-hint"
-            onChange={(e) =>
-              setScope((e.currentTarget as HTMLSelectElement).value as CreateBanRequest['scope'])
-            }
-          >
-            <option value="game">game: this game only</option>
-            <option value="publisher">publisher: all your games</option>
-            <option value="global">global: every publisher</option>
-          </select>
-          <small id="bulk-ban-scope-hint" class="hint">
-            The game is the Game ID above ({game || 'none yet'}).{' '}
-            {reachOf(policy, { ban_type: banType, scope }).text}
-          </small>
-        </div>
-        <Field
-          id="bulk-ban-reason"
-          label="Reason code"
-          value={reason}
-          onValue={setReason}
-          error={errors.reason_code}
-          hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. aimbot"
-          required
-        />
-        <Field
-          id="bulk-ban-expires"
-          label="Expires at (optional)"
-          type="datetime-local"
-          value={expires}
-          onValue={setExpires}
-          error={errors.expires_at}
-          hint="Your local time; empty makes the bans permanent."
-        />
-        <Field
-          id="bulk-ban-details"
-          label="Details (optional JSON object)"
-          multiline
-          value={details}
-          onValue={setDetails}
-          error={errors.details}
-          hint='Private to your publisher, the same on every ban, e.g. {"report": "r-12"}; at most 16 KiB.'
-        />
-        <Field
-          id="bulk-ban-player-message"
-          label="Message for the player (optional)"
-          value={playerMessage}
-          onValue={setPlayerMessage}
-          error={errors.player_message}
-          hint="What a game may show the player: plain text, one paragraph, at most 500 characters. Every publisher who sees the ban sees it."
-        />
-        <div class="check">
-          <input
-            type="checkbox"
-            id="bulk-ban-appealable"
-            checked={appealable}
-            onChange={(e) => setAppealable((e.currentTarget as HTMLInputElement).checked)}
-          />
-          <label for="bulk-ban-appealable">The player may appeal these bans</label>
-        </div>
+        <BanKindFields id="bulk-ban" form={form} game={game} policy={policy} />
+        <ReasonCodeField id="bulk-ban" form={form} />
+        <ExpiresField id="bulk-ban" form={form} bans="bans" />
+        <PlayerFields id="bulk-ban" form={form} words={words} />
         <button type="submit" disabled={busy}>
-          Ban {count === 1 ? '1 device' : `${count} devices`}…
+          Ban {devicesText(count)}…
         </button>
       </form>
-      <Notice message={message} />
+      <Notice message={said.message} />
       {confirming && (
         <ConfirmStep
           id="bulk-ban-confirm-heading"
-          title={`Ban ${count === 1 ? '1 device' : `${count} devices`} in ${game}?`}
+          title={`Ban ${devicesText(count)} in ${game}?`}
           action="Ban them"
           busyAction="Banning…"
           busy={false}
@@ -201,11 +116,12 @@ export const RevokeForm = ({
   busy: boolean;
   onRevoke: (type: BanType, reason: string) => void;
 }) => {
+  // No message, nothing sent: the type, the reason and the reason's error are all it keeps.
   const [banType, setBanType] = useState<BanType>('cheat');
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState<{ type: BanType; reason: string } | null>(null);
-  const devices = count === 1 ? '1 device' : `${count} devices`;
+  const devices = devicesText(count);
   const submit = (e: Event) => {
     e.preventDefault();
     const problem = check('reason_code', reason.trim());
@@ -217,26 +133,13 @@ export const RevokeForm = ({
       <h3 id="bulk-revoke-heading">Revoke your bans on these devices</h3>
       <p>Revokes {publisher}'s active bans of the type on each device; other publishers' bans stay.</p>
       <form onSubmit={submit} noValidate>
-        <div class="field">
-          <label for="bulk-revoke-type">Ban type to revoke</label>
-          <select
-            id="bulk-revoke-type"
-            value={banType}
-            onChange={(e) => setBanType((e.currentTarget as HTMLSelectElement).value as BanType)}
-          >
-            <option value="cheat">cheat</option>
-            <option value="social">social</option>
-          </select>
-        </div>
-        <Field
-          id="bulk-revoke-reason"
-          label="Revoke reason"
-          value={reason}
-          onValue={setReason}
-          error={error}
-          hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. appeal_upheld"
-          required
+        <BanTypeSelect
+          id="bulk-revoke-type"
+          label="Ban type to revoke"
+          value={banType}
+          onValue={setBanType}
         />
+        <RevokeReasonField id="bulk-revoke-reason" value={reason} onValue={setReason} error={error} />
         <button type="submit" disabled={busy}>
           Revoke on {devices}…
         </button>

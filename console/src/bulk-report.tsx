@@ -1,40 +1,31 @@
 import { type BatchResult, failed, outcomeWords, type Run } from './bulk-run';
-import { TableScroll } from './ui';
+import { DataTable } from './data-table';
 
 /** The bulk view's answers: the enforcement check of the list, and the report of a run. */
 
 export const CheckTable = ({ results }: { results: BatchResult[] }) => (
-  <TableScroll label="Restrictions of the devices">
-    <table>
-      <caption>What the enforcement batch answers for each device in the game</caption>
-      <thead>
-        <tr>
-          <th scope="col">Device</th>
-          <th scope="col">Restricted: cheat</th>
-          <th scope="col">Restricted: social</th>
-          <th scope="col">Enforced bans</th>
-        </tr>
-      </thead>
-      <tbody>
-        {results.map((r) => (
-          <tr key={r.device_id}>
-            <th scope="row">{r.device_id}</th>
-            {'error' in r ? (
-              <td colSpan={3}>
-                {r.error.code}: {r.error.message}
-              </td>
-            ) : (
-              <>
-                <td>{r.restricted.cheat ? 'restricted' : 'no'}</td>
-                <td>{r.restricted.social ? 'restricted' : 'no'}</td>
-                <td>{r.bans.length}</td>
-              </>
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </TableScroll>
+  <DataTable
+    label="Restrictions of the devices"
+    caption="What the enforcement batch answers for each device in the game"
+    columns={['Device', 'Restricted: cheat', 'Restricted: social', 'Enforced bans']}
+  >
+    {results.map((r) => (
+      <tr key={r.device_id}>
+        <th scope="row">{r.device_id}</th>
+        {'error' in r ? (
+          <td colSpan={3}>
+            {r.error.code}: {r.error.message}
+          </td>
+        ) : (
+          <>
+            <td>{r.restricted.cheat ? 'restricted' : 'no'}</td>
+            <td>{r.restricted.social ? 'restricted' : 'no'}</td>
+            <td>{r.bans.length}</td>
+          </>
+        )}
+      </tr>
+    ))}
+  </DataTable>
 );
 
 export const Report = ({
@@ -78,25 +69,18 @@ export const Report = ({
           )
         )}
       </div>
-      <TableScroll label="Outcome of each device">
-        <table>
-          <caption>Each device's outcome, failures first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Device</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([device, outcome]) => (
-              <tr key={device} class={failed(outcome) ? 'changed' : undefined}>
-                <th scope="row">{device}</th>
-                <td>{outcomeWords(outcome)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <DataTable
+        label="Outcome of each device"
+        caption="Each device's outcome, failures first"
+        columns={['Device', 'Outcome']}
+      >
+        {rows.map(([device, outcome]) => (
+          <tr key={device} class={failed(outcome) ? 'changed' : undefined}>
+            <th scope="row">{device}</th>
+            <td>{outcomeWords(outcome)}</td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 };

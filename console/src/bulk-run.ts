@@ -1,12 +1,13 @@
 import { BATCH_MAX_DEVICES } from '@kernel/requests';
 import { type AnyAnswer, type Ban, type Call, explain, type Schemas } from './api';
-import { newIdempotencyKey } from './ban-forms';
+import { type BanTerms, type BanType, newIdempotencyKey } from './ban-terms';
 import { check } from './validation';
 
-/** A bulk run's pieces: the pasted list, each device's outcome in words, the idempotency keys kept for the session, a device's active bans. */
+/**
+ * A bulk run's pieces: the pasted list, each device's work (a create, or the revocation of the
+ * caller's own bans) and its outcome in words, the idempotency keys kept for the session.
+ */
 
-export type CreateBanRequest = Schemas['CreateBanRequest'];
-export type BanType = CreateBanRequest['ban_type'];
 export type BatchResult = Schemas['EnforcementBatch']['results'][number];
 
 /** Requests in flight at once during a run: enough to be quick, few enough not to be throttled. */
@@ -127,3 +128,42 @@ export const activeBans = async (call: Call, game: string, deviceId: string, typ
     cursor = answer.body.next_cursor;
   }
 };
+
+/** A create of the same ban on each device: the same device, game and values get the same key, whichever retry sends it. */
+export const banTask =
+  (call: Call, game: string, terms: BanTerms): Task =>
+  async (deviceId) => {
+    const idempotency_key = idempotencyKeyFor(call, JSON.stringify([game, deviceId, terms]));
+    const answer = await call('post', '/v1/bans', {
+      body: { ...terms, device_id: deviceId, idempotency_key },
+      game,
+    });
+    if (answer.status === 201) return { kind: 'created', banId: answer.body.ban_id };
+    if (answer.status === 200) return { kind: 'idempotent_ok', banId: answer.body.ban_id };
+    return failure(answer);
+  };
+
+/** Revoking the caller's own active bans of the type on each device: another publisher's ban is theirs to revoke. */
+export const revokeTask =
+  (call: Call, game: string, publisher: string, type: BanType, reason: string): Task =>
+  async (deviceId) => {
+    const listed = await activeBans(call, game, deviceId, type);
+    if (!listed.ok) return failure(listed.answer);
+    const own = listed.bans.filter((b) => b.publisher_id === publisher);
+    if (own.length === 0) return { kind: 'nothing' };
+    const revoked: number[] = [];
+    for (const b of own) {
+      const answer = await call('post', '/v1/device/{device_id}/bans/{ban_id}/revoke', {
+        path: { device_id: deviceId, ban_id: b.ban_id },
+        body: { reason_code: reason },
+        game,
+      });
+      if (answer.status !== 200)
+        return failure(
+          answer,
+          revoked.length ? `revoked ${revoked.join(', ')}, then ban ${b.ban_id}: ` : `ban ${b.ban_id}: `,
+        );
+      revoked.push(b.ban_id);
+    }
+    return { kind: 'revoked', banIds: revoked };
+  };

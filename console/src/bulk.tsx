@@ -1,24 +1,13 @@
 import { BATCH_MAX_DEVICES } from '@kernel/requests';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { explain } from './api';
-import { BanForm, type Props, RevokeForm } from './bulk-forms';
+import { useEffect, useState } from 'preact/hooks';
+import type { Call, Policy } from './api';
+import type { BanTerms, BanType } from './ban-terms';
+import { useBulkRun } from './bulk-execute';
+import { BanForm, RevokeForm } from './bulk-forms';
 import { CheckTable, Report } from './bulk-report';
-
-import {
-  activeBans,
-  type BanType,
-  type BatchResult,
-  BULK_CONCURRENCY,
-  type CreateBanRequest,
-  failed,
-  failure,
-  idempotencyKeyFor,
-  type Outcome,
-  parseDeviceList,
-  type Run,
-  type Task,
-} from './bulk-run';
-import { Field, type Message, Notice, ScopeGate, useBusy } from './ui';
+import { type BatchResult, banTask, parseDeviceList, revokeTask } from './bulk-run';
+import { Field, Notice, ScopeGate, type ScopeKnowledge } from './ui';
+import { useRequest } from './use-request';
 
 /**
  * Many devices at once: a pasted list checked with the enforcement batch,
@@ -27,18 +16,25 @@ import { Field, type Message, Notice, ScopeGate, useBusy } from './ui';
  * form values and kept for the session, so any retry of the batch gets the ban already made.
  */
 
+interface Props {
+  call: Call;
+  knowledge: ScopeKnowledge;
+  policy: Policy | null;
+  /** The caller's publisher, to revoke only its own bans; null when not known. */
+  publisher: string | null;
+  game: string;
+  gameError: string | undefined;
+}
+
 export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }: Props) => {
   const [text, setText] = useState('');
   const list = parseDeviceList(text);
   // The question every answer and run belongs to: these ids in this game.
   const question = `${game}\n${list.valid.join('\n')}`;
   const [checked, setChecked] = useState<{ question: string; results: BatchResult[] } | null>(null);
-  const [message, setMessage] = useState<Message>(null);
+  const checking = useRequest();
   const [action, setAction] = useState<'ban' | 'revoke' | null>(null);
-  const [run, setRun] = useState<Run | null>(null);
-  const { busy, run: runCheck } = useBusy();
-  /** The run under way: Stop, or a change of list or game, ends it. */
-  const active = useRef<{ stopped: Run['stopped'] } | null>(null);
+  const { run, start, retry, stop } = useBulkRun(question);
 
   const canSend = !gameError && !list.tooMany && list.valid.length > 0;
   const refusal = gameError
@@ -49,130 +45,32 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
         ? 'Paste at least one valid device id.'
         : undefined;
 
-  // A new list or game is a new question: a run for the old one stops, its report marked.
-  useEffect(() => {
-    setMessage(null);
-    if (active.current && run?.running && run.question !== question) {
-      active.current.stopped = 'changed';
-      setRun((r) => (r ? { ...r, stopped: 'changed' } : r));
-    }
-  }, [question]);
-  useEffect(
-    () => () => {
-      if (active.current) active.current.stopped = 'stop';
-    },
-    [],
-  );
+  // A new list or game is a new question: the last check's refusal is about the old one.
+  useEffect(() => checking.setMessage(null), [question]);
 
   const doCheck = () => {
     if (!canSend) return;
     const asked = question;
-    setMessage(null);
-    void runCheck(async () => {
-      const answer = await call('post', '/v1/enforcement/batch', { body: { device_ids: list.valid }, game });
-      if (answer.status !== 200) {
-        setChecked(null);
-        setMessage({ kind: 'error', text: explain(answer).text });
-        return;
-      }
-      setChecked({ question: asked, results: answer.body.results });
-    });
-  };
-
-  /** Runs `task` on `devices` of `base`, BULK_CONCURRENCY at a time, until done or stopped. */
-  const execute = async (base: Run, devices: string[]) => {
-    const token: { stopped: Run['stopped'] } = { stopped: null };
-    active.current = token;
-    const pending = Object.fromEntries(devices.map((d) => [d, { kind: 'pending' } as Outcome]));
-    setRun({ ...base, outcomes: { ...base.outcomes, ...pending }, running: true, stopped: null });
-    let next = 0;
-    const worker = async () => {
-      while (token.stopped === null && next < devices.length) {
-        const device = devices[next++] as string;
-        const outcome = await base
-          .task(device)
-          .catch(
-            (error: unknown): Outcome => ({ kind: 'failed', code: 'console_error', text: String(error) }),
-          );
-        setRun((r) => (r ? { ...r, outcomes: { ...r.outcomes, [device]: outcome } } : r));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, devices.length) }, worker));
-    if (active.current === token) active.current = null;
-    setRun((r) =>
-      r
-        ? {
-            ...r,
-            running: false,
-            stopped: token.stopped,
-            outcomes: Object.fromEntries(
-              Object.entries(r.outcomes).map(([d, o]) => [
-                d,
-                o.kind === 'pending' ? { kind: 'not_sent' } : o,
-              ]),
-            ) as Record<string, Outcome>,
-          }
-        : r,
+    void checking.run(
+      () => call('post', '/v1/enforcement/batch', { body: { device_ids: list.valid }, game }),
+      (answer) => setChecked({ question: asked, results: answer.body.results }),
     );
   };
 
-  const start = (label: string, task: Task) => {
-    if (!canSend || active.current) return;
-    const devices = list.valid;
-    void execute({ label, question, devices, outcomes: {}, running: true, stopped: null, task }, devices);
+  const ban = (terms: BanTerms, label: string) => {
+    if (canSend) start(label, list.valid, banTask(call, game, terms));
   };
-
-  const ban = (body: Omit<CreateBanRequest, 'device_id' | 'idempotency_key'>, label: string) => {
-    const inGame = game;
-    start(label, async (deviceId) => {
-      // The same device, game and values: the same key, whichever retry sends it.
-      const idempotency_key = idempotencyKeyFor(call, JSON.stringify([inGame, deviceId, body]));
-      const answer = await call('post', '/v1/bans', {
-        body: { ...body, device_id: deviceId, idempotency_key },
-        game: inGame,
-      });
-      if (answer.status === 201) return { kind: 'created', banId: answer.body.ban_id };
-      if (answer.status === 200) return { kind: 'idempotent_ok', banId: answer.body.ban_id };
-      return failure(answer);
-    });
-  };
-
   const revoke = (type: BanType, reason: string) => {
-    if (publisher === null) return;
-    const inGame = game;
-    start(`Revoke: your active ${type} bans, reason ${reason}`, async (deviceId) => {
-      const listed = await activeBans(call, inGame, deviceId, type);
-      if (!listed.ok) return failure(listed.answer);
-      // Only the caller's own: another publisher's ban is theirs to revoke.
-      const own = listed.bans.filter((b) => b.publisher_id === publisher);
-      if (own.length === 0) return { kind: 'nothing' };
-      const revoked: number[] = [];
-      for (const b of own) {
-        const answer = await call('post', '/v1/device/{device_id}/bans/{ban_id}/revoke', {
-          path: { device_id: deviceId, ban_id: b.ban_id },
-          body: { reason_code: reason },
-          game: inGame,
-        });
-        if (answer.status !== 200)
-          return failure(
-            answer,
-            revoked.length ? `revoked ${revoked.join(', ')}, then ban ${b.ban_id}: ` : `ban ${b.ban_id}: `,
-          );
-        revoked.push(b.ban_id);
-      }
-      return { kind: 'revoked', banIds: revoked };
-    });
-  };
-
-  const retry = () => {
-    if (!run || run.running || run.question !== question) return;
-    void execute(
-      run,
-      run.devices.filter((d) => failed(run.outcomes[d] ?? { kind: 'pending' })),
+    if (publisher === null || !canSend) return;
+    start(
+      `Revoke: your active ${type} bans, reason ${reason}`,
+      list.valid,
+      revokeTask(call, game, publisher, type, reason),
     );
   };
 
-  const shownCheck = checked?.question === question ? checked.results : null;
+  // A refused check shows no results: they would answer as if it had been made.
+  const shownCheck = checked?.question === question && !checking.message ? checked.results : null;
   const writes = knowledge['bans:write'].held !== false;
   const running = run?.running ?? false;
 
@@ -206,29 +104,22 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
         )}
         {refusal && text.trim() !== '' && <p class="field-error">{refusal}</p>}
         <div class="actions">
-          <button type="button" disabled={busy || !canSend} onClick={doCheck}>
-            {busy ? 'Checking…' : 'Check'}
+          <button type="button" disabled={checking.busy || !canSend} onClick={doCheck}>
+            {checking.busy ? 'Checking…' : 'Check'}
           </button>
-          {writes && (
-            <>
+          {writes &&
+            (['ban', 'revoke'] as const).map((which) => (
               <button
                 type="button"
-                aria-pressed={action === 'ban'}
-                onClick={() => setAction(action === 'ban' ? null : 'ban')}
+                key={which}
+                aria-pressed={action === which}
+                onClick={() => setAction(action === which ? null : which)}
               >
-                Ban…
+                {which === 'ban' ? 'Ban…' : 'Revoke…'}
               </button>
-              <button
-                type="button"
-                aria-pressed={action === 'revoke'}
-                onClick={() => setAction(action === 'revoke' ? null : 'revoke')}
-              >
-                Revoke…
-              </button>
-            </>
-          )}
+            ))}
         </div>
-        <Notice message={message} />
+        <Notice message={checking.message} />
       </section>
       {shownCheck && <CheckTable results={shownCheck} />}
       <ScopeGate scope="bans:write" known={knowledge} what="Banning and revoking">
@@ -255,14 +146,7 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
       </ScopeGate>
       {/* A report of another list is shown only when that run stopped because the list changed: it says what was done. */}
       {run && (run.question === question || run.stopped === 'changed') && (
-        <Report
-          run={run}
-          current={run.question === question}
-          onStop={() => {
-            if (active.current) active.current.stopped = 'stop';
-          }}
-          onRetry={retry}
-        />
+        <Report run={run} current={run.question === question} onStop={stop} onRetry={retry} />
       )}
     </ScopeGate>
   );

@@ -1,16 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { actorLabel, type Ban, type Call } from './api';
-import { banState, loadAllBans, type OpenDevice } from './device';
-import {
-  errorMessage,
-  Field,
-  type Message,
-  Notice,
-  StateBadge,
-  TableScroll,
-  TimeText,
-  useFocusOn,
-} from './ui';
+import { useEffect, useState } from 'preact/hooks';
+import type { Ban, Call } from './api';
+import type { OpenDevice } from './device';
+import { BansInGamesTable } from './device-games-bans';
+import { useGameListings } from './device-games-listings';
+import { RestrictedPerGameTable, type ShownBecause } from './device-games-restricted';
+import { Field, Notice, useFocusOn } from './ui';
+import { useRequest } from './use-request';
 import { check } from './validation';
 
 /**
@@ -24,8 +19,6 @@ import { check } from './validation';
 
 /** Games a moderator may add to one view: each is a request. */
 export const MAX_ADDED_GAMES = 20;
-
-type GameAnswer = { ok: true; bans: Ban[]; complete: boolean } | { ok: false; message: Message };
 
 interface Props {
   call: Call;
@@ -46,18 +39,6 @@ interface Props {
 
 const unique = (games: readonly string[]) => [...new Set(games)];
 
-/** Whether the ban is the caller's: game and publisher bans are listed to their owner only. */
-const isOwn = (ban: Ban, publisher: string | null) =>
-  ban.created_by !== null || ban.scope !== 'global' || ban.publisher_id === publisher;
-
-const madeBy = (ban: Ban, publisher: string | null) => {
-  if (ban.created_by) return actorLabel(ban.created_by);
-  if (isOwn(ban, publisher)) return 'not recorded';
-  return publisher === null
-    ? `not recorded (publisher ${ban.publisher_id})`
-    : `another publisher (${ban.publisher_id})`;
-};
-
 export const DeviceGames = ({
   call,
   device,
@@ -70,66 +51,34 @@ export const DeviceGames = ({
   lookup,
 }: Props) => {
   const heading = useFocusOn<HTMLHeadingElement>(lookup);
-  // The games the index says the publisher banned the device in: null until it answers.
+  // The games the index says the publisher banned the device in: null until it answers, none if
+  // it refuses. Each reading of the device asks again; an answer about another is dropped.
   const [banned, setBanned] = useState<string[] | null>(null);
-  const [bannedMessage, setBannedMessage] = useState<Message>(null);
-  const [answers, setAnswers] = useState<Record<string, GameAnswer>>({});
+  const bannedRequest = useRequest({ latest: true });
+  // The add form sends nothing (the games are kept in the address): its value and its error.
   const [adding, setAdding] = useState('');
   const [addError, setAddError] = useState<string | undefined>();
-  // Which reading of the device the answers belong to, and the games already asked in it: an
-  // answer about the previous device (or before a change) never lands under this one.
-  const round = useRef({ n: 0, asked: new Set<string>() });
 
   useEffect(() => {
-    const n = round.current.n + 1;
-    round.current = { n, asked: new Set() };
-    setAnswers({});
     setBanned(null);
-    setBannedMessage(null);
-    void call('get', '/v1/devices', { query: { prefix: device.deviceId, limit: 1 } }).then((answer) => {
-      if (n !== round.current.n) return;
-      if (answer.status !== 200) {
-        const failed = errorMessage(answer);
-        setBannedMessage(
-          failed && {
-            ...failed,
-            text: `The games where you have banned ${device.deviceId} could not be listed; the Game ID's and those added are shown. ${failed.text}`,
-          },
-        );
-        setBanned([]);
-        return;
-      }
+    void bannedRequest.run(
+      () => call('get', '/v1/devices', { query: { prefix: device.deviceId, limit: 1 } }),
       // The prefix is the whole id: only its own entry, never a longer id's.
-      setBanned(answer.body.items.find((d) => d.device_id === device.deviceId)?.games ?? []);
-    });
+      (answer) => setBanned(answer.body.items.find((d) => d.device_id === device.deviceId)?.games ?? []),
+    );
     // Gone or read again: whatever is still on its way answers an older question.
-    return () => {
-      round.current = { n: round.current.n + 1, asked: new Set() };
-    };
+    return () => bannedRequest.forget();
   }, [device, version]);
-
-  const games = unique([device.game, ...(banned ?? []), ...added]);
-
-  /** A game's listing (every page); its row shows the answer the moment it arrives. */
-  const ask = (game: string) => {
-    const { n, asked } = round.current;
-    asked.add(game);
-    void loadAllBans(call, game, device.deviceId).then(({ bans, answer }) => {
-      if (n !== round.current.n) return;
-      const result: GameAnswer = bans
-        ? { ok: true, bans, complete: answer !== null }
-        : { ok: false, message: answer && errorMessage(answer) };
-      setAnswers((now) => ({ ...now, [game]: result }));
-    });
+  const bannedIn = banned ?? (bannedRequest.message ? [] : null);
+  const bannedMessage = bannedRequest.message && {
+    ...bannedRequest.message,
+    text: `The games where you have banned ${device.deviceId} could not be listed; the Game ID's and those added are shown. ${bannedRequest.message.text}`,
   };
-  // Each game not yet asked in this reading, in parallel with the others.
-  useEffect(() => {
-    for (const game of games) if (!round.current.asked.has(game)) ask(game);
-  }, [device, version, games.join(',')]);
-  const retry = (game: string) => {
-    setAnswers(({ [game]: _failed, ...others }) => others);
-    ask(game);
-  };
+
+  const games = unique([device.game, ...(bannedIn ?? []), ...added]);
+  const { answers, retry } = useGameListings(call, device, version, games);
+  const why = (game: string): ShownBecause =>
+    game === device.game ? 'the Game ID' : bannedIn?.includes(game) ? 'you banned it here' : 'added';
 
   const listed = games.flatMap((game) => {
     const answer = answers[game];
@@ -173,7 +122,6 @@ export const DeviceGames = ({
     onAdded([...added, game]);
   };
 
-  const cols = onRevoke ? 11 : 10;
   return (
     <section aria-labelledby="device-heading" class="result">
       <h2 id="device-heading" tabIndex={-1} ref={heading}>
@@ -183,85 +131,22 @@ export const DeviceGames = ({
         <h3 id="games-heading">Restricted per game</h3>
         <p>
           The Game ID's game, the games where you have banned this device
-          {banned === null ? ' (being found)' : ''}, and the games you add. Each game sees its own game bans,
-          your publisher bans and every publisher's global bans.
+          {bannedIn === null ? ' (being found)' : ''}, and the games you add. Each game sees its own game
+          bans, your publisher bans and every publisher's global bans.
         </p>
         <Notice message={bannedMessage} keepFocus />
-        <TableScroll label="Restricted per game table">
-          <table>
-            <caption>Device {device.deviceId}: restricted or not in each game, under your policy</caption>
-            <thead>
-              <tr>
-                <th scope="col">Game</th>
-                <th scope="col">Cheat restricted</th>
-                <th scope="col">Social restricted</th>
-                <th scope="col">Enforced bans</th>
-                <th scope="col">Shown because</th>
-              </tr>
-            </thead>
-            <tbody>
-              {games.map((game) => {
-                const answer = answers[game];
-                const why =
-                  game === device.game
-                    ? 'the Game ID'
-                    : banned?.includes(game)
-                      ? 'you banned it here'
-                      : 'added';
-                const enforced = answer?.ok ? answer.bans.filter((b) => b.enforced) : [];
-                return (
-                  <tr key={game}>
-                    <th scope="row">{game}</th>
-                    {!answer ? (
-                      <td colSpan={3}>Reading…</td>
-                    ) : answer.ok ? (
-                      <>
-                        <td>{enforced.some((b) => b.ban_type === 'cheat') ? 'yes' : 'no'}</td>
-                        <td>{enforced.some((b) => b.ban_type === 'social') ? 'yes' : 'no'}</td>
-                        <td>
-                          {enforced.length}
-                          {answer.complete ? '' : ' or more (too many bans to read them all)'}
-                        </td>
-                      </>
-                    ) : (
-                      <td colSpan={3} class="field-error">
-                        Could not be listed. {answer.message?.text}{' '}
-                        <button
-                          type="button"
-                          class="small secondary"
-                          aria-label={`Try game ${game} again`}
-                          onClick={() => retry(game)}
-                        >
-                          Try again
-                        </button>
-                      </td>
-                    )}
-                    <td>
-                      {why}
-                      {why === 'added' && (
-                        <>
-                          {' '}
-                          <button
-                            type="button"
-                            class="small secondary"
-                            aria-label={`Remove game ${game}`}
-                            onClick={() => {
-                              onAdded(added.filter((g) => g !== game));
-                              // The button goes with its row: the focus goes to where games are added.
-                              document.getElementById('add-game')?.focus();
-                            }}
-                          >
-                            Remove
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableScroll>
+        <RestrictedPerGameTable
+          deviceId={device.deviceId}
+          games={games}
+          answers={answers}
+          why={why}
+          onRetry={retry}
+          onRemove={(game) => {
+            onAdded(added.filter((g) => g !== game));
+            // The button goes with its row: the focus goes to where games are added.
+            document.getElementById('add-game')?.focus();
+          }}
+        />
         <form class="filters" onSubmit={add} noValidate>
           <Field
             id="add-game"
@@ -283,83 +168,13 @@ export const DeviceGames = ({
               ? `The bans of ${failed.join(', ')} are missing: ${failed.length === 1 ? 'it' : 'they'} could not be listed.`
               : `Every game shown answered: ${rows.length} ${rows.length === 1 ? 'ban' : 'bans'}.`}
         </p>
-        <TableScroll label="Bans in all games table">
-          <table>
-            <caption>
-              Bans of {device.deviceId} in the games shown, each once: {rows.length} listed
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Ban</th>
-                <th scope="col">Type</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Games</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">Enforced</th>
-                <th scope="col">Made by</th>
-                {onRevoke && (
-                  <th scope="col" class="sticky-end">
-                    Actions
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.length === 0 && (
-                <tr>
-                  <td colSpan={cols}>{waiting.length > 0 ? 'Reading…' : 'No bans in these games.'}</td>
-                </tr>
-              )}
-              {rows.map(({ ban, games: seenIn }) => {
-                const state = banState(ban);
-                return (
-                  <tr key={ban.ban_id}>
-                    <th scope="row">{ban.ban_id}</th>
-                    <td>{ban.ban_type}</td>
-                    <td>{ban.scope}</td>
-                    <td>
-                      {ban.scope === 'game' ? ban.game_id : `every game (listed in ${seenIn.join(', ')})`}
-                    </td>
-                    <td>{ban.reason_code}</td>
-                    <td>
-                      <TimeText iso={ban.created_at} />
-                    </td>
-                    <td>
-                      {ban.expires_at === null ? (
-                        'never'
-                      ) : (
-                        <TimeText iso={ban.expires_at} prefix={state === 'expired' ? 'ended ' : 'until '} />
-                      )}
-                    </td>
-                    <td>
-                      <StateBadge state={state} />
-                      {ban.revoke_reason_code ? ` (${ban.revoke_reason_code})` : ''}
-                    </td>
-                    <td>{ban.enforced ? 'yes' : 'no'}</td>
-                    <td>{madeBy(ban, publisher)}</td>
-                    {onRevoke && (
-                      <td class="sticky-end">
-                        {state === 'active' && isOwn(ban, publisher) ? (
-                          <button
-                            type="button"
-                            class="small"
-                            aria-label={`Revoke ban ${ban.ban_id}`}
-                            onClick={() => onRevoke(ban)}
-                          >
-                            Revoke
-                          </button>
-                        ) : null}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableScroll>
+        <BansInGamesTable
+          deviceId={device.deviceId}
+          rows={rows}
+          reading={waiting.length > 0}
+          publisher={publisher}
+          onRevoke={onRevoke}
+        />
       </section>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Call, Schemas } from './api';
+import { DataTable } from './data-table';
 import { SEARCH_DELAY_MS } from './search-timing';
 import {
   Field,
@@ -8,7 +9,6 @@ import {
   refocus,
   ScopeGate,
   type ScopeKnowledge,
-  TableScroll,
   TimeText,
   useCursorPages,
   useFocusOn,
@@ -179,48 +179,39 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
       </p>
       {page && page.items.length > 0 && (
         <>
-          <TableScroll label="Found devices table">
-            <table>
-              <caption>
+          <DataTable
+            label="Found devices table"
+            caption={
+              <>
                 Devices you have banned whose ID begins with "{applied.prefix}" (page {pager.number})
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">Games</th>
-                  <th scope="col">First banned</th>
-                  <th scope="col">Last banned</th>
-                  <th scope="col" class="sticky-end">
-                    Actions
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((device) => (
-                  <tr key={device.device_id}>
-                    <th scope="row">{device.device_id}</th>
-                    <td>{device.games.join(', ')}</td>
-                    <td>
-                      <TimeText iso={device.first_banned_at} />
-                    </td>
-                    <td>
-                      <TimeText iso={device.last_banned_at} />
-                    </td>
-                    <td class="sticky-end">
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={openLabel(device.device_id)}
-                        onClick={() => open(device)}
-                      >
-                        Open
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+              </>
+            }
+            columns={['Device', 'Games', 'First banned', 'Last banned']}
+            actions
+          >
+            {page.items.map((device) => (
+              <tr key={device.device_id}>
+                <th scope="row">{device.device_id}</th>
+                <td>{device.games.join(', ')}</td>
+                <td>
+                  <TimeText iso={device.first_banned_at} />
+                </td>
+                <td>
+                  <TimeText iso={device.last_banned_at} />
+                </td>
+                <td class="sticky-end">
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={openLabel(device.device_id)}
+                    onClick={() => open(device)}
+                  >
+                    Open
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pager {...pager} />
         </>
       )}

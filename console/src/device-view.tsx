@@ -1,12 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { readAddress, showAddress } from './address';
 import type { Ban, Call, Policy } from './api';
-import { CreateBanForm, ErasePanel, RevokePanel } from './ban-forms';
-import { DeviceResult, LookupForm, type LookupRequest, type OpenDevice, readDevice } from './device';
+import { CreateBanForm } from './ban-create';
+import { ErasePanel, RevokePanel } from './ban-forms';
+import { deviceAnswer, type OpenDevice } from './device';
 import { DeviceGames, MAX_ADDED_GAMES } from './device-games';
+import { LookupForm, type LookupRequest } from './device-lookup';
+import { DeviceResult } from './device-result';
 import { DeviceSearch } from './device-search';
 import type { Session } from './session';
 import { type Message, Notice, refocus, type ScopeKnowledge } from './ui';
+import { useRequest } from './use-request';
 import { check } from './validation';
 
 /**
@@ -47,7 +51,8 @@ export const DeviceView = ({
   // the create form could otherwise disagree about which game a ban goes to.
   const device = looked && looked.game === game ? looked : null;
   const [revoking, setRevoking] = useState<Ban | null>(null);
-  const [message, setMessage] = useState<Message>(null);
+  // After a change (a revoke, an erasure, a new ban of it): the device read again, then what was done.
+  const reading = useRequest({ latest: true });
   const [version, setVersion] = useState(0);
   const [lookup, setLookup] = useState(0);
   const [request, setRequest] = useState<LookupRequest | null>(null);
@@ -77,12 +82,22 @@ export const DeviceView = ({
     setAllGames(all ? (allGames ?? kept.current) : null);
   };
 
-  const refresh = async (done: Message) => {
+  const refresh = (done: Message) => {
     if (!device) return;
-    const again = await readDevice(call, device.game, device.deviceId);
-    if (again.ok) onDevice(again.device);
-    setVersion((v) => v + 1);
-    setMessage(again.ok ? done : again.message);
+    const { game: inGame, deviceId } = device;
+    void reading.run(
+      async () => {
+        const answer = await deviceAnswer(call, inGame, deviceId);
+        // Unread, the device stays as it was shown; its bans are listed again all the same.
+        if (!answer.ok) setVersion((v) => v + 1);
+        return answer;
+      },
+      (answer) => {
+        onDevice(answer.body);
+        setVersion((v) => v + 1);
+        reading.setMessage(done);
+      },
+    );
   };
 
   const writeMissing = knowledge['bans:write'].held === false;
@@ -92,6 +107,15 @@ export const DeviceView = ({
     : bound
       ? `Erasing is refused to a key bound to games (this one is bound to ${bound.join(', ')}): an erasure covers every game.`
       : null;
+
+  // What both views of the open device are given: one game, or all games.
+  const shown = device && {
+    call,
+    device,
+    version,
+    lookup,
+    onRevoke: writeMissing ? undefined : setRevoking,
+  };
 
   return (
     <>
@@ -116,12 +140,12 @@ export const DeviceView = ({
         // A new question: what answered the last one leaves the page at once.
         onAsk={() => {
           setRevoking(null);
-          setMessage(null);
+          reading.forget();
           onDevice(null);
         }}
         onOpen={(opened, requested) => {
           setRevoking(null);
-          setMessage(null);
+          reading.forget();
           setLookup((n) => n + 1);
           // A found device opens in its game: the Game ID becomes it as the device opens (so the
           // address of the device shown before stays in the history, for Back).
@@ -135,7 +159,7 @@ export const DeviceView = ({
           Look it up again to see it in this game.
         </p>
       )}
-      {device && (
+      {device && shown && (
         <>
           <fieldset class="panel">
             <legend>Show device {device.deviceId}</legend>
@@ -161,25 +185,14 @@ export const DeviceView = ({
             </div>
           </fieldset>
           {allGames === null ? (
-            <DeviceResult
-              call={call}
-              device={device}
-              policy={policy}
-              version={version}
-              lookup={lookup}
-              onRevoke={writeMissing ? undefined : setRevoking}
-            />
+            <DeviceResult {...shown} policy={policy} />
           ) : (
             <DeviceGames
-              call={call}
-              device={device}
+              {...shown}
               publisher={policy?.publisher_id ?? session.person?.who.publisher_id ?? null}
               added={allGames}
               onAdded={setAllGames}
               bound={bound}
-              version={version}
-              lookup={lookup}
-              onRevoke={writeMissing ? undefined : setRevoking}
             />
           )}
           {writeMissing && (
@@ -202,11 +215,11 @@ export const DeviceView = ({
               }}
               onDone={(done) => {
                 setRevoking(null);
-                void refresh(done);
+                refresh(done);
               }}
             />
           )}
-          <Notice message={message} />
+          <Notice message={reading.message} />
           {/* Nothing of the caller's to erase is visible: no Erase for a mistyped id. */}
           {device.allBans?.length !== 0 && (
             <ErasePanel
@@ -215,7 +228,7 @@ export const DeviceView = ({
               refusal={eraseRefusal}
               onErased={(done) => {
                 setRevoking(null);
-                void refresh(done);
+                refresh(done);
               }}
             />
           )}
@@ -237,7 +250,7 @@ export const DeviceView = ({
           deviceId={device?.deviceId ?? null}
           policy={policy}
           onCreated={(deviceId) => {
-            if (device && deviceId === device.deviceId && game === device.game) void refresh(null);
+            if (device && deviceId === device.deviceId && game === device.game) refresh(null);
           }}
         />
       )}
