@@ -6,7 +6,7 @@ import {
   REASON_LABEL_RULE,
 } from '@kernel/reason-catalogue';
 import type { CatalogueReason, ReasonCatalogue } from './reasons';
-import { Field } from './ui';
+import { Field, FormActions } from './ui';
 import { type FieldErrors, useForm } from './use-form';
 import type { Request } from './use-request';
 import { check, parsePlayerMessage } from './validation';
@@ -201,14 +201,11 @@ export const ReasonForm = ({
         error={err('player_message')}
         hint="Plain text, one paragraph, at most 500 characters."
       />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Saving…' : existing ? 'Save reason' : 'Add reason'}
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions
+        busy={busy}
+        submit={busy ? 'Saving…' : existing ? 'Save reason' : 'Add reason'}
+        onCancel={onCancel}
+      />
     </form>
   );
 };

@@ -171,6 +171,28 @@ export const TableScroll = ({ label, children }: { label: string; children: Comp
  * under way. The heading takes focus when it opens, unless `focusHeading` is false (the panel
  * focuses its own field).
  */
+/** A form's submit button (its words while busy given by the caller) and Cancel, both off while busy. */
+export const FormActions = ({
+  busy,
+  submit,
+  danger = false,
+  onCancel,
+}: {
+  busy: boolean;
+  submit: string;
+  danger?: boolean;
+  onCancel: () => void;
+}) => (
+  <div class="actions">
+    <button type="submit" {...(danger ? { class: 'danger' } : {})} disabled={busy}>
+      {submit}
+    </button>
+    <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
+      Cancel
+    </button>
+  </div>
+);
+
 export const ConfirmStep = ({
   id,
   title,
@@ -214,14 +236,7 @@ export const ConfirmStep = ({
         noValidate
       >
         {children}
-        <div class="actions">
-          <button type="submit" class="danger" disabled={busy}>
-            {busy ? busyAction : action}
-          </button>
-          <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <FormActions busy={busy} submit={busy ? busyAction : action} danger onCancel={onCancel} />
       </form>
     </section>
   );
