@@ -1,7 +1,5 @@
-import { parseArgs } from 'node:util';
-import { isScope, type Scope, scopes } from '@kernel/scopes';
 import { QUOTA_HOLDERS, type QuotaHolder } from '../lib/domain/quotas';
-import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
+import { KEYS_USAGE, parseKeysCommand } from './keys-command';
 import { ensureTable, namesAwsTable, openStore, useStore } from './local/store';
 import type { QuotaKey } from './quota-keys';
 import { regionMissing } from './region';
@@ -18,67 +16,20 @@ import { regionMissing } from './region';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = `Usage:
-  npm run keys -- create --publisher <publisher_id> [--name <text>] [--scopes <s,...>] [--games <g,...>] [--json]
-  npm run keys -- list --publisher <publisher_id> [--json]
-  npm run keys -- revoke <key_id> [--json]
-  npm run keys -- quota --publisher <publisher_id> [--json]
-  npm run keys -- quota --all [--json]
-
-Store: TABLE_NAME (+ DYNAMODB_ENDPOINT or AWS credentials) for a deployed or other table;
-otherwise the local store in DATA_DIR (default ./.data).
-
-A deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) also needs USAGE_PLAN_ID, the stack's
-UsagePlanId output: create puts the publisher on that usage plan first, as two API keys, its
-keys' bucket and its people's (its per-publisher rate limits; API Gateway refuses publishers
-that are not on it). quota does only that, for a
-publisher made before the plan existed; quota --all does it for every publisher of the table
-(right after the first deploy of the plan on a stage that already has publishers).
-
-Scopes: ${scopes.join(', ')}. Without --scopes a key holds every scope;
-without --games it may name any game.`;
-
 const fail = (message: string): never => {
-  console.error(`${message}\n\n${USAGE}`);
+  console.error(`${message}\n\n${KEYS_USAGE}`);
   process.exit(2);
 };
-
-const parse = () => {
-  try {
-    return parseArgs({
-      args: process.argv.slice(2),
-      allowPositionals: true,
-      options: {
-        publisher: { type: 'string' },
-        name: { type: 'string' },
-        scopes: { type: 'string' },
-        games: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        all: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-};
-
-const { values, positionals } = parse();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const [command, ...rest] = positionals;
 
 /** A deployed stage's table: publishers must be on its usage plan. */
 const deployed = namesAwsTable(process.env);
 const usagePlanId = process.env.USAGE_PLAN_ID || undefined;
-const needUsagePlan = () => {
-  if (deployed && usagePlanId === undefined)
-    fail(
-      `${command} on a deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) needs USAGE_PLAN_ID, the stack's UsagePlanId output`,
-    );
-};
+const parsed = parseKeysCommand(process.argv.slice(2), { deployed, usagePlanId });
+const command = parsed.ok ? parsed.run : fail(parsed.message);
+if (command.command === 'help') {
+  console.log(KEYS_USAGE);
+  process.exit(0);
+}
 
 /**
  * Puts the publisher's two API keys (its keys' bucket, its people's) on the deployed stage's usage
@@ -119,49 +70,19 @@ const describeQuotaKeys = (publisherId: string, keys: HeldQuotaKey[]) =>
     )
     .join('\n');
 
-const publisher = () => {
-  if (values.publisher === undefined) return fail(`${command} needs --publisher <publisher_id>`);
-  const parsed = publisherIdSchema.safeParse(values.publisher);
-  return parsed.success
-    ? parsed.data
-    : fail(`--publisher ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
-};
-
-type Run = () => Promise<number>;
-let run: Run;
-
-switch (command) {
-  case 'create': {
-    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
-    const publisherId = publisher();
-    const name = values.name ?? 'default';
-    if (name.length < 1 || name.length > 64) fail('--name must be 1-64 characters');
-    const list = (flag: string, raw: string | undefined) => {
-      if (raw === undefined) return null;
-      const items = raw.split(',').map((item) => item.trim());
-      if (items.some((item) => item === '')) fail(`--${flag} must be a comma-separated list, none empty`);
-      return items;
-    };
-    const grantedScopes = list('scopes', values.scopes);
-    const unknown = grantedScopes?.find((scope) => !isScope(scope));
-    if (unknown !== undefined) fail(`--scopes: unknown scope ${unknown} (scopes: ${scopes.join(', ')})`);
-    const games = list('games', values.games);
-    const badGame = games?.find((game) => !gameIdSchema.safeParse(game).success);
-    if (badGame !== undefined) fail(`--games: ${badGame} is not a valid game id`);
-    needUsagePlan();
-    run = async () => {
+const run = async (): Promise<number> => {
+  switch (command.command) {
+    case 'create': {
+      const { publisherId, name, scopes, games, json } = command;
       // The plan first: a key whose publisher API Gateway would refuse is never handed out.
       if (deployed) {
         const line = describeQuotaKeys(publisherId, await joinUsagePlan(publisherId));
-        if (values.json) console.error(line);
+        if (json) console.error(line);
         else console.log(line);
       }
       const { createApiKey, effectiveScopes } = await import('../lib/domain/api-keys');
-      const key = await createApiKey(publisherId, name, {
-        scopes: grantedScopes as Scope[] | null,
-        games,
-      });
-      if (values.json) {
+      const key = await createApiKey(publisherId, name, { scopes, games });
+      if (json) {
         console.log(
           JSON.stringify({
             publisher_id: key.publisher_id,
@@ -178,58 +99,34 @@ The API key is shown only this once; keep it in a secret store:
   ${key.api_key}`);
       }
       return 0;
-    };
-    break;
-  }
-  case 'list': {
-    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
-    if (values.name !== undefined || values.scopes !== undefined || values.games !== undefined)
-      fail('list takes only --publisher');
-    const publisherId = publisher();
-    run = async () => {
+    }
+    case 'list': {
       const { listApiKeys } = await import('../lib/domain/api-keys');
-      const keys = await listApiKeys(publisherId);
-      if (values.json) console.log(JSON.stringify(keys));
-      else if (keys.length === 0) console.log(`Publisher ${publisherId} has no keys.`);
+      const keys = await listApiKeys(command.publisherId);
+      if (command.json) console.log(JSON.stringify(keys));
+      else if (keys.length === 0) console.log(`Publisher ${command.publisherId} has no keys.`);
       else
         for (const k of keys)
           console.log(
             `${k.key_id}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}  created ${k.created_at}  ${k.name}`,
           );
       return 0;
-    };
-    break;
-  }
-  case 'revoke': {
-    if (rest.length !== 1) fail('revoke takes exactly one <key_id>');
-    if ([values.publisher, values.name, values.scopes, values.games].some((v) => v !== undefined))
-      fail('revoke takes only a <key_id>');
-    const keyId = rest[0] as string;
-    if (!/^key_[A-Za-z0-9_-]{12}$/.test(keyId)) fail(`not a key id: ${keyId}`);
-    run = async () => {
+    }
+    case 'revoke': {
       const { revokeApiKey } = await import('../lib/domain/api-keys');
-      const key = await revokeApiKey(keyId);
+      const key = await revokeApiKey(command.keyId);
       if (!key) {
-        console.error(`No key ${keyId}.`);
+        console.error(`No key ${command.keyId}.`);
         return 1;
       }
-      if (values.json) console.log(JSON.stringify(key));
+      if (command.json) console.log(JSON.stringify(key));
       else {
         console.log(`Revoked ${key.key_id} of publisher ${key.publisher_id} at ${key.revoked_at}.
 A deployed API may accept it for up to the authorizer cache time (300 s by default).`);
       }
       return 0;
-    };
-    break;
-  }
-  case 'quota': {
-    if (rest.length > 0) fail(`unexpected argument: ${rest[0]}`);
-    if (values.name !== undefined || values.scopes !== undefined || values.games !== undefined)
-      fail('quota takes only --publisher or --all');
-    if (values.all && values.publisher !== undefined) fail('quota takes --publisher or --all, not both');
-    const publisherId = values.all ? undefined : publisher();
-    needUsagePlan();
-    run = async () => {
+    }
+    case 'quota': {
       if (!deployed) {
         console.log(
           'Nothing to do: only a deployed table (TABLE_NAME without DYNAMODB_ENDPOINT) has a usage plan; the local gateway counts every publisher.',
@@ -237,9 +134,10 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
         return 0;
       }
       const { listPublishers } = await import('../lib/domain/policy');
+      const { publisherId } = command;
       for (const id of publisherId === undefined ? await listPublishers() : [publisherId]) {
         const keys = await joinUsagePlan(id);
-        if (values.json) {
+        if (command.json) {
           for (const key of keys)
             console.log(
               JSON.stringify({
@@ -254,12 +152,9 @@ A deployed API may accept it for up to the authorizer cache time (300 s by defau
         } else console.log(describeQuotaKeys(id, keys));
       }
       return 0;
-    };
-    break;
+    }
   }
-  default:
-    run = fail(command === undefined ? 'a command is required' : `unknown command: ${command}`);
-}
+};
 
 const store = await openStore();
 let code = 1;
