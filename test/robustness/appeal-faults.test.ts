@@ -47,13 +47,15 @@ afterAll(async () => {
 });
 
 const item = storedItem;
-const queueOf = (appealId: string) => queueEntries(api, OWNER, appealId);
-const events = async (publisher: string, type: string, appealId: string) =>
-  (await storedEvents(publisher)).filter(
+const queueOf = (appealId: string) => queueEntries(OWNER, appealId);
+const events = async (publisher: string, type: string, appealId: string, since: string) =>
+  (await storedEvents(publisher, since)).filter(
     (e) => e.type === type && (e.appeal as { appeal_id?: string } | undefined)?.appeal_id === appealId,
   );
 
 interface Filing {
+  /** A moment before the filing's ban was made: the trail is read from there. */
+  since: string;
   device: string;
   banId: number;
   appealId: string;
@@ -61,9 +63,11 @@ interface Filing {
 }
 
 const newFiling = async (withKey: boolean): Promise<Filing> => {
+  const since = new Date(Date.now() - 1_000).toISOString();
   const device = unique('apf');
   const banId = await createBan(api, ownerKey, GAME, banBody({ device_id: device, scope: 'global' }));
   return {
+    since,
     device,
     banId,
     appealId: appealIdOf(banId, FILER),
@@ -80,15 +84,15 @@ const fileAppeal = (body: Record<string, unknown>) =>
   api.request('POST', '/v1/appeals', { key: filerKey, game: 'g-filer', body });
 
 /** What a failed filing may leave: nothing that claims an appeal the store does not hold. */
-const noHalfFiling = async ({ device, banId, appealId }: Filing) => {
+const noHalfFiling = async ({ since, device, banId, appealId }: Filing) => {
   const appeal = await item(appealKey(appealId));
   const ban = await item(banKey(device, banId));
   if (ban?.[banAppealAttribute(FILER)] !== undefined) expect(appeal).toBeDefined();
   if ((await queueOf(appealId)).length > 0) expect(appeal).toBeDefined();
-  if ((await events(FILER, 'appeal.created', appealId)).length > 0) expect(appeal).toBeDefined();
+  if ((await events(FILER, 'appeal.created', appealId, since)).length > 0) expect(appeal).toBeDefined();
 };
 
-const filedOnce = async ({ device, banId, appealId }: Filing, res: { status: number; body: any }) => {
+const filedOnce = async ({ since, device, banId, appealId }: Filing, res: { status: number; body: any }) => {
   expect([200, 201]).toContain(res.status);
   expect(res.body.appeal_id).toBe(appealId);
   expect((await item(appealKey(appealId)))?.status).toBe('open');
@@ -96,7 +100,7 @@ const filedOnce = async ({ device, banId, appealId }: Filing, res: { status: num
     appeal_id: appealId,
   });
   expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['OPEN#']);
-  expect(await events(FILER, 'appeal.created', appealId)).toHaveLength(1);
+  expect(await events(FILER, 'appeal.created', appealId, since)).toHaveLength(1);
 };
 
 const filing = (withKey: boolean) =>
@@ -119,19 +123,19 @@ const deciding = (
     },
     send: (ctx) =>
       api.request('POST', `/v1/appeals/${ctx.appealId}/decision`, { key: ownerKey, body: ctx.decision }),
-    afterFailure: async ({ device, banId, appealId }) => {
+    afterFailure: async ({ since, device, banId, appealId }) => {
       // The ban changes only after the decision is recorded, and an event only after its change.
       const appeal = await item(appealKey(appealId));
       const ban = await item(banKey(device, banId));
       if (ban?.[banAppealAttribute(FILER)]?.status === 'decided') expect(appeal?.status).toBe('decided');
-      if ((await events(OWNER, 'appeal.decided', appealId)).length > 0)
+      if ((await events(OWNER, 'appeal.decided', appealId, since)).length > 0)
         expect(appeal?.status).toBe('decided');
-      const revoked = (await storedEvents(OWNER)).filter(
+      const revoked = (await storedEvents(OWNER, since)).filter(
         (e) => e.type === 'ban.revoked' && e.ban_id === banId,
       );
       if (revoked.length > 0) expect(ban?.revoked_at).not.toBeNull();
     },
-    afterRetry: async ({ device, banId, appealId, decision: body }, res) => {
+    afterRetry: async ({ since, device, banId, appealId, decision: body }, res) => {
       expect(res.status).toBe(200);
       expect(res.body.decision).toMatchObject({ outcome: body.outcome });
       expect(res.body.decision.applied_at).not.toBeNull();
@@ -144,8 +148,8 @@ const deciding = (
       });
       effect(ban, body);
       expect((await queueOf(appealId)).map((entry) => String(entry.sk).slice(0, 5))).toEqual(['DONE#']);
-      expect(await events(OWNER, 'appeal.decided', appealId)).toHaveLength(1);
-      const ofBan = (await storedEvents(OWNER)).filter(
+      expect(await events(OWNER, 'appeal.decided', appealId, since)).toHaveLength(1);
+      const ofBan = (await storedEvents(OWNER, since)).filter(
         (e) => (e.type === 'ban.revoked' || e.type === 'ban.updated') && e.ban_id === banId,
       );
       expect(ofBan.map((e) => e.type).sort()).toEqual(

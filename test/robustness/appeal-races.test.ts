@@ -58,7 +58,7 @@ afterAll(async () => {
 
 const item = storedItem;
 const queueOf = async (appealId: string) =>
-  (await queueEntries(api, OWNER, appealId)).map((e) => String(e.sk).slice(0, 5));
+  (await queueEntries(OWNER, appealId)).map((e) => String(e.sk).slice(0, 5));
 const appealEvents = async (publisher: string, appealId: string) =>
   (await storedEvents(publisher))
     .filter((e) => (e.appeal as { appeal_id?: string } | undefined)?.appeal_id === appealId)

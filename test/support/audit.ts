@@ -1,10 +1,16 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { auditPartition } from '../../lib/storage/keys';
+import { AUDIT_EVENT_PREFIX, auditPartition } from '../../lib/storage/keys';
 import type { TestApi } from './api';
 
-/** The audit events stored for a publisher, newest first, read from the table (not the API). */
-export const storedEvents = async (publisherId: string): Promise<Array<Record<string, any>>> => {
+/**
+ * The audit events stored for a publisher, newest first, read from the table (not the API); with
+ * `since` (an ISO time), only those that happened then or later (a test's own, in a long trail).
+ */
+export const storedEvents = async (
+  publisherId: string,
+  since?: string,
+): Promise<Array<Record<string, any>>> => {
   const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
   const tableName = boundTable();
   const events: Array<Record<string, any>> = [];
@@ -13,8 +19,11 @@ export const storedEvents = async (publisherId: string): Promise<Array<Record<st
     const page = await dynamo.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': auditPartition(publisherId) },
+        KeyConditionExpression: since === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :since',
+        ExpressionAttributeValues: {
+          ':pk': auditPartition(publisherId),
+          ...(since === undefined ? {} : { ':since': `${AUDIT_EVENT_PREFIX}${since}` }),
+        },
         ScanIndexForward: false,
         ConsistentRead: true,
         ExclusiveStartKey,

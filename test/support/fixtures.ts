@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { devicePartition, idempotencyKey, partitions } from '../../lib/storage/keys';
+import { appealQueuePartition, devicePartition, idempotencyKey, partitions } from '../../lib/storage/keys';
 import { type ApiResponse, type RequestOptions, startTestApi, type TestApi } from './api';
 
 /**
@@ -148,11 +148,22 @@ export const storeItem = async (item: { pk: string; sk: string } & Record<string
 export const storedRecord = (publisher: string, game: string, key: string) =>
   storedItem(idempotencyKey(publisher, game, key));
 
-/** The entries of an appeal in its owner's queue (`OPEN#…`, `DONE#…`). */
-export const queueEntries = async (api: TestApi, owner: string, appealId: string) =>
-  (await api.items()).filter(
-    (entry) => entry.pk === `${partitions.appealQueue}${owner}` && String(entry.sk).endsWith(`#${appealId}`),
+/** The entries of an appeal in its owner's queue (`OPEN#…`, `DONE#…`): a Query of that queue. */
+export const queueEntries = async (owner: string, appealId: string) => {
+  const { dynamo, tableName: boundTable } = await storage();
+  const entries: Record<string, unknown>[] = [];
+  const pages = paginateQuery(
+    { client: dynamo },
+    {
+      TableName: boundTable(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': appealQueuePartition(owner) },
+      ConsistentRead: true,
+    },
   );
+  for await (const page of pages) entries.push(...(page.Items ?? []));
+  return entries.filter((entry) => String(entry.sk).endsWith(`#${appealId}`));
+};
 
 /** Every stored copy of an appeal (the record, its queue entries' copies) that still holds a player's text. */
 export const appealTextsStored = async (api: TestApi, appealId: string) =>
