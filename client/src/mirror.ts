@@ -234,7 +234,10 @@ export interface BanMirror {
    * the API refuses restricts every device and reports an alert. See DecisionSource.
    */
   decide(deviceId: string, options?: DecideOptions): Promise<MirrorDecision>;
-  /** Reads the feed to its end now (what the poll does each interval). */
+  /**
+   * Reads the feed to its end now (what the poll does each interval): a read that starts after the
+   * call, so the copy holds every change the service made before it.
+   */
   sync(): Promise<void>;
   /**
    * Compares the copy with a fresh snapshot now (what `verifyEveryMs` does): resolves with the
@@ -511,7 +514,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     }
   };
 
-  /** Runs `work` once no other read is under way, as the read under way (sync() joins it). */
+  /** Runs `work` once no other read is under way, as the read under way (sync() follows it). */
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     while (syncing) await syncing.catch(() => {});
     const running = work();
@@ -528,8 +531,8 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
     }
   };
 
-  const sync = () => {
-    syncing ??= (async () => {
+  const read = () => {
+    syncing = (async () => {
       try {
         if (!fileRead) {
           fileRead = true;
@@ -543,6 +546,21 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       }
     })();
     return syncing;
+  };
+  /**
+   * A read that starts now, or, while one is under way (it may have read the feed's end before the
+   * caller's last write), the one that follows it: shared by every caller meanwhile.
+   */
+  let following: Promise<void> | undefined;
+  const sync = (): Promise<void> => {
+    if (!syncing) return read();
+    following ??= syncing
+      .catch(() => {})
+      .then(() => {
+        following = undefined;
+        return stopping.signal.aborted ? undefined : sync();
+      });
+    return following;
   };
 
   let verifying: Promise<number | null> | undefined;
@@ -757,6 +775,7 @@ export const createBanMirror = (options: MirrorOptions): BanMirror => {
       await starting?.catch(() => {});
       await loop;
       await verifying?.catch(() => {});
+      await following?.catch(() => {});
       await syncing?.catch(() => {});
       // The write under way may hold an older copy: then the latest, whenever the last one was.
       await writing;
