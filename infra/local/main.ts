@@ -1,6 +1,4 @@
-import { roles } from '@kernel/people';
-import { createApiKey, listApiKeys } from '../../lib/domain/api-keys';
-import { createLocalPerson, listLocalPeople, newPassword } from './people';
+import { DEV_GAME, DEV_PUBLISHER, ensureDevelopmentPublisher, serverOptionsFrom } from './development';
 import { startLocalApi } from './server';
 
 /**
@@ -11,19 +9,7 @@ import { startLocalApi } from './server';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const DEV_PUBLISHER = 'dev-publisher';
-const DEV_GAME = 'dev-game';
-
-const port = Number(process.env.PORT ?? 3000);
-const api = await startLocalApi({
-  port,
-  host: process.env.HOST ?? '127.0.0.1',
-  // The local identity provider beside the API (IDENTITY_PORT, default the next port).
-  identityPort: Number(process.env.IDENTITY_PORT ?? (port === 0 ? 0 : port + 1)),
-  authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
-  // Shorter than the deployed 15 minutes only to watch the console renew a session.
-  ...(process.env.ACCESS_TOKEN_SECONDS && { accessTokenSeconds: Number(process.env.ACCESS_TOKEN_SECONDS) }),
-});
+const api = await startLocalApi(serverOptionsFrom(process.env));
 
 const where =
   api.store.embedded || api.store.dataDir
@@ -50,8 +36,9 @@ if (api.events) {
   );
 }
 
-if ((await listApiKeys(DEV_PUBLISHER)).length === 0) {
-  const key = await createApiKey(DEV_PUBLISHER, 'local development');
+const made = await ensureDevelopmentPublisher({ people: api.identity !== undefined });
+const { key } = made;
+if (key !== null) {
   console.log(`
 Made development publisher "${DEV_PUBLISHER}" with key ${key.key_id}. The key is shown only now:
 
@@ -75,20 +62,14 @@ Try it:
 }
 
 // Three people of the development publisher, one per role, shown once like the first key.
-if (api.identity && (await listLocalPeople(DEV_PUBLISHER)).length === 0) {
-  const made: string[] = [];
-  for (const role of roles) {
-    const password = newPassword();
-    const person = await createLocalPerson(
-      { email: `${role}@dev-publisher.local`, publisher_id: DEV_PUBLISHER, role },
-      password,
-    );
-    made.push(`  ${role.padEnd(9)} ${person.email.padEnd(30)} ${password}`);
-  }
+if (made.people) {
+  const lines = made.people.map(
+    ({ role, email, password }) => `  ${role.padEnd(9)} ${email.padEnd(30)} ${password}`,
+  );
   console.log(`
 Made three people of "${DEV_PUBLISHER}" to sign in to the console as (${api.consoleUrl ?? ''}), shown only now:
 
-${made.join('\n')}
+${lines.join('\n')}
 
 Add more with: npm run users -- create --publisher ${DEV_PUBLISHER} --email <email> --role viewer|moderator|admin
 `);
