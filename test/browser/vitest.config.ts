@@ -5,10 +5,10 @@ import { defineConfig } from 'vitest/config';
  * The console's browser suite (`npm run test:browser`, through test/browser/run.ts). The default
  * `vitest run` leaves test/browser out (vitest.config.ts), so these run once, here.
  *
- * Two files at a time, each with its own `npm start` and its own connection to the pass's one
- * Chromium (test/browser/run.ts): a page mostly waits on the browser and the server, so two files
- * fill the time one leaves idle. The files share their worker's modules (`isolate: false`): each
- * keeps its server, browser and data in its own module, and the support modules hold no state.
+ * Two files at a time, each with its own server (`npm start`'s, in its worker: support/server.ts)
+ * and its own connection to the pass's one Chromium (test/browser/run.ts): a page mostly waits on
+ * the browser and the server, so two files fill the time one leaves idle. The files share their
+ * worker's modules (`isolate: false`): each keeps its server, browser and data in its own module.
  */
 export default defineConfig({
   root: fileURLToPath(new URL('../../', import.meta.url)),

@@ -1,12 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  DEV_PUBLISHER,
+  ensureDevelopmentPublisher,
+  serverOptionsFrom,
+} from '../../../infra/local/development';
+import { startLocalApi } from '../../../infra/local/server';
 import { childEnv, startTs } from '../../support/processes';
 
 /**
- * `npm start` as the console's tests meet it: `infra/local/main.ts` in a child process, on a
- * fresh store in a temporary DATA_DIR and a free port, with webhook retries shortened
- * (WEBHOOK_RETRY_BASE_MS=50). The tests ask the API itself, over fetch, what was stored.
+ * `npm start` as the console's tests meet it: its server, on a fresh store in a temporary DATA_DIR
+ * and a free port, with webhook retries shortened (WEBHOOK_RETRY_BASE_MS=50). The tests ask the
+ * API itself, over fetch, what was stored.
  */
 
 export interface ApiAnswer<T = any> {
@@ -37,36 +43,90 @@ export interface LocalServer {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiAnswer<T>>;
   /** A new key of dev-publisher's, made through POST /v1/keys with the development key. */
   makeKey(name: string, scopes: string[], games?: string[]): Promise<{ key_id: string; api_key: string }>;
-  /** Everything the server printed. */
-  output(): string;
   stop(): Promise<void>;
 }
 
-export const DEV_PUBLISHER = 'dev-publisher';
+export { DEV_PUBLISHER };
 
-export const startServer = async (extraEnv: Record<string, string> = {}): Promise<LocalServer> => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'console-'));
-  let process_: Awaited<ReturnType<typeof startTs>>;
+/** How one of the servers below runs. */
+interface Running {
+  url: string;
+  devKey: string;
+  people: LocalServer['people'];
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start`'s server in this process: its startLocalApi with the options main.ts derives from
+ * the environment, and the development publisher main.ts makes. The storage client, the settings
+ * and the clock are bound per process (lib/config.ts), so one at a time; a second server wanted
+ * meanwhile (a test of other settings) runs as `npm start` itself, in a child process.
+ */
+let inProcess = false;
+
+const startInProcess = async (env: NodeJS.ProcessEnv): Promise<Running> => {
+  inProcess = true;
   try {
-    process_ = await startTs(
-      'infra/local/main.ts',
-      childEnv({ DATA_DIR: dataDir, PORT: '0', WEBHOOK_RETRY_BASE_MS: '50', ...extraEnv }),
-      /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)[\s\S]*(Add more with|list them with)/,
-    );
+    const api = await startLocalApi(serverOptionsFrom(env));
+    try {
+      const { key, people } = await ensureDevelopmentPublisher({ people: true });
+      if (!key || !people) throw new Error('a fresh store already had the development publisher');
+      const byRole = (role: string) => {
+        const { email = '', password = '' } = people.find((p) => p.role === role) ?? {};
+        return { email, password };
+      };
+      return {
+        url: api.url,
+        devKey: key.api_key,
+        people: { viewer: byRole('viewer'), moderator: byRole('moderator'), admin: byRole('admin') },
+        stop: async () => {
+          await api.close();
+          inProcess = false;
+        },
+      };
+    } catch (error) {
+      await api.close();
+      throw error;
+    }
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
+    inProcess = false;
     throw error;
   }
-  const server = process_;
+};
+
+const startChild = async (env: NodeJS.ProcessEnv): Promise<Running> => {
+  const server = await startTs(
+    'infra/local/main.ts',
+    env,
+    /listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*(curl|already has a key)[\s\S]*(Add more with|list them with)/,
+  );
   const printed = server.output();
-  const url = (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed) as RegExpExecArray)[1] as string;
-  const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(printed) as RegExpExecArray)[0];
   const person = (role: string) => {
     const [, email = '', password = ''] =
       new RegExp(`^ +${role} +(\\S+@\\S+) +(\\S+)$`, 'm').exec(printed) ?? [];
     return { email, password };
   };
-  const people = { viewer: person('viewer'), moderator: person('moderator'), admin: person('admin') };
+  return {
+    url: (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed) as RegExpExecArray)[1] as string,
+    devKey: (/bsk_[A-Za-z0-9_-]{43}/.exec(printed) as RegExpExecArray)[0],
+    people: { viewer: person('viewer'), moderator: person('moderator'), admin: person('admin') },
+    stop: async () => {
+      await server.stop('SIGTERM');
+    },
+  };
+};
+
+export const startServer = async (extraEnv: Record<string, string> = {}): Promise<LocalServer> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'console-'));
+  const env = childEnv({ DATA_DIR: dataDir, PORT: '0', WEBHOOK_RETRY_BASE_MS: '50', ...extraEnv });
+  let running: Running;
+  try {
+    running = inProcess ? await startChild(env) : await startInProcess(env);
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const { url, devKey, people } = running;
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<ApiAnswer> => {
     const headers: Record<string, string> = {};
@@ -98,9 +158,8 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
       if (made.status !== 201) throw new Error(`POST /v1/keys: ${made.status} ${JSON.stringify(made.body)}`);
       return made.body;
     },
-    output: server.output,
     stop: async () => {
-      await server.stop('SIGTERM');
+      await running.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
