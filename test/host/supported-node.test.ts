@@ -110,10 +110,7 @@ describe('what goes through the launcher', () => {
     expect(lanePlan('22').covered).toEqual([]);
     // The sources stage leaves the integration and robustness suites to DynamoDB Local, whose
     // parts are the robustness suite and the two halves of the integration suite.
-    expect(lanePlan('24').chains[1]?.[0]).toMatchObject({
-      args: ['--maxWorkers=2'],
-      env: { TEST_STAGE: 'sources' },
-    });
+    expect(lanePlan('24').chains[1]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
     const ddbLocal = lanePlan('24')
       .chains.flat()
       .filter((stage) => stage.script === 'test:ddb-local')

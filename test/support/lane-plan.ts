@@ -53,9 +53,7 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
     runners: 2,
     chains: [
       [{ name: 'browser', script: 'test:browser' }],
-      // Two workers (vitest's default here is one, a core less than the machine's two): its files
-      // wait on child processes and sockets a third of their time. Measured alone: 165 → 116 s.
-      [{ name: 'vitest', script: 'test:vitest', args: ['--maxWorkers=2'], env: { TEST_STAGE: 'sources' } }],
+      [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
       // Not the crash test (TEST_STAGE=ddb-local): it runs on `npm start`'s own store in the vitest
       // stage, the store it is about.
       [ddbLocal('robust', ['test/robustness'])],
