@@ -1,8 +1,11 @@
 /**
  * The stages of `npm test` after the typecheck and lint (test/lanes.ts runs them): a queue of
  * chains, each chain's stages in order, taken by two runners at once, the next chain going to the
- * first runner free. The queue holds the longest chains first (measured: docs/testing.md), so the
- * short ones fill the end and neither runner idles long while the other finishes.
+ * first runner free. On two cores a stage's wall time depends on what runs beside it: the browser
+ * pass and the sources stage each wait (on Chromium, on child processes) about a third of their
+ * time, DynamoDB Local's stages compute nearly all of theirs. So the browser pass comes first and
+ * DynamoDB Local's three parts next, to run beside it; the sources stage follows, beside what is
+ * left of them, and the short bundled stage fills the end (measured: docs/testing.md).
  *
  * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
  * on the Lambda's Node, by the conformance walk of the route table with the events functions'
@@ -28,7 +31,7 @@ export interface Stage {
 export interface LanePlan {
   /** How many chains run at once. */
   runners: number;
-  /** The chains, longest first; each chain's stages run in order, on one runner. */
+  /** The chains in the order the runners take them; each chain's stages run in order, on one runner. */
   chains: Stage[][];
   /** Stages left out, each with the reason printed in the summary. */
   covered: { name: string; by: string }[];
@@ -53,13 +56,13 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
     runners: 2,
     chains: [
       [{ name: 'browser', script: 'test:browser' }],
-      [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
       // Not the crash test (TEST_STAGE=ddb-local): it runs on `npm start`'s own store in the vitest
       // stage, the store it is about.
       [ddbLocal('robust', ['test/robustness'])],
-      [bundled, ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }])],
       [ddbLocal('integ-1', ['test/integration', '--shard=1/2'])],
       [ddbLocal('integ-2', ['test/integration', '--shard=2/2'])],
+      [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
+      [bundled, ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }])],
     ],
     covered: onLambdaNode
       ? [{ name: 'node24', by: `the bundled stage ran on Node ${LAMBDA_NODE_MAJOR}` }]
