@@ -89,9 +89,9 @@ describe('what goes through the launcher', () => {
     expect(names('24')).toEqual([
       ['browser'],
       ['ddb-robust'],
+      ['vitest'],
       ['ddb-integ-1'],
       ['ddb-integ-2'],
-      ['vitest'],
       ['bundled'],
     ]);
     const bundled = lanePlan('24').chains[5]?.[0];
@@ -101,16 +101,16 @@ describe('what goes through the launcher', () => {
     expect(names('22')).toEqual([
       ['browser'],
       ['ddb-robust'],
+      ['vitest'],
       ['ddb-integ-1'],
       ['ddb-integ-2'],
-      ['vitest'],
       ['bundled', 'node24'],
     ]);
     expect(lanePlan('22').chains[5]?.[0]?.env).toBeUndefined();
     expect(lanePlan('22').covered).toEqual([]);
     // The sources stage leaves the integration and robustness suites to DynamoDB Local, whose
     // parts are the robustness suite and the two halves of the integration suite.
-    expect(lanePlan('24').chains[4]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
+    expect(lanePlan('24').chains[2]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
     const ddbLocal = lanePlan('24')
       .chains.flat()
       .filter((stage) => stage.script === 'test:ddb-local')

@@ -3,9 +3,9 @@
  * chains, each chain's stages in order, taken by two runners at once, the next chain going to the
  * first runner free. On two cores a stage's wall time depends on what runs beside it: the browser
  * pass and the sources stage each wait (on Chromium, on child processes) about a third of their
- * time, DynamoDB Local's stages compute nearly all of theirs. So the browser pass comes first and
- * DynamoDB Local's three parts next, to run beside it; the sources stage follows, beside what is
- * left of them, and the short bundled stage fills the end (measured: docs/testing.md).
+ * time, DynamoDB Local's stages compute nearly all of theirs. So the browser pass runs beside the
+ * robustness suite, the sources stage beside the integration suite's halves, and the short bundled
+ * stage fills the end (measured: docs/testing.md).
  *
  * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
  * on the Lambda's Node, by the conformance walk of the route table with the events functions'
@@ -59,9 +59,9 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
       // Not the crash test (TEST_STAGE=ddb-local): it runs on `npm start`'s own store in the vitest
       // stage, the store it is about.
       [ddbLocal('robust', ['test/robustness'])],
+      [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
       [ddbLocal('integ-1', ['test/integration', '--shard=1/2'])],
       [ddbLocal('integ-2', ['test/integration', '--shard=2/2'])],
-      [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
       [bundled, ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }])],
     ],
     covered: onLambdaNode
