@@ -127,11 +127,17 @@ describe('events survive a crash and an absent receiver', () => {
         const res = await call(first.url, 'POST', '/v1/bans', key, banBody(`down-${i}`), 'dev-game');
         made.push(res.body.ban_id);
       }
-      // Down for a while (several retries, scaled by WEBHOOK_RETRY_BASE_MS); every attempt failed.
-      await new Promise((done) => setTimeout(done, 3_000));
-      const pending = await call(first.url, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries`, key);
-      expect(pending.body.items).toHaveLength(5);
-      for (const delivery of pending.body.items) {
+      // Down for a while: until each delivery was tried twice (retries scaled by
+      // WEBHOOK_RETRY_BASE_MS), every attempt failed.
+      const deliveries = async () =>
+        (await call(first.url, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries`, key)).body
+          .items as Array<Record<string, any>>;
+      await expect
+        .poll(async () => (await deliveries()).filter((d) => d.attempts >= 2).length, { timeout: 15_000 })
+        .toBe(5);
+      const pending = await deliveries();
+      expect(pending).toHaveLength(5);
+      for (const delivery of pending) {
         expect(delivery).toMatchObject({ status: 'pending', last_status: null });
         expect(delivery.attempts).toBeGreaterThanOrEqual(2);
         expect(delivery.last_error).toMatch(/refused/);
