@@ -80,12 +80,15 @@ const startInProcess = async (env: NodeJS.ProcessEnv): Promise<Running> => {
         devKey: key.api_key,
         people: { viewer: byRole('viewer'), moderator: byRole('moderator'), admin: byRole('admin') },
         stop: async () => {
-          await api.close();
-          inProcess = false;
+          try {
+            await api.close();
+          } finally {
+            inProcess = false;
+          }
         },
       };
     } catch (error) {
-      await api.close();
+      await api.close().catch(() => {});
       throw error;
     }
   } catch (error) {
