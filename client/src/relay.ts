@@ -135,7 +135,10 @@ export interface BanRelay {
   /** Stops following, answers held reads with 503, and closes the server `listen` opened. */
   close(): Promise<void>;
   status(): RelayStatus;
-  /** Reads the service to its end now for a followed game (what the poll does each interval). */
+  /**
+   * Reads the service to its end now for a followed game (what the poll does each interval): a
+   * read that starts after the call, so the relay holds every change the service made before it.
+   */
   sync(gameId: string): Promise<void>;
 }
 
@@ -204,6 +207,8 @@ interface Follower {
   /** Settles when the first upstream read ends, either way (with the wait before the next). */
   firstRead: Promise<number>;
   syncing: Promise<number> | undefined;
+  /** The read asked for by `sync()` while another was under way: it starts when that one ends. */
+  following: Promise<number> | undefined;
   loop: Promise<void> | undefined;
 }
 
@@ -471,6 +476,20 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
     });
     return f.syncing;
   };
+  /**
+   * A read that starts after the call (the public `sync`): the one under way may have read the
+   * service's end before the caller's last write. Shared by every caller meanwhile.
+   */
+  const syncAfterNow = (f: Follower): Promise<number> => {
+    if (!f.syncing) return sync(f);
+    f.following ??= f.syncing
+      .catch(() => intervalMs)
+      .then(() => {
+        f.following = undefined;
+        return stopping.signal.aborted ? intervalMs : sync(f);
+      });
+    return f.following;
+  };
 
   const follow = (gameId: string): Follower => {
     const f: Follower = {
@@ -500,6 +519,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       reportedStale: false,
       firstRead: Promise.resolve(intervalMs),
       syncing: undefined,
+      following: undefined,
       loop: undefined,
     };
     followers.set(gameId, f);
@@ -1063,7 +1083,7 @@ export const createBanRelay = (options: RelayOptions): BanRelay => {
       const f = followers.get(gameId);
       if (!f) throw new Error(`the relay does not follow game ${gameId}`);
       await f.firstRead;
-      await sync(f);
+      await syncAfterNow(f);
     },
   };
 };

@@ -394,6 +394,40 @@ describe('a feed read at the end', () => {
   });
 });
 
+describe('sync', () => {
+  it('reads the service again for a caller who asks while a read is under way, since that read may have passed the change', async () => {
+    const svc = service();
+    // The next feed read is held back after the service answered it: "nothing new".
+    const listEvents = svc.source.listEvents;
+    let holdNext = false;
+    let release: () => void = () => {};
+    const released = new Promise<void>((done) => {
+      release = done;
+    });
+    svc.source.listEvents = (async (...args: Parameters<typeof listEvents>) => {
+      const page = await listEvents(...args);
+      if (holdNext) {
+        holdNext = false;
+        await released;
+      }
+      return page;
+    }) as typeof listEvents;
+    const relay = await startRelay({ client: svc.source, intervalMs: 60_000 });
+    await ready(relay);
+    holdNext = true;
+    const polls = svc.upstream.polls;
+    const first = relay.relay.sync(GAME);
+    await expect.poll(() => svc.upstream.polls).toBe(polls + 1);
+    svc.create('d-9', ban(9));
+    const second = relay.relay.sync(GAME);
+    release();
+    await Promise.all([first, second]);
+    const snapshot = await get(relay.url, '/v1/enforcement/snapshot');
+    expect(snapshot.body.items.map((b: { ban_id: number }) => b.ban_id)).toEqual([9]);
+    expect(svc.upstream.polls).toBe(polls + 2);
+  });
+});
+
 describe('keys, routes and bodies', () => {
   it('refuses an unknown key with 401 and takes a key whose SHA-256 it was given', async () => {
     const svc = service();
