@@ -1,4 +1,4 @@
-import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../lib/domain/change-events';
@@ -7,6 +7,7 @@ import { banKey, deliveryPartition, directoryKey, partitions, policyKey } from '
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
 import { type FaultInjector, injectFaults, type Operation } from '../support/faults';
+import { storedPartition } from '../support/fixtures';
 
 /**
  * The dispatcher under faults: a batch of change records (a ban made in a game, a global ban,
@@ -148,21 +149,6 @@ const roleOf = (s: Scenario, key: string | undefined) =>
 const keyOf = (s: Scenario, role: string) =>
   roles(s).reduce((text, [id, name]) => text.split(name).join(id), role);
 
-const partitionItems = async (pk: string) => {
-  const items: Record<string, unknown>[] = [];
-  const pages = paginateQuery(
-    { client: lib.dynamo },
-    {
-      TableName: lib.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) items.push(...(page.Items ?? []));
-  return items;
-};
-
 /** What must hold after the batch was dispatched, however many times, with whatever faults before. */
 const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
   const feedA = await lib.readFeed(s.a, 'g1', { limit: 500 });
@@ -191,19 +177,19 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
     `${partitions.feed}GAME#${s.a}#g1`,
     `${partitions.feed}GLOBAL`,
   ]) {
-    const seqs = (await partitionItems(pk))
+    const seqs = (await storedPartition(pk))
       .filter((item) => String(item.sk).startsWith('SEQ#'))
       .map((item) => Number(String(item.sk).slice(4)))
       .sort((x, y) => x - y);
     expect(seqs, pk).toEqual(seqs.map((_seq, index) => index + 1));
-    const ids = (await partitionItems(pk))
+    const ids = (await storedPartition(pk))
       .filter((item) => String(item.sk).startsWith('SEQ#'))
       .map((i) => i.event_id);
     expect(new Set(ids).size, pk).toBe(ids.length);
   }
   // One delivery per event and webhook, every one handed to the queue at least once.
-  const toA = await partitionItems(deliveryPartition(s.a, s.hookA));
-  const toB = await partitionItems(deliveryPartition(s.b, s.hookB));
+  const toA = await storedPartition(deliveryPartition(s.a, s.hookA));
+  const toB = await storedPartition(deliveryPartition(s.b, s.hookB));
   expect(toA).toHaveLength(5);
   expect(toB.map((d) => d.type)).toEqual(['ban.created']);
   // (A's global ban also goes to any webhook an earlier test left: only this one's are compared.)

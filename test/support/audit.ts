@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { AUDIT_EVENT_PREFIX, auditPartition } from '../../lib/storage/keys';
 import type { TestApi } from './api';
+import { storedPartition } from './fixtures';
 
 /**
  * The audit events stored for a publisher, newest first, read from the table (not the API); with
@@ -10,30 +10,13 @@ import type { TestApi } from './api';
 export const storedEvents = async (
   publisherId: string,
   since?: string,
-): Promise<Array<Record<string, any>>> => {
-  const { dynamo, tableName: boundTable } = await import('../../lib/storage/client');
-  const tableName = boundTable();
-  const events: Array<Record<string, any>> = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: since === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :since',
-        ExpressionAttributeValues: {
-          ':pk': auditPartition(publisherId),
-          ...(since === undefined ? {} : { ':since': `${AUDIT_EVENT_PREFIX}${since}` }),
-        },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) events.push(item.event as Record<string, any>);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return events;
-};
+): Promise<Array<Record<string, any>>> =>
+  (
+    await storedPartition(auditPartition(publisherId), {
+      newestFirst: true,
+      ...(since === undefined ? {} : { skFrom: `${AUDIT_EVENT_PREFIX}${since}` }),
+    })
+  ).map((item) => item.event as Record<string, any>);
 
 /** Every event `key` can read through `GET /v1/audit` with `query`, following the cursor to the end. */
 export const auditPages = async (api: TestApi, key: string, query = '', limit = 200) => {

@@ -148,22 +148,38 @@ export const storeItem = async (item: { pk: string; sk: string } & Record<string
 export const storedRecord = (publisher: string, game: string, key: string) =>
   storedItem(idempotencyKey(publisher, game, key));
 
-/** The entries of an appeal in its owner's queue (`OPEN#…`, `DONE#…`): a Query of that queue. */
-export const queueEntries = async (owner: string, appealId: string) => {
+/**
+ * Every item of partition `pk`, through the SDK's paginator (consistent reads); with `skFrom`, only
+ * those whose sort key is that or later; `newestFirst` reads the sort keys backwards.
+ */
+export const storedPartition = async (
+  pk: string,
+  options: { skFrom?: string; newestFirst?: boolean } = {},
+): Promise<Array<Record<string, any>>> => {
   const { dynamo, tableName: boundTable } = await storage();
-  const entries: Record<string, unknown>[] = [];
+  const items: Array<Record<string, any>> = [];
   const pages = paginateQuery(
     { client: dynamo },
     {
       TableName: boundTable(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': appealQueuePartition(owner) },
+      KeyConditionExpression: options.skFrom === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :from',
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ...(options.skFrom === undefined ? {} : { ':from': options.skFrom }),
+      },
+      ScanIndexForward: !options.newestFirst,
       ConsistentRead: true,
     },
   );
-  for await (const page of pages) entries.push(...(page.Items ?? []));
-  return entries.filter((entry) => String(entry.sk).endsWith(`#${appealId}`));
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
 };
+
+/** The entries of an appeal in its owner's queue (`OPEN#…`, `DONE#…`). */
+export const queueEntries = async (owner: string, appealId: string) =>
+  (await storedPartition(appealQueuePartition(owner))).filter((entry) =>
+    String(entry.sk).endsWith(`#${appealId}`),
+  );
 
 /** Every stored copy of an appeal (the record, its queue entries' copies) that still holds a player's text. */
 export const appealTextsStored = async (api: TestApi, appealId: string) =>
