@@ -537,44 +537,29 @@ describe('push: onBanChange and awaitBan', () => {
 
 describe('sync', () => {
   it('reads again for a caller who asks while a read is under way, since that read may have passed the change', async () => {
-    // The read under way has already been answered "nothing new" and is still settling when the
-    // caller's ban lands; a sync() joining it would return without the ban.
-    const feed: unknown[][] = [[]];
+    // The first feed read is answered "nothing new" and held while the caller's ban lands; a
+    // sync() joining it would return without the ban, which the next read brings.
+    const created = {
+      event_id: 'e9',
+      type: 'ban.created',
+      occurred_at: '2026-11-02T00:00:00.000Z',
+      device_id: 'd-9',
+      ban: ban(9),
+    };
+    const { source, reads } = scripted([], [[], [created], []]);
+    const listEvents = source.listEvents;
     let releaseFirst: () => void = () => {};
     const firstHeld = new Promise<void>((done) => {
       releaseFirst = done;
     });
-    let reads = 0;
-    const source = {
-      getEnforcementSnapshot: async () => ({
-        game_id: GAME,
-        policy,
-        feed_cursor: 'c0',
-        items: [],
-        next_cursor: null,
-      }),
-      listEvents: async (_game: string, query: { cursor?: string } = {}) => {
-        reads += 1;
-        const items = feed.shift() ?? [];
-        if (reads === 1) await firstHeld;
-        return { items, next_cursor: items.length ? `c${reads}` : (query.cursor ?? 'c0') };
-      },
-    } as unknown as MirrorSource;
+    source.listEvents = (async (...args: Parameters<typeof listEvents>) => {
+      const page = await listEvents(...args);
+      if (reads() === 1) await firstHeld;
+      return page;
+    }) as typeof listEvents;
     const mirror = createBanMirror({ client: source, gameId: GAME });
     const first = mirror.sync();
-    await vi.waitFor(() => expect(reads).toBe(1));
-    feed.push(
-      [
-        {
-          event_id: 'e9',
-          type: 'ban.created',
-          occurred_at: '2026-11-02T00:00:00.000Z',
-          device_id: 'd-9',
-          ban: ban(9),
-        },
-      ],
-      [],
-    );
+    await vi.waitFor(() => expect(reads()).toBe(1));
     const second = mirror.sync();
     const third = mirror.sync();
     releaseFirst();
@@ -583,7 +568,7 @@ describe('sync', () => {
     await Promise.all([second, third]);
     expect(mirror.check('d-9').restricted.cheat).toBe(true);
     // The two callers who asked meanwhile shared one read (two pages: the ban, then the end).
-    expect(reads).toBe(3);
+    expect(reads()).toBe(3);
   });
 });
 
