@@ -92,9 +92,10 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban',
     route: 'createBan',
-    // The id counter and (beside it) the reason catalogue read, the ban and (beside it, not after)
-    // its entry among banned devices, its audit event.
-    floor: 5,
+    // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
+    // force (already_active), the ban and (beside it, not after) its entry among banned devices,
+    // its audit event.
+    floor: 6,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -102,9 +103,9 @@ export const operations: BenchOperation[] = [
   {
     name: 'create ban, new key',
     route: 'createBan',
-    // The id counter and (beside it) the reason catalogue read, the idempotency record, the ban and
-    // its entry among banned devices, its audit event.
-    floor: 6,
+    // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
+    // force, the idempotency record, the ban and its entry among banned devices, its audit event.
+    floor: 7,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',

@@ -274,12 +274,13 @@ export const createBanRoute = {
   // The id counter (ADD), the conditional puts (the ban's entry in the index of banned devices
   // beside it), the idempotency record read, the reason catalogue read (`publisher`: strict
   // reasons), the event, and the deletes that withdraw a ban (made without a key) whose event
-  // could not be written.
+  // could not be written; the device's bans queried for the same ban in force (already_active).
   table: {
     'dynamodb:UpdateItem': ['counter'],
     'dynamodb:PutItem': ['device', 'bannedDevices', 'expiringBans', 'idempotency', 'audit'],
     'dynamodb:GetItem': ['idempotency', 'publisher'],
     'dynamodb:DeleteItem': ['device', 'bannedDevices', 'expiringBans', 'audit'],
+    'dynamodb:Query': ['device'],
   },
   throttle: 'write',
   retry: 'idempotency_key',

@@ -77,7 +77,7 @@ export interface paths {
   "/v1/bans": {
     /**
      * Record a ban against a device
-     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban).
+     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban.
      *
      * Needs a key with the `bans:write` scope.
      */
@@ -330,6 +330,7 @@ export interface components {
       player_message?: string;
       appealable?: boolean;
       idempotency_key?: string;
+      allow_duplicate?: boolean;
     };
     PolicyPatch: {
       enforce_game?: boolean;
@@ -471,7 +472,7 @@ export interface components {
       duration_seconds: number | null;
       player_message: string | null;
     };
-    BanCreationResult: {
+    BanCreationResult: OneOf<[{
       ban_id: number;
       device_id: string;
       /** @enum {string} */
@@ -482,7 +483,21 @@ export interface components {
       game_id: string;
       /** @enum {string} */
       status: "created" | "idempotent_ok";
-    };
+    }, {
+      ban_id: number;
+      device_id: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      publisher_id: string;
+      game_id: string;
+      /** @constant */
+      status: "already_active";
+      reason_code: string;
+      created_at: string;
+      expires_at: string | null;
+    }]>;
     RevokedBan: {
       ban_id: number;
       /** @enum {string} */
@@ -1591,7 +1606,7 @@ export interface operations {
   };
   /**
    * Record a ban against a device
-   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban).
+   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban.
    *
    * Needs a key with the `bans:write` scope.
    */
@@ -1627,7 +1642,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The idempotency key was used before: the original ban, unchanged. */
+      /** @description The idempotency key was used before: the original ban, unchanged (`idempotent_ok`). Or the same ban is in force already (`already_active`, with its `reason_code`, `created_at` and `expires_at`): nothing was written. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -156,7 +156,7 @@ const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
   }
 };
 
-const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreationResult => ({
+const creationResult = (ban: Ban, status: 'created' | 'idempotent_ok'): BanCreationResult => ({
   ban_id: ban.ban_id,
   device_id: ban.device_id,
   ban_type: ban.ban_type,
@@ -166,6 +166,74 @@ const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreat
   status,
 });
 
+/** The answer for a ban already in force: the ban as made, and how long it lasts. */
+const alreadyActiveResult = (ban: Ban): BanCreationResult => ({
+  ban_id: ban.ban_id,
+  device_id: ban.device_id,
+  ban_type: ban.ban_type,
+  scope: ban.scope,
+  publisher_id: ban.publisher_id,
+  game_id: ban.game_id,
+  status: 'already_active',
+  reason_code: ban.reason_code,
+  created_at: ban.created_at,
+  expires_at: ban.expires_at,
+});
+
+/**
+ * The publisher's own active ban that `request` would repeat: the same device, type, scope and
+ * reason, and for a `game` ban the same game (a publisher or global ban reaches every game
+ * whichever game made it). Its expiry does not matter: a second ban adds nothing while one is in
+ * force. Of several (made with allow_duplicate), the one that ends last. One Query of the device's
+ * partition (its bans of every publisher are few), the match filtered in DynamoDB.
+ */
+const activeDuplicate = async (
+  publisherId: string,
+  gameId: string,
+  request: CreateBanRequest,
+  now: string,
+): Promise<Ban | undefined> => {
+  const pages = paginateQuery(
+    { client: dynamo },
+    {
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
+      FilterExpression: `publisher_id = :publisher AND ban_type = :type AND #scope = :scope AND reason_code = :reason AND revoked_at = :null${
+        request.scope === 'game' ? ' AND game_id = :game' : ''
+      }`,
+      ExpressionAttributeNames: { '#scope': 'scope' },
+      ExpressionAttributeValues: {
+        ':pk': devicePartition(request.device_id),
+        ':ban': BAN_PREFIX,
+        ':publisher': publisherId,
+        ':type': request.ban_type,
+        ':scope': request.scope,
+        ':reason': request.reason_code,
+        ':null': null,
+        ...(request.scope === 'game' ? { ':game': gameId } : {}),
+      },
+      ConsistentRead: true,
+    },
+  );
+  let found: Ban | undefined;
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const ban = banFromItem(item);
+      if (!isActive(ban, now)) continue;
+      if (!found || endsLater(ban, found)) found = ban;
+    }
+  }
+  return found;
+};
+
+/** Whether `a` lasts longer than `b` (permanent is longest; a tie goes to the newer). */
+const endsLater = (a: Ban, b: Ban): boolean => {
+  if (a.expires_at === b.expires_at) return a.ban_id > b.ban_id;
+  if (a.expires_at === null) return true;
+  if (b.expires_at === null) return false;
+  return a.expires_at > b.expires_at;
+};
+
 /**
  * Records a ban. Single-item conditional writes only (no transactions):
  *   1. take the next ban id;
@@ -173,6 +241,10 @@ const creationResult = (ban: Ban, status: BanCreationResult['status']): BanCreat
  *      before, make sure that ban's item and its event exist and answer it as `idempotent_ok`;
  *   3. put the ban item;
  *   4. record `ban.created` in the audit trail.
+ * Before 2, unless `allow_duplicate`, the caller's own active ban of the same device, type, scope,
+ * reason (and game, for a game ban) answers `already_active` and nothing is written (activeDuplicate).
+ * Two creates of the same ban at the same instant may both pass that read: it is a guard against
+ * repeats, not a lock (docs/api.md says so); an idempotency key makes one request's retries exact.
  * A crash after 2 leaves a record whose retry completes the ban and its event. Without an
  * idempotency key no retry can, so a failure at 4 withdraws the ban.
  */
@@ -207,8 +279,14 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
-  // The catalogue is read beside the id counter, not after it: one round trip, not two.
-  const [banId, catalogueCodes] = await Promise.all([nextBanId(), strictReasonCodes(publisherId)]);
+  // The catalogue and the device's bans are read beside the id counter, not after it: one round
+  // trip, not two (an id taken for a ban that is not made is a gap, which ids may have).
+  const now = new Date(clock.now()).toISOString();
+  const [banId, catalogueCodes, duplicate] = await Promise.all([
+    nextBanId(),
+    strictReasonCodes(publisherId),
+    request.allow_duplicate === true ? undefined : activeDuplicate(publisherId, gameId, request, now),
+  ]);
   if (catalogueCodes && !catalogueCodes.has(request.reason_code)) {
     // A repeat of a key answers its original ban, even when the catalogue changed since.
     const original =
@@ -225,6 +303,17 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
+  if (duplicate) {
+    // A repeated idempotency key still answers its own ban; anything else writes nothing.
+    const original =
+      request.idempotency_key === undefined
+        ? undefined
+        : await recordedBan(publisherId, gameId, request.idempotency_key);
+    if (!original) return alreadyActiveResult(duplicate);
+    await putBanItem(original);
+    await recordCreated(original);
+    return creationResult(original, 'idempotent_ok');
+  }
   const ban: Ban = {
     ban_id: banId,
     device_id: request.device_id,
@@ -236,7 +325,7 @@ export const createBan = async (
     ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
     ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
     ...(request.appealable === false ? { appealable: false } : {}),
-    created_at: new Date(clock.now()).toISOString(),
+    created_at: now,
     expires_at: request.expires_at ?? null,
     revoked_at: null,
     created_by: actor,

@@ -280,6 +280,8 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
     player_message: z.optional(playerMessageSchema),
     appealable: z.optional(z.boolean()),
     idempotency_key: z.optional(idempotencyKeySchema),
+    /** true: make the ban even when the same one is in force already (else `already_active`). */
+    allow_duplicate: z.optional(z.boolean()),
   }),
 );
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;

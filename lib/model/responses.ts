@@ -146,15 +146,29 @@ export const actorSchema = z.discriminatedUnion('type', [
 ]);
 export type Actor = z.output<typeof actorSchema>;
 
-export const banCreationResultSchema = z.strictObject({
+const banCreationFields = {
   ban_id: banId,
   device_id: z.string(),
   ban_type: banTypeSchema,
   scope: banScopeSchema,
   publisher_id: z.string(),
   game_id: z.string(),
-  status: z.enum(['created', 'idempotent_ok']),
-});
+};
+/**
+ * A create's answer: the ban made (`created`), the one a repeated idempotency key made
+ * (`idempotent_ok`), or the caller's own ban of the same device, type, scope, game and reason that
+ * is in force already (`already_active`: nothing was written), with what says how long it lasts.
+ */
+export const banCreationResultSchema = z.discriminatedUnion('status', [
+  z.strictObject({ ...banCreationFields, status: z.enum(['created', 'idempotent_ok']) }),
+  z.strictObject({
+    ...banCreationFields,
+    status: z.literal('already_active'),
+    reason_code: z.string(),
+    created_at: timestamp,
+    expires_at: z.nullable(timestamp),
+  }),
+]);
 export type BanCreationResult = z.output<typeof banCreationResultSchema>;
 
 export const listedBanSchema = z.strictObject({

@@ -572,7 +572,13 @@ export const operations = {
       'body says, and any number of concurrent requests with one key make exactly one ban. The body ' +
       'is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason ' +
       "catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming " +
-      '`reason_code` (a repeated idempotency key still answers its original ban).',
+      '`reason_code` (a repeated idempotency key still answers its original ban). When your own ' +
+      'active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and ' +
+      '`reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban ' +
+      'and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever ' +
+      'expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. ' +
+      "Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two " +
+      'such creates arriving at the same instant may both make a ban.',
     request: {
       device_id: DEVICE,
       ban_type: 'cheat',
@@ -588,7 +594,7 @@ export const operations = {
       201: response(banCreationResultSchema, 'A new ban was recorded.', created),
       200: response(
         banCreationResultSchema,
-        'The idempotency key was used before: the original ban, unchanged.',
+        'The idempotency key was used before: the original ban, unchanged (`idempotent_ok`). Or the same ban is in force already (`already_active`, with its `reason_code`, `created_at` and `expires_at`): nothing was written.',
         { ...created, status: 'idempotent_ok' },
       ),
     },

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banKey, idempotencyKey, partitions } from '../../lib/storage/keys';
-import { banBody as ban, startTwoPublishers, type TestApi } from '../support/fixtures';
+import {
+  banBody as ban,
+  postBan,
+  revokeBan,
+  startTwoPublishers,
+  storedBans,
+  type TestApi,
+} from '../support/fixtures';
 
 let api: TestApi;
 let keyA: string;
@@ -88,6 +95,8 @@ describe('POST /v1/bans', () => {
     ['idempotency_key too long', { idempotency_key: 'k'.repeat(256) }, 'idempotency_key', 'invalid_format'],
     ['idempotency_key with a newline', { idempotency_key: 'a\nb' }, 'idempotency_key', 'invalid_format'],
     ['a misspelt field', { expire_at: '2099-01-01T00:00:00Z' }, 'expire_at', 'unknown_field'],
+    ['allow_duplicate a string', { allow_duplicate: 'true' }, 'allow_duplicate', 'invalid_type'],
+    ['allow_duplicate null', { allow_duplicate: null }, 'allow_duplicate', 'invalid_type'],
   ];
 
   it.each(invalid)(
@@ -174,12 +183,12 @@ describe('idempotency', () => {
     const one = await api.request('POST', '/v1/bans', {
       key: keyA,
       game: 'g',
-      body: ban({ idempotency_key: 'Key 1' }),
+      body: ban({ idempotency_key: 'Key 1', allow_duplicate: true }),
     });
     const two = await api.request('POST', '/v1/bans', {
       key: keyA,
       game: 'g',
-      body: ban({ idempotency_key: 'key 1' }),
+      body: ban({ idempotency_key: 'key 1', allow_duplicate: true }),
     });
     expect([one.status, two.status]).toEqual([201, 201]);
   });
@@ -195,5 +204,106 @@ describe('expiry input', () => {
     expect(res.status).toBe(201);
     const [item] = (await banItems()).filter((i) => i.device_id === 'dev-utc');
     expect(item?.expires_at).toMatch(/Z$/);
+  });
+});
+
+describe('the same ban in force already', () => {
+  const storedCount = async () => (await api.items()).length;
+
+  it('answers 200 already_active with the ban in force, writes nothing, and a listing still shows one ban', async () => {
+    const expiresAt = future();
+    const first = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-1', expires_at: expiresAt }));
+    expect(first.status).toBe(201);
+    await api.settle();
+    // Every item the API writes (bans, records, indexes, audit events), before and after.
+    const before = await storedCount();
+
+    // A second moderator's identical ban, with its own idempotency key and a longer expiry.
+    const again = await postBan(
+      api,
+      keyA,
+      'game-1',
+      ban({ device_id: 'dup-1', expires_at: null, idempotency_key: 'moderator-b-1' }),
+    );
+
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({
+      ...first.body,
+      status: 'already_active',
+      reason_code: 'aimbot',
+      created_at: expect.any(String),
+      expires_at: new Date(expiresAt).toISOString(),
+    });
+    await api.settle();
+    expect(await storedCount()).toBe(before);
+    expect(await storedBans('dup-1')).toHaveLength(1);
+    const listed = await api.request('GET', '/v1/device/dup-1/bans/cheat', { key: keyA, game: 'game-1' });
+    expect(listed.body.counts).toEqual({ active: 1, inactive: 0, total: 1 });
+    // The unclaimed key stays free: a repeat of it asks the same question again.
+    const repeat = await postBan(
+      api,
+      keyA,
+      'game-1',
+      ban({ device_id: 'dup-1', idempotency_key: 'moderator-b-1' }),
+    );
+    expect(repeat.body.status).toBe('already_active');
+  });
+
+  it('still answers idempotent_ok to a repeated idempotency key, and makes a second ban with allow_duplicate', async () => {
+    const body = ban({ device_id: 'dup-2', idempotency_key: 'wave-1' });
+    const first = await postBan(api, keyA, 'game-1', body);
+    const repeat = await postBan(api, keyA, 'game-1', body);
+    expect([first.status, repeat.status]).toEqual([201, 200]);
+    expect(repeat.body).toEqual({ ...first.body, status: 'idempotent_ok' });
+
+    const second = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-2', allow_duplicate: true }));
+    expect(second.status).toBe(201);
+    expect(second.body.status).toBe('created');
+    expect(second.body.ban_id).not.toBe(first.body.ban_id);
+    expect((await storedBans('dup-2')).map((item) => item.ban_id).sort()).toEqual(
+      [first.body.ban_id, second.body.ban_id].sort(),
+    );
+  });
+
+  it('makes a new ban when the earlier one is revoked or expired, or differs in reason, scope or game', async () => {
+    const revoked = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-3' }));
+    expect(
+      (await revokeBan(api, keyA, 'game-1', 'dup-3', revoked.body.ban_id, { reason_code: 'x' })).status,
+    ).toBe(200);
+    expect((await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-3' }))).status).toBe(201);
+
+    const expiring = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-4', expires_at: future() }));
+    expect(expiring.status).toBe(201);
+    api.setClockOffset(2 * 86_400_000);
+    try {
+      expect((await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-4' }))).status).toBe(201);
+    } finally {
+      api.setClockOffset(0);
+    }
+
+    expect((await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-5' }))).status).toBe(201);
+    expect(
+      (await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-5', reason_code: 'wallhack' }))).status,
+    ).toBe(201);
+    expect((await postBan(api, keyA, 'game-2', ban({ device_id: 'dup-5' }))).status).toBe(201);
+    const publisherWide = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-5', scope: 'publisher' }));
+    expect(publisherWide.status).toBe(201);
+    // A publisher ban reaches every game: made from another game, it is the same ban.
+    const fromOtherGame = await postBan(api, keyA, 'game-3', ban({ device_id: 'dup-5', scope: 'publisher' }));
+    expect(fromOtherGame.status).toBe(200);
+    expect(fromOtherGame.body).toMatchObject({ status: 'already_active', ban_id: publisherWide.body.ban_id });
+    expect(await storedBans('dup-5')).toHaveLength(4);
+  });
+
+  it("does not let another publisher's identical ban block, nor reveal it", async () => {
+    const theirs = await postBan(api, keyB, 'game-1', ban({ device_id: 'dup-6', scope: 'global' }));
+    expect(theirs.status).toBe(201);
+    const ours = await postBan(api, keyA, 'game-1', ban({ device_id: 'dup-6', scope: 'global' }));
+    expect(ours.status).toBe(201);
+    expect(ours.body).toMatchObject({ status: 'created', publisher_id: 'pub-a' });
+    expect(ours.body.ban_id).not.toBe(theirs.body.ban_id);
+    // And theirs still answers to them alone.
+    const theirsAgain = await postBan(api, keyB, 'game-1', ban({ device_id: 'dup-6', scope: 'global' }));
+    expect(theirsAgain.body).toMatchObject({ status: 'already_active', ban_id: theirs.body.ban_id });
   });
 });

@@ -33,7 +33,7 @@ const ban = async (p: Publisher, game: string, body: Record<string, unknown>) =>
   const res = await api.request('POST', '/v1/bans', {
     key: p.key,
     game,
-    body: { ban_type: 'cheat', scope: 'game', reason_code: 'aimbot', ...body },
+    body: { ban_type: 'cheat', scope: 'game', reason_code: 'aimbot', allow_duplicate: true, ...body },
   });
   expect(res.status).toBe(201);
   return res.body.ban_id as number;

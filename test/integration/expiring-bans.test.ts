@@ -37,6 +37,7 @@ const ban = async (key: string, device: string, expiresAt: string | null, game =
       ban_type: 'social',
       scope,
       reason_code: 'chat.spam',
+      allow_duplicate: true,
       ...(expiresAt === null ? {} : { expires_at: expiresAt }),
     },
   });

@@ -101,6 +101,7 @@ describe('a message for the player', () => {
           scope: 'game',
           reason_code: 'aimbot',
           player_message,
+          allow_duplicate: true,
           ...(appealable === undefined ? {} : { appealable }),
         },
       });

@@ -175,7 +175,13 @@ describe('logs', () => {
       const failedWrite = await send('POST', '/v1/bans', {
         key: secret,
         game: 'g',
-        body: { device_id: 'log-device', ban_type: 'cheat', scope: 'game', reason_code: 'r' },
+        body: {
+          device_id: 'log-device',
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'r',
+          allow_duplicate: true,
+        },
       });
       expect(failedWrite.status).toBe(503);
     } finally {

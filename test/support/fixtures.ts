@@ -78,9 +78,12 @@ export const socialBanBody = (overrides: Body = {}): Body =>
 export const postBan = (api: TestApi, key: string, game: string, body: unknown) =>
   api.request('POST', '/v1/bans', { key, game, body });
 
-/** Creates a ban that must be created (201) and gives its id. */
+/**
+ * Creates a ban that must be created (201) and gives its id: a second ban of the same terms too
+ * (`allow_duplicate`, unless the body says otherwise), as the suites' set-ups make them.
+ */
 export const createBan = async (api: TestApi, key: string, game: string, body: Body) => {
-  const res = await postBan(api, key, game, body);
+  const res = await postBan(api, key, game, { allow_duplicate: true, ...body });
   expect(res.status).toBe(201);
   return res.body.ban_id as number;
 };

@@ -46,6 +46,8 @@ beforeEach(() => {
   ddb.on(PutCommand).resolves({});
   // No reason catalogue (its read runs beside the counter's); tests of the idempotency record add theirs.
   ddb.on(GetCommand, { Key: reasonsKey('pub-a') }).resolves({});
+  // No ban on the device yet (its Query runs beside the counter's); the already_active tests add theirs.
+  ddb.on(QueryCommand).resolves({ Items: [] });
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -60,7 +62,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 5 calls without a key (the reason catalogue read beside the counter)', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 6 calls without a key (the reason catalogue read and the device Query beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -72,7 +74,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(6);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -127,10 +129,10 @@ describe('createBan', () => {
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 6 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 7 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(7);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,
@@ -198,6 +200,65 @@ describe('createBan', () => {
     ddb.on(PutCommand, { Item: { pk: devicePartition('dev-1') } }).rejects(conditionFailed());
     const result = await createBan('pub-a', 'game-1', request, actor);
     expect(result).toMatchObject({ status: 'created', ban_id: takenId() });
+  });
+
+  it("answers already_active with the caller's own ban in force of the same terms, and writes nothing", async () => {
+    const inForce = {
+      ...banKey('dev-1', 9),
+      ban_id: 9,
+      device_id: 'dev-1',
+      ban_type: 'cheat',
+      scope: 'game',
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      reason_code: 'aimbot',
+      created_at: '2026-01-01T00:00:00.000Z',
+      expires_at: '2099-01-01T00:00:00.000Z',
+      revoked_at: null,
+    };
+    // The filter runs in DynamoDB; what it lets through may still have expired.
+    const expired = { ...inForce, ...banKey('dev-1', 8), ban_id: 8, expires_at: '2026-02-01T00:00:00.000Z' };
+    ddb.on(QueryCommand).resolves({ Items: [inForce, expired] });
+    ddb.on(GetCommand, { Key: idempotencyKey('pub-a', 'game-1', 'new-key') }).resolves({});
+
+    const result = await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'new-key' }, actor);
+
+    expect(result).toEqual({
+      ban_id: 9,
+      device_id: 'dev-1',
+      ban_type: 'cheat',
+      scope: 'game',
+      publisher_id: 'pub-a',
+      game_id: 'game-1',
+      status: 'already_active',
+      reason_code: 'aimbot',
+      created_at: '2026-01-01T00:00:00.000Z',
+      expires_at: '2099-01-01T00:00:00.000Z',
+    });
+    const query = ddb.commandCalls(QueryCommand)[0]?.args[0].input;
+    expect(query).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ban)',
+      FilterExpression:
+        'publisher_id = :publisher AND ban_type = :type AND #scope = :scope AND reason_code = :reason AND revoked_at = :null AND game_id = :game',
+      ExpressionAttributeValues: expect.objectContaining({
+        ':pk': devicePartition('dev-1'),
+        ':publisher': 'pub-a',
+        ':game': 'game-1',
+      }),
+      ConsistentRead: true,
+    });
+    // The key's record read (unclaimed), and no put, delete or event.
+    expect(ddb.commandCalls(GetCommand, { Key: idempotencyKey('pub-a', 'game-1', 'new-key') })).toHaveLength(
+      1,
+    );
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(DeleteCommand)).toHaveLength(0);
+  });
+
+  it('reads no device bans with allow_duplicate, and makes the ban', async () => {
+    const result = await createBan('pub-a', 'game-1', { ...request, allow_duplicate: true }, actor);
+    expect(result).toMatchObject({ status: 'created' });
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
   });
 
   it('lets a storage failure through untouched so the chain can answer 503', async () => {
