@@ -1,12 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { Call, Policy } from './api';
+import { type Call, formatTime, type Policy, type Schemas } from './api';
 import {
   BanKindFields,
   CatalogueReason,
+  DurationPresets,
   ExpiresField,
   PlayerFields,
   type PlayerWords,
   ReasonCodeField,
+  useBanReason,
 } from './ban-fields';
 import {
   type BanValues,
@@ -17,7 +19,6 @@ import {
   reachOf,
   termsOf,
 } from './ban-terms';
-import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
 import { Field, Notice, useOnChange } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
@@ -43,70 +44,41 @@ const words: PlayerWords = {
   appealable: 'The player may appeal this ban',
 };
 
-/** Presets that set the expiry field. */
-const DurationPresets = ({ onExpires }: { onExpires: (local: string) => void }) => (
-  <fieldset class="actions">
-    <legend>Duration presets (set the expiry)</legend>
-    {DURATION_PRESETS.map((preset) => (
-      <button
-        key={preset.label}
-        type="button"
-        class="secondary"
-        aria-label={preset.seconds === null ? 'Permanent' : `Expires in ${preset.label}`}
-        onClick={() => onExpires(expiryIn(preset.seconds))}
-      >
-        {preset.label}
-      </button>
-    ))}
-  </fieldset>
-);
+/** When a ban in force ends, as a sentence's end. */
+export const endWords = (expiresAt: string | null) =>
+  expiresAt === null ? 'permanent' : `until ${formatTime(expiresAt)}`;
 
-/** What a created ban's answer says: made now, or made already by this form's earlier attempt. */
-const createdText = (
-  status: number,
-  ban: Pick<CreateBanRequest, 'ban_type' | 'scope' | 'device_id'> & { ban_id: number; game_id: string },
-  policy: Policy | null,
-) =>
-  status === 201
-    ? `Ban ${ban.ban_id} created: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} in game ${ban.game_id}. ${reachOf(policy, ban).text}`
-    : // The same form sent again (after an unanswered or refused attempt): the API had made it.
-      `Ban ${ban.ban_id} is in place: ${ban.ban_type}, ${ban.scope} scope, on ${ban.device_id} (this form's earlier attempt had made it; no second ban was created).`;
+/**
+ * What a create's answer says: made now, made already by this form's earlier attempt, or not made
+ * because the same ban of yours is in force already (another moderator's, or an earlier one).
+ */
+const createdText = (result: Schemas['BanCreationResult'], policy: Policy | null) => {
+  switch (result.status) {
+    case 'created':
+      return `Ban ${result.ban_id} created: ${result.ban_type}, ${result.scope} scope, on ${result.device_id} in game ${result.game_id}. ${reachOf(policy, result).text}`;
+    case 'idempotent_ok':
+      // The same form sent again (after an unanswered or refused attempt): the API had made it.
+      return `Ban ${result.ban_id} is in place: ${result.ban_type}, ${result.scope} scope, on ${result.device_id} (this form's earlier attempt had made it; no second ban was created).`;
+    case 'already_active':
+      return `Already banned: no new ban was created. Ban ${result.ban_id} (${result.ban_type}, ${result.scope} scope, reason ${result.reason_code}) is in force on ${result.device_id} since ${formatTime(result.created_at)}, ${endWords(result.expires_at)}.`;
+  }
+};
 
 export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
   const request = useRequest();
   const form = useForm<BanValues>({ ...blankTerms, device: deviceId ?? '' }, request);
   const { device = '', reason, expires, scope, banType } = form.values;
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
-  // The publisher's reasons (GET /v1/reasons, which bans:write may read): offered, never required
-  // unless strict_reasons is on. Unread (or refused), the form takes any code and the API judges it.
-  const catalogue = useReasonCatalogue(call, true);
-  const strict = catalogue?.strict_reasons === true;
+  const { catalogue, strict, choose, reasonProblem } = useBanReason(call, form);
 
   useOnChange(deviceId, (looked) => {
     if (looked) form.set('device')(looked);
   });
 
-  /** Choosing a catalogue reason fills in what it says; every field stays editable. */
-  const choose = (code: string) => {
-    form.set('reason')(code);
-    const chosen = catalogue?.reasons.find((r) => r.code === code);
-    if (!chosen) return;
-    form.set('banType')(chosen.ban_type);
-    form.set('scope')(chosen.scope);
-    form.set('expires')(expiryIn(chosen.duration_seconds));
-    form.set('playerMessage')(chosen.player_message ?? '');
-  };
-
   const submit = (e: Event) => {
     e.preventDefault();
     const id = device.trim();
-    const { found, terms } = termsOf(
-      form.values,
-      // With strict reasons on, only a catalogue code will do: say so rather than the character rule.
-      strict && !catalogue?.reasons.some((r) => r.code === reason.trim())
-        ? "must be one of the catalogue's codes (strict reasons are on)"
-        : undefined,
-    );
+    const { found, terms } = termsOf(form.values, reasonProblem);
     const refusal = gameError
       ? `Game ID ${gameError}.`
       : 'The ban was not created: correct the fields marked below.';
@@ -117,7 +89,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
       () => call('post', '/v1/bans', { body, game }),
       (answer) => {
         form.reset(['reason', 'expires', 'details', 'playerMessage', 'appealable']);
-        request.setMessage({ kind: 'ok', text: createdText(answer.status, answer.body, policy) });
+        request.setMessage({ kind: 'ok', text: createdText(answer.body, policy) });
         setIdempotencyKey(newIdempotencyKey());
         onCreated(answer.body.device_id);
       },
@@ -137,6 +109,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           required
         />
         <CatalogueReason
+          id="ban"
           catalogue={catalogue}
           strict={strict}
           reason={reason}

@@ -1,6 +1,6 @@
-import type { Policy } from './api';
+import type { Call, Policy } from './api';
 import { type BanType, type BanValues, type CreateBanRequest, reachOf } from './ban-terms';
-import type { ReasonCatalogue } from './reasons';
+import { DURATION_PRESETS, expiryIn, type ReasonCatalogue, useReasonCatalogue } from './reasons';
 import { Field } from './ui';
 import type { useForm } from './use-form';
 
@@ -167,16 +167,44 @@ const CatalogueOptions = ({ catalogue }: { catalogue: ReasonCatalogue }) => (
 );
 
 /**
+ * The publisher's reason catalogue as a ban form uses it (GET /v1/reasons, which bans:write may
+ * read): the reasons to offer, whether strict reasons refuse any other code, choosing one (which
+ * fills in its terms; every field stays editable), and the reason's problem when strict reasons
+ * refuse what is typed. Unread (or refused), the form takes any code and the API judges it.
+ */
+export const useBanReason = (call: Call, form: Pick<TermsForm, 'values' | 'set'>) => {
+  const catalogue = useReasonCatalogue(call, true);
+  const strict = catalogue?.strict_reasons === true;
+  const choose = (code: string) => {
+    form.set('reason')(code);
+    const chosen = catalogue?.reasons.find((r) => r.code === code);
+    if (!chosen) return;
+    form.set('banType')(chosen.ban_type);
+    form.set('scope')(chosen.scope);
+    form.set('expires')(expiryIn(chosen.duration_seconds));
+    form.set('playerMessage')(chosen.player_message ?? '');
+  };
+  // With strict reasons on, only a catalogue code will do: say so rather than the character rule.
+  const reasonProblem =
+    strict && !catalogue?.reasons.some((r) => r.code === form.values.reason.trim())
+      ? "must be one of the catalogue's codes (strict reasons are on)"
+      : undefined;
+  return { catalogue, strict, choose, reasonProblem };
+};
+
+/**
  * The publisher's reasons to choose from: with strict reasons on, the reason code itself (only
  * the catalogue's codes); else a shortcut beside the free code, shown when there are reasons.
  */
 export const CatalogueReason = ({
+  id,
   catalogue,
   strict,
   reason,
   error,
   onChoose,
 }: {
+  id: string;
   catalogue: ReasonCatalogue | null;
   strict: boolean;
   reason: string;
@@ -187,24 +215,24 @@ export const CatalogueReason = ({
   if (strict)
     return (
       <div class="field">
-        <label for="ban-reason">Reason code</label>
+        <label for={`${id}-reason`}>Reason code</label>
         <select
-          id="ban-reason"
+          id={`${id}-reason`}
           value={reason}
           aria-invalid={error ? true : undefined}
-          aria-describedby={`ban-reason-hint${error ? ' ban-reason-error' : ''}`}
+          aria-describedby={`${id}-reason-hint${error ? ` ${id}-reason-error` : ''}`}
           onChange={(e) => onChoose(selected(e))}
         >
           <option value="">Choose a reason</option>
           <CatalogueOptions catalogue={catalogue} />
         </select>
-        <small id="ban-reason-hint" class="hint">
+        <small id={`${id}-reason-hint`} class="hint">
           {catalogue.reasons.length === 0
             ? 'Strict reasons are on and the catalogue is empty: add a reason in the Policy view first.'
             : "Strict reasons are on: only the catalogue's codes. Choosing one fills in the fields below; each stays editable."}
         </small>
         {error && (
-          <small id="ban-reason-error" class="field-error">
+          <small id={`${id}-reason-error`} class="field-error">
             {error}
           </small>
         )}
@@ -213,19 +241,37 @@ export const CatalogueReason = ({
   if (catalogue.reasons.length === 0) return null;
   return (
     <div class="field">
-      <label for="ban-catalogue">Reason from the catalogue</label>
+      <label for={`${id}-catalogue`}>Reason from the catalogue</label>
       <select
-        id="ban-catalogue"
+        id={`${id}-catalogue`}
         value={catalogue.reasons.some((r) => r.code === reason.trim()) ? reason.trim() : ''}
-        aria-describedby="ban-catalogue-hint"
+        aria-describedby={`${id}-catalogue-hint`}
         onChange={(e) => onChoose(selected(e))}
       >
         <option value="">None: type a reason code below</option>
         <CatalogueOptions catalogue={catalogue} />
       </select>
-      <small id="ban-catalogue-hint" class="hint">
+      <small id={`${id}-catalogue-hint`} class="hint">
         Fills in the code, type, scope, expiry and message; each stays editable.
       </small>
     </div>
   );
 };
+
+/** Presets that set the expiry field. */
+export const DurationPresets = ({ onExpires }: { onExpires: (local: string) => void }) => (
+  <fieldset class="actions">
+    <legend>Duration presets (set the expiry)</legend>
+    {DURATION_PRESETS.map((preset) => (
+      <button
+        key={preset.label}
+        type="button"
+        class="secondary"
+        aria-label={preset.seconds === null ? 'Permanent' : `Expires in ${preset.label}`}
+        onClick={() => onExpires(expiryIn(preset.seconds))}
+      >
+        {preset.label}
+      </button>
+    ))}
+  </fieldset>
+);

@@ -1,13 +1,16 @@
 import { useState } from 'preact/hooks';
-import type { Policy } from './api';
+import type { Call, Policy } from './api';
 import {
   BanKindFields,
   BanTypeSelect,
+  CatalogueReason,
+  DurationPresets,
   ExpiresField,
   PlayerFields,
   type PlayerWords,
   ReasonCodeField,
   RevokeReasonField,
+  useBanReason,
 } from './ban-fields';
 import { type BanTerms, type BanType, blankTerms, lastingReach, reachOf, termsOf } from './ban-terms';
 import { ConfirmStep, Notice } from './ui';
@@ -29,27 +32,44 @@ const words: PlayerWords = {
   appealable: 'The player may appeal these bans',
 };
 
+/** What the confirmation says of the devices that already have the ban, as the Check found them. */
+const skipWords = (count: number, skipped: number | null) => {
+  if (skipped === null) return 'Not checked: press Check first to see which devices already have this ban. ';
+  if (skipped === 0) return 'The Check found none of them with this ban in force. ';
+  return `${skipped === count ? 'All' : `${skipped} of`} ${devicesText(count)} already ${
+    skipped === 1 ? 'has' : 'have'
+  } this ban of yours in force (found by the Check): ${skipped === 1 ? 'it is' : 'they are'} skipped, so at most ${
+    count - skipped
+  } ${count - skipped === 1 ? 'ban is' : 'bans are'} made. `;
+};
+
 export const BanForm = ({
+  call,
   game,
   policy,
   count,
   busy,
+  skippedFor,
   onBan,
 }: {
+  call: Call;
   game: string;
   policy: Policy | null;
   count: number;
   busy: boolean;
+  /** How many listed devices the Check found with these terms' ban in force; null without a Check. */
+  skippedFor: (terms: BanTerms) => number | null;
   onBan: (body: BanTerms, label: string) => void;
 }) => {
   // Nothing is sent from here: the request only holds the form's message.
   const said = useRequest();
   const form = useForm(blankTerms, said);
+  const { catalogue, strict, choose, reasonProblem } = useBanReason(call, form);
   const [confirming, setConfirming] = useState<BanTerms | null>(null);
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const { found, terms } = termsOf(form.values);
+    const { found, terms } = termsOf(form.values, reasonProblem);
     if (!form.accept(found, 'Nothing was sent: correct the fields marked below.') || !terms) {
       setConfirming(null);
       return;
@@ -62,9 +82,18 @@ export const BanForm = ({
     <section aria-labelledby="bulk-ban-heading" class="panel">
       <h3 id="bulk-ban-heading">Ban these devices</h3>
       <form onSubmit={submit} noValidate>
+        <CatalogueReason
+          id="bulk-ban"
+          catalogue={catalogue}
+          strict={strict}
+          reason={form.values.reason}
+          error={form.error('reason_code')}
+          onChoose={choose}
+        />
         <BanKindFields id="bulk-ban" form={form} game={game} policy={policy} />
-        <ReasonCodeField id="bulk-ban" form={form} />
+        {!strict && <ReasonCodeField id="bulk-ban" form={form} />}
         <ExpiresField id="bulk-ban" form={form} bans="bans" />
+        <DurationPresets onExpires={form.set('expires')} />
         <PlayerFields id="bulk-ban" form={form} words={words} />
         <button type="submit" disabled={busy}>
           Ban {devicesText(count)}…
@@ -96,7 +125,12 @@ export const BanForm = ({
               ban_type: confirming.ban_type,
             })}
           </p>
-          <p>Sending the batch again, whole or its failures, makes no second ban of a device.</p>
+          <p>
+            {skipWords(count, skippedFor(confirming))}A device the API finds with this ban of yours in force
+            when it is sent (another moderator's, say) is skipped too, and so is every device when the batch
+            is sent again, whole or its failures: no device gets a second such ban (unless two are sent at the
+            very same moment).
+          </p>
         </ConfirmStep>
       )}
     </section>

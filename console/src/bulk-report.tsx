@@ -42,6 +42,8 @@ export const Report = ({
   const outcomes = run.devices.map((d) => [d, run.outcomes[d] ?? { kind: 'pending' }] as const);
   const done = outcomes.filter(([, o]) => o.kind !== 'pending' && o.kind !== 'not_sent').length;
   const failures = outcomes.filter(([, o]) => failed(o));
+  const made = outcomes.filter(([, o]) => o.kind === 'created').length;
+  const skipped = outcomes.filter(([, o]) => o.kind === 'skipped').length;
   // Failures first, then the rest in the order pasted.
   const rows = [...failures, ...outcomes.filter(([, o]) => !failed(o))];
   return (
@@ -54,6 +56,7 @@ export const Report = ({
         {run.stopped === 'changed'
           ? ' Stopped because the list or the Game ID changed: this report is of the list as it was.'
           : ''}
+        {skipped > 0 ? ` ${made} made, ${skipped} skipped as already banned (no second ban).` : ''}
       </p>
       <div class="actions">
         {run.running ? (

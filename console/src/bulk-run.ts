@@ -1,5 +1,5 @@
 import { BATCH_MAX_DEVICES } from '@kernel/requests';
-import { type AnyAnswer, type Ban, type Call, explain, type Schemas } from './api';
+import { type AnyAnswer, type Ban, type Call, explain, formatTime, type Schemas } from './api';
 import { type BanTerms, type BanType, newIdempotencyKey } from './ban-terms';
 import { check } from './validation';
 
@@ -45,6 +45,8 @@ export const parseDeviceList = (text: string): DeviceList => {
 export type Outcome =
   | { kind: 'pending' }
   | { kind: 'created' | 'idempotent_ok'; banId: number }
+  /** Not sent, or sent and answered already_active: the same ban of yours is in force. */
+  | { kind: 'skipped'; banId: number; expiresAt: string | null; foundBy: 'check' | 'api' }
   | { kind: 'revoked'; banIds: number[] }
   | { kind: 'nothing' }
   | { kind: 'failed'; code: string; text: string }
@@ -72,6 +74,10 @@ export const outcomeWords = (outcome: Outcome): string => {
       return `created ban ${outcome.banId}`;
     case 'idempotent_ok':
       return `idempotent_ok: ban ${outcome.banId} was already made by this batch`;
+    case 'skipped':
+      return `skipped, already banned: ban ${outcome.banId} is in force, ${
+        outcome.expiresAt === null ? 'permanent' : `until ${formatTime(outcome.expiresAt)}`
+      } (${outcome.foundBy === 'check' ? 'found by the Check, not sent' : 'the API answered already_active'})`;
     case 'revoked':
       return `revoked ${outcome.banIds.length} (${outcome.banIds.map((id) => `ban ${id}`).join(', ')})`;
     case 'nothing':
@@ -129,17 +135,54 @@ export const activeBans = async (call: Call, game: string, deviceId: string, typ
   }
 };
 
-/** A create of the same ban on each device: the same device, game and values get the same key, whichever retry sends it. */
+/**
+ * The devices the Check found restricted by the caller's own ban of these terms in force (the same
+ * type, scope and reason, and game for a game ban), each with that ban: a run skips them. The
+ * Check lists the bans your policy enforces; one it does not is found by the API (already_active).
+ */
+export const alreadyBanned = (
+  results: readonly BatchResult[] | null,
+  publisher: string | null,
+  game: string,
+  terms: Pick<BanTerms, 'ban_type' | 'scope' | 'reason_code'>,
+): Map<string, Ban> => {
+  const found = new Map<string, Ban>();
+  if (!results || publisher === null) return found;
+  for (const result of results) {
+    if ('error' in result) continue;
+    const same = result.bans.find(
+      (b) =>
+        b.publisher_id === publisher &&
+        b.ban_type === terms.ban_type &&
+        b.scope === terms.scope &&
+        b.reason_code === terms.reason_code &&
+        (terms.scope !== 'game' || b.game_id === game),
+    );
+    if (same) found.set(result.device_id, same);
+  }
+  return found;
+};
+
+/**
+ * A create of the same ban on each device, but none on a device in `skip` (the Check found the ban
+ * there): the same device, game and values get the same key, whichever retry sends it, and the
+ * API's already_active (another moderator's ban, made since) is a skip, not a ban made.
+ */
 export const banTask =
-  (call: Call, game: string, terms: BanTerms): Task =>
+  (call: Call, game: string, terms: BanTerms, skip: ReadonlyMap<string, Ban> = new Map()): Task =>
   async (deviceId) => {
+    const found = skip.get(deviceId);
+    if (found) return { kind: 'skipped', banId: found.ban_id, expiresAt: found.expires_at, foundBy: 'check' };
     const idempotency_key = idempotencyKeyFor(call, JSON.stringify([game, deviceId, terms]));
     const answer = await call('post', '/v1/bans', {
       body: { ...terms, device_id: deviceId, idempotency_key },
       game,
     });
     if (answer.status === 201) return { kind: 'created', banId: answer.body.ban_id };
-    if (answer.status === 200) return { kind: 'idempotent_ok', banId: answer.body.ban_id };
+    if (answer.status === 200)
+      return answer.body.status === 'already_active'
+        ? { kind: 'skipped', banId: answer.body.ban_id, expiresAt: answer.body.expires_at, foundBy: 'api' }
+        : { kind: 'idempotent_ok', banId: answer.body.ban_id };
     return failure(answer);
   };
 

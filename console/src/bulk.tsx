@@ -5,7 +5,7 @@ import type { BanTerms, BanType } from './ban-terms';
 import { useBulkRun } from './bulk-execute';
 import { BanForm, RevokeForm } from './bulk-forms';
 import { CheckTable, Report } from './bulk-report';
-import { type BatchResult, banTask, parseDeviceList, revokeTask } from './bulk-run';
+import { alreadyBanned, type BatchResult, banTask, parseDeviceList, revokeTask } from './bulk-run';
 import { Field, Notice, ScopeGate, type ScopeKnowledge } from './ui';
 import { useRequest } from './use-request';
 
@@ -13,7 +13,9 @@ import { useRequest } from './use-request';
  * Many devices at once: a pasted list checked with the enforcement batch,
  * banned or revoked device by device a few at a time, with progress, Stop, a report of each
  * device's outcome and Retry failed. A create's idempotency key is made once per device, game and
- * form values and kept for the session, so any retry of the batch gets the ban already made.
+ * form values and kept for the session, so any retry of the batch gets the ban already made; a
+ * device that has the same ban of the caller's in force (the Check found it, or the API answers
+ * already_active: another moderator's) is skipped, not banned again.
  */
 
 interface Props {
@@ -57,8 +59,11 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
     );
   };
 
+  // The Check's answer for this list and game, if it was asked: devices it found banned are skipped.
+  const checkedNow = checked?.question === question ? checked.results : null;
   const ban = (terms: BanTerms, label: string) => {
-    if (canSend) start(label, list.valid, banTask(call, game, terms));
+    if (canSend)
+      start(label, list.valid, banTask(call, game, terms, alreadyBanned(checkedNow, publisher, game, terms)));
   };
   const revoke = (type: BanType, reason: string) => {
     if (publisher === null || !canSend) return;
@@ -125,7 +130,17 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
       <ScopeGate scope="bans:write" known={knowledge} what="Banning and revoking">
         {/* Kept open during a run: the same values sent again are the same batch, for a retry of the whole. */}
         {action === 'ban' && canSend && (
-          <BanForm game={game} policy={policy} count={list.valid.length} busy={running} onBan={ban} />
+          <BanForm
+            call={call}
+            game={game}
+            policy={policy}
+            count={list.valid.length}
+            busy={running}
+            skippedFor={(terms) =>
+              checkedNow && publisher !== null ? alreadyBanned(checkedNow, publisher, game, terms).size : null
+            }
+            onBan={ban}
+          />
         )}
         {action === 'revoke' &&
           canSend &&
