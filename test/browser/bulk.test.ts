@@ -397,3 +397,96 @@ describe('a key that may only read', () => {
     }
   });
 });
+
+describe('two moderators pasting the same wave', () => {
+  it("skips on B's run what A's run banned (found by the Check, or answered already_active), one ban per device", async () => {
+    const a = console_.page;
+    const wave = Array.from({ length: 6 }, (_, i) => `bulk-w${i}`);
+    const late = 'bulk-w-late';
+    // Moderator A bans the wave.
+    await listField(a).fill(wave.join('\n'));
+    await banDevices(a, 6, 'aimbot');
+    await finished(report(a), 6);
+
+    // Moderator B, in a browser of their own with a key of their own, pastes the same wave and one
+    // device more, and checks before A gets to that one.
+    const moderatorB = await server.makeKey('moderator-b', ['bans:read', 'bans:write', 'policy:read']);
+    const other = await openPage(browser, `${server.consoleUrl}#/bulk`);
+    try {
+      const { page: b, problems } = other;
+      await signIn(b, moderatorB.api_key);
+      await setGame(b, GAME);
+      await listField(b).fill([...wave, late].join('\n'));
+      await bulkRegion(b).getByRole('button', { name: 'Check', exact: true }).click();
+      const table = b.getByRole('table', { name: /enforcement batch answers/ });
+      await table.waitFor();
+      expect((await rowsOf(table)).map((r) => r.slice(0, 2))).toEqual([
+        ...wave.map((d) => [d, 'restricted']),
+        [late, 'no'],
+      ]);
+      // A bans the last one after B's Check: only the API can tell B.
+      const made = await server.call('POST', '/v1/bans', {
+        game: GAME,
+        body: { device_id: late, ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+      });
+      expect(made.status).toBe(201);
+
+      const form = banForm(b);
+      await bulkRegion(b).getByRole('button', { name: 'Ban…' }).click();
+      await form.getByLabel('Reason code').fill('aimbot');
+      await form.getByRole('button', { name: 'Ban 7 devices…' }).click();
+      const confirm = b.getByRole('region', { name: `Ban 7 devices in ${GAME}?` });
+      await confirm
+        .getByText(
+          '6 of 7 devices already have this ban of yours in force (found by the Check): they are skipped, so at most 1 ban is made.',
+        )
+        .waitFor();
+      expect(seriousViolations(await axeScan(b, 'bulk-two-moderators-confirm'))).toEqual([]);
+      // What B's run sends (from the confirmation on: signing in probes the routes too).
+      const sentByB: string[] = [];
+      b.on('request', (r) => {
+        if (r.method() === 'POST' && new URL(r.url()).pathname === '/v1/bans')
+          sentByB.push(JSON.parse(r.postData() ?? '{}').device_id);
+      });
+      await confirm.getByRole('button', { name: 'Ban them' }).click();
+      await statusHolding(
+        report(b),
+        '7 of 7 done; 0 failed or not sent. 0 made, 7 skipped as already banned',
+      );
+      const rows = Object.fromEntries(await reportRows(b));
+      for (const device of wave) {
+        const [only, ...more] = await bansOf(device);
+        expect(more).toEqual([]);
+        expect(rows[device]).toBe(
+          `skipped, already banned: ban ${only.ban_id} is in force, permanent (found by the Check, not sent)`,
+        );
+      }
+      expect(rows[late]).toBe(
+        `skipped, already banned: ban ${made.body.ban_id} is in force, permanent (the API answered already_active)`,
+      );
+      expect(await bansOf(late)).toHaveLength(1);
+      // B sent one create: the device its Check had not found banned.
+      expect(sentByB).toEqual([late]);
+      expect(seriousViolations(await axeScan(b, 'bulk-two-moderators-report'))).toEqual([]);
+      expect(seriousViolations(await narrowAxeScan(b, 'bulk-two-moderators-report'))).toEqual([]);
+
+      // The single form says so too, and makes none.
+      await openSection(b, 'Devices');
+      const single = b.getByRole('region', { name: 'Create a ban', exact: true });
+      await single.getByLabel('Device ID to ban').fill(wave[0] as string);
+      await single.getByLabel('Reason code').fill('aimbot');
+      await single.getByRole('button', { name: 'Create ban' }).click();
+      const [first] = await bansOf(wave[0] as string);
+      const said = await statusHolding(single, 'Already banned: no new ban was created.');
+      expect(said).toContain(
+        `Ban ${first.ban_id} (cheat, game scope, reason aimbot) is in force on ${wave[0]}`,
+      );
+      expect(said).toMatch(/, permanent\.$/);
+      expect(await bansOf(wave[0] as string)).toHaveLength(1);
+      expect(seriousViolations(await axeScan(b, 'ban-already-active'))).toEqual([]);
+      expect(unexpectedProblems(problems)).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+});
