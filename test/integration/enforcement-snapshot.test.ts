@@ -226,6 +226,8 @@ describe('GET /v1/enforcement/snapshot', () => {
     const cursor = first.body.next_cursor as string;
     expect(cursor).toEqual(expect.any(String));
     const noScope = await publisher(['policy:read']);
+    // Its policy's change dispatched first: the dispatcher's own writes are not this test's.
+    await api.settle();
     const before = await api.items({ derived: true });
     const cases: [Publisher, string, string, string, string][] = [
       [b, 'g1', `cursor=${cursor}`, 'cursor', 'was returned to another publisher or for another game'],
