@@ -7,7 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../infra/chromium';
 
 /**
- * A two-person bulk wave (issue 37): moderator A has banned a wave of WAVE_DEVICES (30) devices in
+ * A two-person bulk wave: moderator A has banned a wave of WAVE_DEVICES (30) devices in
  * game-1 (cheat, game scope, reason aimbot); moderator B, in a browser of their own with a key of
  * their own, pastes the same wave into Bulk and runs it: Check, Ban…, the reason, Ban N devices…,
  * Ban them, until the report says all are done. Counted: B's clicks and keystrokes (a click on a
