@@ -105,6 +105,22 @@ const AppealPanel = ({
         {appeal.status === 'open' ? `: ${ageOf(appeal)}` : ''}.
       </p>
       <Notice message={done} />
+      {appeal.status === 'open' && (
+        <ClaimBar
+          claim={claim}
+          decided={decided !== null}
+          message={
+            decided?.found === 'claim'
+              ? { kind: 'error', text: holderWords(decided.holder) }
+              : claimer.message
+          }
+          busy={claimer.busy}
+          mayTakeOver={knowledge[TAKE_OVER_SCOPE].held === true && decided === null}
+          onTakeOver={() => void claimer.takeOver()}
+          onClaim={() => void claimer.claimAgain()}
+          onRelease={() => void claimer.release()}
+        />
+      )}
       <h4>The player's message</h4>
       {appeal.message === null ? (
         <p>Erased with the device's data{appeal.erased_at ? ` (${formatTime(appeal.erased_at)})` : ''}.</p>
@@ -150,22 +166,6 @@ const AppealPanel = ({
             </a>
           </p>
         </>
-      )}
-      {appeal.status === 'open' && (
-        <ClaimBar
-          claim={claim}
-          decided={decided !== null}
-          message={
-            decided?.found === 'claim'
-              ? { kind: 'error', text: holderWords(decided.holder) }
-              : claimer.message
-          }
-          busy={claimer.busy}
-          mayTakeOver={knowledge[TAKE_OVER_SCOPE].held === true && decided === null}
-          onTakeOver={() => void claimer.takeOver()}
-          onClaim={() => void claimer.claimAgain()}
-          onRelease={() => void claimer.release()}
-        />
       )}
       {appeal.decision ? (
         <DecisionShown appeal={appeal} />
