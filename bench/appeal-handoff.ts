@@ -4,7 +4,7 @@ import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../infra/chromium';
 
 /**
- * "Two people working the oldest appeal" (issue 37), scripted in a real Chromium so that a
+ * "Two people working the oldest appeal" (the console for a team of ten), scripted in a real Chromium so that a
  * console before and after a change can be compared: `npx tsx bench/appeal-handoff.ts [--tree DIR]`
  * runs `npm start` of the tree DIR (default: this one) on a store in memory, files one appeal,
  * and signs two moderators in (two browser contexts, two keys with appeals:decide). Then, counted:
