@@ -2,6 +2,7 @@ import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import {
+  appealClaimRequestSchema,
   appealDecisionRequestSchema,
   appealPathSchema,
   appealsQuerySchema,
@@ -737,6 +738,46 @@ export const decideAppealRoute = {
   retry: 'repeatable',
 } as const satisfies Route;
 
+/**
+ * A moderator holds an open appeal for a while (lib/domain/appeal-claims.ts): the appeal read
+ * (again when a concurrent claim won), its claim written on condition of the version read, the
+ * copy on its open queue entry, the `appeal.claimed` event.
+ */
+export const claimAppealRoute = {
+  id: 'claimAppeal',
+  method: 'POST',
+  path: '/v1/appeals/{appeal_id}/claim',
+  handler: 'claim-appeal',
+  auth: true,
+  scope: 'appeals:decide',
+  request: { path: appealPathSchema, body: appealClaimRequestSchema },
+  table: {
+    'dynamodb:GetItem': ['appeal'],
+    'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
+    'dynamodb:PutItem': ['audit'],
+  },
+  throttle: 'write',
+  retry: 'repeatable',
+} as const satisfies Route;
+
+/** Ends a claim: the same reads and writes as a claim, its event `appeal.released`. */
+export const releaseAppealClaimRoute = {
+  id: 'releaseAppealClaim',
+  method: 'DELETE',
+  path: '/v1/appeals/{appeal_id}/claim',
+  handler: 'release-appeal-claim',
+  auth: true,
+  scope: 'appeals:decide',
+  request: { path: appealPathSchema },
+  table: {
+    'dynamodb:GetItem': ['appeal'],
+    'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
+    'dynamodb:PutItem': ['audit'],
+  },
+  throttle: 'write',
+  retry: 'repeatable',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -771,6 +812,8 @@ export const routes = [
   appealStatsRoute,
   getAppealRoute,
   decideAppealRoute,
+  claimAppealRoute,
+  releaseAppealClaimRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 

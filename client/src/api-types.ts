@@ -302,6 +302,22 @@ export interface paths {
      */
     post: operations["decideAppeal"];
   };
+  "/v1/appeals/{appeal_id}/claim": {
+    /**
+     * Claim an open appeal for a while, so that no one else works it
+     * @description Holds the appeal for `duration_seconds` (60 to 3600; 900 when absent): the queue and the appeal show `claimed_by` and `claimed_until`, and until then a decision by anyone else is a 409. Claiming it again renews your claim. Another's claim in force is a 409 whose `error.holder` names them and its end; `take_over: true` takes it from them, for a caller holding `keys:manage` (an admin; else 403). A decided appeal is a 409 naming who decided it and when. A claim that ends reads as none. Each new claim and take-over is in the audit trail (`appeal.claimed`).
+     *
+     * Needs a key with the `appeals:decide` scope.
+     */
+    post: operations["claimAppeal"];
+    /**
+     * Release your claim on an appeal
+     * @description Ends your claim at once (audited, `appeal.released`), so that another moderator may take the appeal; with `keys:manage` (an admin) anyone's. Another's claim without that scope is a 409 naming them. An appeal with no claim in force (never claimed, ended, decided) answers 200 as it is.
+     *
+     * Needs a key with the `appeals:decide` scope.
+     */
+    delete: operations["releaseAppealClaim"];
+  };
   "/openapi.json": {
     /**
      * This API described in OpenAPI 3.1
@@ -409,6 +425,10 @@ export interface components {
        * @description For the outcome `shortened` only, and then required: the ban's new expiry, an RFC 3339 date-time with an offset, later than now and earlier than the ban's current expiry (any time in the future for a permanent ban). Never null. The same format as a ban's `expires_at`.
        */
       expires_at?: string;
+    };
+    AppealClaimRequest: {
+      duration_seconds?: number;
+      take_over?: boolean;
     };
     Health: {
       ok: boolean;
@@ -657,6 +677,7 @@ export interface components {
         code: "invalid_json" | "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
         message: string;
         details?: components["schemas"]["FieldIssue"][];
+        holder?: components["schemas"]["ConflictHolder"];
       };
       request_id: string;
     };
@@ -709,6 +730,13 @@ export interface components {
       /** @enum {string} */
       role: "viewer" | "moderator" | "admin";
     }]>;
+    ConflictHolder: {
+      /** @enum {string} */
+      reason: "claimed" | "decided";
+      actor: components["schemas"]["Actor"];
+      at: string;
+      until: string | null;
+    };
     AuditEvent: ({
       /** @constant */
       type: "ban.created";
@@ -771,6 +799,25 @@ export interface components {
       actor: components["schemas"]["Actor"];
       device_id: string;
       appeal: components["schemas"]["AppealSubject"];
+    } | ({
+      /** @constant */
+      type: "appeal.claimed";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+      claimed_until: string;
+      taken_over_from: components["schemas"]["Actor"] | null;
+    }) | {
+      /** @constant */
+      type: "appeal.released";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      device_id: string;
+      appeal: components["schemas"]["AppealSubject"];
+      claimed_by: components["schemas"]["Actor"];
     } | ({
       /** @constant */
       type: "policy.updated";
@@ -1089,6 +1136,8 @@ export interface components {
         applied_at: string | null;
       }) | null;
       erased_at: string | null;
+      claimed_by: components["schemas"]["Actor"] | null;
+      claimed_until: string | null;
     };
     AppealList: {
       items: components["schemas"]["Appeal"][];
@@ -1145,6 +1194,8 @@ export interface components {
         applied_at: string | null;
       }) | null;
       erased_at: string | null;
+      claimed_by: components["schemas"]["Actor"] | null;
+      claimed_until: string | null;
       /** @enum {string} */
       result: "created" | "idempotent_ok";
     };
@@ -2141,7 +2192,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -2797,6 +2848,90 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Claim an open appeal for a while, so that no one else works it
+   * @description Holds the appeal for `duration_seconds` (60 to 3600; 900 when absent): the queue and the appeal show `claimed_by` and `claimed_until`, and until then a decision by anyone else is a 409. Claiming it again renews your claim. Another's claim in force is a 409 whose `error.holder` names them and its end; `take_over: true` takes it from them, for a caller holding `keys:manage` (an admin; else 403). A decided appeal is a 409 naming who decided it and when. A claim that ends reads as none. Each new claim and take-over is in the audit trail (`appeal.claimed`).
+   *
+   * Needs a key with the `appeals:decide` scope.
+   */
+  claimAppeal: {
+    parameters: {
+      path: {
+        /**
+         * @description The appeal, by the `appeal_id` its filing returned.
+         * @example apl_Q2x4b1ZpTm5HdGh3cE1aWl
+         */
+        appeal_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "duration_seconds": 900
+         * }
+         */
+        "application/json": components["schemas"]["AppealClaimRequest"];
+      };
+    };
+    responses: {
+      /** @description The appeal, claimed by you. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Appeal"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Release your claim on an appeal
+   * @description Ends your claim at once (audited, `appeal.released`), so that another moderator may take the appeal; with `keys:manage` (an admin) anyone's. Another's claim without that scope is a 409 naming them. An appeal with no claim in force (never claimed, ended, decided) answers 200 as it is.
+   *
+   * Needs a key with the `appeals:decide` scope.
+   */
+  releaseAppealClaim: {
+    parameters: {
+      path: {
+        /**
+         * @description The appeal, by the `appeal_id` its filing returned.
+         * @example apl_Q2x4b1ZpTm5HdGh3cE1aWl
+         */
+        appeal_id: string;
+      };
+    };
+    responses: {
+      /** @description The appeal, with no claim in force. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Appeal"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];

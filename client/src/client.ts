@@ -119,6 +119,13 @@ export interface BanClient {
     decision: Body<'decideAppeal'>,
     options?: CallOptions,
   ): Promise<Result<'decideAppeal'>>;
+  /** Holds an open appeal for a while (claimAppeal); again, renews it. */
+  claimAppeal(
+    appeal_id: string,
+    claim?: Body<'claimAppeal'>,
+    options?: CallOptions,
+  ): Promise<Result<'claimAppeal'>>;
+  releaseAppealClaim(appeal_id: string, options?: CallOptions): Promise<Result<'releaseAppealClaim'>>;
 
   /** Every ban of a device the caller sees from the game (listBans), page after page. */
   bans(
@@ -287,6 +294,8 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     appealStats: (o) => call('appealStats', {}, o),
     getAppeal: (appealId, o) => call('getAppeal', { path: [appealId] }, o),
     decideAppeal: (appealId, decision, o) => call('decideAppeal', { path: [appealId], body: decision }, o),
+    claimAppeal: (appealId, claim = {}, o) => call('claimAppeal', { path: [appealId], body: claim }, o),
+    releaseAppealClaim: (appealId, o) => call('releaseAppealClaim', { path: [appealId] }, o),
 
     bans: (game, device, query = {}, o) =>
       new Paged((cursor) => client.listBans(game, device, { ...query, cursor }, o), query.cursor),

@@ -62,5 +62,7 @@ export const operationTable = {
   appealStats: { method: 'GET', path: '/v1/appeals/stats', pathParams: [], game: false, retry: 'read' },
   getAppeal: { method: 'GET', path: '/v1/appeals/{appeal_id}', pathParams: ['appeal_id'], game: false, retry: 'read' },
   decideAppeal: { method: 'POST', path: '/v1/appeals/{appeal_id}/decision', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
+  claimAppeal: { method: 'POST', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
+  releaseAppealClaim: { method: 'DELETE', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
   openapi: { method: 'GET', path: '/openapi.json', pathParams: [], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;

@@ -84,10 +84,27 @@ export const explain = (answer: AnyAnswer): Problem => {
         fields,
         text: `The API failed (500 internal error). Quote the request id when reporting it.${id}`,
       };
+    case 409:
+      // Someone else holds the thing or decided it: who, and when in the moderator's own time.
+      return { status: 409, fields, text: `${error?.holder ? holderWords(error.holder) : message}${id}` };
     default:
       return { status: answer.status, fields, text: `${message}${id}` };
   }
 };
+
+/** A time of day in the browser's time zone: "14:05". */
+export const clockTime = (iso: string): string =>
+  new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** Who holds an appeal, or decided it, and when, in local time (the 409's `error.holder`). */
+export const holderWords = (holder: Schemas['ConflictHolder']): string =>
+  holder.reason === 'claimed'
+    ? `Held by ${actorLabel(holder.actor)} until ${clockTime(holder.until ?? holder.at)}: only they can decide it until then, or an admin who takes it over.`
+    : `Already decided by ${actorLabel(holder.actor)} at ${formatTime(holder.at)}: an appeal is decided once.`;
+
+/** The holder a 409 names, if it names one. */
+export const holderOf = (answer: AnyAnswer): Schemas['ConflictHolder'] | undefined =>
+  answer.status === 409 ? envelope(answer)?.holder : undefined;
 
 /** The scope a 403 names ("This key lacks the scope bans:write"), if it names one. */
 export const lackedScope = (answer: AnyAnswer): Scope | undefined => {

@@ -1,7 +1,8 @@
 import { APPEAL_TEXT_MAX, PLAYER_MESSAGE_MAX } from '@kernel/player-message';
 import { type AppealOutcome, appealOutcomes } from '@kernel/requests';
 import { useState } from 'preact/hooks';
-import { type Ban, type Call, formatTime, type Policy } from './api';
+import { type Ban, type Call, formatTime, holderOf, type Policy } from './api';
+import type { Holder } from './appeals-claim';
 import { consequence, DecisionPreview } from './appeals-decision-preview';
 import { type Appeal, type DecisionRequest, outcomeHelp } from './appeals-words';
 import { banState } from './device';
@@ -21,6 +22,10 @@ interface DecisionProps {
   bans: readonly Ban[] | null;
   policy: Policy | null;
   onDecided: (appeal: Appeal) => void;
+  /** Why this session may not decide now (another holds it, or decided it); null: it may. */
+  locked: string | null;
+  /** A 409 naming who holds or decided the appeal: the page shows them; the form keeps what was typed. */
+  onConflict: (holder: Holder) => void;
 }
 
 /** The outcomes, one to choose, each with what it does to the ban. */
@@ -62,7 +67,16 @@ const OutcomeChoice = ({
  * shortened, the new expiry, checked in the page by the API's rules; a live preview; then a
  * confirmation, and only then the POST.
  */
-export const DecisionForm = ({ call, appeal, ban, bans, policy, onDecided }: DecisionProps) => {
+export const DecisionForm = ({
+  call,
+  appeal,
+  ban,
+  bans,
+  policy,
+  onDecided,
+  locked,
+  onConflict,
+}: DecisionProps) => {
   const request = useRequest();
   const { busy, message } = request;
   const form = useForm(
@@ -121,63 +135,76 @@ export const DecisionForm = ({ call, appeal, ban, bans, policy, onDecided }: Dec
         call('post', '/v1/appeals/{appeal_id}/decision', {
           path: { appeal_id: appeal.appeal_id },
           body,
-        }).finally(() => setConfirming(null)),
+        })
+          .then((answer) => {
+            const holder = holderOf(answer);
+            if (holder) onConflict(holder);
+            return answer;
+          })
+          .finally(() => setConfirming(null)),
       (answer) => onDecided(answer.body),
     );
 
   return (
     <section aria-labelledby="decision-heading">
       <h4 id="decision-heading">Decide</h4>
-      <form onSubmit={review} noValidate>
-        <OutcomeChoice outcome={outcome} onOutcome={form.set('outcome')} error={error('outcome')} />
-        {outcome === 'shortened' && (
-          <Field
-            id="decision-expires"
-            label="New expiry"
-            type="datetime-local"
-            value={expires}
-            onValue={form.set('expires')}
-            error={error('expires_at')}
-            hint={`Your local time: later than now, and earlier than the ban's expiry (${
-              ban
-                ? ban.expires_at === null
-                  ? 'none: it is permanent'
-                  : formatTime(ban.expires_at)
-                : 'not read'
-            }).`}
-            required
-          />
-        )}
-        <Field
-          id="decision-note"
-          label="Private note (optional)"
-          multiline
-          value={note}
-          onValue={form.set('note')}
-          error={error('note')}
-          hint={`For your publisher's moderators: the player and the publisher that filed never see it. Plain text, at most ${APPEAL_TEXT_MAX} characters.`}
-        />
-        <Field
-          id="decision-player-message"
-          label="New message for the player (optional)"
-          value={playerMessage}
-          onValue={form.set('playerMessage')}
-          error={error('player_message')}
-          hint={`Replaces the ban's message (${ban?.player_message ? `now: “${ban.player_message}”` : 'none now'}); empty keeps it. Plain text, one paragraph, at most ${PLAYER_MESSAGE_MAX} characters.`}
-        />
-        <section aria-labelledby="decision-preview-heading">
-          <h5 id="decision-preview-heading">What the player will see</h5>
-          {!draft ? (
-            <p>Choose an outcome to preview what it changes for the player.</p>
-          ) : !ban ? (
-            <p>The ban could not be read with this session, so there is no preview.</p>
-          ) : (
-            <DecisionPreview appeal={appeal} ban={ban} bans={bans} draft={draft} policy={policy} />
+      {locked && (
+        <p class="gate" id="decision-locked">
+          {locked}
+        </p>
+      )}
+      <form onSubmit={review} noValidate aria-describedby={locked ? 'decision-locked' : undefined}>
+        <fieldset class="plain" disabled={locked !== null}>
+          <OutcomeChoice outcome={outcome} onOutcome={form.set('outcome')} error={error('outcome')} />
+          {outcome === 'shortened' && (
+            <Field
+              id="decision-expires"
+              label="New expiry"
+              type="datetime-local"
+              value={expires}
+              onValue={form.set('expires')}
+              error={error('expires_at')}
+              hint={`Your local time: later than now, and earlier than the ban's expiry (${
+                ban
+                  ? ban.expires_at === null
+                    ? 'none: it is permanent'
+                    : formatTime(ban.expires_at)
+                  : 'not read'
+              }).`}
+              required
+            />
           )}
-        </section>
-        <button type="submit" disabled={busy || confirming !== null}>
-          Review decision
-        </button>
+          <Field
+            id="decision-note"
+            label="Private note (optional)"
+            multiline
+            value={note}
+            onValue={form.set('note')}
+            error={error('note')}
+            hint={`For your publisher's moderators: the player and the publisher that filed never see it. Plain text, at most ${APPEAL_TEXT_MAX} characters.`}
+          />
+          <Field
+            id="decision-player-message"
+            label="New message for the player (optional)"
+            value={playerMessage}
+            onValue={form.set('playerMessage')}
+            error={error('player_message')}
+            hint={`Replaces the ban's message (${ban?.player_message ? `now: “${ban.player_message}”` : 'none now'}); empty keeps it. Plain text, one paragraph, at most ${PLAYER_MESSAGE_MAX} characters.`}
+          />
+          <section aria-labelledby="decision-preview-heading">
+            <h5 id="decision-preview-heading">What the player will see</h5>
+            {!draft ? (
+              <p>Choose an outcome to preview what it changes for the player.</p>
+            ) : !ban ? (
+              <p>The ban could not be read with this session, so there is no preview.</p>
+            ) : (
+              <DecisionPreview appeal={appeal} ban={ban} bans={bans} draft={draft} policy={policy} />
+            )}
+          </section>
+          <button type="submit" disabled={busy || confirming !== null}>
+            Review decision
+          </button>
+        </fieldset>
       </form>
       <Notice message={message} />
       {confirming && (

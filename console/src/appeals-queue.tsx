@@ -1,11 +1,13 @@
 import { appealOutcomes, appealStatusFilters } from '@kernel/requests';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { type Call, formatDuration, formatTime } from './api';
+import { heldByText } from './appeals-claim';
 import {
   type Appeal,
   ageOf,
   duration,
   PAGE_SIZE,
+  QUEUE_REFRESH_MS,
   type StatusFilter,
   statusLabels,
   statusWord,
@@ -94,7 +96,7 @@ const AppealsTable = ({
     <DataTable
       label="Appeals table"
       caption={caption}
-      columns={['Appeal', 'Status', 'Filed', 'Age', 'Device', 'Ban', 'Filed by']}
+      columns={['Appeal', 'Status', 'Held by', 'Filed', 'Age', 'Device', 'Ban', 'Filed by']}
       actions
       count={appeals.length}
       empty="No appeals match."
@@ -105,6 +107,7 @@ const AppealsTable = ({
           <td>
             <span class="badge">{statusWord(appeal)}</span>
           </td>
+          <td>{heldByText(appeal)}</td>
           <td>
             <TimeText iso={appeal.created_at} />
           </td>
@@ -134,15 +137,18 @@ const AppealsTable = ({
 export const Queue = ({
   call,
   version,
+  changes,
   selected,
   onOpen,
 }: {
   call: Call;
   version: number;
+  /** Bumped when a claim changed here: the page shown is read again. */
+  changes: number;
   selected: string | undefined;
   onOpen: (appealId: string) => void;
 }) => {
-  const { page, applied, message, request, busy, first, pager } = useCursorPages(
+  const { page, applied, message, request, busy, first, reload, pager } = useCursorPages(
     (filters: QueueFilters, cursor) =>
       call('get', '/v1/appeals', {
         query: {
@@ -162,6 +168,16 @@ export const Queue = ({
   useEffect(() => {
     void first();
   }, [version]);
+  // What the rest of the team did meanwhile (claims, decisions): the page shown, read again.
+  useEffect(() => {
+    if (changes > 0) void reload();
+  }, [changes]);
+  const latestReload = useRef(reload);
+  latestReload.current = reload;
+  useEffect(() => {
+    const timer = setInterval(() => void latestReload.current(), QUEUE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
 
   const search = (e: Event) => {
     e.preventDefault();

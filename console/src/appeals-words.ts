@@ -9,6 +9,8 @@ export type StatusFilter = (typeof appealStatusFilters)[number];
 export type DecisionRequest = Schemas['AppealDecisionRequest'];
 
 export const PAGE_SIZE = 25;
+/** How often the queue is read again, and an open appeal's claim looked at (renewed, or read). */
+export const QUEUE_REFRESH_MS = 30_000;
 /** The device's history beside an appeal: its newest bans, one page of the listing. */
 export const HISTORY_LIMIT = 200;
 

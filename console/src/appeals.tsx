@@ -1,11 +1,14 @@
+import { TAKE_OVER_SCOPE } from '@kernel/appeal-claims';
 import { useEffect, useState } from 'preact/hooks';
 import { addressHash } from './address';
-import { type Call, formatTime, type Policy } from './api';
+import { actorLabel, type Call, clockTime, formatTime, holderWords, type Policy } from './api';
+import { ClaimBar, useClaim } from './appeals-claim';
 import { DecisionForm } from './appeals-decision';
 import { consequence } from './appeals-decision-preview';
 import { Queue, Stats } from './appeals-queue';
 import { DecisionShown, Written } from './appeals-shown';
 import { type Appeal, ageOf, HISTORY_LIMIT, statusWord } from './appeals-words';
+import { BanEvidence } from './ban-evidence';
 import { BansTable, banState } from './device';
 import { banInForce } from './preview';
 import { type Message, Notice, ScopeGate, type ScopeKnowledge, StateBadge, TimeText, useFocusOn } from './ui';
@@ -37,6 +40,7 @@ const AppealPanel = ({
   knowledge,
   policy,
   onDecided,
+  onChanged,
   onClose,
 }: {
   call: Call;
@@ -44,6 +48,8 @@ const AppealPanel = ({
   knowledge: ScopeKnowledge;
   policy: Policy | null;
   onDecided: () => void;
+  /** The queue should be read again: a claim taken, renewed or let go. */
+  onChanged: () => void;
   onClose: () => void;
 }) => {
   const opened = useRead<AnswerOf<typeof readAppeal>>();
@@ -54,6 +60,14 @@ const AppealPanel = ({
   const heading = useFocusOn<HTMLHeadingElement>(appeal?.appeal_id);
   const canReadBans = knowledge['bans:read'].held !== false;
   const readHistoryOf = (of: Appeal) => (canReadBans ? history.read(() => readHistory(call, of)) : undefined);
+  const claimer = useClaim(call, appeal, onChanged);
+  const { claim, decided } = claimer;
+  // Another's claim, or another's decision while this was open: the form stays, with what was typed.
+  const locked = decided
+    ? `${holderWords(decided.holder)} What you typed is kept below.`
+    : claim.by !== null && !claim.mine
+      ? `Held by ${actorLabel(claim.by)} until ${claim.until ? clockTime(claim.until) : '—'}: only they can decide it now.`
+      : null;
 
   useEffect(() => {
     void opened.read(
@@ -91,6 +105,22 @@ const AppealPanel = ({
         {appeal.status === 'open' ? `: ${ageOf(appeal)}` : ''}.
       </p>
       <Notice message={done} />
+      {appeal.status === 'open' && (
+        <ClaimBar
+          claim={claim}
+          decided={decided !== null}
+          message={
+            decided?.found === 'claim'
+              ? { kind: 'error', text: holderWords(decided.holder) }
+              : claimer.message
+          }
+          busy={claimer.busy}
+          mayTakeOver={knowledge[TAKE_OVER_SCOPE].held === true && decided === null}
+          onTakeOver={() => void claimer.takeOver()}
+          onClaim={() => void claimer.claimAgain()}
+          onRelease={() => void claimer.release()}
+        />
+      )}
       <h4>The player's message</h4>
       {appeal.message === null ? (
         <p>Erased with the device's data{appeal.erased_at ? ` (${formatTime(appeal.erased_at)})` : ''}.</p>
@@ -105,12 +135,16 @@ const AppealPanel = ({
           {knowledge['bans:read'].note}).
         </p>
       ) : ban ? (
-        <p>
-          Ban {ban.ban_id}: {ban.ban_type}, {ban.scope} scope, by {ban.publisher_id}, reason {ban.reason_code}
-          ; <StateBadge state={banState(ban)} /> {banInForce(ban, new Date().toISOString())}. For the player:{' '}
-          {ban.player_message ? <q>{ban.player_message}</q> : 'no message'}
-          {ban.appealable ? '' : ' (no appeal)'}
-        </p>
+        <>
+          <p>
+            Ban {ban.ban_id}: {ban.ban_type}, {ban.scope} scope, by {ban.publisher_id}, reason{' '}
+            {ban.reason_code}; <StateBadge state={banState(ban)} />{' '}
+            {banInForce(ban, new Date().toISOString())}. For the player:{' '}
+            {ban.player_message ? <q>{ban.player_message}</q> : 'no message'}
+            {ban.appealable ? '' : ' (no appeal)'}
+          </p>
+          <BanEvidence ban={ban} publisher={appeal.ban_publisher_id} />
+        </>
       ) : history.value ? (
         <p>
           Ban {appeal.ban_id} is not listed on {appeal.device_id} in game {game}: it was erased, or this
@@ -137,6 +171,11 @@ const AppealPanel = ({
         <DecisionShown appeal={appeal} />
       ) : (
         <DecisionForm
+          locked={locked}
+          onConflict={(holder) => {
+            claimer.refusedBy(holder);
+            onChanged();
+          }}
           call={call}
           appeal={appeal}
           ban={ban}
@@ -176,12 +215,14 @@ export const AppealsView = ({
 }) => {
   // Bumped by each decision: the numbers and the queue are read again.
   const [version, setVersion] = useState(0);
+  // Bumped by each claim's change: the queue's page shown is read again.
+  const [changes, setChanges] = useState(0);
   return (
     <section aria-labelledby="appeals-heading" class="panel">
       <h2 id="appeals-heading">Appeals</h2>
       <ScopeGate scope="appeals:decide" known={knowledge} what="The appeals queue">
         <Stats call={call} version={version} />
-        <Queue call={call} version={version} selected={appealId} onOpen={onAppeal} />
+        <Queue call={call} version={version} changes={changes} selected={appealId} onOpen={onAppeal} />
         {appealId && (
           <AppealPanel
             key={appealId}
@@ -190,6 +231,7 @@ export const AppealsView = ({
             knowledge={knowledge}
             policy={policy}
             onDecided={() => setVersion((v) => v + 1)}
+            onChanged={() => setChanges((v) => v + 1)}
             onClose={() => onAppeal(undefined)}
           />
         )}

@@ -14,6 +14,8 @@ export const auditTypes = [
   'ban.updated',
   'appeal.created',
   'appeal.decided',
+  'appeal.claimed',
+  'appeal.released',
   'policy.updated',
   'reasons.updated',
   'publisher.updated',
@@ -40,6 +42,10 @@ const summary = (event: AuditEvent): string => {
       return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}), filed from game ${event.appeal.filed_by.game_id}`;
     case 'appeal.decided':
       return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}): ${event.appeal.outcome ?? 'decided'}`;
+    case 'appeal.claimed':
+      return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}): claimed until ${formatTime(event.claimed_until)}${event.taken_over_from ? `, taken over from ${actorLabel(event.taken_over_from)}` : ''}`;
+    case 'appeal.released':
+      return `appeal ${event.appeal.appeal_id} on ban ${event.appeal.ban_id} (${event.device_id}): claim of ${actorLabel(event.claimed_by)} released`;
     case 'policy.updated': {
       const changed = (Object.keys(event.after) as Array<keyof typeof event.after>).filter(
         (flag) => event.after[flag] !== event.before[flag],

@@ -1,6 +1,7 @@
 import { type notEnforced, policyEnforces, ruleFor } from '@kernel/policy-rules';
 import { addressHash } from './address';
 import type { Ban, Call, Enforcement, Policy, Schemas } from './api';
+import { EvidenceCells, evidenceColumns } from './ban-evidence';
 import { DataTable } from './data-table';
 import {
   BanKindCells,
@@ -130,7 +131,16 @@ export const BansTable = ({ page, policy, whyNot, deviceId, onRevoke }: BansTabl
         in all (showing {page.status})
       </>
     }
-    columns={[...banKindColumns, 'Publisher', 'Game', ...banLifeColumns, 'Rule', 'For the player', 'Appeal']}
+    columns={[
+      ...banKindColumns,
+      'Publisher',
+      'Game',
+      ...banLifeColumns,
+      'Rule',
+      'For the player',
+      'Appeal',
+      ...evidenceColumns,
+    ]}
     actions={onRevoke !== undefined}
     count={page.items.length}
     empty="No bans match."
@@ -160,6 +170,7 @@ export const BansTable = ({ page, policy, whyNot, deviceId, onRevoke }: BansTabl
               '—'
             )}
           </td>
+          <EvidenceCells ban={ban} publisher={policy?.publisher_id ?? null} />
           {onRevoke && (
             <RevokeCell
               ban={ban}

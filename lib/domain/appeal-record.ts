@@ -6,7 +6,7 @@ import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { appealKey, decidedAppealKey, openAppealKey } from '../storage/keys';
 import type { Ban } from './ban-record';
-import { IntegrityError } from './errors';
+import { ConflictError, IntegrityError } from './errors';
 
 /**
  * The appeal entity as stored (`APPEAL#<appeal_id>` / `APPEAL`, lib/storage/keys.ts): its type,
@@ -23,6 +23,37 @@ export interface StoredDecision {
   decided_at: string;
   decided_by: Actor;
 }
+
+/**
+ * A moderator's claim on an open appeal (lib/domain/appeal-claims.ts). A release keeps the claim
+ * with `released_at` (so a retried release finds what it released and records its event); a claim
+ * is in force while it is not released and `until` is later than now.
+ */
+export interface StoredClaim {
+  /** Who holds it, as one string: `user:<sub>` or `key:<key_id>` (holderIdOf). */
+  holder: string;
+  by: Actor;
+  /** When this holder's claim began (a renewal keeps it). */
+  claimed_at: string;
+  until: string;
+  /** The holder it was taken from, when an admin took it over. */
+  taken_over_from?: Actor;
+  released_at?: string;
+  released_by?: Actor;
+}
+
+/** One string per actor: the claim's holder, compared in conditional writes. */
+export const holderIdOf = (actor: Actor) =>
+  actor.type === 'user' ? `user:${actor.sub}` : `key:${actor.key_id ?? 'operator'}`;
+
+/** The claim in force at `now` (ISO), if any: none on a decided appeal. */
+export const claimInForce = (appeal: StoredAppeal, now: string): StoredClaim | undefined =>
+  appeal.status === 'open' &&
+  appeal.claim &&
+  appeal.claim.released_at === undefined &&
+  appeal.claim.until > now
+    ? appeal.claim
+    : undefined;
 
 /** The appeal as stored, without its keys. */
 export interface StoredAppeal {
@@ -44,6 +75,9 @@ export interface StoredAppeal {
   decision?: StoredDecision;
   applied_at?: string;
   erased_at?: string;
+  claim?: StoredClaim;
+  /** Counts the claim's changes, never reset: a queue entry's copy of the claim is only ever replaced by a later one. */
+  claim_version?: number;
 }
 
 /** Who an appeal concerns: its ban's owner (and the game of a `game` ban), and its filer (and the game it filed from). */
@@ -100,6 +134,21 @@ export const appealFromItem = (item: Record<string, unknown> | undefined): Store
     ...appeal,
     created_by: createdBy,
     ...(appeal.decision && decidedBy ? { decision: { ...appeal.decision, decided_by: decidedBy } } : {}),
+    ...(appeal.claim ? { claim: claimFromStored(appeal.claim) } : {}),
+  };
+};
+
+const claimFromStored = (claim: StoredClaim): StoredClaim => {
+  const by = actorFromStored(claim.by);
+  if (!by || typeof claim.holder !== 'string' || typeof claim.until !== 'string')
+    throw new IntegrityError('stored appeal claim is malformed');
+  const from = claim.taken_over_from === undefined ? undefined : actorFromStored(claim.taken_over_from);
+  const releasedBy = claim.released_by === undefined ? undefined : actorFromStored(claim.released_by);
+  return {
+    ...claim,
+    by,
+    ...(from ? { taken_over_from: from } : {}),
+    ...(releasedBy ? { released_by: releasedBy } : {}),
   };
 };
 
@@ -120,6 +169,52 @@ export const readAppeal = async (appealId: string): Promise<StoredAppeal | undef
     new GetCommand({ TableName: tableName(), Key: appealKey(appealId), ConsistentRead: true }),
   );
   return appealFromItem(Item);
+};
+
+/** The 409 of a change refused because another holds the appeal: names them and until when. */
+export const claimedConflict = (claim: StoredClaim) =>
+  new ConflictError(
+    `This appeal is claimed by ${actorWords(claim.by)} until ${claim.until}: they decide it, or an admin takes it over`,
+    { reason: 'claimed', actor: claim.by, at: claim.claimed_at, until: claim.until },
+  );
+
+/** The 409 of a change refused because the appeal was decided: names who decided and when. */
+export const decidedConflict = (appeal: StoredAppeal) => {
+  const decision = appeal.decision;
+  if (!decision) throw new IntegrityError('decided appeal without its decision');
+  return new ConflictError(
+    `This appeal was decided (${decision.outcome}) by ${actorWords(decision.decided_by)} at ${decision.decided_at}: an appeal is decided once`,
+    { reason: 'decided', actor: decision.decided_by, at: decision.decided_at, until: null },
+  );
+};
+
+const actorWords = (actor: Actor) =>
+  actor.type === 'user'
+    ? `${actor.email ?? actor.sub} (${actor.role})`
+    : `key ${actor.name} (${actor.key_id ?? 'operator'})`;
+
+/**
+ * Copies the appeal's claim into its open queue entry, so that the queue shows who holds each
+ * appeal. Only a later version replaces an earlier one (two claims' copies may land in either
+ * order); a missing entry (decided meanwhile) is left missing.
+ */
+export const copyClaimToEntry = async (appeal: StoredAppeal): Promise<void> => {
+  if (appeal.claim === undefined || appeal.claim_version === undefined) return;
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id),
+        UpdateExpression: 'SET #appeal.claim = :claim, #appeal.claim_version = :version',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#appeal.claim_version) OR #appeal.claim_version < :version)',
+        ExpressionAttributeNames: { '#appeal': 'appeal' },
+        ExpressionAttributeValues: { ':claim': appeal.claim, ':version': appeal.claim_version },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 };
 
 /** Drops the player's texts from a queue entry's copy of an appeal, if the entry exists. */

@@ -37,10 +37,16 @@ import {
   appealFromItem,
   appealReach,
   appealSubject,
+  claimedConflict,
+  claimInForce,
+  copyClaimToEntry,
+  decidedConflict,
   eraseEntryTexts,
+  holderIdOf,
   partiesOf,
   readAppeal,
   type StoredAppeal,
+  type StoredClaim,
   type StoredDecision,
 } from './appeal-record';
 import { recordEvent } from './audit';
@@ -95,8 +101,15 @@ export const toAppealView = (appeal: StoredAppeal, view: 'owner' | 'filer'): App
         }
       : null,
     erased_at: appeal.erased_at ?? null,
+    ...claimView(owner ? claimInForce(appeal, new Date(clock.now()).toISOString()) : undefined),
   };
 };
+
+/** The claim as an appeal shows it: who holds it and until when, or nulls. */
+const claimView = (claim: StoredClaim | undefined) => ({
+  claimed_by: claim?.by ?? null,
+  claimed_until: claim?.until ?? null,
+});
 
 /** The same appeal again: the same filer, game and key, or, without a key, the same words. */
 const isRepeat = (appeal: StoredAppeal, publisherId: string, gameId: string, request: CreateAppealRequest) =>
@@ -138,7 +151,11 @@ const putOpenEntry = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
   await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...Key, appeal } }));
   const now = await readAppeal(appeal.appeal_id);
   if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
-  else if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
+  else {
+    if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
+    // A retried filing put the entry back without the claim a moderator made meanwhile.
+    await copyClaimToEntry(now);
+  }
   return now ?? appeal;
 };
 
@@ -350,14 +367,20 @@ export const decideAppeal = async (
     throw new NotFoundError('No such appeal');
   const decidedAlready = (found: StoredAppeal) => {
     if (sameDecision(found.decision, request)) return found;
-    throw new ConflictError(
-      `This appeal was decided (${found.decision?.outcome ?? 'decided'}) at ${found.decision?.decided_at ?? ''}: an appeal is decided once`,
-    );
+    throw decidedConflict(found);
+  };
+  const me = holderIdOf(actor);
+  /** Another's claim in force: only its holder decides (an admin takes it over first). */
+  const othersClaim = (found: StoredAppeal, now: string) => {
+    const claim = claimInForce(found, now);
+    return claim && claim.holder !== me ? claimedConflict(claim) : undefined;
   };
   let decided: StoredAppeal;
   if (appeal.status === 'decided') decided = decidedAlready(appeal);
   else {
     const now = new Date(clock.now()).toISOString();
+    const held = othersClaim(appeal, now);
+    if (held) throw held;
     if (request.outcome === 'shortened') {
       const ban = await readBan(appeal.device_id, appeal.ban_id);
       if (!ban || ban.revoked_at !== null || !isActive(ban, now))
@@ -385,9 +408,24 @@ export const decideAppeal = async (
           TableName: tableName(),
           Key: appealKey(appealId),
           UpdateExpression: 'SET #status = :decided, decision = :decision',
-          ConditionExpression: '#status = :open',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':decided': 'decided', ':open': 'open', ':decision': decision },
+          // Open, and not claimed by another now (no claim, released, ended, or the caller's).
+          ConditionExpression:
+            '#status = :open AND (attribute_not_exists(#claim) OR attribute_exists(#claim.#released) ' +
+            'OR #claim.#until <= :now OR #claim.#holder = :me)',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#claim': 'claim',
+            '#released': 'released_at',
+            '#until': 'until',
+            '#holder': 'holder',
+          },
+          ExpressionAttributeValues: {
+            ':decided': 'decided',
+            ':open': 'open',
+            ':decision': decision,
+            ':now': now,
+            ':me': me,
+          },
         }),
       );
       decided = { ...appeal, status: 'decided', decision };
@@ -395,6 +433,8 @@ export const decideAppeal = async (
       if (!isConditionFailure(error)) throw error;
       const found = await readAppeal(appealId);
       if (!found) throw new IntegrityError('appeal vanished while being decided');
+      if (found.status === 'open')
+        throw othersClaim(found, now) ?? new ConflictError('The appeal changed meanwhile: try again');
       decided = decidedAlready(found);
     }
   }

@@ -4,6 +4,8 @@
  * lib/storage/failures.ts; everything else is a bug.
  */
 
+import type { ConflictHolder } from '../model/responses';
+
 /** The thing asked for does not exist for this caller (or is not theirs: the two look the same). */
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
@@ -38,9 +40,18 @@ export class ForbiddenError extends Error {
   override readonly name = 'ForbiddenError';
 }
 
-/** The request is valid but the publisher's state refuses it (a limit reached). */
+/**
+ * The request is valid but the publisher's state refuses it (a limit reached), or someone else
+ * holds the thing: then `holder` says who, and since or until when (the 409's `error.holder`).
+ */
 export class ConflictError extends Error {
   override readonly name = 'ConflictError';
+  constructor(
+    message: string,
+    readonly holder?: ConflictHolder,
+  ) {
+    super(message);
+  }
 }
 
 /**

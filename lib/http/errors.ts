@@ -7,6 +7,7 @@ import {
   NotFoundError,
 } from '../domain/errors';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
+import type { ConflictHolder } from '../model/responses';
 import { isTransientStoreFailure } from '../storage/failures';
 
 /**
@@ -25,17 +26,24 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly details: FieldIssue[] | undefined;
   readonly headers: Record<string, string>;
+  readonly holder: ConflictHolder | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: FieldIssue[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      details?: FieldIssue[];
+      headers?: Record<string, string>;
+      cause?: unknown;
+      holder?: ConflictHolder | undefined;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.holder = options.holder;
   }
 
   get statusCode(): number {
@@ -63,6 +71,7 @@ export const errorEnvelope = (error: ApiError, requestId: string) => ({
     code: error.code,
     message: error.message,
     ...(error.details ? { details: error.details } : {}),
+    ...(error.holder ? { holder: error.holder } : {}),
   },
   request_id: requestId,
 });
@@ -104,7 +113,8 @@ export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
   if (error instanceof ForbiddenError) return new ApiError('forbidden', error.message, { cause: error });
-  if (error instanceof ConflictError) return new ApiError('conflict', error.message, { cause: error });
+  if (error instanceof ConflictError)
+    return new ApiError('conflict', error.message, { cause: error, holder: error.holder });
   if (error instanceof CursorExpiredError)
     return new ApiError('cursor_expired', error.message, { cause: error });
   if (error instanceof InvalidInputError) {

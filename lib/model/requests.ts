@@ -1,3 +1,4 @@
+import { CLAIM_MAX_SECONDS, CLAIM_MIN_SECONDS } from '@kernel/appeal-claims';
 import {
   DEVICE_ID_PATTERN,
   DEVICE_ID_PREFIX_PATTERN,
@@ -544,6 +545,8 @@ export const auditEventTypes = [
   'reasons.updated',
   'publisher.updated',
   'webhook.tested',
+  'appeal.claimed',
+  'appeal.released',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -687,6 +690,17 @@ export const appealDecisionRequestSchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type AppealDecisionRequest = z.output<typeof appealDecisionRequestSchema>;
+
+/** `POST /v1/appeals/{appeal_id}/claim`: hold an open appeal for a while (kernel/appeal-claims.ts). */
+export const appealClaimRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    /** How long from now; CLAIM_DEFAULT_SECONDS when absent. */
+    duration_seconds: z.optional(z.int().check(z.minimum(CLAIM_MIN_SECONDS), z.maximum(CLAIM_MAX_SECONDS))),
+    /** Take the appeal from another holder (only with TAKE_OVER_SCOPE, audited). */
+    take_over: z.optional(z.boolean()),
+  }),
+);
+export type AppealClaimRequest = z.output<typeof appealClaimRequestSchema>;
 
 /** `GET /v1/devices`: the devices the publisher has banned, by id prefix, in id order. */
 export const devicesQuerySchema = /* @__PURE__ */ define(() =>

@@ -30,18 +30,50 @@ export const fieldIssueSchema = z.strictObject({ field: z.string(), issue: z.str
 
 export const errorCodeSchema = z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]);
 
+/** An ISO 8601 UTC timestamp exactly as every response writes them: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const timestampSchema = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
+
+/**
+ * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
+ * person signed in (the provider's subject, their email, their role then).
+ */
+export const actorSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
+  z.strictObject({
+    type: z.literal('user'),
+    sub: z.string(),
+    email: z.nullable(z.string()),
+    role: z.enum(roles),
+  }),
+]);
+export type Actor = z.output<typeof actorSchema>;
+
+/**
+ * Who holds what a 409 refused to change: the moderator whose claim an appeal is under (until
+ * when), or who decided it already (when). Each time is UTC; a console shows it in local time.
+ */
+export const conflictHolderSchema = z.strictObject({
+  reason: z.enum(['claimed', 'decided']),
+  actor: actorSchema,
+  /** When the claim began, or when the decision was made. */
+  at: timestampSchema,
+  /** When the claim ends; null for a decision. */
+  until: z.nullable(timestampSchema),
+});
+export type ConflictHolder = z.output<typeof conflictHolderSchema>;
+
 /** The error envelope of every failure (lib/http/errors.ts builds it; the document and tests check it). */
 export const errorEnvelopeSchema = z.strictObject({
   error: z.strictObject({
     code: errorCodeSchema,
     message: z.string(),
     details: z.optional(z.array(fieldIssueSchema)),
+    /** On some 409s: who holds the thing (conflictHolderSchema). */
+    holder: z.optional(conflictHolderSchema),
   }),
   request_id: z.string(),
 });
 
-/** An ISO 8601 UTC timestamp exactly as every response writes them: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
-export const timestampSchema = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/));
 const timestamp = timestampSchema;
 const count = z.int().check(z.minimum(0));
 const banId = z.int().check(z.minimum(1));
@@ -130,21 +162,6 @@ export const directorySchema = z.strictObject({
   next_cursor: z.nullable(z.string()),
 });
 export type Directory = z.output<typeof directorySchema>;
-
-/**
- * Who did it: a key (its id and its name then; the operator's keys tool has key_id null), or a
- * person signed in (the provider's subject, their email, their role then).
- */
-export const actorSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('key'), key_id: z.nullable(z.string()), name: z.string() }),
-  z.strictObject({
-    type: z.literal('user'),
-    sub: z.string(),
-    email: z.nullable(z.string()),
-    role: z.enum(roles),
-  }),
-]);
-export type Actor = z.output<typeof actorSchema>;
 
 const banCreationFields = {
   ban_id: banId,
@@ -420,6 +437,12 @@ export const appealSchema = z.strictObject({
     }),
   ),
   erased_at: z.nullable(timestamp),
+  /**
+   * Who holds the open appeal now (POST /v1/appeals/{appeal_id}/claim), and until when: the
+   * owner's only; null when no claim is in force (none, released, expired, or decided).
+   */
+  claimed_by: z.nullable(actorSchema),
+  claimed_until: z.nullable(timestamp),
 });
 export type Appeal = z.output<typeof appealSchema>;
 
@@ -508,6 +531,23 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     ...eventBase,
     device_id: z.string(),
     appeal: appealSubjectSchema,
+  }),
+  z.strictObject({
+    type: z.literal('appeal.claimed'),
+    ...eventBase,
+    device_id: z.string(),
+    appeal: appealSubjectSchema,
+    claimed_until: timestamp,
+    /** The holder it was taken from (an admin's take-over); null for a free appeal. */
+    taken_over_from: z.nullable(actorSchema),
+  }),
+  z.strictObject({
+    type: z.literal('appeal.released'),
+    ...eventBase,
+    device_id: z.string(),
+    appeal: appealSubjectSchema,
+    /** Whose claim ended: the actor's own, or another's an admin released. */
+    claimed_by: actorSchema,
   }),
   z.strictObject({
     type: z.literal('policy.updated'),

@@ -13,6 +13,7 @@ import { cursorOf } from '../domain/cursors';
 import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
+  appealClaimRequestSchema,
   appealDecisionRequestSchema,
   catalogueReasonSchema,
   createAppealRequestSchema,
@@ -51,6 +52,7 @@ import {
   bannedDeviceListSchema,
   bannedDeviceSchema,
   catalogueReasonResponseSchema,
+  conflictHolderSchema,
   deliveryListSchema,
   deliverySchema,
   directoryEntrySchema,
@@ -128,6 +130,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [createWebhookRequestSchema, 'CreateWebhookRequest'],
   [createAppealRequestSchema, 'CreateAppealRequest'],
   [appealDecisionRequestSchema, 'AppealDecisionRequest'],
+  [appealClaimRequestSchema, 'AppealClaimRequest'],
 ]);
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
@@ -151,6 +154,7 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [apiKeyListSchema, 'ApiKeyList'],
   [newApiKeySchema, 'NewApiKey'],
   [actorSchema, 'Actor'],
+  [conflictHolderSchema, 'ConflictHolder'],
   [auditEventSchema, 'AuditEvent'],
   [auditListSchema, 'AuditList'],
   [erasureSchema, 'Erasure'],

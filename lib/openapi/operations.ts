@@ -156,6 +156,19 @@ const appealOpen: Appeal = {
   created_at: '2026-03-02T09:00:00.000Z',
   decision: null,
   erased_at: null,
+  claimed_by: null,
+  claimed_until: null,
+};
+
+const appealClaimed: Appeal = {
+  ...appealOpen,
+  claimed_by: {
+    type: 'user',
+    sub: '8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13',
+    email: 'sam@acme.example',
+    role: 'moderator',
+  },
+  claimed_until: '2026-03-04T18:35:31.512Z',
 };
 
 const appealDecided: Appeal = {
@@ -1205,6 +1218,34 @@ export const operations = {
       player_message: 'Your appeal was accepted and the ban was lifted.',
     },
     responses: { 200: response(appealSchema, 'The decided appeal.', appealDecided) },
+  },
+
+  claimAppeal: {
+    summary: 'Claim an open appeal for a while, so that no one else works it',
+    tag: 'Appeals',
+    description:
+      'Holds the appeal for `duration_seconds` (60 to 3600; 900 when absent): the queue and the appeal ' +
+      'show `claimed_by` and `claimed_until`, and until then a decision by anyone else is a 409. Claiming ' +
+      "it again renews your claim. Another's claim in force is a 409 whose `error.holder` names them and " +
+      'its end; `take_over: true` takes it from them, for a caller holding `keys:manage` (an admin; else ' +
+      '403). A decided appeal is a 409 naming who decided it and when. A claim that ends reads as none. ' +
+      'Each new claim and take-over is in the audit trail (`appeal.claimed`).',
+    notFound: true,
+    conflict: true,
+    request: { duration_seconds: 900 },
+    responses: { 200: response(appealSchema, 'The appeal, claimed by you.', appealClaimed) },
+  },
+
+  releaseAppealClaim: {
+    summary: 'Release your claim on an appeal',
+    tag: 'Appeals',
+    description:
+      'Ends your claim at once (audited, `appeal.released`), so that another moderator may take the ' +
+      "appeal; with `keys:manage` (an admin) anyone's. Another's claim without that scope is a 409 " +
+      'naming them. An appeal with no claim in force (never claimed, ended, decided) answers 200 as it is.',
+    notFound: true,
+    conflict: true,
+    responses: { 200: response(appealSchema, 'The appeal, with no claim in force.', appealOpen) },
   },
 
   openapi: {

@@ -1,5 +1,6 @@
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_REFRESH_MS } from '../../console/src/appeals-words';
 import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import {
@@ -44,6 +45,11 @@ const sent: Request[] = [];
 /** The seeded appeals, in the order they were filed (the queue's order). */
 const seeded: Array<{ device: string; banId: number; appealId: string }> = [];
 const OLD_MESSAGE = 'Banned for using an aimbot. You may appeal at support.example.com.';
+/** What each seeded ban rests on: its owner's evidence, shown to its owner's moderators. */
+const DETAILS = { replay: 'match-8812', detector: { name: 'aim-v3', score: 0.97 } };
+const DETAILS_TEXT = 'replay: match-8812detector: {"name":"aim-v3","score":0.97}';
+const MODERATOR_SCOPES = ['bans:read', 'policy:read', 'appeals:decide'];
+let acmeKey: string;
 const APPEAL_TEXT = 'I did not cheat.\nMy brother played on my account that evening.';
 
 /** The datetime-local value of a time: the page's time zone is UTC (the test's context). */
@@ -57,6 +63,7 @@ beforeAll(async () => {
     { device: 'device-appeal-short', expires_at: new Date(Date.now() + 30 * DAY).toISOString() },
     { device: 'device-appeal-over' },
     { device: 'device-appeal-race' },
+    { device: 'device-appeal-note' },
   ];
   for (const seed of seeds) {
     const made = await server.call('POST', '/v1/bans', {
@@ -67,6 +74,7 @@ beforeAll(async () => {
         scope: 'game',
         reason_code: 'aimbot',
         player_message: OLD_MESSAGE,
+        details: DETAILS,
         ...(seed.expires_at ? { expires_at: seed.expires_at } : {}),
       },
     });
@@ -84,7 +92,27 @@ beforeAll(async () => {
     expect(filed.status, JSON.stringify(filed.body)).toBe(201);
     seeded.push({ device: seed.device, banId: made.body.ban_id, appealId: filed.body.appeal_id });
   }
-  const moderator = await server.makeKey('appeals moderator', ['bans:read', 'policy:read', 'appeals:decide']);
+  // Another publisher's global ban on the oldest appeal's device: its details stay acme's.
+  const acme = await runTs(
+    'infra/keys-cli.ts',
+    ['create', '--publisher', 'acme', '--json'],
+    childEnv({ DATA_DIR: server.dataDir }),
+  );
+  expect(acme.code).toBe(0);
+  acmeKey = JSON.parse(acme.stdout).api_key as string;
+  const acmeBan = await server.call('POST', '/v1/bans', {
+    key: acmeKey,
+    game: 'acme-racer',
+    body: {
+      device_id: 'device-appeal-race',
+      ban_type: 'social',
+      scope: 'global',
+      reason_code: 'spam',
+      details: { acme_ticket: 'A-99' },
+    },
+  });
+  expect(acmeBan.status, JSON.stringify(acmeBan.body)).toBe(201);
+  const moderator = await server.makeKey('appeals moderator', MODERATOR_SCOPES);
   console_ = await openPage(browser, server.consoleUrl);
   console_.page.on('request', (request) => {
     if (new URL(request.url()).pathname.startsWith('/v1/')) sent.push(request);
@@ -140,17 +168,17 @@ describe('the queue', () => {
       seeded.map((s) => s.appealId),
     );
     for (const [i, row] of rows.entries()) {
-      expect(row[1]).toBe('open');
-      expect(row[3]).toMatch(/^waiting \d+ (second|minute)s?$/);
-      expect(row.slice(4, 7)).toEqual([seed(i).device, String(seed(i).banId), `dev-publisher, game ${GAME}`]);
+      expect(row.slice(1, 3)).toEqual(['open', 'no one']);
+      expect(row[4]).toMatch(/^waiting \d+ (second|minute)s?$/);
+      expect(row.slice(5, 8)).toEqual([seed(i).device, String(seed(i).banId), `dev-publisher, game ${GAME}`]);
     }
     // The numbers: as the API counts them.
     const stats = (await server.call('GET', '/v1/appeals/stats')).body;
-    expect(stats).toMatchObject({ open: 3, decided: 0 });
+    expect(stats).toMatchObject({ open: 4, decided: 0 });
     // The numbers come from their own request: wait for their row, not only the queue's.
-    await expect.poll(async () => (await rowsOf(numbersTable()))[0]?.[0], { timeout: 10_000 }).toBe('3');
+    await expect.poll(async () => (await rowsOf(numbersTable()))[0]?.[0], { timeout: 10_000 }).toBe('4');
     const [numbers] = await rowsOf(numbersTable());
-    expect(numbers?.[0]).toBe('3');
+    expect(numbers?.[0]).toBe('4');
     expect(numbers?.[1]).toMatch(/^waiting \d+ (second|minute)s?$/);
     expect(numbers?.slice(2)).toEqual(['0', '0', '0', '0', 'none yet', 'none yet']);
     await screenshot(page, 'appeals-queue', region('Appeals'));
@@ -207,6 +235,8 @@ describe('deciding', () => {
     expect(words).toEqual(APPEAL_TEXT.split('\n'));
     await panel.getByText('Contact: player@example.com').waitFor();
     await panel.getByText(`Ban ${banId}: cheat, game scope, by dev-publisher, reason aimbot`).waitFor();
+    // Opening it claimed it for this moderator.
+    await statusHolding(panel, /^You hold this appeal until \d\d:\d\d/);
     const [history] = await rowsOf(bansTable(page, device));
     expect(history?.[0]).toBe(String(banId));
     expect(history?.[12]).toBe(`appeal open ${appealId}`);
@@ -290,12 +320,12 @@ describe('deciding', () => {
     await panel.getByRole('heading', { name: 'Decision' }).waitFor();
     await panel.getByText('Private note: Replay checked.').waitFor();
     expect(await panel.getByRole('button', { name: 'Review decision' }).count()).toBe(0);
-    await queueShows([seed(1).appealId, seed(2).appealId]);
+    await queueShows([seed(1).appealId, seed(2).appealId, seed(3).appealId]);
     const [numbers] = await eventually(
       () => rowsOf(numbersTable()),
       (rows) => rows[0]?.[2] === '1',
     );
-    expect(numbers?.slice(0, 6)).toEqual(['2', expect.stringMatching(/^waiting/), '1', '0', '0', '1']);
+    expect(numbers?.slice(0, 6)).toEqual(['3', expect.stringMatching(/^waiting/), '1', '0', '0', '1']);
     expect(numbers?.[6]).toMatch(/^\d+ (second|minute)s?$/);
     const [row] = await eventually(
       () => rowsOf(bansTable(page, device)),
@@ -345,6 +375,9 @@ describe('deciding', () => {
     expect(row?.[8]).toBe('revoked (appeal_overturned)');
     expect(row?.[11]).toBe(OLD_MESSAGE);
     expect(row?.[12]).toBe(`appeal overturned ${appealId}`);
+    // The evidence, beside it: who made the ban and its details.
+    expect(row?.[13]).toMatch(/^local development \(key_[\w-]+\)$/);
+    expect(row?.[14]).toBe(DETAILS_TEXT);
     // The table scrolls sideways in its region: scrolled to its end, the state and the appeal show.
     const scroller = page.getByRole('region', { name: 'Bans table' });
     await scroller.evaluate((el) => {
@@ -360,25 +393,112 @@ describe('deciding', () => {
     await bansTable(page, device).waitFor();
     expect(unexpectedProblems(problems)).toEqual([]);
   });
+});
 
-  it("shows the API's refusal when another moderator decided the appeal first, and the first decision stands", async () => {
-    const { page } = console_;
-    const { appealId } = seed(2);
-    await openSection(page, 'Appeals');
+describe('two moderators', () => {
+  /** A time of day as a moderator in Tokyo reads it (their browser's zone), and a date and time. */
+  const tokyo = (iso: string) =>
+    new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Tokyo' });
+
+  it('lets one moderator hold the oldest appeal: the other sees who and until when in local time, cannot decide it, and sees it leave the queue once decided', async () => {
+    const a = console_;
+    const { device, appealId } = seed(2);
+    const second = await server.makeKey('second moderator', MODERATOR_SCOPES);
+    const b = await openPage(browser, server.consoleUrl, { clock: true, timezoneId: 'Asia/Tokyo' });
+    try {
+      // A opens the oldest open appeal: opening it claims it.
+      await openSection(a.page, 'Appeals');
+      await queueShows([seed(2).appealId, seed(3).appealId]);
+      await a.page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
+      const panelA = region(`Appeal ${appealId}`);
+      await statusHolding(panelA, /^You hold this appeal until \d\d:\d\d/);
+      const held = await appealOf(appealId);
+      expect(held.claimed_by).toMatchObject({ type: 'key', name: 'appeals moderator' });
+      const holderA = `appeals moderator (${held.claimed_by.key_id})`;
+
+      // The evidence beside the appeal: the contested ban's maker and details; acme's ban keeps its own.
+      const evidence = await panelA.locator('.evidence').innerText();
+      expect(evidence).toMatch(/^Made by: local development \(key_[\w-]+\)\n+Details:/);
+      expect(evidence).toContain('replay: match-8812\ndetector: {"name":"aim-v3","score":0.97}');
+      const history = await eventually(
+        () => rowsOf(bansTable(a.page, device)),
+        (rows) => rows.length === 2,
+      );
+      expect(history[0]?.slice(13)).toEqual(['another publisher (acme)', 'private to acme']);
+      expect(history[1]?.slice(13)).toEqual([expect.stringMatching(/^local development/), DETAILS_TEXT]);
+
+      // B, elsewhere (Tokyo): the queue shows A holding it, until when in B's own time.
+      await signIn(b.page, second.api_key);
+      await openSection(b.page, 'Appeals');
+      const queueB = b.page.getByRole('table', { name: /^Appeals, / });
+      const [rowB] = await eventually(
+        () => rowsOf(queueB),
+        (rows) => rows[0]?.[0] === appealId,
+      );
+      expect(rowB?.[2]).toBe(`${holderA} until ${tokyo(held.claimed_until)}`);
+      // Opened, it says who holds it; the form is locked and B has no take-over.
+      await b.page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
+      const panelB = b.page.getByRole('region', { name: `Appeal ${appealId}`, exact: true });
+      await statusHolding(
+        panelB,
+        `Held by ${holderA} until ${tokyo(held.claimed_until)}: the decision is theirs.`,
+      );
+      expect(await panelB.getByLabel('upheld', { exact: true }).isDisabled()).toBe(true);
+      expect(await panelB.getByRole('button', { name: 'Review decision' }).isDisabled()).toBe(true);
+      expect(await panelB.getByRole('button', { name: /^Take over/ }).count()).toBe(0);
+      expect((await appealOf(appealId)).claimed_by).toEqual(held.claimed_by);
+      await screenshot(b.page, 'appeal-held', panelB);
+      expect(seriousViolations(await axeScan(b.page, 'appeal-held'))).toEqual([]);
+
+      // A decides. B's queue, read again on its timer, drops it; B's appeal says who decided it and when.
+      await panelA.getByLabel('upheld', { exact: true }).check();
+      await panelA.getByRole('button', { name: 'Review decision' }).click();
+      await region(`Decide appeal ${appealId}: upheld?`)
+        .getByRole('button', { name: 'Decide: upheld' })
+        .click();
+      await statusHolding(panelA, `Appeal ${appealId} decided: upheld`);
+      const decided = await appealOf(appealId);
+      expect(decided.decision.decided_by).toEqual(held.claimed_by);
+      await b.page.clock.runFor(QUEUE_REFRESH_MS);
+      await eventually(
+        () => rowsOf(queueB),
+        (rows) => rows[0]?.[0] === seed(3).appealId,
+      );
+      const at = new Date(decided.decision.decided_at).toLocaleString('en-GB', { timeZone: 'Asia/Tokyo' });
+      await alertHolding(panelB, `Already decided by ${holderA} at ${at}`);
+      expect(unexpectedProblems(b.problems)).toEqual([]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('keeps the typed note when someone else decides first, naming them and when in local time', async () => {
+    const { page, problems } = console_;
+    const { appealId } = seed(3);
     await page.getByRole('button', { name: `Open appeal ${appealId}` }).click();
     const panel = region(`Appeal ${appealId}`);
-    await panel.getByLabel('upheld', { exact: true }).check();
+    await statusHolding(panel, /^You hold this appeal until/);
+    const note = 'Checked the replay: the aim trace looks human.';
+    await panel.getByLabel('overturned', { exact: true }).check();
+    await panel.getByLabel('Private note (optional)').fill(note);
+    // An admin (the development key holds every scope) takes it over and decides it meanwhile.
+    const taken = await server.call('POST', `/v1/appeals/${appealId}/claim`, { body: { take_over: true } });
+    expect(taken.status).toBe(200);
     const first = await server.call('POST', `/v1/appeals/${appealId}/decision`, {
-      body: { outcome: 'overturned' },
+      body: { outcome: 'upheld' },
     });
     expect(first.status).toBe(200);
     await panel.getByRole('button', { name: 'Review decision' }).click();
-    await region(`Decide appeal ${appealId}: upheld?`)
-      .getByRole('button', { name: 'Decide: upheld' })
+    await region(`Decide appeal ${appealId}: overturned?`)
+      .getByRole('button', { name: 'Decide: overturned' })
       .click();
-    const refusal = await alertHolding(panel, 'This appeal was decided (overturned)');
+    const admin = `${taken.body.claimed_by.name} (${taken.body.claimed_by.key_id})`;
+    const at = new Date(first.body.decision.decided_at).toLocaleString('en-GB', { timeZone: 'UTC' });
+    const refusal = await alertHolding(panel, `Already decided by ${admin} at ${at}`);
     expect(refusal).toMatch(/request [0-9a-f-]{36}/);
-    expect((await appealOf(appealId)).decision.outcome).toBe('overturned');
+    expect(await panel.getByLabel('Private note (optional)').inputValue()).toBe(note);
+    expect((await appealOf(appealId)).decision).toMatchObject({ outcome: 'upheld', note: null });
+    expect(unexpectedProblems(problems)).toEqual([]);
   });
 });
 
@@ -402,13 +522,7 @@ describe('who sees appeals', () => {
   });
 
   it("keeps each publisher's appeals its own: another publisher's console lists none and cannot open one", async () => {
-    const acme = await runTs(
-      'infra/keys-cli.ts',
-      ['create', '--publisher', 'acme', '--json'],
-      childEnv({ DATA_DIR: server.dataDir }),
-    );
-    expect(acme.code).toBe(0);
-    const key = JSON.parse(acme.stdout).api_key as string;
+    const key = acmeKey;
     const { appealId } = seed(0);
     const opened = await openPage(browser, `${server.consoleUrl}#/appeals?appeal=${appealId}`);
     try {

@@ -201,8 +201,8 @@ describe('a device in all games', () => {
     const devKeyName = listed.body.items.find((b: { ban_id: number }) => b.ban_id === ids.publisher)
       .created_by.name as string;
     const { email } = server.people.moderator;
-    // [ban, type, scope, games, reason, created, expires, status, enforced, made by, actions]
-    const pick = (row: string[] = []) => [row[1], row[2], row[3], row[7], row[8], row[9], row[10]];
+    // [ban, type, scope, games, reason, created, expires, status, enforced, made by, details, actions]
+    const pick = (row: string[] = []) => [row[1], row[2], row[3], row[7], row[8], row[9], row[11]];
     expect(pick(rows[ids.bot])).toEqual([
       'cheat',
       'game',
@@ -239,6 +239,8 @@ describe('a device in all games', () => {
       'another publisher (acme)',
       '',
     ]);
+    // Another publisher's details stay theirs: the API gives none, and the page says whose they are.
+    expect(rows[ids.acme]?.[10]).toBe('private to acme');
     // The time left in the moderator's zone, with the UTC time on hover.
     expect(rows[ids.publisher]?.[6]).toMatch(/^until .+ \(in 3 days\)$/);
     expect(await table.getByRole('button', { name: `Revoke ban ${ids.acme}` }).count()).toBe(0);

@@ -115,6 +115,8 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   appealStats: (c) => c.appealStats(),
   getAppeal: (c) => c.getAppeal('apl_1'),
   decideAppeal: (c) => c.decideAppeal('apl_1', { outcome: 'upheld' }),
+  claimAppeal: (c) => c.claimAppeal('apl_1', { duration_seconds: 600 }),
+  releaseAppealClaim: (c) => c.releaseAppealClaim('apl_1'),
 };
 const pathValues: Record<string, string> = {
   device_id: 'd-1',
@@ -201,15 +203,19 @@ describe('retries', () => {
     expect(sent[1]?.body).toEqual({ device_ids: ['d-1'] });
   });
 
-  it.each(['revokeBan', 'revokeKey', 'eraseDevice', 'decideAppeal'] as const)(
-    'retries %s, whose repeat the API answers unchanged',
-    async (id) => {
-      const { fetch, sent } = fakeFetch(unavailable(), networkError(), json(200, {}));
-      await sampleCalls[id](client(fetch));
-      expect(sent).toHaveLength(3);
-      expect(sent[2]?.body).toEqual(sent[0]?.body);
-    },
-  );
+  it.each([
+    'revokeBan',
+    'revokeKey',
+    'eraseDevice',
+    'decideAppeal',
+    'claimAppeal',
+    'releaseAppealClaim',
+  ] as const)('retries %s, whose repeat the API answers unchanged', async (id) => {
+    const { fetch, sent } = fakeFetch(unavailable(), networkError(), json(200, {}));
+    await sampleCalls[id](client(fetch));
+    expect(sent).toHaveLength(3);
+    expect(sent[2]?.body).toEqual(sent[0]?.body);
+  });
 
   it.each([
     'updatePolicy',

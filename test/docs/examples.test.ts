@@ -224,6 +224,7 @@ const TIME_FIELDS = new Set([
   'computed_at',
   'first_global_ban_at',
   'last_global_ban_at',
+  'claimed_until',
 ]);
 /**
  * Durations in whole seconds (an appeal's age, its time to decision) or milliseconds (the feed's

@@ -492,6 +492,13 @@ describe('every function, under the role the template gives it', () => {
     expect(
       (await call('listAppeals', owner, { query: { status: 'all', device_id: 'iam-appeal-1' } })).status,
     ).toBe(200);
+    // A moderator claims the appeal, lets it go, claims it again and decides it as its holder.
+    const claim = { path: { appeal_id: first }, body: {} };
+    expect((await call('claimAppeal', owner, claim)).status).toBe(200);
+    expect((await call('releaseAppealClaim', owner, { path: { appeal_id: first } })).status).toBe(200);
+    expect((await call('claimAppeal', owner, { ...claim, body: { duration_seconds: 600 } })).status).toBe(
+      200,
+    );
     const sooner = new Date(Date.now() + 86_400_000).toISOString();
     expect(
       (
@@ -721,6 +728,17 @@ describe('every function, under the role the template gives it', () => {
           who: other,
           request: { game: 'gb', body: { device_id: device, ban_id: banId, message: 'not me' } },
         };
+      },
+      claimAppeal: async () => {
+        const { appealId } = await appealed();
+        return { who: owner, request: { path: { appeal_id: appealId }, body: { duration_seconds: 600 } } };
+      },
+      releaseAppealClaim: async () => {
+        const { appealId } = await appealed();
+        expect((await call('claimAppeal', owner, { path: { appeal_id: appealId }, body: {} })).status).toBe(
+          200,
+        );
+        return { who: owner, request: { path: { appeal_id: appealId } } };
       },
       decideAppeal: async () => {
         const { appealId } = await appealed();

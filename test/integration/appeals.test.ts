@@ -1,3 +1,5 @@
+import { CLAIM_DEFAULT_SECONDS } from '@kernel/appeal-claims';
+import type { Scope } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
@@ -488,7 +490,13 @@ describe('deciding an appeal', () => {
     expect((await decide(owner.key, appealId, body)).status).toBe(200);
     const other = await decide(owner.key, appealId, { outcome: 'upheld' });
     expect(other.status).toBe(409);
-    expect(other.body.error.message).toMatch(/^This appeal was decided \(overturned\) at /);
+    expect(other.body.error.message).toMatch(
+      /^This appeal was decided \(overturned\) by key appeals test \(/,
+    );
+    expect(other.body.error.holder).toMatchObject({
+      reason: 'decided',
+      at: decided.body.decision.decided_at,
+    });
 
     // The queue moved it to the decided ones; the audit trails say who did what, once each.
     const open = await api.request('GET', '/v1/appeals', { key: owner.key });
@@ -620,6 +628,143 @@ describe('deciding an appeal', () => {
     expect(listed.body.items[0].revoked_at !== null).toBe(winner === 'overturned');
     const audit = await api.request('GET', '/v1/audit?type=appeal.decided', { key: owner.key });
     expect(audit.body.items).toHaveLength(1);
+  });
+});
+
+describe('claiming an appeal', () => {
+  /** A team of one publisher: two moderators (appeals:decide only) and an admin (every scope). */
+  const team = async () => {
+    const owner = await publisher();
+    const member = async (name: string, scopes: Scope[] | null) => {
+      const made = await api.createKey(owner.id, name, { scopes });
+      return { key: made.api_key, actor: { type: 'key', key_id: made.key_id, name } };
+    };
+    return {
+      owner,
+      a: await member('moderator a', ['appeals:decide']),
+      b: await member('moderator b', ['appeals:decide']),
+      admin: await member('admin', null),
+    };
+  };
+  const claim = (key: string, appealId: string, body: Record<string, unknown> = {}) =>
+    api.request('POST', `/v1/appeals/${appealId}/claim`, { key, body });
+  const release = (key: string, appealId: string) =>
+    api.request('DELETE', `/v1/appeals/${appealId}/claim`, { key });
+  const read = (key: string, appealId: string) => api.request('GET', `/v1/appeals/${appealId}`, { key });
+  const stored = async (appealId: string) =>
+    (await appealItems()).filter((item) => item.pk === `APPEAL#${appealId}`);
+
+  it("holds an appeal for one moderator: another's claim or decision is a 409 naming the holder until when; an admin takes over; a claim ends with its time", async () => {
+    const { owner, a, b, admin } = await team();
+    const device = unique('dev');
+    const banId = await ban(owner.key, { device_id: device, scope: 'game' });
+    const appealId = (await file(owner.key, { device_id: device, ban_id: banId })).body.appeal_id as string;
+
+    const start = Date.now();
+    const claimed = await claim(a.key, appealId);
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(claimed.body).toMatchObject({ appeal_id: appealId, status: 'open', claimed_by: a.actor });
+    const until = Date.parse(claimed.body.claimed_until);
+    expect(until - start).toBeGreaterThanOrEqual(CLAIM_DEFAULT_SECONDS * 1000 - 5_000);
+    expect(until - start).toBeLessThanOrEqual(CLAIM_DEFAULT_SECONDS * 1000 + 5_000);
+    // The queue and the appeal by id show the holder to every moderator.
+    const queue = await api.request('GET', '/v1/appeals', { key: b.key });
+    expect(queue.body.items[0]).toMatchObject({ appeal_id: appealId, claimed_by: a.actor });
+    expect((await read(b.key, appealId)).body.claimed_until).toBe(claimed.body.claimed_until);
+
+    // B can neither claim nor decide it: each 409 names A and the claim's end; nothing changes.
+    const held = { reason: 'claimed', actor: a.actor, until: claimed.body.claimed_until };
+    const before = await appealItems();
+    const second = await claim(b.key, appealId);
+    expect(second.status).toBe(409);
+    expect(second.body.error).toMatchObject({ code: 'conflict', holder: held });
+    expect(second.body.error.message).toContain('moderator a');
+    const decidedByB = await decide(b.key, appealId, { outcome: 'upheld', note: 'looked fine' });
+    expect(decidedByB.status).toBe(409);
+    expect(decidedByB.body.error.holder).toMatchObject(held);
+    // Taking over needs keys:manage.
+    const grab = await claim(b.key, appealId, { take_over: true });
+    expect(grab.status).toBe(403);
+    expect(await appealItems()).toEqual(before);
+
+    // A renews (the same claim, a new end); the admin takes it over, and A may no longer decide.
+    const renewed = await claim(a.key, appealId, { duration_seconds: 120 });
+    expect(renewed.status).toBe(200);
+    expect(Date.parse(renewed.body.claimed_until)).toBeLessThan(until);
+    const taken = await claim(admin.key, appealId, { take_over: true });
+    expect(taken.body).toMatchObject({ claimed_by: admin.actor });
+    const refused = await decide(a.key, appealId, { outcome: 'upheld' });
+    expect(refused.body.error.holder).toMatchObject({ reason: 'claimed', actor: admin.actor });
+    // The admin lets it go; B claims it for a minute, which ends when the clock passes it.
+    const released = await release(admin.key, appealId);
+    expect(released.body).toMatchObject({ claimed_by: null, claimed_until: null });
+    const brief = await claim(b.key, appealId, { duration_seconds: 60 });
+    expect(brief.status).toBe(200);
+    api.setClockOffset(Date.parse(brief.body.claimed_until) - Date.now() + 1_000);
+    try {
+      expect((await read(a.key, appealId)).body).toMatchObject({ claimed_by: null, claimed_until: null });
+      const listed = await api.request('GET', '/v1/appeals', { key: a.key });
+      expect(listed.body.items[0]).toMatchObject({ appeal_id: appealId, claimed_by: null });
+      // Ended: A decides without claiming again; B's decision after it names A and when.
+      const decided = await decide(a.key, appealId, { outcome: 'upheld', note: 'A' });
+      expect(decided.status).toBe(200);
+      const late = await decide(b.key, appealId, { outcome: 'overturned', note: 'B' });
+      expect(late.status).toBe(409);
+      expect(late.body.error.holder).toEqual({
+        reason: 'decided',
+        actor: a.actor,
+        at: decided.body.decision.decided_at,
+        until: null,
+      });
+      expect((await claim(b.key, appealId)).body.error.holder).toMatchObject({ reason: 'decided' });
+      expect((await read(b.key, appealId)).body).toMatchObject({ decision: { note: 'A' }, claimed_by: null });
+    } finally {
+      api.setClockOffset(0);
+    }
+
+    // The audit: each new claim (the take-over naming whom from) and each release, not renewals.
+    const audit = async (type: string) =>
+      (await api.request('GET', `/v1/audit?type=${type}`, { key: owner.key })).body.items;
+    expect((await audit('appeal.claimed')).map((e: { actor: unknown }) => e.actor)).toEqual([
+      b.actor,
+      admin.actor,
+      a.actor,
+    ]);
+    expect((await audit('appeal.claimed'))[1]).toMatchObject({ taken_over_from: a.actor, device_id: device });
+    expect(await audit('appeal.released')).toEqual([
+      expect.objectContaining({ actor: admin.actor, claimed_by: admin.actor }),
+    ]);
+  });
+
+  it('checks the duration, and lets another publisher neither claim, release nor see a claim', async () => {
+    const { owner, a } = await team();
+    const filer = await publisher();
+    const stranger = await publisher();
+    const device = unique('dev');
+    const banId = await ban(owner.key, { device_id: device });
+    const appealId = (await file(filer.key, { device_id: device, ban_id: banId }, 'g7')).body
+      .appeal_id as string;
+    for (const [body, field, issue] of [
+      [{ duration_seconds: 59 }, 'duration_seconds', 'too_small'],
+      [{ duration_seconds: 3601 }, 'duration_seconds', 'too_big'],
+      [{ until: '2030-01-01T00:00:00Z' }, 'until', 'unknown_field'],
+    ] as const) {
+      const res = await claim(a.key, appealId, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field, issue }]);
+    }
+    expect(await stored(appealId)).toEqual([expect.not.objectContaining({ claim: expect.anything() })]);
+
+    expect((await claim(a.key, appealId)).status).toBe(200);
+    const before = await appealItems();
+    for (const other of [filer, stranger]) {
+      expect((await claim(other.key, appealId)).status).toBe(404);
+      expect((await release(other.key, appealId)).status).toBe(404);
+    }
+    expect(await appealItems()).toEqual(before);
+    // The filer reads its appeal without the owner's claim; the stranger reads nothing.
+    expect((await read(filer.key, appealId)).body).toMatchObject({ claimed_by: null, claimed_until: null });
+    expect((await read(stranger.key, appealId)).status).toBe(404);
   });
 });
 

@@ -23,9 +23,15 @@ export const VIEWPORT = { width: 1280, height: 860 };
 export const openPage = async (
   browser: Browser,
   url: string,
-  { clock = false }: { clock?: boolean } = {},
+  {
+    clock = false,
+    timezoneId = 'UTC',
+  }: {
+    clock?: boolean /** The page's time zone: another one shows the times a moderator elsewhere reads. */;
+    timezoneId?: string;
+  } = {},
 ): Promise<ConsolePage> => {
-  const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-GB', timezoneId: 'UTC' });
+  const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-GB', timezoneId });
   // The page's timers and frames on a clock the test can hold (beforeNextFrame); it runs as the
   // real one until then.
   if (clock) await context.clock.install();

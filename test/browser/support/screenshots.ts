@@ -33,6 +33,7 @@ export const CURATED_SCREENSHOTS: readonly string[] = [
   'appeal-decision',
   'appeal-preview',
   'appeal-device-outcome',
+  'appeal-held',
   'error-503-create',
   'error-429',
   'error-network',
