@@ -24,6 +24,7 @@ import {
   partitions,
   policyKey,
   reasonsKey,
+  reversedBannedDeviceKey,
 } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -60,7 +61,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 5 calls without a key (the reason catalogue read beside the counter)', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 6 calls without a key (the reason catalogue read beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -72,7 +73,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(6);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -101,7 +102,14 @@ describe('createBan', () => {
       created_at: put?.Item?.created_at,
     });
     expect(entry?.ConditionExpression).toBeUndefined();
-    const event = ddb.commandCalls(PutCommand)[2]?.args[0].input;
+    // And under the id reversed, so the end of an id finds it too.
+    const reversed = ddb.commandCalls(PutCommand)[2]?.args[0].input;
+    expect(reversed?.Item).toEqual({
+      ...entry?.Item,
+      ...reversedBannedDeviceKey('pub-a', 'dev-1', takenId()),
+    });
+    expect(reversed?.Item?.sk).toBe(`#1-ved#${String(takenId()).padStart(16, '0')}`);
+    const event = ddb.commandCalls(PutCommand)[3]?.args[0].input;
     expect(event?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(event?.Item).toMatchObject({
       pk: auditPartition('pub-a'),
@@ -123,14 +131,15 @@ describe('createBan', () => {
     expect(deleted).toEqual([
       { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
       bannedDeviceKey('pub-a', 'dev-1', takenId()),
+      reversedBannedDeviceKey('pub-a', 'dev-1', takenId()),
       banKey('dev-1', takenId()),
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 6 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 7 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(7);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,
