@@ -17,6 +17,7 @@ import {
   reachOf,
   termsOf,
 } from './ban-terms';
+import { useDraft } from './drafts';
 import { DURATION_PRESETS, expiryIn, useReasonCatalogue } from './reasons';
 import { Field, Notice, useOnChange } from './ui';
 import { useForm } from './use-form';
@@ -42,6 +43,9 @@ const words: PlayerWords = {
     'What a game may show the player, as it is: plain text, one paragraph, at most 500 characters. Every publisher who sees the ban sees it.',
   appealable: 'The player may appeal this ban',
 };
+
+/** What a reload or a new sign-in keeps of the form: what was typed (the device follows the lookup). */
+const DRAFTED = ['reason', 'expires', 'details', 'playerMessage', 'appealable'] as const;
 
 /** Presets that set the expiry field. */
 const DurationPresets = ({ onExpires }: { onExpires: (local: string) => void }) => (
@@ -75,6 +79,7 @@ const createdText = (
 export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
   const request = useRequest();
   const form = useForm<BanValues>({ ...blankTerms, device: deviceId ?? '' }, request);
+  const draft = useDraft('ban-create', form, blankTerms, DRAFTED);
   const { device = '', reason, expires, scope, banType } = form.values;
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
   // The publisher's reasons (GET /v1/reasons, which bans:write may read): offered, never required
@@ -117,6 +122,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
       () => call('post', '/v1/bans', { body, game }),
       (answer) => {
         form.reset(['reason', 'expires', 'details', 'playerMessage', 'appealable']);
+        draft.clear();
         request.setMessage({ kind: 'ok', text: createdText(answer.status, answer.body, policy) });
         setIdempotencyKey(newIdempotencyKey());
         onCreated(answer.body.device_id);
