@@ -27,8 +27,17 @@ const differs = <V>(values: V, blank: V, fields: ReadonlyArray<keyof V>) =>
 /** Names of the forms with an unsaved draft in this page, for the one beforeunload warning. */
 const unsaved = new Set<string>();
 let warning = false;
+let leaving = false;
+/**
+ * The console itself leaves for the identity provider (to sign in or out): drafts stay in the tab
+ * and come back with the person, so there is nothing to warn of (and a prompt would stall a silent
+ * sign-in).
+ */
+export const leaveWithoutAsking = () => {
+  leaving = true;
+};
 const warnBeforeLeaving = (e: BeforeUnloadEvent) => {
-  if (unsaved.size === 0) return;
+  if (unsaved.size === 0 || leaving) return;
   e.preventDefault();
   // Older engines show the prompt only when returnValue is set.
   e.returnValue = '';
