@@ -38,7 +38,11 @@ export const Panel = ({
   <section aria-labelledby={id} class="panel">
     <h3 id={id}>{title}</h3>
     <ScopeGate scope={scope} known={knowledge} what={what}>
-      {children}
+      {/* Its space is kept from the first frame: a panel's answer scrolls inside it rather than
+          push the panels after it down as it arrives. Focusable, so a keyboard can scroll it. */}
+      <div class="start-read" tabIndex={0} role="group" aria-labelledby={id}>
+        {children}
+      </div>
       <p>
         <a href={link.href}>{link.text}</a>
       </p>
