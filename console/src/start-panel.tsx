@@ -39,10 +39,11 @@ export const Panel = ({
     <h3 id={id}>{title}</h3>
     <ScopeGate scope={scope} known={knowledge} what={what}>
       {/* Its space is kept from the first frame: a panel's answer scrolls inside it rather than
-          push the panels after it down as it arrives. Focusable, so a keyboard can scroll it. */}
-      <div class="start-read" tabIndex={0} role="group" aria-labelledby={id}>
+          push the panels after it down as it arrives. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be focusable to be scrolled from the keyboard */}
+      <section class="start-read" aria-label={`${title}: what was read`} tabIndex={0}>
         {children}
-      </div>
+      </section>
       <p>
         <a href={link.href}>{link.text}</a>
       </p>

@@ -225,7 +225,9 @@ describe('a draft of the form', () => {
     expect(await createForm().getByLabel('Reason code').inputValue()).toBe('');
     expect(await createForm().getByLabel('Message for the player (optional)').inputValue()).toBe('');
     expect(
-      await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('draft:'))),
+      await page.evaluate(() =>
+        Object.keys((globalThis as any).sessionStorage).filter((k) => k.startsWith('draft:')),
+      ),
     ).toEqual([]);
   });
 });

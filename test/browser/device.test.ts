@@ -138,12 +138,12 @@ describe('looking up a device', () => {
       await panel
         .locator('.verdict strong')
         .first()
-        .evaluate((el) => getComputedStyle(el).fontSize),
+        .evaluate((el) => (globalThis as any).getComputedStyle(el).fontSize),
     ).not.toBe(
       await panel
         .locator('p')
         .first()
-        .evaluate((el) => getComputedStyle(el).fontSize),
+        .evaluate((el) => (globalThis as any).getComputedStyle(el).fontSize),
     );
     // Each ban that applies, with the flags that make it apply; the global social ban does not
     // apply (enforce_social_global is off by default), so it is not among them: it is listed apart,
