@@ -93,9 +93,9 @@ export const operations: BenchOperation[] = [
     name: 'create ban',
     route: 'createBan',
     // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
-    // force (already_active), the ban and (beside it, not after) its entry among banned devices,
-    // its audit event.
-    floor: 6,
+    // force (already_active), the ban and (beside it, not after) its two entries among banned
+    // devices (by id and reversed), its audit event.
+    floor: 7,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -104,8 +104,9 @@ export const operations: BenchOperation[] = [
     name: 'create ban, new key',
     route: 'createBan',
     // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
-    // force, the idempotency record, the ban and its entry among banned devices, its audit event.
-    floor: 7,
+    // force, the idempotency record, the ban and its two entries among banned devices, its audit
+    // event.
+    floor: 8,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',
@@ -208,7 +209,7 @@ export const feedPage: BenchOperation = {
  * a conditional UpdateItem, its audit event and the policy read. Locally the change log's recorder
  * adds its own behind them (bench/delivery.ts reports both).
  */
-export const WRITE_FLOORS = { 'create ban': 5, 'revoke ban': 3, 'put policy': 2 } as const;
+export const WRITE_FLOORS = { 'create ban': 6, 'revoke ban': 3, 'put policy': 2 } as const;
 
 /**
  * Webhooks, measured by bench/in-process.ts (measureWebhookRoundTrips) on one webhook of

@@ -669,7 +669,8 @@ export const listDevicesRoute = {
   auth: true,
   scope: 'bans:read',
   request: { query: devicesQuerySchema },
-  table: { 'dynamodb:Query': ['bannedDevices'] },
+  // `feed`: the global feed's live set, for the devices only other publishers' global bans name.
+  table: { 'dynamodb:Query': ['bannedDevices', 'feed'] },
   throttle: 'read',
   retry: 'read',
 } as const satisfies Route;

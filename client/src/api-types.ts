@@ -182,8 +182,8 @@ export interface paths {
   };
   "/v1/devices": {
     /**
-     * Find the devices you have banned by a prefix of their id
-     * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without `prefix`, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again.
+     * Find the devices you have banned by the start or the end of their id
+     * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name.
      *
      * Needs a key with the `bans:read` scope.
      */
@@ -1146,6 +1146,7 @@ export interface components {
     BannedDeviceList: {
       items: components["schemas"]["BannedDevice"][];
       next_cursor: string | null;
+      others_global: components["schemas"]["GlobalDevice"][];
     };
     ExpiringBanList: {
       items: ({
@@ -1168,6 +1169,10 @@ export interface components {
       first_banned_at: string;
       last_banned_at: string;
       games: string[];
+    };
+    GlobalDevice: {
+      device_id: string;
+      publishers: string[];
     };
     AppealCreation: {
       appeal_id: string;
@@ -2258,8 +2263,8 @@ export interface operations {
     };
   };
   /**
-   * Find the devices you have banned by a prefix of their id
-   * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without `prefix`, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again.
+   * Find the devices you have banned by the start or the end of their id
+   * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name.
    *
    * Needs a key with the `bans:read` scope.
    */
@@ -2272,12 +2277,17 @@ export interface operations {
          */
         prefix?: string;
         /**
+         * @description The end of the device id (a report quotes the tail digits): the same characters, 1-128. With `prefix`, ids that begin with one and end with the other.
+         * @example 3a9c
+         */
+        suffix?: string;
+        /**
          * @description Most devices to return. Digits only.
          * @example 25
          */
         limit?: number;
         /**
-         * @description The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.
+         * @description The previous page's `next_cursor` (opaque), with the same `prefix` or `suffix`: the devices after that page.
          * @example YzEuMnV3dnBEOVhtOEFBenZPYS5kZXZpY2UtN2YzYTlj
          */
         cursor?: string;

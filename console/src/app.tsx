@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Console } from './app-console';
+import { leaveWithoutAsking } from './drafts';
 import {
   type ConsoleSignIn,
   type Finished,
@@ -82,9 +83,10 @@ export const App = () => {
     // A person's sign-out revokes their refresh token, then ends their session at the provider,
     // which sends them back here.
     if (person && provider)
-      void revokeRefreshToken(provider, person.tokens).then(() =>
-        location.assign(signOutAddress(provider, person.tokens)),
-      );
+      void revokeRefreshToken(provider, person.tokens).then(() => {
+        leaveWithoutAsking();
+        location.assign(signOutAddress(provider, person.tokens));
+      });
   };
   return (
     <>

@@ -6,6 +6,7 @@ import type { Holder } from './appeals-claim';
 import { consequence, DecisionPreview } from './appeals-decision-preview';
 import { type Appeal, type DecisionRequest, outcomeHelp } from './appeals-words';
 import { banState } from './device';
+import { useDraft } from './drafts';
 import type { DecisionDraft } from './preview';
 import { apiFieldError, ConfirmStep, Field, FieldError, Notice } from './ui';
 import { useForm } from './use-form';
@@ -62,6 +63,10 @@ const OutcomeChoice = ({
   </fieldset>
 );
 
+const blankDecision = { outcome: null as AppealOutcome | null, expires: '', note: '', playerMessage: '' };
+/** What a reload or a new sign-in keeps: what was typed (the outcome is one click). */
+const DRAFTED = ['expires', 'note', 'playerMessage'] as const;
+
 /**
  * The decision form: the outcome, a private note, a new message for the player and, for
  * shortened, the new expiry, checked in the page by the API's rules; a live preview; then a
@@ -79,10 +84,9 @@ export const DecisionForm = ({
 }: DecisionProps) => {
   const request = useRequest();
   const { busy, message } = request;
-  const form = useForm(
-    { outcome: null as AppealOutcome | null, expires: '', note: '', playerMessage: '' },
-    request,
-  );
+  const form = useForm(blankDecision, request);
+  // Per appeal: a note typed for one never lands in another's form.
+  const kept = useDraft(`appeal-decision:${appeal.appeal_id}`, form, blankDecision, DRAFTED);
   const { outcome, expires, note, playerMessage } = form.values;
   const [confirming, setConfirming] = useState<DecisionRequest | null>(null);
 
@@ -142,7 +146,10 @@ export const DecisionForm = ({
             return answer;
           })
           .finally(() => setConfirming(null)),
-      (answer) => onDecided(answer.body),
+      (answer) => {
+        kept.clear();
+        onDecided(answer.body);
+      },
     );
 
   return (

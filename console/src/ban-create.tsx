@@ -19,6 +19,7 @@ import {
   reachOf,
   termsOf,
 } from './ban-terms';
+import { useDraft } from './drafts';
 import { Field, Notice, useOnChange } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
@@ -48,6 +49,9 @@ const words: PlayerWords = {
 export const endWords = (expiresAt: string | null) =>
   expiresAt === null ? 'permanent' : `until ${formatTime(expiresAt)}`;
 
+/** What a reload or a new sign-in keeps of the form: what was typed (the device follows the lookup). */
+const DRAFTED = ['reason', 'expires', 'details', 'playerMessage', 'appealable'] as const;
+
 /**
  * What a create's answer says: made now, made already by this form's earlier attempt, or not made
  * because the same ban of yours is in force already (another moderator's, or an earlier one).
@@ -67,6 +71,7 @@ const createdText = (result: Schemas['BanCreationResult'], policy: Policy | null
 export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
   const request = useRequest();
   const form = useForm<BanValues>({ ...blankTerms, device: deviceId ?? '' }, request);
+  const draft = useDraft('ban-create', form, blankTerms, DRAFTED);
   const { device = '', reason, expires, scope, banType } = form.values;
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
   const { catalogue, strict, choose, reasonProblem } = useBanReason(call, form);
@@ -89,6 +94,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
       () => call('post', '/v1/bans', { body, game }),
       (answer) => {
         form.reset(['reason', 'expires', 'details', 'playerMessage', 'appealable']);
+        draft.clear();
         request.setMessage({ kind: 'ok', text: createdText(answer.body, policy) });
         setIdempotencyKey(newIdempotencyKey());
         onCreated(answer.body.device_id);

@@ -1,3 +1,4 @@
+import type { Ref } from 'preact';
 import type { Enforcement } from './api';
 import { formatTime } from './api';
 import { DataTable } from './data-table';
@@ -24,7 +25,25 @@ const NotApplied = ({ items }: { items: NotEnforced[] }) => {
   );
 };
 
-export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) => {
+/**
+ * Until when a type is restricted: the latest end of the bans of that type that apply, or
+ * "permanently" when one of them never ends; null when none applies.
+ */
+export const restrictedUntil = (enforcement: Enforcement, type: 'cheat' | 'social'): string | null => {
+  if (!enforcement.restricted[type]) return null;
+  const ends = enforcement.bans.filter((ban) => ban.ban_type === type).map((ban) => ban.expires_at);
+  if (ends.length === 0 || ends.includes(null)) return 'permanently';
+  return `until ${formatTime(ends.reduce((a, b) => ((b ?? '') > (a ?? '') ? b : a)))}`;
+};
+
+export const EnforcementPanel = ({
+  enforcement,
+  headingRef,
+}: {
+  enforcement: Enforcement;
+  /** The verdict's heading, where a lookup or a link lands. */
+  headingRef?: Ref<HTMLHeadingElement>;
+}) => {
   const rep = enforcement.reputation;
   const rows = (['cheat', 'social'] as const).flatMap((type) =>
     (['game', 'publisher', 'global'] as const).map((scope) => ({
@@ -36,14 +55,19 @@ export const EnforcementPanel = ({ enforcement }: { enforcement: Enforcement }) 
   return (
     <>
       <section aria-labelledby="enforcement-heading" class="panel">
-        <h3 id="enforcement-heading">Enforcement</h3>
-        <ul class="restricted">
-          <li>
-            Cheat: <strong>{enforcement.restricted.cheat ? 'restricted' : 'not restricted'}</strong>
-          </li>
-          <li>
-            Social: <strong>{enforcement.restricted.social ? 'restricted' : 'not restricted'}</strong>
-          </li>
+        <h3 id="enforcement-heading" tabIndex={-1} ref={headingRef}>
+          Enforcement
+        </h3>
+        <ul class="restricted verdict">
+          {(['cheat', 'social'] as const).map((type) => {
+            const until = restrictedUntil(enforcement, type);
+            return (
+              <li key={type} class={until ? 'is-restricted' : 'is-clear'}>
+                {type === 'cheat' ? 'Cheat' : 'Social'}:{' '}
+                <strong>{until ? `restricted ${until}` : 'not restricted'}</strong>
+              </li>
+            );
+          })}
         </ul>
         {enforcement.bans.length === 0 ? (
           <p>No ban applies to this device under your policy.</p>

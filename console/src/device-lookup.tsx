@@ -20,13 +20,15 @@ interface LookupProps {
    * be the Game ID: `requested` says the device opened answers a request.
    */
   request?: LookupRequest | null;
+  /** The device shown (a link's or Back's too): the field names it, so the page says what it answers. */
+  shown?: string | undefined;
   /** A lookup starts: whatever answered the previous one is no longer the answer. */
   onAsk: () => void;
   onOpen: (device: OpenDevice, requested: boolean) => void;
 }
 
 /** The lookup form: a device id, in the session's game. */
-export const LookupForm = ({ call, game, gameError, request: asked, onAsk, onOpen }: LookupProps) => {
+export const LookupForm = ({ call, game, gameError, request: asked, shown, onAsk, onOpen }: LookupProps) => {
   // Each lookup is a new question: only the latest one's answer opens a device. A request from
   // elsewhere runs at once, superseding a lookup under way (the form's button waits while busy).
   const request = useRequest({ latest: true });
@@ -51,6 +53,10 @@ export const LookupForm = ({ call, game, gameError, request: asked, onAsk, onOpe
     form.set('deviceId')(asked.deviceId);
     void lookUp(asked.game, asked.deviceId, true);
   }, [asked]);
+
+  useEffect(() => {
+    if (shown !== undefined && form.values.deviceId.trim() !== shown) form.set('deviceId')(shown);
+  }, [shown]);
 
   const submit = (e: Event) => {
     e.preventDefault();

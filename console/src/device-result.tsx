@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import type { Ban, Call, Policy } from './api';
 import {
   BansTable,
@@ -109,8 +109,14 @@ const BanFilters = ({
 );
 
 export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }: DeviceResultProps) => {
-  // Focus comes to the heading when a lookup opens the device, not when a change reloads it.
-  const heading = useFocusOn<HTMLHeadingElement>(lookup);
+  // A lookup or a link lands on the answer: focus and scroll come to the verdict when a device
+  // opens (another device or game, or a lookup again), not when a change reloads the same one.
+  const verdict = useFocusOn<HTMLHeadingElement & HTMLParagraphElement>(
+    `${device.game}\n${device.deviceId}\n${lookup}`,
+  );
+  useLayoutEffect(() => {
+    verdict.current?.scrollIntoView({ block: 'start' });
+  }, [device.game, device.deviceId, lookup]);
   const [filters, setFilters] = useState<Filters>({ status: 'all', type: 'any' });
   // Every read is a new question (another device, other filters, another page): only the answer
   // to the latest is shown, and a slow answer about the previous device never lands under this one.
@@ -148,18 +154,18 @@ export const DeviceResult = ({ call, device, policy, onRevoke, version, lookup }
 
   return (
     <section aria-labelledby="device-heading" class="result">
-      <h2 id="device-heading" tabIndex={-1} ref={heading}>
+      <h2 id="device-heading">
         Device {device.deviceId} in game {device.game}
       </h2>
       {nothingRecorded ? (
-        <p class="panel notice-empty" role="status">
+        <p class="panel notice-empty" role="status" tabIndex={-1} ref={verdict}>
           No bans are recorded for device {device.deviceId} in your view of game {device.game} (your bans in
           this game, your publisher-wide bans and every publisher's global bans). That is not a clean record:
           a partial or mistyped device id, or another game, looks the same. Check both.
         </p>
       ) : (
         <>
-          {device.enforcement && <EnforcementPanel enforcement={device.enforcement} />}
+          {device.enforcement && <EnforcementPanel enforcement={device.enforcement} headingRef={verdict} />}
           <section aria-labelledby="bans-heading" class="panel">
             <h3 id="bans-heading">Bans</h3>
             <BanFilters

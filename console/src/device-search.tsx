@@ -16,13 +16,17 @@ import {
 import { checkDevicePrefix } from './validation';
 
 /**
- * Finding a device by the beginning of its id (a report names "device 7f3a…"): the devices the
- * publisher has banned whose id begins with what is typed (`GET /v1/devices?prefix=`), in id
- * order, each opened in one of the games it was banned in. Searched as the moderator types: only
- * the answer to what the field holds now is shown.
+ * Finding a device by the beginning or the end of its id (a report names "device 7f3a…" or quotes
+ * its tail digits): the devices the publisher has banned whose id begins (`GET /v1/devices?prefix=`)
+ * or ends (`?suffix=`) with what is typed, each opened in one of the games it was banned in, and
+ * those only other publishers' global bans name. Searched as the moderator types: only the answer
+ * to what the field holds now is shown.
  */
 
 type BannedDevice = Schemas['BannedDevice'];
+/** Which end of the id the text matches. */
+type End = 'start' | 'end';
+const endWords: Record<End, string> = { start: 'begins', end: 'ends' };
 
 /** Devices a page (the API's default). */
 export const SEARCH_PAGE_SIZE = 25;
@@ -86,15 +90,20 @@ const PickGame = ({
 
 const Search = ({ call, game, bound, onOpen }: Props) => {
   const [text, setText] = useState('');
+  const [end, setEnd] = useState<End>('start');
   const [problem, setProblem] = useState<string | undefined>();
   const [picking, setPicking] = useState<BannedDevice | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const { page, applied, message, first, clear, pager } = useCursorPages(
-    (filters: { prefix: string }, cursor) =>
+    (filters: { prefix: string; end: End }, cursor) =>
       call('get', '/v1/devices', {
-        query: { prefix: filters.prefix, limit: SEARCH_PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+        query: {
+          ...(filters.end === 'start' ? { prefix: filters.prefix } : { suffix: filters.prefix }),
+          limit: SEARCH_PAGE_SIZE,
+          ...(cursor ? { cursor } : {}),
+        },
       }),
-    { prefix: '' },
+    { prefix: '', end: 'start' as End },
     // Each prefix typed is a new question: the answer to an older one is dropped, however late.
     { latest: true },
   );
@@ -104,7 +113,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
   const where = bound ? ` in ${bound.join(', ')}` : '';
 
   /** The field changed: what answered the previous prefix goes at once; the new one is sent after a pause. */
-  const type = (value: string) => {
+  const type = (value: string, matching = end) => {
     setText(value);
     setPicking(null);
     clear();
@@ -113,7 +122,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
     const bad = next === '' ? undefined : checkDevicePrefix(next);
     setProblem(bad);
     if (next === '' || bad) return;
-    timer.current = setTimeout(() => void first({ prefix: next }), SEARCH_DELAY_MS);
+    timer.current = setTimeout(() => void first({ prefix: next, end: matching }), SEARCH_DELAY_MS);
   };
 
   /** Enter (or Search): now, without the pause; again, after a failure. */
@@ -126,7 +135,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
     }
     if (problem) return;
     setPicking(null);
-    void first({ prefix });
+    void first({ prefix, end });
   };
 
   const open = (device: BannedDevice) => {
@@ -140,28 +149,45 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
   };
 
   const count = page?.items.length ?? 0;
+  const others = page?.others_global ?? [];
+  const verb = endWords[applied.end];
   // What the live region says: the count, or that nothing begins with it (never that a device is clean).
   const status =
     prefix === '' || message
       ? ''
       : problem
-        ? `Nothing is searched: the prefix ${problem}.`
+        ? `Nothing is searched: the ${end === 'start' ? 'prefix' : 'ending'} ${problem}.`
         : !page
-          ? `Searching for devices whose ID begins with "${prefix}"…`
+          ? `Searching for devices whose ID ${endWords[end]} with "${prefix}"…`
           : count === 0
-            ? `No device you have banned begins with "${applied.prefix}". That is not a clean record: only the devices your publisher has banned${where} are searched, not other publishers' bans.`
-            : `${count} ${count === 1 ? 'device' : 'devices'} you have banned begin${count === 1 ? 's' : ''} with "${applied.prefix}" on page ${pager.number}${page.next_cursor ? '; more on the next page' : ''}.`;
+            ? `No device you have banned ${verb} with "${applied.prefix}"${others.length ? `; other publishers' global bans name ${others.length}, listed below` : ''}. That is not a clean record: only the devices your publisher has banned${where} are searched${applied.end === 'start' ? ", and other publishers' global bans in force" : ", not other publishers' bans"}.`
+            : `${count} ${count === 1 ? 'device' : 'devices'} you have banned ${count === 1 ? verb : verb.slice(0, -1)} with "${applied.prefix}" on page ${pager.number}${page.next_cursor ? '; more on the next page' : ''}${others.length ? `; ${others.length} more named only by other publishers' global bans` : ''}.`;
 
   return (
     <>
       <form noValidate onSubmit={submit}>
+        <div class="field">
+          <label for="device-search-end">Match</label>
+          <select
+            id="device-search-end"
+            value={end}
+            onChange={(e) => {
+              const next = (e.currentTarget as HTMLSelectElement).value as End;
+              setEnd(next);
+              type(text, next);
+            }}
+          >
+            <option value="start">the start of the ID</option>
+            <option value="end">the end of the ID (tail digits)</option>
+          </select>
+        </div>
         <Field
           id="device-search"
-          label="Device ID begins with"
+          label={`Device ID ${endWords[end]} with`}
           value={text}
-          onValue={type}
-          hint={`The devices your publisher has banned${where} whose ID begins with this, in ID order, searched as you type.`}
-          error={problem ? `Device ID prefix ${problem}` : undefined}
+          onValue={(value) => type(value)}
+          hint={`The devices your publisher has banned${where} whose ID ${endWords[end]} with this, searched as you type.`}
+          error={problem ? `Device ID ${end === 'start' ? 'prefix' : 'ending'} ${problem}` : undefined}
         />
         <button type="submit">Search</button>
       </form>
@@ -170,7 +196,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
         message={
           message && {
             ...message,
-            text: `The devices beginning with "${prefix}" could not be listed. ${message.text}`,
+            text: `The devices ${end === 'start' ? 'beginning' : 'ending'} with "${prefix}" could not be listed. ${message.text}`,
           }
         }
       />
@@ -183,7 +209,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
             label="Found devices table"
             caption={
               <>
-                Devices you have banned whose ID begins with "{applied.prefix}" (page {pager.number})
+                Devices you have banned whose ID {verb} with "{applied.prefix}" (page {pager.number})
               </>
             }
             columns={['Device', 'Games', 'First banned', 'Last banned']}
@@ -214,6 +240,35 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
           </DataTable>
           <Pager {...pager} />
         </>
+      )}
+      {others.length > 0 && (
+        <DataTable
+          label="Devices other publishers banned table"
+          caption={
+            <>Devices only other publishers' global bans in force name, beginning "{applied.prefix}"</>
+          }
+          columns={['Device', 'Global bans by']}
+          actions
+        >
+          {others.map((device) => (
+            <tr key={device.device_id}>
+              <th scope="row">{device.device_id}</th>
+              <td>{device.publishers.join(', ')}</td>
+              <td class="sticky-end">
+                <button
+                  type="button"
+                  class="small"
+                  aria-label={openLabel(device.device_id)}
+                  disabled={game === ''}
+                  title={game === '' ? 'Type a Game ID first: a device is looked up in a game' : undefined}
+                  onClick={() => onOpen(device.device_id, game)}
+                >
+                  Open
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {picking && (
         <PickGame

@@ -137,6 +137,7 @@ export const DeviceView = ({
         game={game}
         gameError={gameError}
         request={request}
+        shown={looked?.deviceId}
         // A new question: what answered the last one leaves the page at once.
         onAsk={() => {
           setRevoking(null);

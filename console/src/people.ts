@@ -1,6 +1,7 @@
 import { isRole, type Role } from '@kernel/people';
 import { type ConsoleSignIn, SIGN_IN_FILE } from '@kernel/sign-in';
 import * as oauth from 'oauth4webapi';
+import { leaveWithoutAsking } from './drafts';
 
 /**
  * Signing a person in with their organisation's identity provider: OpenID Connect authorization
@@ -91,6 +92,7 @@ export const startSignIn = async (config: ConsoleSignIn, { silent = false } = {}
     ...(config.resource && { resource: config.resource }),
     ...(silent && { prompt: 'none' }),
   }).toString();
+  leaveWithoutAsking();
   location.assign(url.href);
 };
 

@@ -38,7 +38,12 @@ export const Panel = ({
   <section aria-labelledby={id} class="panel">
     <h3 id={id}>{title}</h3>
     <ScopeGate scope={scope} known={knowledge} what={what}>
-      {children}
+      {/* Its space is kept from the first frame: a panel's answer scrolls inside it rather than
+          push the panels after it down as it arrives. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be focusable to be scrolled from the keyboard */}
+      <section class="start-read" aria-label={`${title}: what was read`} tabIndex={0}>
+        {children}
+      </section>
       <p>
         <a href={link.href}>{link.text}</a>
       </p>

@@ -22,7 +22,10 @@ import type { ScopeKnowledge } from './ui';
  *   - the webhooks whose deliveries are failing: being retried, or given up (`keys:manage`).
  */
 
-/** The page's panels, in order: each its heading, the scope it needs, its link and what it shows. */
+/**
+ * The page's panels, in order: each its heading, the scope it needs, its link and what it shows.
+ * The appeals first: what waits for a moderator comes before what has happened.
+ */
 const panels: Array<{
   id: string;
   title: string;
@@ -32,20 +35,20 @@ const panels: Array<{
   Shows: ComponentType<{ call: Call; version: number }>;
 }> = [
   {
-    id: 'start-activity-heading',
-    title: "Today's activity by person",
-    scope: 'audit:read',
-    what: "Today's activity",
-    link: { href: addressHash({ view: 'audit' }), text: 'Open the audit trail' },
-    Shows: Activity,
-  },
-  {
     id: 'start-appeals-heading',
     title: 'Open appeals',
     scope: 'appeals:decide',
     what: 'The appeals queue',
     link: { href: addressHash({ view: 'appeals' }), text: 'Work the appeals queue' },
     Shows: OpenAppeals,
+  },
+  {
+    id: 'start-activity-heading',
+    title: "Today's activity by person",
+    scope: 'audit:read',
+    what: "Today's activity",
+    link: { href: addressHash({ view: 'audit' }), text: 'Open the audit trail' },
+    Shows: Activity,
   },
   {
     id: 'start-ending-heading',

@@ -26,7 +26,7 @@ import {
   BAN_PREFIX,
   banAppealAttribute,
   banKey,
-  bannedDeviceKey,
+  bannedDeviceKeys,
   devicePartition,
   erasureKey,
   idempotencyKey,
@@ -146,7 +146,7 @@ const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
       [
         // The event first: its put may have landed with its answer lost.
         eventKeyOf(ban.publisher_id, 'ban.created', String(ban.ban_id), ban.created_at),
-        bannedDeviceKey(ban.publisher_id, ban.device_id, ban.ban_id),
+        ...bannedDeviceKeys(ban.publisher_id, ban.device_id, ban.ban_id),
         ...expiringBanKeysOf(ban),
         banKey(ban.device_id, ban.ban_id),
       ],
@@ -746,7 +746,7 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
     }
     // Its entries in the indexes before the ban, through which a retry finds them.
     await Promise.all(
-      [bannedDeviceKey(publisherId, deviceId, ban.ban_id), ...expiringBanKeysOf(ban)].map((Key) =>
+      [...bannedDeviceKeys(publisherId, deviceId, ban.ban_id), ...expiringBanKeysOf(ban)].map((Key) =>
         dynamo.send(new DeleteCommand({ TableName: tableName(), Key })),
       ),
     );

@@ -702,10 +702,12 @@ export const appealClaimRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type AppealClaimRequest = z.output<typeof appealClaimRequestSchema>;
 
-/** `GET /v1/devices`: the devices the publisher has banned, by id prefix, in id order. */
+/** `GET /v1/devices`: the devices the publisher has banned, by the start or the end of their id. */
 export const devicesQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     prefix: z.optional(pattern(DEVICE_ID_PREFIX_PATTERN, DEVICE_ID_PREFIX_RULE)),
+    /** The end of the id (a report quotes the tail digits); with `prefix`, both must hold. */
+    suffix: z.optional(pattern(DEVICE_ID_PREFIX_PATTERN, DEVICE_ID_PREFIX_RULE)),
     limit: z._default(integerParam(1, 100), 25),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
   }),

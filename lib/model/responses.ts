@@ -360,9 +360,21 @@ export const bannedDeviceSchema = z.strictObject({
 });
 export type BannedDevice = z.output<typeof bannedDeviceSchema>;
 
+/** A device only other publishers' global bans in force name: which publishers, nothing more. */
+export const globalDeviceSchema = z.strictObject({
+  device_id: z.string(),
+  publishers: z.array(z.string()),
+});
+export type GlobalDevice = z.output<typeof globalDeviceSchema>;
+
 export const bannedDeviceListSchema = z.strictObject({
   items: z.array(bannedDeviceSchema),
   next_cursor: z.nullable(z.string()),
+  /**
+   * With `prefix`, on the first page: up to `limit` devices whose id begins with it that other
+   * publishers' global bans in force name and this page does not list; otherwise empty.
+   */
+  others_global: z.array(globalDeviceSchema),
 });
 export type BannedDeviceList = z.output<typeof bannedDeviceListSchema>;
 

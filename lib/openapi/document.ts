@@ -66,6 +66,7 @@ import {
   feedEventSchema,
   feedPageSchema,
   fieldIssueSchema,
+  globalDeviceSchema,
   healthSchema,
   listedBanSchema,
   listedWebhookSchema,
@@ -175,6 +176,7 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [bannedDeviceListSchema, 'BannedDeviceList'],
   [expiringBanListSchema, 'ExpiringBanList'],
   [bannedDeviceSchema, 'BannedDevice'],
+  [globalDeviceSchema, 'GlobalDevice'],
   [appealCreationSchema, 'AppealCreation'],
   [appealStatsSchema, 'AppealStats'],
   [appealSubjectSchema, 'AppealSubject'],
@@ -468,10 +470,15 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description: 'The beginning of the device id: the same characters as a device id, 1-128 of them.',
     example: 'device-7f3a',
   },
+  'listDevices.suffix': {
+    description:
+      'The end of the device id (a report quotes the tail digits): the same characters, 1-128. With `prefix`, ids that begin with one and end with the other.',
+    example: '3a9c',
+  },
   'listDevices.limit': { description: 'Most devices to return. Digits only.', example: 25 },
   'listDevices.cursor': {
     description:
-      "The previous page's `next_cursor` (opaque), with the same `prefix`: the devices after that page.",
+      "The previous page's `next_cursor` (opaque), with the same `prefix` or `suffix`: the devices after that page.",
     example: acmeCursor('devices', bannedDevicesPartition('acme'), 'device-7f3a9c'),
   },
   'listExpiringBans.within_hours': {

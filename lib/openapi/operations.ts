@@ -898,15 +898,18 @@ export const operations = {
   },
 
   listDevices: {
-    summary: 'Find the devices you have banned by a prefix of their id',
+    summary: 'Find the devices you have banned by the start or the end of their id',
     tag: 'Bans',
     description:
       'The devices your publisher has ever banned (whatever their bans are now: revoked and expired ' +
-      'ones count) whose id begins with `prefix`, in id order, with when you first and last banned each ' +
+      'ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in ' +
+      'order of the id read backwards, with when you first and last banned each ' +
       "and in which games. For a report that names part of an id; the device's bans are then its " +
-      "listing's answer. Without `prefix`, every such device. A key bound to games finds the devices " +
+      "listing's answer. Without either, every such device. A key bound to games finds the devices " +
       'banned in its games and sees only those games. Erasing a device removes it. Devices banned ' +
-      'before this index existed (2026-11-26) are found once banned again.',
+      'before this index existed (2026-11-26) are found once banned again, and by `suffix` only if ' +
+      'banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the ' +
+      "devices beginning with it that only other publishers' global bans in force name.",
     responses: {
       200: response(bannedDeviceListSchema, 'A page of devices.', {
         items: [
@@ -918,6 +921,7 @@ export const operations = {
           },
         ],
         next_cursor: null,
+        others_global: [{ device_id: `${DEVICE}-b`, publishers: ['globex'] }],
       }),
     },
   },

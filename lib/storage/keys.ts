@@ -287,6 +287,28 @@ export const bannedDeviceKey = (publisherId: string, deviceId: string, banId: nu
 export const afterBannedDevice = (deviceId: string) => `${deviceId}${BANNED_DEVICE_SEPARATOR}~`;
 
 /**
+ * The same ban's entry by its device id reversed (`#<id reversed>#<ban id>`), so the end of an id
+ * (a report quotes the tail digits) is a prefix of its keys and a suffix search is a Query. '#'
+ * begins no device id, so these sort before every entry by id; same partition, same grants, and an
+ * erasure deletes both. Device ids are ASCII, so reversing their characters is exact.
+ */
+export const REVERSED_DEVICE_PREFIX = '#';
+export const reversedDeviceId = (deviceId: string) => [...deviceId].reverse().join('');
+export const reversedBannedDeviceKey = (publisherId: string, deviceId: string, banId: number) => ({
+  pk: bannedDevicesPartition(publisherId),
+  sk: `${REVERSED_DEVICE_PREFIX}${reversedDeviceId(deviceId)}${BANNED_DEVICE_SEPARATOR}${String(banId).padStart(BAN_ID_DIGITS, '0')}`,
+});
+export const afterReversedBannedDevice = (deviceId: string) =>
+  `${REVERSED_DEVICE_PREFIX}${reversedDeviceId(deviceId)}${BANNED_DEVICE_SEPARATOR}~`;
+/** Where the entries by id begin: '$' sorts after the reversed entries' '#' and before every device id character. */
+export const BANNED_DEVICES_BY_ID_FROM = '$';
+/** Both entries of one ban in the index of banned devices. */
+export const bannedDeviceKeys = (publisherId: string, deviceId: string, banId: number) => [
+  bannedDeviceKey(publisherId, deviceId, banId),
+  reversedBannedDeviceKey(publisherId, deviceId, banId),
+];
+
+/**
  * A ban with an expiry, under its publisher: `<expires_at>#<ban id, padded>`, so the partition sorts
  * by when bans end (timestamps are all of one width, UTC, millisecond) and no two bans share an item.
  */

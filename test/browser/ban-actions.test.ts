@@ -2,7 +2,16 @@ import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
-import { alertHolding, bansTable, lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
+import {
+  alertHolding,
+  bansTable,
+  lookUp,
+  rowsOf,
+  setGame,
+  signIn,
+  signOut,
+  statusHolding,
+} from './support/console';
 import {
   axeScan,
   type ConsolePage,
@@ -171,6 +180,55 @@ describe('creating a ban', () => {
       game_id: null,
       expires_at: '2031-06-01T12:30:00.000Z',
     });
+  });
+});
+
+describe('a draft of the form', () => {
+  it('survives a reload and a new sign-in, warns before the page is left, and is gone once the ban is made', async () => {
+    const { page } = console_;
+    const device = 'device-draft';
+    await fillBan({ device, reason: 'aimbot', details: '{"match": "m-9"}' });
+    await createForm().getByLabel('Message for the player (optional)').fill('Cheat software found.');
+    // Leaving with a draft asks first (accepted here, so the reload goes on).
+    const asked: string[] = [];
+    const answer = (dialog: import('playwright-core').Dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    };
+    page.on('dialog', answer);
+    await page.reload();
+    expect(asked).toEqual(['beforeunload']);
+    await signIn(page, server.devKey);
+    await setGame(page, GAME);
+    expect(await createForm().getByLabel('Reason code').inputValue()).toBe('aimbot');
+    expect(await createForm().getByLabel('Details (optional JSON object)').inputValue()).toBe(
+      '{"match": "m-9"}',
+    );
+    // A session that ends and is signed into again finds it too.
+    await signOut(page);
+    await signIn(page, server.devKey);
+    expect(await createForm().getByLabel('Message for the player (optional)').inputValue()).toBe(
+      'Cheat software found.',
+    );
+    await createForm().getByLabel('Device ID to ban').fill(device);
+    await createForm().getByRole('button', { name: 'Create ban' }).click();
+    await statusHolding(createForm(), `on ${device}`);
+    expect((await bansOf(device)).map((b) => [b.reason_code, b.player_message])).toEqual([
+      ['aimbot', 'Cheat software found.'],
+    ]);
+    // Made: nothing to warn of, nothing to bring back.
+    await page.reload();
+    page.off('dialog', answer);
+    expect(asked).toEqual(['beforeunload']);
+    await signIn(page, server.devKey);
+    await setGame(page, GAME);
+    expect(await createForm().getByLabel('Reason code').inputValue()).toBe('');
+    expect(await createForm().getByLabel('Message for the player (optional)').inputValue()).toBe('');
+    expect(
+      await page.evaluate(() =>
+        Object.keys((globalThis as any).sessionStorage).filter((k) => k.startsWith('draft:')),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -223,8 +223,8 @@ describe('finding a device by the beginning of its id', () => {
     await bans.waitFor();
     expect(await page.getByLabel('Game ID', { exact: true }).inputValue()).toBe(GAME);
     expect(await page.getByLabel('Device ID', { exact: true }).inputValue()).toBe(ONE_GAME);
-    const heading = page.getByRole('heading', { name: `Device ${ONE_GAME} in game ${GAME}` });
-    expect(await isActive(heading)).toBe(true);
+    // It lands on the answer: the verdict has the focus.
+    expect(await isActive(page.getByRole('heading', { name: 'Enforcement', exact: true }))).toBe(true);
     const listed = await server.call('GET', `/v1/device/${ONE_GAME}/bans`, { game: GAME });
     expect((await rowsOf(bans)).map((r) => Number(r[0]))).toEqual(
       listed.body.items.map((b: { ban_id: number }) => b.ban_id),
@@ -382,6 +382,59 @@ describe('finding a device by the beginning of its id', () => {
     } finally {
       release();
       await page.unroute(slow);
+    }
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("finds a device by its tail digits, names one only another publisher's global ban names, and a link lands on its verdict", async () => {
+    const { page, problems } = console_;
+    const tail = '7656119';
+    const mine = `steam-${tail}`;
+    const theirs = `${STEM}-glob`;
+    await ban(mine, GAME);
+    await ban(theirs, 'acme-racer', otherKey, 'global');
+    // The end: one request with ?suffix=, the page showing exactly the API's answer.
+    await page.getByLabel('Match', { exact: true }).selectOption('end');
+    await page.getByLabel('Device ID ends with', { exact: true }).fill(tail);
+    const byEnd = page.getByRole('table', {
+      name: `Devices you have banned whose ID ends with "${tail}"`,
+      exact: false,
+    });
+    await byEnd.waitFor();
+    const answer = await server.call('GET', `/v1/devices?suffix=${tail}`);
+    expect(answer.body.items.map((d: Found) => d.device_id)).toEqual([mine]);
+    expect(await shownRows(byEnd)).toEqual(answer.body.items);
+    // The start again: acme's global ban names a device this publisher never banned, once the
+    // dispatcher has put it in the live set.
+    await expect
+      .poll(async () => (await server.call('GET', `/v1/devices?prefix=${theirs}`)).body.others_global)
+      .toEqual([{ device_id: theirs, publishers: ['acme'] }]);
+    await page.getByLabel('Match', { exact: true }).selectOption('start');
+    await searchField(page).fill(theirs);
+    const others = page.getByRole('table', { name: /^Devices only other publishers' global bans/ });
+    await others.waitFor();
+    expect(await rowsOf(others)).toEqual([[theirs, 'acme', 'Open']]);
+    await statusHolding(
+      searchRegion(page),
+      `No device you have banned begins with "${theirs}"; other publishers' global bans name 1`,
+    );
+
+    // A link to the device: the verdict in view with the focus, the lookup field naming it.
+    const linked = await openPage(
+      browser,
+      `${server.devicesUrl.split('#')[0]}#/device?game=${GAME}&device=${mine}`,
+    );
+    try {
+      await signIn(linked.page, server.devKey);
+      const verdict = linked.page.getByRole('heading', { name: 'Enforcement', exact: true });
+      await expect.poll(() => isActive(verdict)).toBe(true);
+      const box = await verdict.boundingBox();
+      expect(box && box.y > -1 && box.y < 200, JSON.stringify(box)).toBe(true);
+      expect(await linked.page.getByLabel('Device ID', { exact: true }).inputValue()).toBe(mine);
+      await linked.page.getByText(/Cheat: restricted permanently/).waitFor();
+      expect(unexpectedProblems(linked.problems)).toEqual([]);
+    } finally {
+      await linked.close();
     }
     expect(unexpectedProblems(problems)).toEqual([]);
   });

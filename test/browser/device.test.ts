@@ -114,19 +114,36 @@ describe('looking up a device', () => {
   it('shows the enforcement answer (restricted, why, the rule of each ban) and the reputation the API computes', async () => {
     const { page } = console_;
     await lookUp(page, DEVICE);
-    const heading = page.getByRole('heading', { name: `Device ${DEVICE} in game ${GAME}` });
-    await heading.waitFor();
-    // The result takes focus, so a keyboard or screen-reader user lands on it.
-    expect(await heading.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    await page.getByRole('heading', { name: `Device ${DEVICE} in game ${GAME}` }).waitFor();
+    // The verdict takes focus, so a keyboard or screen-reader user lands on the answer.
+    const verdict = page.getByRole('heading', { name: 'Enforcement', exact: true });
+    expect(await verdict.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
 
     const enforcement = (await server.call('GET', `/v1/device/${DEVICE}/enforcement`, { game: GAME })).body;
     const panel = page.getByRole('region', { name: 'Enforcement', exact: true });
     const text = await panel.innerText();
-    expect(text).toMatch(
-      new RegExp(`Cheat: ${enforcement.restricted.cheat ? 'restricted' : 'not restricted'}`),
-    );
-    expect(text).toMatch(
-      new RegExp(`Social: ${enforcement.restricted.social ? 'restricted' : 'not restricted'}`),
+    // With weight, and until when: the latest end of the bans that apply, or permanently.
+    const until = (type: 'cheat' | 'social') => {
+      const ends = enforcement.bans.filter((b: any) => b.ban_type === type).map((b: any) => b.expires_at);
+      return ends.includes(null) ? 'permanently' : 'until ';
+    };
+    for (const [type, words] of [
+      ['cheat', 'Cheat'],
+      ['social', 'Social'],
+    ] as const)
+      expect(text).toContain(
+        `${words}: ${enforcement.restricted[type] ? `restricted ${until(type)}` : 'not restricted'}`,
+      );
+    expect(
+      await panel
+        .locator('.verdict strong')
+        .first()
+        .evaluate((el) => (globalThis as any).getComputedStyle(el).fontSize),
+    ).not.toBe(
+      await panel
+        .locator('p')
+        .first()
+        .evaluate((el) => (globalThis as any).getComputedStyle(el).fontSize),
     );
     // Each ban that applies, with the flags that make it apply; the global social ban does not
     // apply (enforce_social_global is off by default), so it is not among them: it is listed apart,

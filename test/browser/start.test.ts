@@ -591,6 +591,51 @@ describe('the Start page', () => {
   });
 });
 
+describe('the Start page as it loads', () => {
+  it('shows the open appeals before the activity, and nothing on it moves as the panels are read', async () => {
+    const opened = await openPage(browser, `${server.consoleUrl}#/start`);
+    try {
+      const { page } = opened;
+      // Every layout shift from here on whose moved element is inside the Start page, input or not.
+      await page.evaluate(() => {
+        const g = globalThis as any;
+        g.startShifts = [];
+        new g.PerformanceObserver((list: any) => {
+          for (const entry of list.getEntries())
+            for (const source of entry.sources ?? [])
+              if (source.node?.closest?.('[aria-labelledby="start-heading"]'))
+                g.startShifts.push({ value: entry.value, node: source.node.textContent.slice(0, 60) });
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      await signIn(page, server.devKey);
+      await activityTable(page).waitFor();
+      await endingTable(page).waitFor();
+      await webhooksTable(page).waitFor();
+      await appeals(page).getByRole('link', { name: 'Work the appeals queue' }).waitFor();
+      const headings = await page
+        .getByRole('region', { name: 'Start', exact: true })
+        .getByRole('heading', { level: 3 })
+        .allInnerTexts();
+      expect(headings).toEqual([
+        'Open appeals',
+        "Today's activity by person",
+        'Ending in the next 24 hours',
+        'Webhooks failing now',
+      ]);
+      // One frame after the last answer, so its shift (if any) is reported.
+      await page.evaluate(() => new Promise((done) => (globalThis as any).requestAnimationFrame(done)));
+      expect(await page.evaluate(() => (globalThis as any).startShifts)).toEqual([]);
+      for (const width of [1440, 1280, 390]) {
+        await page.setViewportSize({ width, height: 860 });
+        expect(seriousViolations(await axeScan(page, `start-${width}`)), String(width)).toEqual([]);
+      }
+      expect(unexpectedProblems(opened.problems)).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
 describe('who sees what', () => {
   it('tells a session without the scopes why each panel is hidden, and reads none of their data', async () => {
     const reader = await server.makeKey('policy reader', ['policy:read']);

@@ -444,6 +444,8 @@ describe('every function, under the role the template gives it', () => {
     const found = await call('listDevices', owner, { query: { prefix: 'iam-era' } });
     expect(found.status).toBe(200);
     expect(found.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
+    const byEnd = await call('listDevices', owner, { query: { suffix: 'm-erase' } });
+    expect(byEnd.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
     expect((await call('eraseDevice', owner, { path: { device_id: 'iam-erase' }, body: {} })).status).toBe(
       200,
     );

@@ -72,9 +72,9 @@ describe('finding devices by a prefix of their id', () => {
     expect(ids(await find(b.key, `?prefix=${stem}`))).toEqual([`${stem}-c`]);
     expect(ids(await find(c.key, `?prefix=${stem}`))).toEqual([]);
     expect(ids(await find(c.key, ''))).toEqual([]);
-    // Stored: one small item per ban, in the publisher's own partition, keyed by device then ban.
+    // Stored: two small items per ban (by id, and by id reversed), in the publisher's own partition.
     const index = (await api.items()).filter((item) => item.pk === `BANNED#${a.id}`);
-    expect(index).toHaveLength(4);
+    expect(index).toHaveLength(8);
     const ofA = index.filter((item) => String(item.sk).startsWith(`${stem}-a#`));
     expect(ofA.map((item) => item.game_id).sort()).toEqual(['g1', 'g2']);
   });
@@ -138,6 +138,86 @@ describe('finding devices by a prefix of their id', () => {
     ).toEqual([[`${stem}-1`, ['g1']]]);
   });
 
+  it("finds a device by the end of its id with one Query of the reversed entries, and nobody else's", async () => {
+    const [a, b] = [await publisher(), await publisher()];
+    const tail = `${Date.now()}${n}`.slice(-9);
+    await ban(a.key, `steam-${tail}`, 'g1');
+    await ban(a.key, `steam-${tail}`, 'g2');
+    await ban(a.key, `xbox-1${tail}`, 'g1');
+    await ban(a.key, `steam-${tail}9`, 'g1');
+    await ban(b.key, `psn-${tail}`, 'g1');
+
+    const found = await find(a.key, `?suffix=${tail}&limit=1`);
+    expect(found.status).toBe(200);
+    // In order of the id read backwards: "...1-xobx" after "...-maets".
+    expect(found.body.items).toEqual([
+      {
+        device_id: `steam-${tail}`,
+        first_banned_at: expect.any(String),
+        last_banned_at: expect.any(String),
+        games: ['g1', 'g2'],
+      },
+    ]);
+    expect(found.body.others_global).toEqual([]);
+    const next = await find(a.key, `?suffix=${tail}&cursor=${found.body.next_cursor}`);
+    expect(ids(next)).toEqual([`xbox-1${tail}`]);
+    expect(next.body.next_cursor).toBeNull();
+    expect(ids(await find(b.key, `?suffix=${tail}`))).toEqual([`psn-${tail}`]);
+    // A cursor of the end is no cursor of the start.
+    const wrongEnd = await find(a.key, `?prefix=steam-&cursor=${found.body.next_cursor}`);
+    expect(wrongEnd.status).toBe(400);
+    expect(wrongEnd.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+    // Stored: each ban's entry by id and its entry reversed, in the publisher's partition.
+    const index = (await api.items()).filter(
+      (item) => item.pk === `BANNED#${a.id}` && item.device_id === `steam-${tail}`,
+    );
+    expect(index.map((item) => String(item.sk).replace(/#\d{16}$/, '')).sort()).toEqual([
+      `#${tail.split('').reverse().join('')}-maets`,
+      `#${tail.split('').reverse().join('')}-maets`,
+      `steam-${tail}`,
+      `steam-${tail}`,
+    ]);
+    // Both ends: the ids that begin with one and end with the other.
+    expect(ids(await find(a.key, `?prefix=steam-&suffix=${tail}`))).toEqual([`steam-${tail}`]);
+    // A listing without prefix or suffix lists each device once, not its reversed entries.
+    const all = await find(a.key, '?limit=100');
+    expect(ids(all)).toEqual([`steam-${tail}`, `steam-${tail}9`, `xbox-1${tail}`]);
+  });
+
+  it("names the devices only other publishers' global bans in force name, with their publishers only", async () => {
+    const [a, b, c] = [await publisher(), await publisher(), await publisher()];
+    const stem = unique('glob');
+    await ban(a.key, `${stem}-mine`, 'g1');
+    await ban(b.key, `${stem}-mine`, 'g1', 'global');
+    await ban(b.key, `${stem}-theirs`, 'g3', 'global');
+    await ban(c.key, `${stem}-theirs`, 'g1', 'global');
+    await ban(b.key, `${stem}-game`, 'g1');
+    const revoked = await ban(c.key, `${stem}-revoked`, 'g1', 'global');
+    expect(
+      (
+        await api.request('POST', `/v1/device/${stem}-revoked/bans/${revoked}/revoke`, {
+          key: c.key,
+          game: 'g1',
+          body: { reason_code: 'mistake' },
+        })
+      ).status,
+    ).toBe(200);
+    await api.settle();
+
+    const found = await find(a.key, `?prefix=${stem}`);
+    expect(found.status).toBe(200);
+    expect(ids(found)).toEqual([`${stem}-mine`]);
+    expect(found.body.others_global).toEqual([
+      { device_id: `${stem}-theirs`, publishers: [b.id, c.id].sort() },
+    ]);
+    // B lists the devices it banned itself; C's ban of one of them adds nothing to others_global.
+    const ofB = await find(b.key, `?prefix=${stem}`);
+    expect(ids(ofB)).toEqual([`${stem}-game`, `${stem}-mine`, `${stem}-theirs`]);
+    expect(ofB.body.others_global).toEqual([]);
+    // A later page and a search by the end do not repeat them.
+    expect((await find(a.key, `?suffix=theirs`)).body.others_global).toEqual([]);
+  });
+
   it('refuses bad input with the field named, and a key without bans:read', async () => {
     const a = await publisher();
     for (const [query, field] of [
@@ -150,6 +230,8 @@ describe('finding devices by a prefix of their id', () => {
       ['?cursor=%24%24', 'cursor'],
       ['?cursor=bm8vcGU', 'cursor'],
       ['?colour=red', 'colour'],
+      ['?suffix=', 'suffix'],
+      ['?suffix=a%2Fb', 'suffix'],
     ] as const) {
       const res = await find(a.key, query);
       expect(res.status, query).toBe(400);

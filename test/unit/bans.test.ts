@@ -24,6 +24,7 @@ import {
   partitions,
   policyKey,
   reasonsKey,
+  reversedBannedDeviceKey,
 } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -62,7 +63,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 6 calls without a key (the reason catalogue read and the device Query beside the counter)', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its two entries among banned devices, then its event: 7 calls without a key (the reason catalogue read and the device Query beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -74,7 +75,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(7);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -103,7 +104,14 @@ describe('createBan', () => {
       created_at: put?.Item?.created_at,
     });
     expect(entry?.ConditionExpression).toBeUndefined();
-    const event = ddb.commandCalls(PutCommand)[2]?.args[0].input;
+    // And under the id reversed, so the end of an id finds it too.
+    const reversed = ddb.commandCalls(PutCommand)[2]?.args[0].input;
+    expect(reversed?.Item).toEqual({
+      ...entry?.Item,
+      ...reversedBannedDeviceKey('pub-a', 'dev-1', takenId()),
+    });
+    expect(reversed?.Item?.sk).toBe(`#1-ved#${String(takenId()).padStart(16, '0')}`);
+    const event = ddb.commandCalls(PutCommand)[3]?.args[0].input;
     expect(event?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(event?.Item).toMatchObject({
       pk: auditPartition('pub-a'),
@@ -125,6 +133,7 @@ describe('createBan', () => {
     expect(deleted).toEqual([
       { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
       bannedDeviceKey('pub-a', 'dev-1', takenId()),
+      reversedBannedDeviceKey('pub-a', 'dev-1', takenId()),
       banKey('dev-1', takenId()),
     ]);
   });

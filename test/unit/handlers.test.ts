@@ -61,16 +61,16 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(2);
   });
 
-  it('create without a key makes 6 calls (counter, the reason catalogue and the device Query, ban and its entry among banned devices, event) and answers 201', async () => {
+  it('create without a key makes 7 calls (counter, the reason catalogue and the device Query, ban and its two entries among banned devices, event) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(7);
   });
 
-  it('create with a new key makes 7 calls (counter, the reason catalogue and the device Query, record, ban and its entry, event)', async () => {
+  it('create with a new key makes 8 calls (counter, the reason catalogue and the device Query, record, ban and its two entries, event)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -81,7 +81,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(7);
+    expect(ddb.calls()).toHaveLength(8);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {

@@ -1,0 +1,98 @@
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+
+/**
+ * A form's unsaved typing, kept per form in this tab's sessionStorage (never localStorage: a draft
+ * may hold a ban's private details, and it goes with the tab), so a reload or a session that ends
+ * and is signed into again brings it back; and a warning before the page is left while one is
+ * unsaved. A form whose named fields are as blank holds no draft; a success clears it. Only the
+ * fields named are kept (typing, not a device filled in by a lookup), of the blank's types only.
+ */
+
+const PREFIX = 'draft:';
+
+type Setter<V> = <K extends keyof V>(field: K) => (value: V[K]) => void;
+
+const read = (name: string): Record<string, unknown> | null => {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(`${PREFIX}${name}`) ?? 'null');
+    return typeof saved === 'object' && saved !== null ? saved : null;
+  } catch {
+    return null;
+  }
+};
+
+const differs = <V>(values: V, blank: V, fields: ReadonlyArray<keyof V>) =>
+  fields.some((field) => values[field] !== blank[field]);
+
+/** Names of the forms with an unsaved draft in this page, for the one beforeunload warning. */
+const unsaved = new Set<string>();
+let warning = false;
+let leaving = false;
+/**
+ * The console itself leaves for the identity provider (to sign in or out): drafts stay in the tab
+ * and come back with the person, so there is nothing to warn of (and a prompt would stall a silent
+ * sign-in).
+ */
+export const leaveWithoutAsking = () => {
+  leaving = true;
+};
+const warnBeforeLeaving = (e: BeforeUnloadEvent) => {
+  if (unsaved.size === 0 || leaving) return;
+  e.preventDefault();
+  // Older engines show the prompt only when returnValue is set.
+  e.returnValue = '';
+};
+
+export const useDraft = <V extends Record<string, unknown>>(
+  name: string,
+  form: { values: V; set: Setter<V> },
+  blank: V,
+  fields: ReadonlyArray<keyof V>,
+) => {
+  const restoring = useRef(true);
+  // Restored before the first paint, so no blank frame shows.
+  useLayoutEffect(() => {
+    restoring.current = true;
+    const saved = read(name);
+    if (!saved) return;
+    for (const field of fields) {
+      const value = saved[field as string];
+      if (value !== undefined && typeof value === typeof blank[field])
+        form.set(field)(value as V[typeof field]);
+    }
+  }, [name]);
+  useEffect(() => {
+    if (!warning) {
+      warning = true;
+      addEventListener('beforeunload', warnBeforeLeaving);
+    }
+    return () => {
+      unsaved.delete(name);
+    };
+  }, [name]);
+  useEffect(() => {
+    // The first run sees the values before the draft was put back: it must not write over it.
+    if (restoring.current) {
+      restoring.current = false;
+      if (read(name)) {
+        unsaved.add(name);
+        return;
+      }
+    }
+    if (differs(form.values, blank, fields)) {
+      unsaved.add(name);
+      const kept = Object.fromEntries(fields.map((field) => [field, form.values[field]]));
+      sessionStorage.setItem(`${PREFIX}${name}`, JSON.stringify(kept));
+    } else {
+      unsaved.delete(name);
+      sessionStorage.removeItem(`${PREFIX}${name}`);
+    }
+  }, [form.values, name]);
+  return {
+    /** After a success: the draft goes (what the form holds then is no draft until it is typed in). */
+    clear: () => {
+      unsaved.delete(name);
+      sessionStorage.removeItem(`${PREFIX}${name}`);
+    },
+  };
+};
