@@ -420,6 +420,16 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description: 'Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.',
     example: 'key_Qm3vX8pLr2Tz',
   },
+  'listAudit.from': {
+    description:
+      'Only events that happened at or after this instant: an RFC 3339 date-time with an offset (`Z` or `+hh:mm`).',
+    example: '2026-03-04T00:00:00Z',
+  },
+  'listAudit.to': {
+    description:
+      'Only events that happened before this instant (an RFC 3339 date-time with an offset); later than `from`.',
+    example: '2026-03-05T00:00:00Z',
+  },
   'listEvents.limit': { description: 'Most events to return. Digits only.', example: 100 },
   'listEvents.cursor': {
     description:

@@ -16,7 +16,10 @@ export const storedEvents = async (
       newestFirst: true,
       ...(since === undefined ? {} : { skFrom: `${AUDIT_EVENT_PREFIX}${since}` }),
     })
-  ).map((item) => item.event as Record<string, any>);
+  )
+    // The trail's index copies (`BY#…`, `DEV#…`) are not events of their own.
+    .filter((item) => String(item.sk).startsWith(AUDIT_EVENT_PREFIX))
+    .map((item) => item.event as Record<string, any>);
 
 /** Every event `key` can read through `GET /v1/audit` with `query`, following the cursor to the end. */
 export const auditPages = async (api: TestApi, key: string, query = '', limit = 200) => {

@@ -15,6 +15,8 @@ import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import type { Actor } from '../../lib/model/responses';
 import {
+  auditActorPrefix,
+  auditDevicePrefix,
   auditPartition,
   banKey,
   bannedDeviceKey,
@@ -60,7 +62,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event: 5 calls without a key (the reason catalogue read beside the counter)', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its entry among banned devices, then its event and its copies under its actor and device: 7 calls without a key (the reason catalogue read beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -72,7 +74,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(7);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -110,6 +112,20 @@ describe('createBan', () => {
       device_id: 'dev-1',
       event: { type: 'ban.created', ban_id: takenId(), actor, reason_code: 'aimbot' },
     });
+    // After the event, its copies for the actor and device filters: the same attributes, no condition.
+    const eventAt = String(event?.Item?.sk).slice('EVENT#'.length);
+    const copies = ddb
+      .commandCalls(PutCommand)
+      .slice(3)
+      .map((c) => c.args[0].input);
+    expect(copies.map((copy) => copy.Item?.sk)).toEqual([
+      `${auditActorPrefix(String(actor.key_id))}${eventAt}`,
+      `${auditDevicePrefix('dev-1')}${eventAt}`,
+    ]);
+    for (const copy of copies) {
+      expect(copy.ConditionExpression).toBeUndefined();
+      expect(copy.Item).toEqual({ ...event?.Item, sk: copy.Item?.sk, actor_id: actor.key_id });
+    }
   });
 
   it('withdraws a ban made without a key when its event cannot be written, and lets the failure through', async () => {
@@ -122,15 +138,17 @@ describe('createBan', () => {
     const deleted = ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key);
     expect(deleted).toEqual([
       { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
+      { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^BY#/) },
+      { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^DEV#dev-1#/) },
       bannedDeviceKey('pub-a', 'dev-1', takenId()),
       banKey('dev-1', takenId()),
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 6 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 8 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(8);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,
