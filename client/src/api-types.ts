@@ -2119,7 +2119,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the events older than that page.
-         * @example YzEuM1J5NzRXeXVINS1URkdNMC5FVkVOVCMyMDI2LTAzLTA0VDE4OjIwOjMxLjUxMlojZXZ0X1FtM3ZYOHBMcjJUejRLd0I5c0MxYUIzZA
+         * @example YzEuSkx2TlZDay02eGRuT3QzRS5CWSNhMlY1WDFGdE0zWllPSEJNY2pKVWVnIzIwMjYtMDMtMDRUMTg6MjA6MzEuNTEyWiNldnRfUW0zdlg4cExyMlR6NEt3QjlzQzFhQjNk
          */
         cursor?: string;
         /**

@@ -168,6 +168,17 @@ const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
 const FILTERS = ['actor', 'device_id', 'type', 'from', 'to'] as const;
 
 /**
+ * The reader a trail's cursor is bound to: the publisher's trail and the filters asked for (the
+ * unfiltered trail keeps the reader its cursors always had).
+ */
+export const auditReaderOf = (publisherId: string, query: Pick<AuditQuery, (typeof FILTERS)[number]>) => {
+  const asked = FILTERS.filter((name) => query[name] !== undefined).map(
+    (name) => `${name}=${encodeURIComponent(String(query[name]))}`,
+  );
+  return `audit ${auditPartition(publisherId)}${asked.length > 0 ? ` ${asked.join('&')}` : ''}`;
+};
+
+/**
  * One page of the publisher's events, newest first, narrowed by the filters asked for. Who made
  * them (`actor`) and the device they are about are Queries of the events' index copies, a time
  * range narrows the sort key of whichever is read; the type, and a device asked for with an actor,
@@ -212,11 +223,7 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
     ScanIndexForward: false,
     ConsistentRead: true,
   };
-  // The trail unfiltered keeps the reader its cursors always had; filters are part of a filtered one's.
-  const asked = FILTERS.filter((name) => query[name] !== undefined).map(
-    (name) => `${name}=${encodeURIComponent(String(query[name]))}`,
-  );
-  const reader = `audit ${pk}${asked.length > 0 ? ` ${asked.join('&')}` : ''}`;
+  const reader = auditReaderOf(publisherId, query);
   const start =
     query.cursor === undefined
       ? undefined
