@@ -52,25 +52,25 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(1);
   });
 
-  it('put policy makes 2 calls: the update, then its audit event', async () => {
+  it('put policy makes 3 calls: the update, then its audit event and its copy under the actor', async () => {
     const res = await invoke(
       putPolicy,
       proxyEvent({ method: 'PUT', resource: '/v1/policy', body: { enforce_game: false } }),
     );
     expect(res.statusCode).toBe(200);
-    expect(ddb.calls()).toHaveLength(2);
+    expect(ddb.calls()).toHaveLength(3);
   });
 
-  it('create without a key makes 5 calls (counter and the reason catalogue, ban and its entry among banned devices, event) and answers 201', async () => {
+  it('create without a key makes 7 calls (counter and the reason catalogue, ban and its entry among banned devices, event and its copies under actor and device) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(5);
+    expect(ddb.calls()).toHaveLength(7);
   });
 
-  it('create with a new key makes 6 calls (counter and the reason catalogue, record, ban and its entry, event)', async () => {
+  it('create with a new key makes 8 calls (counter and the reason catalogue, record, ban and its entry, event and its two copies)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -81,7 +81,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(6);
+    expect(ddb.calls()).toHaveLength(8);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {
