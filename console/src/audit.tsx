@@ -217,7 +217,7 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
           </div>
           <Field
             id="audit-device"
-            label="Device ID"
+            label="Filter by device ID"
             value={draft.device ?? ''}
             onValue={set('device')}
             error={errors.device}

@@ -431,7 +431,7 @@ describe('the Start page', () => {
 
     // Narrowed to one type and one device: a new address; a reload (signed in again) keeps it all.
     await page.getByLabel('Event type').selectOption('ban.created');
-    await page.getByLabel('Device ID', { exact: true }).fill('device-two');
+    await page.getByLabel('Filter by device ID').fill('device-two');
     await page.getByRole('button', { name: 'Show events' }).click();
     const narrowed = `#/audit?actor=${bot.key_id}&device=device-two&type=ban.created&from=${day}`;
     await expectAddress(page, narrowed);
