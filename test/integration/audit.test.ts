@@ -1,5 +1,7 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEventKey } from '../../lib/storage/keys';
 import { auditPages, storedEvents } from '../support/audit';
 import {
   banBody,
@@ -290,6 +292,44 @@ describe('GET /v1/audit', () => {
       `actor=${ops['audit-c'].key_id}&device_id=${second}&type=ban.created&from=${from}&to=${to}`,
     );
     expect(middle.events.map((e) => e.ban_id)).toEqual([made[5]]);
+  });
+
+  it('lists an event recorded before the indexes unfiltered and by type and time, not by actor or device', async () => {
+    const device = unique('aud-old');
+    const occurredAt = '2020-01-01T00:00:00.000Z';
+    const event = {
+      event_id: 'evt_OldEventOldEventOldEvent',
+      occurred_at: occurredAt,
+      actor: actorOf('audit-a'),
+      type: 'ban.revoked',
+      device_id: device,
+      ban_id: 1,
+      ban_type: 'cheat',
+      scope: 'game',
+      game_id: GAME,
+      reason_code: 'aimbot',
+      revoke_reason_code: 'appeal_upheld',
+    };
+    // As the trail stored it before: the event item alone, no copies under its actor or device.
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...auditEventKey('audit-a', occurredAt, event.event_id),
+          type: event.type,
+          device_id: device,
+          event,
+        },
+      }),
+    );
+    const upTo = 'to=2020-01-02T00:00:00Z';
+    expect((await auditPages(api, ops['audit-a'].key, upTo)).events).toEqual([event]);
+    expect((await auditPages(api, ops['audit-a'].key, `type=ban.revoked&${upTo}`)).events).toEqual([event]);
+    expect(
+      (await auditPages(api, ops['audit-a'].key, `actor=${ops['audit-a'].key_id}&${upTo}`)).events,
+    ).toEqual([]);
+    expect((await auditPages(api, ops['audit-a'].key, `device_id=${device}`)).events).toEqual([]);
   });
 
   it('refuses a cursor with other filters and a range that ends before it starts, changing nothing', async () => {
