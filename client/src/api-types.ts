@@ -165,7 +165,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -2176,7 +2176,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and `device_id`; page with `next_cursor` until it is null. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -2190,7 +2190,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque): the events older than that page.
-         * @example YzEuM1J5NzRXeXVINS1URkdNMC5FVkVOVCMyMDI2LTAzLTA0VDE4OjIwOjMxLjUxMlojZXZ0X1FtM3ZYOHBMcjJUejRLd0I5c0MxYUIzZA
+         * @example YzEuSkx2TlZDay02eGRuT3QzRS5CWSNhMlY1WDFGdE0zWllPSEJNY2pKVWVnIzIwMjYtMDMtMDRUMTg6MjA6MzEuNTEyWiNldnRfUW0zdlg4cExyMlR6NEt3QjlzQzFhQjNk
          */
         cursor?: string;
         /**
@@ -2208,6 +2208,16 @@ export interface operations {
          * @example key_Qm3vX8pLr2Tz
          */
         actor?: string;
+        /**
+         * @description Only events that happened at or after this instant: an RFC 3339 date-time with an offset (`Z` or `+hh:mm`).
+         * @example 2026-03-04T00:00:00Z
+         */
+        from?: string;
+        /**
+         * @description Only events that happened before this instant (an RFC 3339 date-time with an offset); later than `from`.
+         * @example 2026-03-05T00:00:00Z
+         */
+        to?: string;
       };
     };
     responses: {

@@ -16,7 +16,32 @@ export interface Address {
   appeal?: string | undefined;
   /** Devices, all games: the games added to those shown (`[]`: all games, none added); absent: one game. */
   games?: string[] | undefined;
+  /** The audit trail's filters (`#/audit?actor=…&from=2026-11-28`); absent: none. */
+  audit?: AuditFilters | undefined;
 }
+
+/**
+ * The audit trail's filters as the address holds them: who (a key id or a person's `sub`), the
+ * device, the event type, and a range of days (`YYYY-MM-DD`, both included, in the moderator's
+ * own time zone), each absent or non-empty.
+ */
+export interface AuditFilters {
+  actor?: string | undefined;
+  device?: string | undefined;
+  type?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+export const auditFilterNames = ['actor', 'device', 'type', 'from', 'to'] as const;
+
+const readAuditFilters = (params: URLSearchParams): AuditFilters => {
+  const filters: AuditFilters = {};
+  for (const name of auditFilterNames) {
+    const value = params.get(name);
+    if (value) filters[name] = value;
+  }
+  return filters;
+};
 
 const isView = (value: string): value is View => (views as readonly string[]).includes(value);
 
@@ -30,15 +55,21 @@ export const readAddress = (hash = location.hash): Address => {
     device: params.get('device') ?? undefined,
     appeal: params.get('appeal') ?? undefined,
     games: params.get('games')?.split(',').filter(Boolean),
+    ...(path === 'audit' ? { audit: readAuditFilters(params) } : {}),
   };
 };
 
-export const addressHash = ({ view, game, device, appeal, games }: Address) => {
+export const addressHash = ({ view, game, device, appeal, games, audit }: Address) => {
   const params = new URLSearchParams();
   if (view === 'device' && game) params.set('game', game);
   if (view === 'device' && game && device) params.set('device', device);
   if (view === 'device' && game && device && games) params.set('games', games.join(','));
   if (view === 'appeals' && appeal) params.set('appeal', appeal);
+  if (view === 'audit' && audit)
+    for (const name of auditFilterNames) {
+      const value = audit[name];
+      if (value) params.set(name, value);
+    }
   const query = params.toString();
   return `#/${view}${query ? `?${query}` : ''}`;
 };
@@ -53,7 +84,11 @@ export const showAddress = (address: Address, { replace = false } = {}) => {
     here.view === 'device' &&
     here.device === address.device &&
     here.game === address.game;
-  const hash = addressHash(keep ? { ...address, games: here.games } : address);
+  // Nor does one of the audit trail that names no filters drop those the address holds (a reload).
+  const keepFilters = !('audit' in address) && address.view === 'audit' && here.view === 'audit';
+  const hash = addressHash(
+    keep ? { ...address, games: here.games } : keepFilters ? { ...address, audit: here.audit } : address,
+  );
   if (location.hash === hash) return;
   if (replace) history.replaceState(null, '', hash);
   else history.pushState(null, '', hash);

@@ -1,10 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
+import { type AuditFilters, readAddress, showAddress } from './address';
 import { actorLabel, type Call, formatTime, type Schemas } from './api';
 import { DataTable } from './data-table';
-import { Field, Notice, Pager, ScopeGate, type ScopeKnowledge, useCursorPages } from './ui';
+import { Field, FieldError, Notice, Pager, ScopeGate, type ScopeKnowledge, useCursorPages } from './ui';
 import { check } from './validation';
 
-/** The Audit trail view: what the publisher's keys changed, newest first, filtered by type and device. */
+/**
+ * The Audit trail view: what the publisher's keys and people changed, newest first, filtered by who,
+ * device, type and a range of days, the filters in the address (a reload and a link keep them).
+ */
 
 type AuditEvent = Schemas['AuditEvent'];
 type AuditType = AuditEvent['type'];
@@ -73,38 +77,125 @@ const summary = (event: AuditEvent): string => {
   }
 };
 
-export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKnowledge }) => {
-  const [type, setType] = useState<'' | AuditType>('');
-  const [deviceId, setDeviceId] = useState('');
-  const [deviceError, setDeviceError] = useState<string | undefined>();
-  const { page, message, setMessage, busy, first, pager } = useCursorPages(
-    (filters: { type: '' | AuditType; device: string }, cursor) =>
-      call('get', '/v1/audit', {
-        query: {
-          limit: 25,
-          ...(filters.type ? { type: filters.type } : {}),
-          ...(filters.device ? { device_id: filters.device } : {}),
-          ...(cursor ? { cursor } : {}),
-        },
-      }),
-    { type: '', device: '' },
-  );
+/** The day's first instant in the moderator's own time zone (`YYYY-MM-DD`), `after` days later. */
+const dayStart = (day: string, after = 0): string | undefined => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return undefined;
+  const date = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + after);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+};
 
-  const search = (e: Event) => {
-    e.preventDefault();
-    const device = deviceId.trim();
-    const problem = device === '' ? undefined : check('device_id', device);
-    setDeviceError(problem ? `Device ID ${problem}` : undefined);
+/** Today in the moderator's own time zone, as the address and the date fields write it. */
+export const today = (now = new Date()) =>
+  `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+
+/** The address of one actor's trail (a key's id, a person's `sub`) from `from` (a day) on: Start's links. */
+export const actorTrail = (actor: string, from?: string): AuditFilters => ({
+  actor,
+  ...(from ? { from } : {}),
+});
+
+const isAuditType = (value: string | undefined): value is AuditType =>
+  (auditTypes as readonly string[]).includes(value ?? '');
+
+/** Who made an event, as the `actor` filter names them: a person by `sub`, a key by id (the keys tool: none). */
+const actorIdOf = (actor: Schemas['Actor']) => (actor.type === 'user' ? actor.sub : actor.key_id);
+
+type FieldErrors = Partial<Record<'actor' | 'device' | 'from' | 'to', string>>;
+
+/** The filters' problems, each in the words the field shows; none: the query the API is sent. */
+const checkFilters = (filters: AuditFilters): FieldErrors => {
+  const errors: FieldErrors = {};
+  if (filters.actor && !/^[\x21-\x7e]{1,255}$/.test(filters.actor))
+    errors.actor = "Who must be a key's id or a person's id: no spaces";
+  const device = filters.device && check('device_id', filters.device);
+  if (device) errors.device = `Device ID ${device}`;
+  if (filters.from && !dayStart(filters.from)) errors.from = 'From must be a date';
+  if (filters.to && !dayStart(filters.to)) errors.to = 'To must be a date';
+  if (filters.from && filters.to && !errors.from && !errors.to && filters.to < filters.from)
+    errors.to = 'To must be the same day as From or later';
+  return errors;
+};
+
+/** The API's query for the filters: days become their instants, `to` the end of its day. */
+const auditQuery = (filters: AuditFilters) => {
+  const from = filters.from ? dayStart(filters.from) : undefined;
+  const to = filters.to ? dayStart(filters.to, 1) : undefined;
+  return {
+    ...(filters.actor ? { actor: filters.actor } : {}),
+    ...(filters.device ? { device_id: filters.device } : {}),
+    ...(isAuditType(filters.type) ? { type: filters.type } : {}),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+  };
+};
+
+/** The address's filters, kept only when they are filters the view can send. */
+const addressFilters = (): AuditFilters => {
+  const filters = readAddress().audit ?? {};
+  return { ...filters, type: isAuditType(filters.type) ? filters.type : undefined };
+};
+
+export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKnowledge }) => {
+  const [draft, setDraft] = useState<AuditFilters>(addressFilters);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  // Whom the list offers: the publisher's keys (with keys:manage) and everyone seen in the trail.
+  const [known, setKnown] = useState<ReadonlyMap<string, string>>(new Map());
+  const { page, message, setMessage, busy, first, pager } = useCursorPages(
+    (filters: AuditFilters, cursor) =>
+      call('get', '/v1/audit', {
+        query: { limit: 25, ...auditQuery(filters), ...(cursor ? { cursor } : {}) },
+      }),
+    addressFilters(),
+  );
+  const set = (name: keyof AuditFilters) => (value: string) => setDraft((d) => ({ ...d, [name]: value }));
+
+  /** The filters shown and read: checked, then in the address (a new entry: Back returns to the last). */
+  const apply = (filters: AuditFilters, { push }: { push: boolean }) => {
+    const problems = checkFilters(filters);
+    setErrors(problems);
+    const problem = Object.values(problems)[0];
     if (problem) {
-      setMessage({ kind: 'error', text: `Device ID ${problem}.` });
+      setMessage({ kind: 'error', text: `${problem}.` });
       return;
     }
-    void first({ type, device });
+    const clean: AuditFilters = {};
+    for (const [name, value] of Object.entries(filters) as Array<[keyof AuditFilters, string | undefined]>)
+      if (value?.trim()) clean[name] = value.trim();
+    if (push) showAddress({ view: 'audit', audit: clean });
+    void first(clean);
   };
 
   useEffect(() => {
-    if (knowledge['audit:read'].held !== false) void first();
+    if (knowledge['audit:read'].held !== false) apply(addressFilters(), { push: false });
+    if (knowledge['keys:manage'].held === true)
+      void call('get', '/v1/keys', { query: { limit: 200 } }).then((answer) => {
+        if (answer.status !== 200) return;
+        setKnown((k) => new Map([...answer.body.items.map((key) => [key.key_id, key.name] as const), ...k]));
+      });
+    // Back and Forward between filters, and a link to another trail: the address's filters, read.
+    const follow = () => {
+      if (readAddress().view !== 'audit') return;
+      const filters = addressFilters();
+      setDraft(filters);
+      apply(filters, { push: false });
+    };
+    addEventListener('popstate', follow);
+    return () => removeEventListener('popstate', follow);
   }, []);
+
+  useEffect(() => {
+    const seen = (page?.items ?? [])
+      .map((event) => [actorIdOf(event.actor), actorLabel(event.actor)] as const)
+      .filter((entry): entry is readonly [string, string] => entry[0] !== null);
+    if (seen.some(([id]) => !known.has(id))) setKnown((k) => new Map([...k, ...seen]));
+  }, [page]);
+
+  const search = (e: Event) => {
+    e.preventDefault();
+    apply(draft, { push: true });
+  };
+  const described = (name: keyof FieldErrors) => (errors[name] ? `audit-${name}-error` : undefined);
 
   return (
     <section aria-labelledby="audit-heading" class="panel">
@@ -112,11 +203,37 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
       <ScopeGate scope="audit:read" known={knowledge} what="The audit trail">
         <form class="filters" noValidate onSubmit={search}>
           <div class="field">
+            <label for="audit-actor">Who (a key or person)</label>
+            <input
+              id="audit-actor"
+              list="audit-actors"
+              value={draft.actor ?? ''}
+              autoComplete="off"
+              spellcheck={false}
+              aria-invalid={errors.actor ? true : undefined}
+              aria-describedby={described('actor')}
+              onInput={(e) => set('actor')((e.currentTarget as HTMLInputElement).value)}
+            />
+            <datalist id="audit-actors">
+              {[...known].map(([id, label]) => (
+                <option key={id} value={id} label={label} />
+              ))}
+            </datalist>
+            <FieldError id="audit-actor" error={errors.actor} />
+          </div>
+          <Field
+            id="audit-device"
+            label="Filter by device ID"
+            value={draft.device ?? ''}
+            onValue={set('device')}
+            error={errors.device}
+          />
+          <div class="field">
             <label for="audit-type">Event type</label>
             <select
               id="audit-type"
-              value={type}
-              onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as '' | AuditType)}
+              value={draft.type ?? ''}
+              onChange={(e) => set('type')((e.currentTarget as HTMLSelectElement).value)}
             >
               <option value="">every type</option>
               {auditTypes.map((t) => (
@@ -127,11 +244,20 @@ export const AuditView = ({ call, knowledge }: { call: Call; knowledge: ScopeKno
             </select>
           </div>
           <Field
-            id="audit-device"
-            label="Filter by device ID"
-            value={deviceId}
-            onValue={setDeviceId}
-            error={deviceError}
+            id="audit-from"
+            label="From (day)"
+            type="date"
+            value={draft.from ?? ''}
+            onValue={set('from')}
+            error={errors.from}
+          />
+          <Field
+            id="audit-to"
+            label="To (day, included)"
+            type="date"
+            value={draft.to ?? ''}
+            onValue={set('to')}
+            error={errors.to}
           />
           <button type="submit" disabled={busy}>
             Show events

@@ -165,7 +165,11 @@ export const RevokeForm = ({
   return (
     <section aria-labelledby="bulk-revoke-heading" class="panel">
       <h3 id="bulk-revoke-heading">Revoke your bans on these devices</h3>
-      <p>Revokes {publisher}'s active bans of the type on each device; other publishers' bans stay.</p>
+      <p>
+        Revokes {publisher}'s active bans of the type on each device, in each scope seen from {game}: game
+        bans in {game}, publisher-wide bans and global bans. Other publishers' bans, and game bans in other
+        games, stay.
+      </p>
       <form onSubmit={submit} noValidate>
         <BanTypeSelect
           id="bulk-revoke-type"
@@ -181,7 +185,8 @@ export const RevokeForm = ({
       {confirming && (
         <ConfirmStep
           id="bulk-revoke-confirm-heading"
-          title={`Revoke your active ${confirming.type} bans on ${devices} in ${game}?`}
+          // Publisher-wide and global bans apply in every game: the question names them, not only the game.
+          title={`Revoke your active ${confirming.type} bans on ${devices}: game bans in ${game}, publisher-wide and global bans?`}
           action="Revoke them"
           busyAction="Revoking…"
           busy={false}
@@ -191,6 +196,10 @@ export const RevokeForm = ({
           }}
           onCancel={() => setConfirming(null)}
         >
+          <p>
+            Publisher-wide and global bans apply in every game, not only in {game}: they are revoked too. Your
+            game bans in other games stay.
+          </p>
           <p>
             Each is made inactive for everyone at once, with reason {confirming.reason}; it stays in the
             history.

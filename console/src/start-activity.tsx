@@ -1,5 +1,6 @@
+import { addressHash } from './address';
 import { type AnyAnswer, actorLabel, type Call, type Schemas } from './api';
-import { auditTypes } from './audit';
+import { actorTrail, auditTypes, today } from './audit';
 import { DataTable } from './data-table';
 import { type Found, found, PanelRead } from './start-panel';
 import { TimeText } from './ui';
@@ -23,6 +24,8 @@ const startOfToday = (now = new Date()) =>
 
 interface ActorDay {
   label: string;
+  /** The `actor` filter that finds their events: a key's id, a person's `sub` (the keys tool: none). */
+  id: string | null;
   total: number;
   counts: Partial<Record<AuditType, number>>;
 }
@@ -47,7 +50,8 @@ const groupByActor = (events: readonly AuditEvent[]): Pick<Day, 'actors' | 'type
   for (const event of events) {
     const key = actorKey(event.actor);
     // Newest first: a person's email and role, a key's name, as they were last.
-    const group = groups.get(key) ?? { label: actorLabel(event.actor), total: 0, counts: {} };
+    const id = event.actor.type === 'user' ? event.actor.sub : event.actor.key_id;
+    const group = groups.get(key) ?? { label: actorLabel(event.actor), id, total: 0, counts: {} };
     group.total += 1;
     group.counts[event.type] = (group.counts[event.type] ?? 0) + 1;
     groups.set(key, group);
@@ -63,8 +67,9 @@ const readToday = async (call: Call): Promise<Found<Day> | AnyAnswer> => {
   const today: AuditEvent[] = [];
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
+    // Today's events only: the trail's time range, so yesterday's are never read.
     const answer = await call('get', '/v1/audit', {
-      query: { limit: AUDIT_PAGE, ...(cursor ? { cursor } : {}) },
+      query: { limit: AUDIT_PAGE, from: since, ...(cursor ? { cursor } : {}) },
     });
     if (answer.status !== 200) return answer;
     const { items, next_cursor } = answer.body;
@@ -99,7 +104,18 @@ const Today = ({ day }: { day: Day }) => {
         >
           {day.actors.map((actor) => (
             <tr key={actor.label}>
-              <th scope="row">{actor.label}</th>
+              <th scope="row">
+                {actor.id === null ? (
+                  actor.label
+                ) : (
+                  <a
+                    href={addressHash({ view: 'audit', audit: actorTrail(actor.id, today()) })}
+                    aria-label={`${actor.label}: today's events in the audit trail`}
+                  >
+                    {actor.label}
+                  </a>
+                )}
+              </th>
               <td>{actor.total}</td>
               {day.types.map((type) => (
                 <td key={type}>{actor.counts[type] ?? 0}</td>

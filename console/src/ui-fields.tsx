@@ -15,7 +15,7 @@ interface FieldProps {
   onValue: (value: string) => void;
   error?: string | undefined;
   hint?: string;
-  type?: 'text' | 'password' | 'url' | 'datetime-local';
+  type?: 'text' | 'password' | 'url' | 'datetime-local' | 'date';
   required?: boolean;
   autoComplete?: string;
   placeholder?: string;

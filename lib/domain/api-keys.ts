@@ -24,7 +24,7 @@ import {
   publisherKeyKey,
   publisherPartition,
 } from '../storage/keys';
-import { eventKeyOf, OPERATOR, recordEvent, undoUnrecorded } from './audit';
+import { eventKeysOf, OPERATOR, recordEvent, undoUnrecorded } from './audit';
 import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { provisionPolicy } from './policy';
@@ -176,7 +176,7 @@ export const createApiKey = async (
     await undoUnrecorded(
       [
         apiKeyKey(hash),
-        eventKeyOf(publisherId, 'key.created', info.key_id, info.created_at),
+        ...eventKeysOf(publisherId, 'key.created', info.key_id, info.created_at, actor),
         keyIdKey(info.key_id),
         publisherKeyKey(publisherId, info.key_id),
         keySlotKey(publisherId, slot),

@@ -8,9 +8,16 @@ import type { Actor, AuditEvent, AuditList } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
-import { AUDIT_EVENT_PREFIX, auditEventKey, auditPartition } from '../storage/keys';
+import {
+  AUDIT_EVENT_PREFIX,
+  auditActorPrefix,
+  auditDevicePrefix,
+  auditEventKey,
+  auditIndexKey,
+  auditPartition,
+} from '../storage/keys';
 import { cursorOf, sortKeyOf } from './cursors';
-import { IntegrityError } from './errors';
+import { IntegrityError, InvalidInputError } from './errors';
 
 /**
  * The audit trail: what each publisher's keys changed, newest first. Invariant, with single-item
@@ -33,13 +40,44 @@ export const OPERATOR: Actor = { type: 'key', key_id: null, name: 'operator' };
 export const eventIdOf = (publisherId: string, type: AuditEventType | FeedEventType, subjectId: string) =>
   `evt_${createHash('sha256').update(`${publisherId}\n${type}\n${subjectId}`).digest('base64url').slice(0, 24)}`;
 
-/** The key of the event recording `type` of `subjectId` (for undoing one that may have landed). */
-export const eventKeyOf = (
+/** Whom an event's actor names, for the `actor` filter: a key by its id, a person by their `sub`; the keys tool none. */
+export const actorIdOf = (actor: Actor): string | null => (actor.type === 'user' ? actor.sub : actor.key_id);
+
+/** The index copies of an event (docs/data-model.md#the-audit-trail): under its actor, and its device if it has one. */
+const indexKeysOf = (
+  publisherId: string,
+  occurredAt: string,
+  eventId: string,
+  actor: Actor,
+  deviceId: string | undefined,
+) => {
+  const actorId = actorIdOf(actor);
+  return [
+    ...(actorId === null ? [] : [auditIndexKey(publisherId, auditActorPrefix(actorId), occurredAt, eventId)]),
+    ...(deviceId === undefined
+      ? []
+      : [auditIndexKey(publisherId, auditDevicePrefix(deviceId), occurredAt, eventId)]),
+  ];
+};
+
+/**
+ * The keys of the event recording `type` of `subjectId` and of its index copies, for undoing one
+ * that may have landed: the event first, as the copies are written after it.
+ */
+export const eventKeysOf = (
   publisherId: string,
   type: AuditEventType,
   subjectId: string,
   occurredAt: string,
-) => auditEventKey(publisherId, occurredAt, eventIdOf(publisherId, type, subjectId));
+  actor: Actor,
+  deviceId?: string,
+) => {
+  const eventId = eventIdOf(publisherId, type, subjectId);
+  return [
+    auditEventKey(publisherId, occurredAt, eventId),
+    ...indexKeysOf(publisherId, occurredAt, eventId, actor, deviceId),
+  ];
+};
 
 /**
  * Records that a change took effect, unless that very change is recorded already. Call it after
@@ -56,24 +94,31 @@ export const recordEvent = async (
 ): Promise<void> => {
   const eventId = eventIdOf(changeOf, subject.type, subjectId);
   const event = { event_id: eventId, occurred_at: occurredAt, actor, ...subject };
+  const deviceId = 'device_id' in subject ? subject.device_id : undefined;
+  const actorId = actorIdOf(actor);
+  const attributes = {
+    type: subject.type,
+    ...(deviceId === undefined ? {} : { device_id: deviceId }),
+    ...(actorId === null ? {} : { actor_id: actorId }),
+    event,
+  };
   try {
     await dynamo.send(
       new PutCommand({
         TableName: tableName(),
-        Item: {
-          ...auditEventKey(publisherId, occurredAt, eventId),
-          type: subject.type,
-          ...('device_id' in subject ? { device_id: subject.device_id } : {}),
-          event,
-        },
+        Item: { ...auditEventKey(publisherId, occurredAt, eventId), ...attributes },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
   } catch (error) {
     // Recorded before: by this request (its answer was lost and the SDK's retry found it) or by
-    // an earlier attempt of the same change.
+    // an earlier attempt of the same change; its copies are put again below, as they may not be.
     if (!isConditionFailure(error)) throw error;
   }
+  // The copies after the event: an event can lack a copy only until its change's retry, or its
+  // undo, which deletes the event first; a copy never names an event that was not recorded.
+  for (const key of indexKeysOf(publisherId, occurredAt, eventId, actor, deviceId))
+    await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...key, ...attributes } }));
 };
 
 /**
@@ -119,44 +164,66 @@ const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   return { ...event, actor } as AuditEvent;
 };
 
+/** The filters that pick events, in the order a cursor's reader names them. */
+const FILTERS = ['actor', 'device_id', 'type', 'from', 'to'] as const;
+
 /**
- * One page of the publisher's events, newest first, of one type and/or about one device if asked.
- * One Query per page of storage; with a filter that matches few events, the answer may stop
- * short of `limit` after reading READ_BUDGET events, with a cursor to go on from.
+ * The reader a trail's cursor is bound to: the publisher's trail and the filters asked for (the
+ * unfiltered trail keeps the reader its cursors always had).
+ */
+export const auditReaderOf = (publisherId: string, query: Pick<AuditQuery, (typeof FILTERS)[number]>) => {
+  const asked = FILTERS.filter((name) => query[name] !== undefined).map(
+    (name) => `${name}=${encodeURIComponent(String(query[name]))}`,
+  );
+  return `audit ${auditPartition(publisherId)}${asked.length > 0 ? ` ${asked.join('&')}` : ''}`;
+};
+
+/**
+ * One page of the publisher's events, newest first, narrowed by the filters asked for. Who made
+ * them (`actor`) and the device they are about are Queries of the events' index copies, a time
+ * range narrows the sort key of whichever is read; the type, and a device asked for with an actor,
+ * are filters within the pages read: the answer may then stop short of `limit` after reading
+ * READ_BUDGET events, with a cursor to go on from. A cursor is bound to the filters it was
+ * returned with.
  */
 export const listAuditEvents = async (publisherId: string, query: AuditQuery): Promise<AuditList> => {
+  if (query.from !== undefined && query.to !== undefined && query.from >= query.to)
+    throw new InvalidInputError('to', 'too_small', 'must be later than from');
+  const prefix =
+    query.actor !== undefined
+      ? auditActorPrefix(query.actor)
+      : query.device_id !== undefined
+        ? auditDevicePrefix(query.device_id)
+        : AUDIT_EVENT_PREFIX;
   const filters: string[] = [];
   const names: Record<string, string> = {};
+  const pk = auditPartition(publisherId);
+  // `~` sorts after every character of a time and an event id: the end of the prefix's range.
   const values: Record<string, unknown> = {
-    ':pk': auditPartition(publisherId),
-    ':event': AUDIT_EVENT_PREFIX,
+    ':pk': pk,
+    ':low': `${prefix}${query.from ?? ''}`,
+    ':high': `${prefix}${query.to ?? '~'}`,
   };
   if (query.type) {
     filters.push('#type = :type');
     names['#type'] = 'type';
     values[':type'] = query.type;
   }
-  if (query.device_id) {
+  if (query.device_id !== undefined && query.actor !== undefined) {
     filters.push('device_id = :device');
     values[':device'] = query.device_id;
   }
-  if (query.actor) {
-    // A key by its id, a person by their subject; either way only this publisher's events.
-    filters.push('(#event.#actor.key_id = :actor OR #event.#actor.#sub = :actor)');
-    Object.assign(names, { '#event': 'event', '#actor': 'actor', '#sub': 'sub' });
-    values[':actor'] = query.actor;
-  }
   const input: QueryCommandInput = {
     TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+    // BETWEEN is inclusive: an event at `to` sorts after `<prefix><to>` (its key goes on with `#evt_…`).
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
     ExpressionAttributeValues: values,
     ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ScanIndexForward: false,
     ConsistentRead: true,
   };
-  const pk = auditPartition(publisherId);
-  const reader = `audit ${pk}`;
+  const reader = auditReaderOf(publisherId, query);
   const start =
     query.cursor === undefined
       ? undefined
@@ -165,7 +232,12 @@ export const listAuditEvents = async (publisherId: string, query: AuditQuery): P
           sk: sortKeyOf(
             reader,
             query.cursor,
-            (sk) => sk.startsWith(AUDIT_EVENT_PREFIX) && CURSOR.test(sk.slice(AUDIT_EVENT_PREFIX.length)),
+            (sk) =>
+              sk.startsWith(prefix) &&
+              CURSOR.test(sk.slice(prefix.length)) &&
+              sk >= String(values[':low']) &&
+              sk <= String(values[':high']),
+            'must be a next_cursor this API returned for the same filters',
           ),
         };
   const page = await filteredPage(input, query.limit, start, eventFromItem);

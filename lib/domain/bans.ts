@@ -32,7 +32,7 @@ import {
   idempotencyKey,
 } from '../storage/keys';
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
-import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
+import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
 import { appealIdsOf, type Ban, banFromItem, banToItem } from './ban-record';
 import { noteBannedDevice } from './banned-devices';
@@ -145,7 +145,16 @@ const putAndRecordOrUndo = async (ban: Ban): Promise<void> => {
     await undoUnrecorded(
       [
         // The event first: its put may have landed with its answer lost.
-        eventKeyOf(ban.publisher_id, 'ban.created', String(ban.ban_id), ban.created_at),
+        ...(ban.created_by
+          ? eventKeysOf(
+              ban.publisher_id,
+              'ban.created',
+              String(ban.ban_id),
+              ban.created_at,
+              ban.created_by,
+              ban.device_id,
+            )
+          : []),
         ...bannedDeviceKeys(ban.publisher_id, ban.device_id, ban.ban_id),
         ...expiringBanKeysOf(ban),
         banKey(ban.device_id, ban.ban_id),

@@ -6,7 +6,7 @@ import { originOf } from '../outbound/webhook-address';
 import { dynamo, tableName } from '../storage/client';
 import { queueDeliveries } from '../storage/delivery-queue';
 import { deliveryKey } from '../storage/keys';
-import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
+import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
 import { type ChangeRecord, eventsOfChange } from './change-events';
 import {
   type DeliveryRef,
@@ -88,7 +88,7 @@ export const sendTestEvent = async (
     await queueDeliveries([ref]);
   } catch (error) {
     await undoUnrecorded(
-      [key, eventKeyOf(publisherId, 'webhook.tested', event.event_id, now)],
+      [key, ...eventKeysOf(publisherId, 'webhook.tested', event.event_id, now, actor)],
       `test event ${event.event_id}`,
     );
     throw error;

@@ -24,7 +24,7 @@ import {
   webhookSecretKey,
 } from '../storage/keys';
 import type { Grantor } from './api-keys';
-import { eventKeyOf, recordEvent, undoUnrecorded } from './audit';
+import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
 import { type ChangeEvent, readsAppealEvent } from './change-events';
 import { IntegrityError, InvalidInputError, NotFoundError } from './errors';
 
@@ -419,7 +419,7 @@ export const createWebhook = async (
   } catch (error) {
     await undoUnrecorded(
       [
-        eventKeyOf(publisherId, 'webhook.created', webhook.webhook_id, webhook.created_at),
+        ...eventKeysOf(publisherId, 'webhook.created', webhook.webhook_id, webhook.created_at, actor),
         ...(slot === undefined ? [] : [webhookKey(publisherId, slot)]),
         secretKey,
       ],

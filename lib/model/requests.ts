@@ -550,6 +550,25 @@ export const auditEventTypes = [
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
+/** One end of a time range (a listing's `from`, `to`): a date-time, returned as UTC to the millisecond. */
+const rangeInstant = () =>
+  z.pipe(
+    z.string(),
+    z.transform((value: string, ctx) => {
+      const date = parseRfc3339(value);
+      if (!date || date.getTime() > Date.parse(LATEST_EXPIRY) || date.getUTCFullYear() < 1) {
+        ctx.issues.push({
+          code: 'invalid_format',
+          format: 'date-time',
+          input: value,
+          message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-01T00:00:00Z',
+        });
+        return z.NEVER;
+      }
+      return date.toISOString();
+    }),
+  );
+
 /** `GET /v1/audit`: newest first; the cursor is opaque (the domain decodes and checks it). */
 export const auditQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
@@ -559,6 +578,10 @@ export const auditQuerySchema = /* @__PURE__ */ define(() =>
     device_id: z.optional(deviceIdSchema),
     /** A key's id, or a person's `sub` (printable ASCII, as providers make them). */
     actor: z.optional(pattern(/^[\x21-\x7e]{1,255}$/, "must be a key_id or a person's sub")),
+    /** Events that happened at or after this instant (an RFC 3339 date-time with an offset). */
+    from: z.optional(rangeInstant()),
+    /** Events that happened before this instant (the range is half-open: `from` <= t < `to`). */
+    to: z.optional(rangeInstant()),
   }),
 );
 export type AuditQuery = z.output<typeof auditQuerySchema>;

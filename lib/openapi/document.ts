@@ -9,6 +9,7 @@ import { scopesOf } from '@kernel/scopes';
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
+import { auditReaderOf } from '../domain/audit';
 import { cursorOf } from '../domain/cursors';
 import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
@@ -86,9 +87,8 @@ import {
 import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
 import {
-  AUDIT_EVENT_PREFIX,
   appealQueuePartition,
-  auditPartition,
+  auditActorPrefix,
   bannedDevicesPartition,
   expiringBansPartition,
   publisherPartition,
@@ -414,10 +414,16 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAudit.limit': { description: 'Most events to return. Digits only.', example: 50 },
   'listAudit.cursor': {
     description: "The previous page's `next_cursor` (opaque): the events older than that page.",
-    example: acmeCursor(
-      'audit',
-      auditPartition('acme'),
-      `${AUDIT_EVENT_PREFIX}2026-03-04T18:20:31.512Z#evt_Qm3vX8pLr2Tz4KwB9sC1aB3d`,
+    // Bound to the other parameters' examples, which are sent with it.
+    example: cursorOf(
+      auditReaderOf('acme', {
+        actor: 'key_Qm3vX8pLr2Tz',
+        device_id: 'device-7f3a9c',
+        type: 'ban.revoked',
+        from: '2026-03-04T00:00:00.000Z',
+        to: '2026-03-05T00:00:00.000Z',
+      }),
+      `${auditActorPrefix('key_Qm3vX8pLr2Tz')}2026-03-04T18:20:31.512Z#evt_Qm3vX8pLr2Tz4KwB9sC1aB3d`,
     ),
   },
   'listAudit.type': { description: 'Only events of this type.', example: 'ban.revoked' },
@@ -425,6 +431,16 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAudit.actor': {
     description: 'Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.',
     example: 'key_Qm3vX8pLr2Tz',
+  },
+  'listAudit.from': {
+    description:
+      'Only events that happened at or after this instant: an RFC 3339 date-time with an offset (`Z` or `+hh:mm`).',
+    example: '2026-03-04T00:00:00Z',
+  },
+  'listAudit.to': {
+    description:
+      'Only events that happened before this instant (an RFC 3339 date-time with an offset); later than `from`.',
+    example: '2026-03-05T00:00:00Z',
   },
   'listEvents.limit': { description: 'Most events to return. Digits only.', example: 100 },
   'listEvents.cursor': {

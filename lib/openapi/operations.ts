@@ -848,9 +848,10 @@ export const operations = {
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
       "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
-      'repeated request (an idempotency key, a second revoke) adds none. Filter by `type` and ' +
-      '`device_id`; page with `next_cursor` until it is null. With a filter that matches few events a ' +
-      'page may hold fewer than `limit` items and still have a `next_cursor`.',
+      'repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, ' +
+      '`type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` ' +
+      'until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter ' +
+      'that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.',
     responses: {
       200: response(auditListSchema, 'A page of events.', {
         items: [

@@ -163,6 +163,24 @@ export const auditEventKey = (publisherId: string, occurredAt: string, eventId: 
 });
 
 /**
+ * The audit trail's indexes, in the trail's own partition (so every role that records an event may
+ * write them): a copy of each event under who made it (`BY#`) and, for an event about a device,
+ * under the device (`DEV#`), each followed by the event's own `<occurred_at>#<event_id>`, so a
+ * person's or a device's events read newest first with one Query, narrowed to a time range by the
+ * sort key. An actor id is any printable ASCII (a person's `sub`), so it is kept in base64url: no
+ * `#` in it. Both prefixes sort before `EVENT#`.
+ */
+export const AUDIT_BY_ACTOR_PREFIX = 'BY#';
+export const AUDIT_BY_DEVICE_PREFIX = 'DEV#';
+export const auditActorPrefix = (actorId: string) =>
+  `${AUDIT_BY_ACTOR_PREFIX}${Buffer.from(actorId).toString('base64url')}#`;
+export const auditDevicePrefix = (deviceId: string) => `${AUDIT_BY_DEVICE_PREFIX}${deviceId}#`;
+export const auditIndexKey = (publisherId: string, prefix: string, occurredAt: string, eventId: string) => ({
+  pk: auditPartition(publisherId),
+  sk: `${prefix}${occurredAt}#${eventId}`,
+});
+
+/**
  * The change feed (lib/domain/feed.ts), in three kinds of partition, so that a reader reads
  * exactly what it may see and nothing is copied per reader: a publisher's own events (its policy,
  * its publisher bans), its game bans per game, and every publisher's global bans. Ids cannot

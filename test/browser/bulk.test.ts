@@ -264,9 +264,16 @@ describe('revoking on many devices', () => {
     expect(await form.getByText('Revoke reason must be 1-64 characters').count()).toBe(1);
     await form.getByLabel('Revoke reason').fill('false_positive');
     await form.getByRole('button', { name: 'Revoke on 3 devices…' }).click();
+    // It names every scope it revokes: the publisher-wide ban below is revoked too, not only game-1's.
+    expect(await form.getByText(`game bans in ${GAME}, publisher-wide bans and global bans`).count()).toBe(1);
     const confirm = page.getByRole('region', {
-      name: `Revoke your active cheat bans on 3 devices in ${GAME}?`,
+      name: `Revoke your active cheat bans on 3 devices: game bans in ${GAME}, publisher-wide and global bans?`,
     });
+    expect(
+      await confirm
+        .getByText(`Publisher-wide and global bans apply in every game, not only in ${GAME}`)
+        .count(),
+    ).toBe(1);
     expect(seriousViolations(await axeScan(page, 'bulk-revoke-confirm'))).toEqual([]);
     await confirm.getByRole('button', { name: 'Revoke them' }).click();
     await statusHolding(report(page), '3 of 3 done; 0 failed or not sent.');

@@ -402,6 +402,59 @@ describe('the Start page', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
+  it('links each name to their trail of today, whose filters the address keeps across a reload', async () => {
+    const { page, problems } = console_;
+    await openSection(page, 'Start');
+    const label = `moderation bot (${bot.key_id})`;
+    await activityTable(page)
+      .getByRole('link', { name: new RegExp(`^${label.replace(/[()]/g, '\\$&')}`) })
+      .click();
+    const day = await page.evaluate(() => {
+      const now = new Date();
+      return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+    });
+    await expectAddress(page, `#/audit?actor=${bot.key_id}&from=${day}`);
+    const trail = page.getByRole('table', { name: /^Audit events, newest first/ });
+    const midnight = await page.evaluate((d) => new Date(`${d}T00:00:00`).toISOString(), day);
+    const theirs = (await server.call('GET', `/v1/audit?actor=${bot.key_id}&from=${midnight}`)).body.items;
+    expect(theirs.map((e: any) => e.type)).toEqual([
+      'ban.revoked',
+      'ban.created',
+      'ban.created',
+      'ban.created',
+    ]);
+    await expect
+      .poll(async () => (await rowsOf(trail)).map((row) => [row[1], row[2]]))
+      .toEqual(theirs.map((e: any) => [e.type, label]));
+    expect(await page.getByLabel('Who (a key or person)').inputValue()).toBe(bot.key_id);
+    expect(await page.getByLabel('From (day)').inputValue()).toBe(day);
+
+    // Narrowed to one type and one device: a new address; a reload (signed in again) keeps it all.
+    await page.getByLabel('Event type').selectOption('ban.created');
+    await page.getByLabel('Filter by device ID').fill('device-two');
+    await page.getByRole('button', { name: 'Show events' }).click();
+    const narrowed = `#/audit?actor=${bot.key_id}&device=device-two&type=ban.created&from=${day}`;
+    await expectAddress(page, narrowed);
+    await expect
+      .poll(async () => (await rowsOf(trail)).map((row) => row[3]))
+      .toEqual([expect.stringMatching(/^ban \d+ on device-two: cheat, game scope/)]);
+    await page.reload();
+    await signIn(page, server.devKey);
+    await expectAddress(page, narrowed);
+    await expect
+      .poll(async () => (await rowsOf(trail)).map((row) => row[3]))
+      .toEqual([expect.stringMatching(/^ban \d+ on device-two: cheat, game scope/)]);
+    expect(await page.getByLabel('Event type').inputValue()).toBe('ban.created');
+    expect(seriousViolations(await axeScan(page, 'audit-filtered'))).toEqual([]);
+    // Back returns to the person's whole day.
+    await page.goBack();
+    await expectAddress(page, `#/audit?actor=${bot.key_id}&from=${day}`);
+    await expect.poll(async () => (await rowsOf(trail)).length).toBe(theirs.length);
+    await openSection(page, 'Start');
+    await activityTable(page).waitFor();
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
   it('reads each panel on its own: one that fails says so, and the others still show', async () => {
     const { page, problems } = console_;
     await page.route('**/v1/appeals/stats', (route) => route.abort('connectionrefused'));

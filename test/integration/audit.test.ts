@@ -1,5 +1,7 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEventKey } from '../../lib/storage/keys';
 import { auditPages, storedEvents } from '../support/audit';
 import {
   banBody,
@@ -231,6 +233,125 @@ describe('GET /v1/audit', () => {
     expect((await auditPages(api, ops['audit-c'].key, `actor=${ops['audit-a'].key_id}`)).events).toEqual([]);
   });
 
+  it('filters by actor, device, type and time range, alone and combined: exactly the matching events, across pages', async () => {
+    const [first, second] = [unique('aud-f1'), unique('aud-f2')];
+    const trailBefore = (await storedEvents('audit-c')).length; // the trail before, for the counts below
+    const made: number[] = [];
+    const at = async (hours: number, work: () => Promise<unknown>) => {
+      api.setClockOffset(hours * 3_600_000);
+      await work();
+    };
+    const t0 = Date.now();
+    try {
+      for (const hours of [1, 3, 5]) {
+        await at(hours, async () => {
+          made.push(await createBan(api, ops['audit-c'].key, GAME, banBody({ device_id: first })));
+          made.push(await createBan(api, admin['audit-c'], GAME, banBody({ device_id: second })));
+          made.push(await createBan(api, ops['audit-c'].key, GAME, banBody({ device_id: second })));
+          const revoked = await revokeBan(api, ops['audit-c'].key, GAME, second, made.at(-1) ?? 0, {
+            reason_code: 'appeal_upheld',
+          });
+          expect(revoked.status).toBe(200);
+        });
+      }
+    } finally {
+      api.setClockOffset(0);
+    }
+    const stored = await storedEvents('audit-c');
+    expect(stored.length).toBe(trailBefore + 12);
+    const from = new Date(t0 + 2 * 3_600_000).toISOString();
+    const to = new Date(t0 + 4 * 3_600_000).toISOString();
+    const inRange = (e: Record<string, any>) => e.occurred_at >= from && e.occurred_at < to;
+    const mine = (e: Record<string, any>) => e.actor.key_id === ops['audit-c'].key_id;
+    for (const [query, match] of [
+      [`actor=${ops['audit-c'].key_id}`, mine],
+      [`device_id=${second}`, (e) => e.device_id === second],
+      ['type=ban.revoked', (e) => e.type === 'ban.revoked'],
+      [`from=${from}&to=${to}`, inRange],
+      [`from=${from}`, (e) => e.occurred_at >= from],
+      [`to=${encodeURIComponent(to.replace('Z', '+00:00'))}`, (e) => e.occurred_at < to],
+      [
+        `actor=${ops['audit-c'].key_id}&device_id=${second}&type=ban.created&from=${from}&to=${to}`,
+        (e) => mine(e) && e.device_id === second && e.type === 'ban.created' && inRange(e),
+      ],
+      [
+        `device_id=${second}&type=ban.revoked&from=${from}`,
+        (e) => e.device_id === second && e.type === 'ban.revoked' && e.occurred_at >= from,
+      ],
+    ] as Array<[string, (e: Record<string, any>) => boolean]>) {
+      const expected = stored.filter(match);
+      expect(expected.length, query).toBeGreaterThan(0);
+      const read = await auditPages(api, ops['audit-c'].key, query, 2);
+      expect(read.events, query).toEqual(expected);
+      expect(read.pages, query).toBe(Math.ceil(expected.length / 2));
+    }
+    // The middle hour's one combination: the ban the moderation key made on the second device.
+    const middle = await auditPages(
+      api,
+      ops['audit-c'].key,
+      `actor=${ops['audit-c'].key_id}&device_id=${second}&type=ban.created&from=${from}&to=${to}`,
+    );
+    expect(middle.events.map((e) => e.ban_id)).toEqual([made[5]]);
+  });
+
+  it('lists an event recorded before the indexes unfiltered and by type and time, not by actor or device', async () => {
+    const device = unique('aud-old');
+    const occurredAt = '2020-01-01T00:00:00.000Z';
+    const event = {
+      event_id: 'evt_OldEventOldEventOldEvent',
+      occurred_at: occurredAt,
+      actor: actorOf('audit-a'),
+      type: 'ban.revoked',
+      device_id: device,
+      ban_id: 1,
+      ban_type: 'cheat',
+      scope: 'game',
+      game_id: GAME,
+      reason_code: 'aimbot',
+      revoke_reason_code: 'appeal_upheld',
+    };
+    // As the trail stored it before: the event item alone, no copies under its actor or device.
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...auditEventKey('audit-a', occurredAt, event.event_id),
+          type: event.type,
+          device_id: device,
+          event,
+        },
+      }),
+    );
+    const upTo = 'to=2020-01-02T00:00:00Z';
+    expect((await auditPages(api, ops['audit-a'].key, upTo)).events).toEqual([event]);
+    expect((await auditPages(api, ops['audit-a'].key, `type=ban.revoked&${upTo}`)).events).toEqual([event]);
+    expect(
+      (await auditPages(api, ops['audit-a'].key, `actor=${ops['audit-a'].key_id}&${upTo}`)).events,
+    ).toEqual([]);
+    expect((await auditPages(api, ops['audit-a'].key, `device_id=${device}`)).events).toEqual([]);
+  });
+
+  it('refuses a cursor with other filters and a range that ends before it starts, changing nothing', async () => {
+    const key = ops['audit-b'].key;
+    const before = await storedEvents('audit-b');
+    const page = await audit('audit-b', `?limit=1&actor=${ops['audit-b'].key_id}`);
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+    for (const query of [
+      `?cursor=${page.body.next_cursor}`,
+      `?cursor=${page.body.next_cursor}&actor=${ops['audit-b'].key_id}&type=ban.created`,
+      `?cursor=${page.body.next_cursor}&device_id=d-1`,
+    ]) {
+      const res = await api.request('GET', `/v1/audit${query}`, { key });
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.details, query).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+    }
+    const backwards = await audit('audit-b', '?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z');
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.error.details).toEqual([expect.objectContaining({ field: 'to' })]);
+    expect(await storedEvents('audit-b')).toEqual(before);
+  });
+
   it('refuses a bad query in the envelope, naming the field', async () => {
     for (const [query, field] of [
       ['?limit=0', 'limit'],
@@ -238,6 +359,9 @@ describe('GET /v1/audit', () => {
       ['?type=ban.deleted', 'type'],
       ['?device_id=..', 'device_id'],
       ['?actor=a%20b', 'actor'],
+      ['?from=yesterday', 'from'],
+      ['?to=2026-02-30T00:00:00Z', 'to'],
+      ['?from=2026-01-01T00:00:00', 'from'],
       ['?cursor=not*base64', 'cursor'],
       [`?cursor=${Buffer.from('2026-01-01#evt_x').toString('base64url')}`, 'cursor'],
       ['?colour=red', 'colour'],

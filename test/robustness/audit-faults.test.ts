@@ -1,6 +1,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { erasureKey, PUBLISHER_KEY_PREFIX, policyKey, publisherPartition } from '../../lib/storage/keys';
+import {
+  auditActorPrefix,
+  auditDevicePrefix,
+  auditPartition,
+  erasureKey,
+  PUBLISHER_KEY_PREFIX,
+  policyKey,
+  publisherPartition,
+} from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
 import { type FaultInjector, injectFaults } from '../support/faults';
@@ -33,6 +41,7 @@ const GAME = 'g-af';
 let api: TestApi;
 let faults: FaultInjector;
 let key: string;
+let keyId: string;
 let otherKey: string;
 const totals = { cases: 0, injected: 0, events: 0 };
 
@@ -45,6 +54,7 @@ beforeAll(async () => {
     body: { name: 'moderation', scopes: ['bans:read', 'bans:write', 'policy:write', 'keys:manage'] },
   });
   key = made.body.api_key;
+  keyId = made.body.key_id;
   const { dynamo } = await import('../../lib/storage/client');
   faults = injectFaults(dynamo);
 });
@@ -77,6 +87,25 @@ const storedKeys = async () => {
   return Items ?? [];
 };
 
+/** The events of the owner's index copies under the device and under the moderation key (lib/domain/audit.ts). */
+const indexCopiesOf = async (device: string) => {
+  const { dynamo, tableName } = await storage();
+  const under = async (prefix: string) =>
+    (
+      await dynamo.send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': auditPartition(OWNER), ':prefix': prefix },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
+  const byDevice = await under(auditDevicePrefix(device));
+  const byKey = (await under(auditActorPrefix(keyId))).filter((item) => item.device_id === device);
+  return [...byDevice, ...byKey].map((item) => item.event as Record<string, any>);
+};
+
 let flip = false;
 
 const operations = {
@@ -98,22 +127,26 @@ const operations = {
   }),
 
   'creating a ban without an idempotency key': writeCase({
+    faultIndexCopies: true,
     setup: async () => ({ body: banBody({ device_id: unique('af') }) }),
     send: ({ body }) => postBan(api, key, GAME, body),
     afterFailure: async ({ body }) => {
       // No retry can reach this ban: a 503 means it was not made, and nothing claims it was.
       expect(await ownerBans(String(body.device_id))).toEqual([]);
       expect(await eventsOf('ban.created', (e) => e.device_id === body.device_id)).toEqual([]);
+      expect(await indexCopiesOf(String(body.device_id))).toEqual([]);
     },
     afterRetry: async ({ body }, res) => {
       expect(res.status).toBe(201);
       expect((await ownerBans(String(body.device_id))).map((b) => b.ban_id)).toEqual([res.body.ban_id]);
       const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id);
       expect(events.map((e) => e.ban_id)).toEqual([res.body.ban_id]);
+      expect(await indexCopiesOf(String(body.device_id))).toEqual([events[0], events[0]]);
     },
   }),
 
   'revoking a ban': writeCase({
+    faultIndexCopies: true,
     setup: async () => {
       const device = unique('af');
       return { device, banId: await createBan(api, key, GAME, banBody({ device_id: device })) };
@@ -124,6 +157,9 @@ const operations = {
       const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
       if (events.length > 0) expect(ban?.revoked_at).toBe(events[0]?.occurred_at);
       expect(events.length).toBeLessThanOrEqual(1);
+      // A copy only of an event that is there (the retry puts the ones missing).
+      const copies = (await indexCopiesOf(device)).filter((e) => e.type === 'ban.revoked');
+      for (const copy of copies) expect(copy).toEqual(events[0]);
     },
     afterRetry: async ({ device, banId }, res) => {
       expect(res.status).toBe(200);
@@ -131,6 +167,8 @@ const operations = {
       const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
       expect(events).toHaveLength(1);
       expect(events[0]?.occurred_at).toBe(ban?.revoked_at);
+      const copies = (await indexCopiesOf(device)).filter((e) => e.type === 'ban.revoked');
+      expect(copies).toEqual([events[0], events[0]]);
     },
   }),
 

@@ -11,10 +11,11 @@ export const storedEvents = async (
   publisherId: string,
   since?: string,
 ): Promise<Array<Record<string, any>>> =>
+  // From `EVENT#` on: the trail's index copies (`BY#…`, `DEV#…`) sort before it, and are not events.
   (
     await storedPartition(auditPartition(publisherId), {
       newestFirst: true,
-      ...(since === undefined ? {} : { skFrom: `${AUDIT_EVENT_PREFIX}${since}` }),
+      skFrom: `${AUDIT_EVENT_PREFIX}${since ?? ''}`,
     })
   ).map((item) => item.event as Record<string, any>);
 

@@ -132,8 +132,8 @@ export interface FaultInjector {
   reset(): void;
   /** Every fault raised so far, one entry per failed call or attempt. */
   readonly injected: Injection[];
-  /** Calls seen so far (operation + partition key), faulted or not. */
-  readonly calls: Array<{ operation: string; key: string | undefined }>;
+  /** Calls seen so far (operation + partition key, and the sort key of a one-item call), faulted or not. */
+  readonly calls: Array<{ operation: string; key: string | undefined; sk?: string | undefined }>;
   remove(): void;
 }
 
@@ -157,7 +157,7 @@ let injectorCount = 0;
 export const injectFaults = (client: MiddlewareClient): FaultInjector => {
   const armed: ArmedRule[] = [];
   const injected: Injection[] = [];
-  const calls: Array<{ operation: string; key: string | undefined }> = [];
+  const calls: Array<{ operation: string; key: string | undefined; sk?: string | undefined }> = [];
   const id = ++injectorCount;
   const callName = `faultInjectorCall${id}`;
   const attemptName = `faultInjectorAttempt${id}`;
@@ -167,7 +167,8 @@ export const injectFaults = (client: MiddlewareClient): FaultInjector => {
     (next: (args: any) => Promise<any>, context: Record<string, any> & FaultContext) => async (args: any) => {
       const operation = String(context.commandName ?? '').replace(/Command$/, '');
       const key = partitionKeyOf(args.input);
-      calls.push({ operation, key });
+      const sk = args.input?.Item?.sk ?? args.input?.Key?.sk;
+      calls.push({ operation, key, sk: typeof sk === 'string' ? sk : undefined });
       const match = armed.find(
         (a) =>
           a.operation === operation && (a.rule.keyPrefix === undefined || key?.startsWith(a.rule.keyPrefix)),

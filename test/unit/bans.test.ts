@@ -15,6 +15,8 @@ import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
 import type { Actor } from '../../lib/model/responses';
 import {
+  auditActorPrefix,
+  auditDevicePrefix,
   auditPartition,
   banKey,
   bannedDeviceKey,
@@ -63,7 +65,7 @@ const takenId = () => {
 const banSk = (id: number) => banKey('dev-1', id).sk;
 
 describe('createBan', () => {
-  it('takes an id from the counter, puts the ban conditionally beside its two entries among banned devices, then its event: 7 calls without a key (the reason catalogue read and the device Query beside the counter)', async () => {
+  it('takes an id from the counter, puts the ban conditionally beside its two entries among banned devices, then its event and its copies under its actor and device: 9 calls without a key (the reason catalogue read and the device Query beside the counter)', async () => {
     const result = await createBan('pub-a', 'game-1', request, actor);
 
     expect(result).toEqual({
@@ -75,7 +77,7 @@ describe('createBan', () => {
       game_id: 'game-1',
       status: 'created',
     });
-    expect(ddb.calls()).toHaveLength(7);
+    expect(ddb.calls()).toHaveLength(9);
     const counter = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(counter).toMatchObject({
       Key: { pk: expect.stringMatching(new RegExp(`^${partitions.counter}\\d\\d$`)), sk: counterKey(0).sk },
@@ -120,6 +122,20 @@ describe('createBan', () => {
       device_id: 'dev-1',
       event: { type: 'ban.created', ban_id: takenId(), actor, reason_code: 'aimbot' },
     });
+    // After the event, its copies for the actor and device filters: the same attributes, no condition.
+    const eventAt = String(event?.Item?.sk).slice('EVENT#'.length);
+    const copies = ddb
+      .commandCalls(PutCommand)
+      .slice(4)
+      .map((c) => c.args[0].input);
+    expect(copies.map((copy) => copy.Item?.sk)).toEqual([
+      `${auditActorPrefix(String(actor.key_id))}${eventAt}`,
+      `${auditDevicePrefix('dev-1')}${eventAt}`,
+    ]);
+    for (const copy of copies) {
+      expect(copy.ConditionExpression).toBeUndefined();
+      expect(copy.Item).toEqual({ ...event?.Item, sk: copy.Item?.sk, actor_id: actor.key_id });
+    }
   });
 
   it('withdraws a ban made without a key when its event cannot be written, and lets the failure through', async () => {
@@ -132,16 +148,18 @@ describe('createBan', () => {
     const deleted = ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key);
     expect(deleted).toEqual([
       { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^EVENT#/) },
+      { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^BY#/) },
+      { pk: auditPartition('pub-a'), sk: expect.stringMatching(/^DEV#dev-1#/) },
       bannedDeviceKey('pub-a', 'dev-1', takenId()),
       reversedBannedDeviceKey('pub-a', 'dev-1', takenId()),
       banKey('dev-1', takenId()),
     ]);
   });
 
-  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 7 calls with a new key', async () => {
+  it('claims the idempotency key with a record holding the whole ban before the ban and its event: 10 calls with a new key', async () => {
     await createBan('pub-a', 'game-1', { ...request, idempotency_key: 'k-1', details: { match: 7 } }, actor);
 
-    expect(ddb.calls()).toHaveLength(7);
+    expect(ddb.calls()).toHaveLength(10);
     const [claim, ban] = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
     expect(claim).toMatchObject({
       Item: idem,

@@ -52,25 +52,25 @@ describe('storage calls per operation', () => {
     expect(ddb.calls()).toHaveLength(1);
   });
 
-  it('put policy makes 2 calls: the update, then its audit event', async () => {
+  it('put policy makes 3 calls: the update, then its audit event and its copy under the actor', async () => {
     const res = await invoke(
       putPolicy,
       proxyEvent({ method: 'PUT', resource: '/v1/policy', body: { enforce_game: false } }),
     );
     expect(res.statusCode).toBe(200);
-    expect(ddb.calls()).toHaveLength(2);
+    expect(ddb.calls()).toHaveLength(3);
   });
 
-  it('create without a key makes 7 calls (counter, the reason catalogue and the device Query, ban and its two entries among banned devices, event) and answers 201', async () => {
+  it('create without a key makes 9 calls (counter, the reason catalogue and the device Query, ban and its two entries among banned devices, event and its copies under actor and device) and answers 201', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({ method: 'POST', resource: '/v1/bans', headers: { 'X-Game-Id': 'g1' }, body: banBody }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(7);
+    expect(ddb.calls()).toHaveLength(9);
   });
 
-  it('create with a new key makes 8 calls (counter, the reason catalogue and the device Query, record, ban and its two entries, event)', async () => {
+  it('create with a new key makes 10 calls (counter, the reason catalogue and the device Query, record, ban and its two entries, event and its two copies)', async () => {
     const res = await invoke(
       createBan,
       proxyEvent({
@@ -81,7 +81,7 @@ describe('storage calls per operation', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    expect(ddb.calls()).toHaveLength(8);
+    expect(ddb.calls()).toHaveLength(10);
   });
 
   it('listing makes 1 policy read and 1 Query for a device whose bans fit one storage page', async () => {

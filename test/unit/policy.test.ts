@@ -45,9 +45,12 @@ describe('policy', () => {
     expect(input?.UpdateExpression).not.toContain('#enforce_game = :enforce_game');
     expect(input?.ConditionExpression).toBe('attribute_exists(pk)');
     expect(input?.ReturnValues).toBe('ALL_OLD');
-    // The item before had no recorded change (it predates the audit): one event, for this one.
-    const events = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    // The item before had no recorded change (it predates the audit): one event, for this one,
+    // and its copy under the actor.
+    const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    const events = puts.filter((put) => String(put.Item?.sk).startsWith('EVENT#'));
     expect(events).toHaveLength(1);
+    expect(puts.map((put) => String(put.Item?.sk).split('#')[0])).toEqual(['EVENT', 'BY']);
     expect(events[0]?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(events[0]?.Item?.event).toMatchObject({
       type: 'policy.updated',
@@ -73,7 +76,11 @@ describe('policy', () => {
     ddb.on(PutCommand).resolves({});
     await updatePolicy('p', { enforce_global: true }, actor);
 
-    const events = ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item?.event);
+    const events = ddb
+      .commandCalls(PutCommand)
+      .map((c) => c.args[0].input.Item)
+      .filter((item) => String(item?.sk).startsWith('EVENT#'))
+      .map((item) => item?.event);
     expect(events).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
