@@ -17,16 +17,19 @@ import {
   enforcementBatchRequestSchema,
   eventsQuerySchema,
   expiringBansQuerySchema,
+  invitePersonRequestSchema,
   keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
   listKeysQuerySchema,
   listPublishersQuerySchema,
+  personPathSchema,
   policyPatchSchema,
   putPublisherRequestSchema,
   putReasonsRequestSchema,
   revokeBanRequestSchema,
   snapshotQuerySchema,
+  updatePersonRequestSchema,
   webhookPathSchema,
 } from './model/requests';
 import type { Partition } from './storage/keys';
@@ -58,6 +61,17 @@ export type TableAction =
  * deletes only bans cannot delete an audit event.
  */
 export type TableAccess = { readonly [A in TableAction]?: readonly Partition[] };
+
+/** The Cognito actions a function may be granted, on the stack's user pool only. */
+export type UserPoolAction =
+  | 'cognito-idp:ListUsers'
+  | 'cognito-idp:AdminGetUser'
+  | 'cognito-idp:AdminCreateUser'
+  | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:AdminUpdateUserAttributes'
+  | 'cognito-idp:AdminDisableUser'
+  | 'cognito-idp:AdminEnableUser'
+  | 'cognito-idp:AdminUserGlobalSignOut';
 
 /** Requests per second (steady state) and burst (requests at once), as API Gateway takes them. */
 export interface RateLimits {
@@ -138,6 +152,12 @@ export interface Route {
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
+  /**
+   * The people routes: the Cognito actions its lib/storage/user-pool.ts calls send, which the
+   * stack grants on its user pool's ARN and nothing else (and names the pool in
+   * PEOPLE_DIRECTORY). With a publisher's own provider there is no pool: nothing is granted.
+   */
+  readonly userPool?: readonly UserPoolAction[];
   /** Its rate limits in the deployed stage, overall and per publisher (throttleClasses). */
   readonly throttle: ThrottleClass;
   /** Whether a repeat is safe (RetryRule): required, so that no route is left without one. */
@@ -440,6 +460,64 @@ export const revokeKeyRoute = {
     'dynamodb:DeleteItem': ['publisher'],
   },
   throttle: 'write',
+  retry: 'repeatable',
+} as const satisfies Route;
+
+/**
+ * The publisher's people (`people:manage`: admins), at its identity provider (the stack's
+ * Cognito pool, or npm start's local provider): lib/domain/people-admin.ts. Each change is audited.
+ */
+export const listPeopleRoute = {
+  id: 'listPeople',
+  method: 'GET',
+  path: '/v1/people',
+  handler: 'list-people',
+  auth: true,
+  scope: 'people:manage',
+  request: { everyGame: true },
+  userPool: ['cognito-idp:ListUsers'],
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
+export const invitePersonRoute = {
+  id: 'invitePerson',
+  method: 'POST',
+  path: '/v1/people',
+  handler: 'invite-person',
+  auth: true,
+  scope: 'people:manage',
+  request: { body: invitePersonRequestSchema, everyGame: true },
+  // The invitation's event; the invitation withdrawn if that fails.
+  table: { 'dynamodb:PutItem': ['audit'] },
+  userPool: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminDeleteUser'],
+  throttle: 'write',
+  // A repeat is a 409 (the email has an account), never a second invitation.
+  retry: 'never',
+} as const satisfies Route;
+
+export const updatePersonRoute = {
+  id: 'updatePerson',
+  method: 'PUT',
+  path: '/v1/people/{person_id}',
+  handler: 'update-person',
+  auth: true,
+  scope: 'people:manage',
+  request: { path: personPathSchema, body: updatePersonRequestSchema, everyGame: true },
+  // The change's event.
+  table: { 'dynamodb:PutItem': ['audit'] },
+  // Whose is the person (AdminGetUser), is another admin left (ListUsers), then the change; a
+  // disable also signs them out everywhere (their refresh tokens revoked).
+  userPool: [
+    'cognito-idp:AdminGetUser',
+    'cognito-idp:ListUsers',
+    'cognito-idp:AdminUpdateUserAttributes',
+    'cognito-idp:AdminDisableUser',
+    'cognito-idp:AdminEnableUser',
+    'cognito-idp:AdminUserGlobalSignOut',
+  ],
+  throttle: 'write',
+  // A repeat finds the change made and answers the person, recording nothing more.
   retry: 'repeatable',
 } as const satisfies Route;
 
@@ -754,6 +832,9 @@ export const routes = [
   createKeyRoute,
   listKeysRoute,
   revokeKeyRoute,
+  listPeopleRoute,
+  invitePersonRoute,
+  updatePersonRoute,
   listAuditRoute,
   eraseDeviceRoute,
   listDevicesRoute,

@@ -154,7 +154,12 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         consoleUrl,
         accessTokenSeconds: options.accessTokenSeconds,
       });
-      configureSettings({ ...settings, identityProvider: JSON.stringify(identity.settings) });
+      // ...and the people routes manage the local provider's people.
+      configureSettings({
+        ...settings,
+        identityProvider: JSON.stringify(identity.settings),
+        peopleDirectory: { kind: 'local' },
+      });
       signIn = identity.console;
     }
     return {

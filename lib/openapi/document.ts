@@ -26,6 +26,7 @@ import {
   enforcementBatchRequestSchema,
   gameHeaderSchema,
   globalSourcesSchema,
+  invitePersonRequestSchema,
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
   policyPatchSchema,
@@ -34,6 +35,7 @@ import {
   RFC3339_PATTERN,
   revokeBanRequestSchema,
   TRUST_SOURCES_MAX,
+  updatePersonRequestSchema,
 } from '../model/requests';
 import {
   actorSchema,
@@ -65,11 +67,14 @@ import {
   feedPageSchema,
   fieldIssueSchema,
   healthSchema,
+  invitedPersonSchema,
   listedBanSchema,
   listedWebhookSchema,
   newApiKeySchema,
   newWebhookSchema,
   openApiDocumentSchema,
+  personListSchema,
+  personSchema,
   policySchema,
   publisherProfileSchema,
   reasonCatalogueSchema,
@@ -125,6 +130,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
   [createKeyRequestSchema, 'CreateKeyRequest'],
+  [invitePersonRequestSchema, 'InvitePersonRequest'],
+  [updatePersonRequestSchema, 'UpdatePersonRequest'],
   [createWebhookRequestSchema, 'CreateWebhookRequest'],
   [createAppealRequestSchema, 'CreateAppealRequest'],
   [appealDecisionRequestSchema, 'AppealDecisionRequest'],
@@ -150,6 +157,9 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [apiKeySchema, 'ApiKey'],
   [apiKeyListSchema, 'ApiKeyList'],
   [newApiKeySchema, 'NewApiKey'],
+  [personSchema, 'Person'],
+  [personListSchema, 'PersonList'],
+  [invitedPersonSchema, 'InvitedPerson'],
   [actorSchema, 'Actor'],
   [auditEventSchema, 'AuditEvent'],
   [auditListSchema, 'AuditList'],
@@ -516,6 +526,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description: 'The key, by the public `key_id` its creation returned.',
     example: 'key_7hTq2WmZp0Ld',
   },
+  person_id: {
+    description: 'The person, by the `person_id` the listing or the invitation answered.',
+    example: '2d7e9b10-4a6c-4f3e-8d21-9c8b7a6f5e4d',
+  },
   status: { description: 'Which bans to list: `active`, `inactive` or `all`.', example: 'all' },
   limit: {
     description:
@@ -758,6 +772,9 @@ const tags: Record<Tag, string> = {
     "ban's owner decides it (`appeals:decide`). Each publisher appeals a ban once; an overturn ends it for everyone. What the player is shown " +
     '(`player_message`, `expires_at`, `appealable`, `appeal`) is on the ban in every listing and enforcement answer.',
   Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
+  People:
+    "Your publisher's people, who sign in to the console (`people:manage`: admins): listed, invited, " +
+    'disabled, re-enabled, given another role; each change audited, and never one that leaves no enabled admin.',
   Documentation: 'This description of the API.',
 };
 
