@@ -9,6 +9,7 @@ import { BulkView } from './bulk';
 import { DeviceView } from './device-view';
 import { KeysView } from './keys';
 import type { ConsoleSignIn } from './people';
+import { PeopleView } from './people-admin';
 import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
@@ -32,6 +33,7 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
+  { id: 'people', label: 'People', needs: 'people:manage' },
 ];
 
 export const Console = ({
@@ -65,17 +67,20 @@ export const Console = ({
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
-          {sections.map((v) => (
-            <li key={v.id}>
-              <button
-                type="button"
-                aria-current={view === v.id ? 'page' : undefined}
-                onClick={() => at.go(v.id)}
-              >
-                {v.label}
-              </button>
-            </li>
-          ))}
+          {/* People is for admins: not offered to a session known to lack its scope. */}
+          {sections
+            .filter((v) => v.id !== 'people' || knowledge['people:manage'].held !== false)
+            .map((v) => (
+              <li key={v.id}>
+                <button
+                  type="button"
+                  aria-current={view === v.id ? 'page' : undefined}
+                  onClick={() => at.go(v.id)}
+                >
+                  {v.label}
+                </button>
+              </li>
+            ))}
         </ul>
       </nav>
       <div class="panel game">
@@ -156,6 +161,7 @@ export const Console = ({
         />
       )}
       {view === 'webhooks' && <WebhooksView {...common} />}
+      {view === 'people' && <PeopleView {...common} />}
     </>
   );
 };

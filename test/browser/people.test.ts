@@ -134,6 +134,13 @@ describe('signing in with the organisation', () => {
       )
       .waitFor();
     expect(await page.getByLabel('Device ID to ban').count()).toBe(0);
+    // People is for admins: not offered to a viewer.
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Console sections' })
+        .getByRole('button', { name: 'People' })
+        .count(),
+    ).toBe(0);
     await openSection(page, 'Audit trail');
     await page.getByText(server.people.moderator.email).first().waitFor();
     expect(seriousViolations(await axeScan(page, 'people-viewer-audit'))).toEqual([]);
@@ -170,6 +177,74 @@ describe('signing in with the organisation', () => {
     const [audited] = await auditOf('key.created');
     expect(audited?.actor).toMatchObject({ type: 'user', email: server.people.admin.email });
     expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("an admin invites a moderator, makes them a viewer and disables them, each confirmed and audited; the disabled person's session is refused at its renewal", async () => {
+    const admin = await open();
+    await signInAs(admin.page, 'admin');
+    await openSection(admin.page, 'People');
+    const table = admin.page.getByRole('table', { name: 'People of your publisher, by email' });
+    await table.getByRole('rowheader', { name: server.people.admin.email }).waitFor();
+    const email = `invited-${Date.now().toString(36)}@dev-publisher.example`;
+    const invite = admin.page.getByRole('region', { name: 'Invite a person' });
+    await invite.getByLabel('Email').fill(email);
+    await invite.getByLabel('Role').selectOption('moderator');
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    const password = await admin.page.getByLabel('Their one-time password').inputValue();
+    expect(password).toMatch(/^[\w-]{16}$/);
+    await table.getByRole('rowheader', { name: email }).waitFor();
+    expect(seriousViolations(await axeScan(admin.page, 'people-admin'))).toEqual([]);
+    await screenshot(
+      admin.page,
+      'people-admin',
+      admin.page.getByRole('region', { name: 'People', exact: true }),
+    );
+
+    // The invited moderator signs in with it, on a page whose clock the test moves.
+    const invited = await openPage(browser, server.consoleUrl, { clock: true });
+    pages.push(invited);
+    await invited.page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+    await invited.page.getByLabel('Email').fill(email);
+    await invited.page.getByLabel('Password').fill(password);
+    await invited.page.getByRole('button', { name: 'Sign in' }).click();
+    await invited.page.getByRole('banner').getByText(`Signed in as ${email} (moderator)`).waitFor();
+    expect(
+      await invited.page
+        .getByRole('navigation', { name: 'Console sections' })
+        .getByRole('button', { name: 'People' })
+        .count(),
+    ).toBe(0);
+
+    // Role: picked, then confirmed.
+    await table.getByLabel(`Role of ${email}`).selectOption('viewer');
+    await admin.page.getByRole('heading', { name: `Make ${email} a viewer?` }).waitFor();
+    await admin.page.getByRole('button', { name: 'Change role' }).click();
+    await statusHolding(admin.page, `${email} is now a viewer, enabled`);
+    await table.getByRole('button', { name: `Disable ${email}` }).click();
+    await admin.page.getByRole('heading', { name: `Disable ${email}?` }).waitFor();
+    await admin.page.getByRole('button', { name: 'Disable', exact: true }).click();
+    await statusHolding(admin.page, `${email} is now a viewer, disabled`);
+    await table.getByRole('button', { name: `Enable ${email}` }).waitFor();
+
+    const people = (await server.call('GET', '/v1/people')).body.items as Array<Record<string, unknown>>;
+    expect(people.find((p) => p.email === email)).toMatchObject({
+      role: 'viewer',
+      enabled: false,
+      status: 'active',
+    });
+    const events = await auditOf('person.updated');
+    expect(events.map((e) => (e as { after?: unknown }).after).slice(0, 2)).toEqual([
+      { role: 'viewer', enabled: false },
+      { role: 'viewer', enabled: true },
+    ]);
+    expect(events[0]?.actor).toMatchObject({ type: 'user', email: server.people.admin.email, role: 'admin' });
+
+    // Their console renews a minute before its 15-minute token ends: the provider refuses, and the
+    // session ends.
+    await invited.page.clock.runFor(15 * 60_000);
+    await alertHolding(invited.page, 'Your session ended. Sign in again.');
+    await invited.page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
+    expect(unexpectedProblems(admin.problems)).toEqual([]);
   });
 
   it('signs out at the provider too: the refresh token is revoked, and the next sign-in asks for the password again', async () => {
