@@ -355,7 +355,7 @@ export class ServiceStack extends Stack {
     // learn the provider's settings.
     const signIn = this.people.addConsoleClient(this.moderatorConsole.url);
     authorizerFn.addEnvironment('IDENTITY_PROVIDER', this.toJsonString(signIn.authorizer));
-    this.moderatorConsole.addSignIn(signIn.console);
+    this.moderatorConsole.addSignIn({ ...signIn.console, idle_minutes: settings.consoleIdleMinutes });
 
     // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
     this.api.node.tryRemoveChild('Endpoint');

@@ -1,7 +1,16 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { alertHolding, eventually, openSection, setGame, statusHolding, storageOf } from './support/console';
+import {
+  alertHolding,
+  eventually,
+  openSection,
+  setGame,
+  signIn,
+  signInForm,
+  statusHolding,
+  storageOf,
+} from './support/console';
 import {
   axeScan,
   type ConsolePage,
@@ -239,12 +248,47 @@ describe('signing in with the organisation', () => {
     ]);
     expect(events[0]?.actor).toMatchObject({ type: 'user', email: server.people.admin.email, role: 'admin' });
 
-    // Their console renews a minute before its 15-minute token ends: the provider refuses, and the
-    // session ends.
+    // Their console renews a minute before its 15-minute token ends: the provider refuses it
+    // (invalid_grant: no account), and the session ends.
+    const renewals: Request[] = [];
+    invited.page.on('request', (r) => {
+      if (r.method() === 'POST' && (r.postData() ?? '').includes('grant_type=refresh_token'))
+        renewals.push(r);
+    });
     await invited.page.clock.runFor(15 * 60_000);
     await alertHolding(invited.page, 'Your session ended. Sign in again.');
+    expect(renewals).toHaveLength(1);
+    const refusal = await renewals[0]?.response();
+    expect(refusal?.status()).toBe(400);
+    expect(((await refusal?.json()) as { error: string } | undefined)?.error).toBe('invalid_grant');
     await invited.page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
     expect(unexpectedProblems(admin.problems)).toEqual([]);
+  });
+
+  it('signs out after 30 minutes without input, warning a minute before; input keeps the session', async () => {
+    // A key's session: no token renewal runs while the page's clock is moved past the real one's
+    // (a person's renewed ID token would be refused as from the past, which is not this case).
+    const idle = await openPage(browser, server.consoleUrl, { clock: true });
+    pages.push(idle);
+    const { page } = idle;
+    await signIn(page, server.devKey);
+    const settings = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as {
+      idle_minutes: number;
+    };
+    expect(settings.idle_minutes).toBe(30);
+    const warning = page.getByRole('alert').filter({ hasText: 'You will be signed out in a minute' });
+    await page.clock.runFor(29 * 60_000);
+    await warning.waitFor();
+    expect(seriousViolations(await axeScan(page, 'people-idle-warning'))).toEqual([]);
+    // A key pressed: the warning goes, and the next 29 minutes start from now.
+    await page.keyboard.press('Shift');
+    await warning.waitFor({ state: 'detached' });
+    await page.clock.runFor(29 * 60_000);
+    await warning.waitFor();
+    await page.clock.runFor(60_000);
+    await alertHolding(page, 'Signed out after 30 minutes without input. Sign in again.');
+    await signInForm(page);
+    expect(unexpectedProblems(idle.problems)).toEqual([]);
   });
 
   it('signs out at the provider too: the refresh token is revoked, and the next sign-in asks for the password again', async () => {

@@ -1852,6 +1852,15 @@ describe('people signing in', () => {
     expect(env).toContain(JSON.stringify({ Ref: poolId }));
   });
 
+  test('the console signs out after 30 idle minutes, or -c consoleIdleMinutes (1 to 1440), served in its sign-in.json', () => {
+    expect(DEFAULT_SETTINGS.consoleIdleMinutes).toBe(30);
+    expect(readSettings(templateApp({ consoleIdleMinutes: '10' })).consoleIdleMinutes).toBe(10);
+    for (const bad of ['0', '1441', '2.5', 'soon'])
+      expect(() => readSettings(templateApp({ consoleIdleMinutes: bad })), bad).toThrow(
+        /context consoleIdleMinutes/,
+      );
+  });
+
   test("the page's CSP allows exactly the pool's domain for the token calls; sign-in.json names the client", () => {
     const csp = JSON.stringify(
       resources[logicalId(stack.moderatorConsole.responseHeadersPolicy.node.defaultChild)]?.Properties
