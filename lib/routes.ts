@@ -438,7 +438,8 @@ export const listKeysRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { query: listKeysQuerySchema },
-  table: { 'dynamodb:Query': ['publisher'] },
+  // The listing, then each listed key's last use, on its lookup item.
+  table: { 'dynamodb:Query': ['publisher'], 'dynamodb:GetItem': ['apiKey'] },
   throttle: 'read',
   retry: 'read',
 } as const satisfies Route;
@@ -856,11 +857,14 @@ export const routes = [
 
 export type RouteId = (typeof routes)[number]['id'];
 
-/** The token authorizer: a function of its own, not a route. It reads key lookup items only. */
+/**
+ * The token authorizer: a function of its own, not a route. It reads key lookup items only, and
+ * notes a key's last use on its own lookup item (at most once per 5 minutes per key).
+ */
 export const authorizerFunction = {
   id: 'authorizer',
   handler: 'authorizer',
-  table: { 'dynamodb:GetItem': ['apiKey'] },
+  table: { 'dynamodb:GetItem': ['apiKey'], 'dynamodb:UpdateItem': ['apiKey'] },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
 /**

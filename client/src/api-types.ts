@@ -140,7 +140,7 @@ export interface paths {
   "/v1/keys": {
     /**
      * List your publisher's keys, without their secrets
-     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
+     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -704,8 +704,20 @@ export interface components {
       created_by: components["schemas"]["Actor"] | null;
     };
     ApiKeyList: {
-      items: components["schemas"]["ApiKey"][];
+      items: components["schemas"]["ListedApiKey"][];
       next_cursor: string | null;
+    };
+    ListedApiKey: {
+      key_id: string;
+      name: string;
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      games: string[] | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      last4: string | null;
+      created_by: components["schemas"]["Actor"] | null;
+      last_used_at: string | null;
     };
     NewApiKey: {
       key_id: string;
@@ -2078,7 +2090,7 @@ export interface operations {
   };
   /**
    * List your publisher's keys, without their secrets
-   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
+   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.
    *
    * Needs a key with the `keys:manage` scope.
    */

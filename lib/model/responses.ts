@@ -300,8 +300,14 @@ export const apiKeySchema = z.strictObject({
 });
 export type ApiKey = z.output<typeof apiKeySchema>;
 
+/** A key as the listing shows it: also when it was last used (to within 10 minutes; null: not since this was kept). */
+export const listedApiKeySchema = z.strictObject({
+  ...apiKeySchema.shape,
+  last_used_at: z.nullable(timestampSchema),
+});
+
 export const apiKeyListSchema = z.strictObject({
-  items: z.array(apiKeySchema),
+  items: z.array(listedApiKeySchema),
   next_cursor: z.nullable(z.string()),
 });
 export type ApiKeyList = z.output<typeof apiKeyListSchema>;

@@ -809,7 +809,9 @@ export const operations = {
       "The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 " +
       'characters to tell it apart (null for keys made before they were kept) and who made it ' +
       '(`created_by`: a key, the operator, or a person; null for keys made before it was recorded); ' +
-      'never a secret. Page with `next_cursor` until it is null.',
+      'never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the ' +
+      'authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer ' +
+      'for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.',
     responses: {
       200: response(apiKeyListSchema, "The publisher's keys.", {
         items: [
@@ -823,8 +825,9 @@ export const operations = {
             expires_at: null,
             revoked_at: null,
             last4: 'k9Qa',
+            last_used_at: '2026-03-02T08:40:00.000Z',
           },
-          serverKey,
+          { ...serverKey, last_used_at: null },
         ],
         next_cursor: null,
       }),

@@ -162,15 +162,25 @@ describe('signing in with the organisation', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
-  it('an admin signs in and makes a key, which records who made it', async () => {
+  it('an admin signs in and makes a key, which records who made it and shows when it was last used', async () => {
     const { page, problems } = await open();
     await signInAs(page, 'admin');
     await openSection(page, 'API keys');
     const form = page.getByRole('region', { name: 'Create a key', exact: true });
     await form.getByLabel('Key name').fill('made by a person');
     await form.getByRole('button', { name: 'Create key' }).click();
-    await page.getByLabel('New API key').waitFor();
-    // The key list says who made it.
+    const secret = await page.getByLabel('New API key').inputValue();
+    // The key list says who made it, and when each key was last used: not yet, then once it is.
+    const row = page.getByRole('row').filter({ hasText: 'made by a person' });
+    await expect.poll(() => row.getByRole('cell').nth(8).innerText()).toBe('not yet');
+    const used = await server.call('GET', '/v1/device/used-device/bans', {
+      key: secret,
+      game: 'people-game',
+    });
+    expect(used.status).toBe(200);
+    await openSection(page, 'Start');
+    await openSection(page, 'API keys');
+    await expect.poll(() => row.getByRole('cell').nth(8).innerText()).toMatch(/\d{2}:\d{2}/);
     await page
       .getByRole('cell', { name: `${server.people.admin.email} (admin)` })
       .first()

@@ -1088,10 +1088,10 @@ describe('table access: least privilege', () => {
       expect(streamStatements(id), id).toEqual([]);
   });
 
-  test('the authorizer reads API key items only', () => {
+  test('the authorizer reads API key items only, and writes only on them (a key last use)', () => {
     const [statement, ...rest] = statementsOf(authorizerFunction.id);
     expect(rest).toEqual([]);
-    expect(statement?.Action).toBe('dynamodb:GetItem');
+    expect(statement?.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(statement?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': AUTHORIZER_LEADING_KEYS },
     });
