@@ -15,6 +15,8 @@ export const scopes = [
   'appeals:write',
   /** Reads and decides the appeals of the publisher's bans (moderators). */
   'appeals:decide',
+  /** Lists, invites, disables and re-enables the publisher's people and sets their roles (admins). */
+  'people:manage',
 ] as const;
 export type Scope = (typeof scopes)[number];
 

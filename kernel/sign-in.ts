@@ -32,7 +32,16 @@ export interface ConsoleSignIn {
   publisher_claim: string;
   role_claim: string;
   email_claim: string;
+  /**
+   * Minutes without input after which the console signs out (a minute's warning first): the
+   * deployment's `consoleIdleMinutes`, `npm start`'s IDLE_MINUTES. Absent: DEFAULT_IDLE_MINUTES.
+   */
+  idle_minutes?: number;
 }
+
+/** A console left alone this long signs out; 1 to 1440 (a day) may be set. */
+export const DEFAULT_IDLE_MINUTES = 30;
+export const MAX_IDLE_MINUTES = 1440;
 
 /** The file's name beside index.html. Without a provider it holds `null`. */
 export const SIGN_IN_FILE = 'sign-in.json';

@@ -66,6 +66,19 @@ const parseLogLevel = (raw: string | undefined): LogSetting => {
 
 const optionalText = (raw: string | undefined) => (blank(raw) ? undefined : raw.trim());
 
+/** Where the people routes find the publisher's people: the local provider's, or a Cognito pool. */
+export type PeopleDirectory = { kind: 'local' } | { kind: 'cognito'; userPoolId: string };
+
+/** `PEOPLE_DIRECTORY`: `local` (npm start) or `cognito:<user pool id>` (the stack); none: people are managed elsewhere. */
+export const parsePeopleDirectory = (raw: string | undefined): PeopleDirectory | undefined => {
+  if (blank(raw)) return undefined;
+  const value = raw.trim();
+  if (value === 'local') return { kind: 'local' };
+  const pool = /^cognito:([\w-]+_[0-9a-zA-Z]+)$/.exec(value)?.[1];
+  if (pool) return { kind: 'cognito', userPoolId: pool };
+  throw new Error(`PEOPLE_DIRECTORY must be local or cognito:<user pool id>, got ${raw}`);
+};
+
 /** One variable: absent or a string, parsed by `parse`, whose error is the issue's message. */
 const variable = <T>(parse: (raw: string | undefined) => T) =>
   z.pipe(
@@ -100,6 +113,8 @@ export const settingsSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: variable(parseRetryBaseMs),
   /** `1`: loopback http:// webhook receivers are allowed (the local server's development mode). */
   WEBHOOK_ALLOW_LOOPBACK: variable((raw) => raw === '1'),
+  /** Where the people routes manage people (parsePeopleDirectory). */
+  PEOPLE_DIRECTORY: variable(parsePeopleDirectory),
 });
 
 /** Where the storage client connects (lib/storage/client.ts binds its client to it). */
@@ -122,6 +137,7 @@ export interface Settings {
   feedCacheMs: number;
   webhookRetryBaseMs: number;
   webhookAllowLoopback: boolean;
+  peopleDirectory: PeopleDirectory | undefined;
 }
 
 /** The settings an environment names, each checked; every bad one is named in the one error thrown. */
@@ -146,6 +162,7 @@ export const settingsFrom = (env: Readonly<Record<string, string | undefined>>):
     feedCacheMs: v.FEED_CACHE_MS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     webhookAllowLoopback: v.WEBHOOK_ALLOW_LOOPBACK,
+    peopleDirectory: v.PEOPLE_DIRECTORY,
   };
 };
 

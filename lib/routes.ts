@@ -18,16 +18,19 @@ import {
   enforcementBatchRequestSchema,
   eventsQuerySchema,
   expiringBansQuerySchema,
+  invitePersonRequestSchema,
   keyPathSchema,
   listAllBansQuerySchema,
   listBansQuerySchema,
   listKeysQuerySchema,
   listPublishersQuerySchema,
+  personPathSchema,
   policyPatchSchema,
   putPublisherRequestSchema,
   putReasonsRequestSchema,
   revokeBanRequestSchema,
   snapshotQuerySchema,
+  updatePersonRequestSchema,
   webhookPathSchema,
 } from './model/requests';
 import type { Partition } from './storage/keys';
@@ -59,6 +62,17 @@ export type TableAction =
  * deletes only bans cannot delete an audit event.
  */
 export type TableAccess = { readonly [A in TableAction]?: readonly Partition[] };
+
+/** The Cognito actions a function may be granted, on the stack's user pool only. */
+export type UserPoolAction =
+  | 'cognito-idp:ListUsers'
+  | 'cognito-idp:AdminGetUser'
+  | 'cognito-idp:AdminCreateUser'
+  | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:AdminUpdateUserAttributes'
+  | 'cognito-idp:AdminDisableUser'
+  | 'cognito-idp:AdminEnableUser'
+  | 'cognito-idp:AdminUserGlobalSignOut';
 
 /** Requests per second (steady state) and burst (requests at once), as API Gateway takes them. */
 export interface RateLimits {
@@ -139,6 +153,12 @@ export interface Route {
   readonly request: RequestSpec;
   /** Absent: the function never touches the table (and is not told its name). */
   readonly table?: TableAccess;
+  /**
+   * The people routes: the Cognito actions its lib/storage/user-pool.ts calls send, which the
+   * stack grants on its user pool's ARN and nothing else (and names the pool in
+   * PEOPLE_DIRECTORY). With a publisher's own provider there is no pool: nothing is granted.
+   */
+  readonly userPool?: readonly UserPoolAction[];
   /** Its rate limits in the deployed stage, overall and per publisher (throttleClasses). */
   readonly throttle: ThrottleClass;
   /** Whether a repeat is safe (RetryRule): required, so that no route is left without one. */
@@ -420,7 +440,8 @@ export const listKeysRoute = {
   auth: true,
   scope: 'keys:manage',
   request: { query: listKeysQuerySchema },
-  table: { 'dynamodb:Query': ['publisher'] },
+  // The listing, then each listed key's last use, on its lookup item.
+  table: { 'dynamodb:Query': ['publisher'], 'dynamodb:GetItem': ['apiKey'] },
   throttle: 'read',
   retry: 'read',
 } as const satisfies Route;
@@ -442,6 +463,64 @@ export const revokeKeyRoute = {
     'dynamodb:DeleteItem': ['publisher'],
   },
   throttle: 'write',
+  retry: 'repeatable',
+} as const satisfies Route;
+
+/**
+ * The publisher's people (`people:manage`: admins), at its identity provider (the stack's
+ * Cognito pool, or npm start's local provider): lib/domain/people-admin.ts. Each change is audited.
+ */
+export const listPeopleRoute = {
+  id: 'listPeople',
+  method: 'GET',
+  path: '/v1/people',
+  handler: 'list-people',
+  auth: true,
+  scope: 'people:manage',
+  request: { everyGame: true },
+  userPool: ['cognito-idp:ListUsers'],
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
+export const invitePersonRoute = {
+  id: 'invitePerson',
+  method: 'POST',
+  path: '/v1/people',
+  handler: 'invite-person',
+  auth: true,
+  scope: 'people:manage',
+  request: { body: invitePersonRequestSchema, everyGame: true },
+  // The invitation's event; the invitation withdrawn if that fails.
+  table: { 'dynamodb:PutItem': ['audit'] },
+  userPool: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminDeleteUser'],
+  throttle: 'write',
+  // A repeat is a 409 (the email has an account), never a second invitation.
+  retry: 'never',
+} as const satisfies Route;
+
+export const updatePersonRoute = {
+  id: 'updatePerson',
+  method: 'PUT',
+  path: '/v1/people/{person_id}',
+  handler: 'update-person',
+  auth: true,
+  scope: 'people:manage',
+  request: { path: personPathSchema, body: updatePersonRequestSchema, everyGame: true },
+  // The change's event.
+  table: { 'dynamodb:PutItem': ['audit'] },
+  // Whose is the person (AdminGetUser), is another admin left (ListUsers), then the change; a
+  // disable also signs them out everywhere (their refresh tokens revoked).
+  userPool: [
+    'cognito-idp:AdminGetUser',
+    'cognito-idp:ListUsers',
+    'cognito-idp:AdminUpdateUserAttributes',
+    'cognito-idp:AdminDisableUser',
+    'cognito-idp:AdminEnableUser',
+    'cognito-idp:AdminUserGlobalSignOut',
+  ],
+  throttle: 'write',
+  // A repeat finds the change made and answers the person, recording nothing more.
   retry: 'repeatable',
 } as const satisfies Route;
 
@@ -797,6 +876,9 @@ export const routes = [
   createKeyRoute,
   listKeysRoute,
   revokeKeyRoute,
+  listPeopleRoute,
+  invitePersonRoute,
+  updatePersonRoute,
   listAuditRoute,
   eraseDeviceRoute,
   listDevicesRoute,
@@ -820,11 +902,14 @@ export const routes = [
 
 export type RouteId = (typeof routes)[number]['id'];
 
-/** The token authorizer: a function of its own, not a route. It reads key lookup items only. */
+/**
+ * The token authorizer: a function of its own, not a route. It reads key lookup items only, and
+ * notes a key's last use on its own lookup item (at most once per 5 minutes per key).
+ */
 export const authorizerFunction = {
   id: 'authorizer',
   handler: 'authorizer',
-  table: { 'dynamodb:GetItem': ['apiKey'] },
+  table: { 'dynamodb:GetItem': ['apiKey'], 'dynamodb:UpdateItem': ['apiKey'] },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 
 /**

@@ -70,7 +70,7 @@ export interface paths {
      * List the publishers that make global bans, with their track record
      * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
      *
-     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` scope.
+     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
      */
     get: operations["listPublishers"];
   };
@@ -140,7 +140,7 @@ export interface paths {
   "/v1/keys": {
     /**
      * List your publisher's keys, without their secrets
-     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
+     * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.
      *
      * Needs a key with the `keys:manage` scope.
      */
@@ -161,6 +161,31 @@ export interface paths {
      * Needs a key with the `keys:manage` scope.
      */
     post: operations["revokeKey"];
+  };
+  "/v1/people": {
+    /**
+     * List your publisher's people
+     * @description The people who sign in to the console for the caller's publisher, by email: role, whether they may sign in (`enabled`), `invited` until their first sign-in, and their last sign-in where the provider tells it (the local provider; null on Cognito). A deployment whose people sign in at its own identity provider manages them there: 404.
+     *
+     * Needs a key with the `people:manage` scope.
+     */
+    get: operations["listPeople"];
+    /**
+     * Invite a person to your publisher, with a role
+     * @description Makes an account for the email with the role (`viewer`, `moderator` or `admin`) and sends the invitation: deployed, Cognito emails a temporary password, changed at the first sign-in (with a second factor set up); locally, `temporary_password` is the password, shown this once. An email that already has an account, with any publisher, is a 409 `conflict`. Audited as `person.invited`.
+     *
+     * Needs a key with the `people:manage` scope.
+     */
+    post: operations["invitePerson"];
+  };
+  "/v1/people/{person_id}": {
+    /**
+     * Change a person's role, or disable or re-enable them
+     * @description Changes only what is sent: `role`, and `enabled` (false: they cannot sign in, and their session is not renewed). It holds from their next sign-in or token renewal: a token already issued works until it expires (at most 15 minutes, plus up to 300 s of the authorizer cache). A change that would leave the publisher without an enabled admin is a 409 `conflict`, and nothing changes. Another publisher's person is a 404. A request that changes nothing answers the person and records nothing; any other is audited as `person.updated`, before and after.
+     *
+     * Needs a key with the `people:manage` scope.
+     */
+    put: operations["updatePerson"];
   };
   "/v1/audit": {
     /**
@@ -398,9 +423,19 @@ export interface components {
     };
     CreateKeyRequest: {
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
       games?: string[];
       expires_at?: string | null;
+    };
+    InvitePersonRequest: {
+      email: string;
+      /** @enum {string} */
+      role: "viewer" | "moderator" | "admin";
+    };
+    UpdatePersonRequest: {
+      /** @enum {string} */
+      role?: "viewer" | "moderator" | "admin";
+      enabled?: boolean;
     };
     CreateWebhookRequest: {
       url: string;
@@ -696,7 +731,7 @@ export interface components {
     ApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -705,17 +740,55 @@ export interface components {
       created_by: components["schemas"]["Actor"] | null;
     };
     ApiKeyList: {
-      items: components["schemas"]["ApiKey"][];
+      items: components["schemas"]["ListedApiKey"][];
       next_cursor: string | null;
+    };
+    ListedApiKey: {
+      key_id: string;
+      name: string;
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      games: string[] | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      last4: string | null;
+      created_by: components["schemas"]["Actor"] | null;
+      last_used_at: string | null;
     };
     NewApiKey: {
       key_id: string;
       api_key: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
+    };
+    Person: {
+      person_id: string;
+      email: string;
+      /** @enum {string} */
+      role: "viewer" | "moderator" | "admin";
+      enabled: boolean;
+      /** @enum {string} */
+      status: "invited" | "active";
+      created_at: string;
+      last_sign_in_at: string | null;
+    };
+    PersonList: {
+      items: components["schemas"]["Person"][];
+    };
+    InvitedPerson: {
+      person_id: string;
+      email: string;
+      /** @enum {string} */
+      role: "viewer" | "moderator" | "admin";
+      enabled: boolean;
+      /** @enum {string} */
+      status: "invited" | "active";
+      created_at: string;
+      last_sign_in_at: string | null;
+      temporary_password: string | null;
     };
     Actor: OneOf<[{
       /** @constant */
@@ -893,7 +966,7 @@ export interface components {
       key: {
         key_id: string;
         name: string;
-        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide")[];
+        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
         games: string[] | null;
         expires_at: string | null;
         /** @enum {string} */
@@ -939,7 +1012,39 @@ export interface components {
         webhook_id: string;
         url_origin: string;
       };
-    } | {
+    } | ({
+      /** @constant */
+      type: "person.invited";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      person: {
+        person_id: string;
+        email: string;
+        /** @enum {string} */
+        role: "viewer" | "moderator" | "admin";
+      };
+    }) | ({
+      /** @constant */
+      type: "person.updated";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      person: {
+        person_id: string;
+        email: string;
+      };
+      before: {
+        /** @enum {string} */
+        role: "viewer" | "moderator" | "admin";
+        enabled: boolean;
+      };
+      after: {
+        /** @enum {string} */
+        role: "viewer" | "moderator" | "admin";
+        enabled: boolean;
+      };
+    }) | {
       /** @constant */
       type: "webhook.tested";
       event_id: string;
@@ -1625,7 +1730,7 @@ export interface operations {
    * List the publishers that make global bans, with their track record
    * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
    *
-   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` scope.
+   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
    */
   listPublishers: {
     parameters: {
@@ -2056,7 +2161,7 @@ export interface operations {
   };
   /**
    * List your publisher's keys, without their secrets
-   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret. Page with `next_cursor` until it is null.
+   * @description The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 characters to tell it apart (null for keys made before they were kept) and who made it (`created_by`: a key, the operator, or a person; null for keys made before it was recorded); never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.
    *
    * Needs a key with the `keys:manage` scope.
    */
@@ -2175,6 +2280,120 @@ export interface operations {
     };
   };
   /**
+   * List your publisher's people
+   * @description The people who sign in to the console for the caller's publisher, by email: role, whether they may sign in (`enabled`), `invited` until their first sign-in, and their last sign-in where the provider tells it (the local provider; null on Cognito). A deployment whose people sign in at its own identity provider manages them there: 404.
+   *
+   * Needs a key with the `people:manage` scope.
+   */
+  listPeople: {
+    responses: {
+      /** @description The publisher's people. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PersonList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Invite a person to your publisher, with a role
+   * @description Makes an account for the email with the role (`viewer`, `moderator` or `admin`) and sends the invitation: deployed, Cognito emails a temporary password, changed at the first sign-in (with a second factor set up); locally, `temporary_password` is the password, shown this once. An email that already has an account, with any publisher, is a 409 `conflict`. Audited as `person.invited`.
+   *
+   * Needs a key with the `people:manage` scope.
+   */
+  invitePerson: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "email": "sam@example.com",
+         *   "role": "moderator"
+         * }
+         */
+        "application/json": components["schemas"]["InvitePersonRequest"];
+      };
+    };
+    responses: {
+      /** @description The invited person. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["InvitedPerson"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Change a person's role, or disable or re-enable them
+   * @description Changes only what is sent: `role`, and `enabled` (false: they cannot sign in, and their session is not renewed). It holds from their next sign-in or token renewal: a token already issued works until it expires (at most 15 minutes, plus up to 300 s of the authorizer cache). A change that would leave the publisher without an enabled admin is a 409 `conflict`, and nothing changes. Another publisher's person is a 404. A request that changes nothing answers the person and records nothing; any other is audited as `person.updated`, before and after.
+   *
+   * Needs a key with the `people:manage` scope.
+   */
+  updatePerson: {
+    parameters: {
+      path: {
+        /**
+         * @description The person, by the `person_id` the listing or the invitation answered.
+         * @example 2d7e9b10-4a6c-4f3e-8d21-9c8b7a6f5e4d
+         */
+        person_id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "enabled": false
+         * }
+         */
+        "application/json": components["schemas"]["UpdatePersonRequest"];
+      };
+    };
+    responses: {
+      /** @description The person, as they are now. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["Person"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
    * Read your publisher's audit trail
    * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
@@ -2197,7 +2416,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c

@@ -84,6 +84,13 @@ export interface BanClient {
   createKey(key: Body<'createKey'>, options?: CallOptions): Promise<Result<'createKey'>>;
   listKeys(query?: Query<'listKeys'>, options?: CallOptions): Promise<Result<'listKeys'>>;
   revokeKey(key_id: string, options?: CallOptions): Promise<Result<'revokeKey'>>;
+  listPeople(options?: CallOptions): Promise<Result<'listPeople'>>;
+  invitePerson(person: Body<'invitePerson'>, options?: CallOptions): Promise<Result<'invitePerson'>>;
+  updatePerson(
+    person_id: string,
+    change: Body<'updatePerson'>,
+    options?: CallOptions,
+  ): Promise<Result<'updatePerson'>>;
   listAudit(query?: Query<'listAudit'>, options?: CallOptions): Promise<Result<'listAudit'>>;
   eraseDevice(device_id: string, options?: CallOptions): Promise<Result<'eraseDevice'>>;
   listDevices(query?: Query<'listDevices'>, options?: CallOptions): Promise<Result<'listDevices'>>;
@@ -276,6 +283,9 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     createKey: (key, o) => call('createKey', { body: key }, o),
     listKeys: (query, o) => call('listKeys', { query }, o),
     revokeKey: (keyId, o) => call('revokeKey', { path: [keyId] }, o),
+    listPeople: (o) => call('listPeople', {}, o),
+    invitePerson: (person, o) => call('invitePerson', { body: person }, o),
+    updatePerson: (personId, change, o) => call('updatePerson', { path: [personId], body: change }, o),
     listAudit: (query, o) => call('listAudit', { query }, o),
     eraseDevice: (device, o) => call('eraseDevice', { path: [device] }, o),
     listDevices: (query, o) => call('listDevices', { query }, o),

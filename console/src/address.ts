@@ -5,7 +5,17 @@
  * tokens are not in it, ever.
  */
 
-export const views = ['start', 'device', 'bulk', 'appeals', 'policy', 'audit', 'keys', 'webhooks'] as const;
+export const views = [
+  'start',
+  'device',
+  'bulk',
+  'appeals',
+  'policy',
+  'audit',
+  'keys',
+  'webhooks',
+  'people',
+] as const;
 export type View = (typeof views)[number];
 
 export interface Address {

@@ -123,6 +123,7 @@ export const scopeUses: Record<Scope, string> = {
   'audit:read': 'read the audit trail',
   'appeals:write': "file appeals on a player's behalf",
   'appeals:decide': 'work the appeals queue: decide appeals, read their stats',
+  'people:manage': "manage the publisher's people: invite, disable, change roles",
 };
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

@@ -7,8 +7,10 @@ import { AppealsView } from './appeals';
 import { AuditView } from './audit';
 import { BulkView } from './bulk';
 import { DeviceView } from './device-view';
+import { IdleWarning, useIdleSignOut } from './idle';
 import { KeysView } from './keys';
-import type { ConsoleSignIn } from './people';
+import { type ConsoleSignIn, revokeRefreshToken } from './people';
+import { PeopleView } from './people-admin';
 import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
@@ -32,6 +34,7 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'audit', label: 'Audit trail', needs: 'audit:read' },
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
+  { id: 'people', label: 'People', needs: 'people:manage' },
 ];
 
 export const Console = ({
@@ -43,7 +46,14 @@ export const Console = ({
   onSignOut: (message: Message) => void;
   provider: ConsoleSignIn | null;
 }) => {
-  const { call, knowledge, signOut } = useSessionCall(session, provider, onSignOut);
+  const { call, knowledge, signOut, currentTokens } = useSessionCall(session, provider, onSignOut);
+  const idleWarning = useIdleSignOut(provider?.idle_minutes, (minutes) => {
+    // The refresh token is revoked, so nothing can renew the session; the provider's own
+    // session stays (leaving for its sign-out page would need the absent person's click).
+    const tokens = currentTokens();
+    if (provider && tokens) void revokeRefreshToken(provider, tokens);
+    signOut({ kind: 'error', text: `Signed out after ${minutes} minutes without input. Sign in again.` });
+  });
   const [policy, setPolicy] = useState<Policy | null>(session.policy);
   const at = useNavigation(call, session);
   const { view, game, bound, device } = at;
@@ -61,21 +71,25 @@ export const Console = ({
 
   return (
     <>
+      {idleWarning && <IdleWarning />}
       <Notice message={welcome} />
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
-          {sections.map((v) => (
-            <li key={v.id}>
-              <button
-                type="button"
-                aria-current={view === v.id ? 'page' : undefined}
-                onClick={() => at.go(v.id)}
-              >
-                {v.label}
-              </button>
-            </li>
-          ))}
+          {/* People is for admins: not offered to a session known to lack its scope. */}
+          {sections
+            .filter((v) => v.id !== 'people' || knowledge['people:manage'].held !== false)
+            .map((v) => (
+              <li key={v.id}>
+                <button
+                  type="button"
+                  aria-current={view === v.id ? 'page' : undefined}
+                  onClick={() => at.go(v.id)}
+                >
+                  {v.label}
+                </button>
+              </li>
+            ))}
         </ul>
       </nav>
       <div class="panel game">
@@ -156,6 +170,7 @@ export const Console = ({
         />
       )}
       {view === 'webhooks' && <WebhooksView {...common} />}
+      {view === 'people' && <PeopleView {...common} />}
     </>
   );
 };

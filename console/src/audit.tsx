@@ -29,6 +29,8 @@ export const auditTypes = [
   'webhook.created',
   'webhook.deleted',
   'webhook.tested',
+  'person.invited',
+  'person.updated',
 ] as const satisfies readonly AuditType[];
 // Every type the API documents is offered: this fails to compile when one is added.
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
@@ -72,6 +74,10 @@ const summary = (event: AuditEvent): string => {
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: ${event.webhook.events.join(' ')}; games ${event.webhook.games?.join(', ') ?? 'all'}`;
     case 'webhook.deleted':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}`;
+    case 'person.invited':
+      return `${event.person.email} invited as ${event.person.role}`;
+    case 'person.updated':
+      return `${event.person.email}: ${event.before.role === event.after.role ? event.after.role : `${event.before.role} to ${event.after.role}`}, ${event.after.enabled ? 'enabled' : 'disabled'}${event.before.enabled === event.after.enabled ? '' : event.after.enabled ? ' again' : ''}`;
     case 'webhook.tested':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: test event ${event.test_event_id} sent`;
   }

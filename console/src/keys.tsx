@@ -13,7 +13,7 @@ const MAX_KEY_PAGES = 10;
 
 /** The API keys view: the publisher's keys, revoking one, and making a scoped, game-bound key shown once. */
 
-type ApiKey = Schemas['ApiKey'];
+type ApiKey = Schemas['ListedApiKey'];
 type NewApiKey = Schemas['NewApiKey'];
 
 const keyStatus = (key: ApiKey, now = new Date().toISOString()) =>
@@ -206,7 +206,18 @@ export const KeysView = ({
         <DataTable
           label="Keys table"
           caption="Keys of your publisher, oldest first"
-          columns={['Key', 'Name', 'Scopes', 'Games', 'Created', 'Made by', 'Expires', 'Status', 'Ends in']}
+          columns={[
+            'Key',
+            'Name',
+            'Scopes',
+            'Games',
+            'Created',
+            'Made by',
+            'Expires',
+            'Status',
+            'Ends in',
+            'Last used',
+          ]}
           actions
         >
           {keys.map((key) => (
@@ -223,6 +234,7 @@ export const KeysView = ({
               <td>{key.expires_at === null ? 'never' : formatTime(key.expires_at)}</td>
               <td>{keyStatus(key)}</td>
               <td>{key.last4 ? `…${key.last4}` : '—'}</td>
+              <td>{key.last_used_at === null ? 'not yet' : formatTime(key.last_used_at)}</td>
               <td class="sticky-end">
                 {key.revoked_at === null && (
                   <button

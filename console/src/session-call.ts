@@ -57,5 +57,7 @@ export const useSessionCall = (
   );
   /** Signs out with `message`, through the latest onSignOut. */
   const signOut = (message: Message) => signOutRef.current(message);
-  return { call, knowledge, signOut };
+  /** The person's tokens as now renewed (what an idle sign-out revokes). */
+  const currentTokens = () => tokens.current;
+  return { call, knowledge, signOut, currentTokens };
 };

@@ -183,6 +183,7 @@ const scopeOf: Record<string, Scope> = {
   'put /v1/policy': 'policy:write',
   'get /v1/audit': 'audit:read',
   'get /v1/keys': 'keys:manage',
+  'get /v1/people': 'people:manage',
   'get /v1/appeals': 'appeals:decide',
   'get /v1/appeals/stats': 'appeals:decide',
   'post /v1/appeals/{appeal_id}/decision': 'appeals:decide',

@@ -1,4 +1,5 @@
 import { type Role, roles } from '@kernel/people';
+import { MAX_IDLE_MINUTES } from '@kernel/sign-in';
 import { createApiKey, listApiKeys, type NewApiKey } from '../../lib/domain/api-keys';
 import { createLocalPerson, listLocalPeople, newPassword } from './people';
 import type { LocalApiOptions } from './server';
@@ -12,6 +13,13 @@ import type { LocalApiOptions } from './server';
 export const DEV_PUBLISHER = 'dev-publisher';
 export const DEV_GAME = 'dev-game';
 
+const idleMinutes = (raw: string) => {
+  const minutes = Number(raw);
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_IDLE_MINUTES)
+    throw new Error(`IDLE_MINUTES must be an integer from 1 to ${MAX_IDLE_MINUTES}, got ${raw}`);
+  return minutes;
+};
+
 /** The server `npm start` runs, as its environment sets it (PORT, HOST, IDENTITY_PORT, …). */
 export const serverOptionsFrom = (env: NodeJS.ProcessEnv): LocalApiOptions => {
   const port = Number(env.PORT ?? 3000);
@@ -24,6 +32,8 @@ export const serverOptionsFrom = (env: NodeJS.ProcessEnv): LocalApiOptions => {
     authorizerCacheSeconds: Number(env.AUTHORIZER_CACHE_SECONDS ?? 0),
     // Shorter than the deployed 15 minutes only to watch the console renew a session.
     ...(env.ACCESS_TOKEN_SECONDS && { accessTokenSeconds: Number(env.ACCESS_TOKEN_SECONDS) }),
+    // Minutes without input before the console signs out (its sign-in.json; default 30).
+    ...(env.IDLE_MINUTES && { idleMinutes: idleMinutes(env.IDLE_MINUTES) }),
   };
 };
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConsoleSignIn } from '@kernel/sign-in';
+import { type ConsoleSignIn, DEFAULT_IDLE_MINUTES } from '@kernel/sign-in';
 import { setClockOffset } from '../../lib/clock';
 import { configureSettings, type Settings, settingsFrom } from '../../lib/config';
 import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
@@ -45,6 +45,8 @@ export interface LocalApiOptions {
   identityPort?: number | false;
   /** How long the local provider's access tokens live (default 900 s, as deployed). */
   accessTokenSeconds?: number;
+  /** Minutes without input before the console signs out (DEFAULT_IDLE_MINUTES). */
+  idleMinutes?: number;
   /**
    * A synthesized cloud assembly (`cdk synth -o <dir>`) to serve instead of the TypeScript
    * sources: every route's handler, the authorizer, and the events thread's dispatcher and sender,
@@ -154,8 +156,13 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         consoleUrl,
         accessTokenSeconds: options.accessTokenSeconds,
       });
-      configureSettings({ ...settings, identityProvider: JSON.stringify(identity.settings) });
-      signIn = identity.console;
+      // ...and the people routes manage the local provider's people.
+      configureSettings({
+        ...settings,
+        identityProvider: JSON.stringify(identity.settings),
+        peopleDirectory: { kind: 'local' },
+      });
+      signIn = { ...identity.console, idle_minutes: options.idleMinutes ?? DEFAULT_IDLE_MINUTES };
     }
     return {
       url: `http://${address}:${port}`,

@@ -23,7 +23,7 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -318,6 +318,18 @@ export class ServiceStack extends Stack {
       own: settings.identity,
       tokenClaims: () => makeFunction(tokenClaimsFunction),
     });
+    // The people routes: exactly their row's Cognito actions, on the stack's pool and nothing else,
+    // and the pool named. With a publisher's own provider there is no pool: they answer 404.
+    if (this.people.pool)
+      for (const route of routes) {
+        const fn = functions.get(route.id);
+        const actions = (route as Route).userPool;
+        if (!actions || !fn) continue;
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: [...actions], resources: [this.people.pool.userPoolArn] }),
+        );
+        fn.addEnvironment('PEOPLE_DIRECTORY', `cognito:${this.people.pool.userPoolId}`);
+      }
 
     this.alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
     allowAlarmsToPublish(this.alarmTopic);
@@ -343,7 +355,7 @@ export class ServiceStack extends Stack {
     // learn the provider's settings.
     const signIn = this.people.addConsoleClient(this.moderatorConsole.url);
     authorizerFn.addEnvironment('IDENTITY_PROVIDER', this.toJsonString(signIn.authorizer));
-    this.moderatorConsole.addSignIn(signIn.console);
+    this.moderatorConsole.addSignIn({ ...signIn.console, idle_minutes: settings.consoleIdleMinutes });
 
     // RestApi adds an unnamed-looking "ApiEndpoint<hash>" output of its own; ApiUrl replaces it.
     this.api.node.tryRemoveChild('Endpoint');

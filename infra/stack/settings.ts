@@ -1,4 +1,5 @@
 import { PUBLISHER_ID_PATTERN, PUBLISHER_ID_RULE } from '@kernel/policy-trust';
+import { DEFAULT_IDLE_MINUTES, MAX_IDLE_MINUTES } from '@kernel/sign-in';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { DEFAULT_EVENT_RETENTION_DAYS, parseRetentionDays } from '../../lib/domain/retention';
@@ -40,6 +41,8 @@ export interface Settings {
    * (`EVENT_RETENTION_DAYS` of the functions that touch the feed or deliveries).
    */
   readonly eventRetentionDays: number;
+  /** Minutes without input after which the console signs out, served in its sign-in.json. */
+  readonly consoleIdleMinutes: number;
 }
 
 /** What the stack must know of an own provider: its endpoints, the console's client, the claims. */
@@ -147,6 +150,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sourceMaps: false,
   identity: undefined,
   eventRetentionDays: DEFAULT_EVENT_RETENTION_DAYS,
+  consoleIdleMinutes: DEFAULT_IDLE_MINUTES,
 };
 
 // Stage names end up in the stack name and the API's URL path: keep them short and plain.
@@ -205,6 +209,7 @@ export const readSettings = (scope: Construct): Settings => {
     sourceMaps: flag(scope, 'sourceMaps'),
     identity: ownIdentity(scope),
     eventRetentionDays: retentionDays(scope),
+    consoleIdleMinutes: integer(scope, 'consoleIdleMinutes', 1, MAX_IDLE_MINUTES),
   };
 };
 

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { scopes as allScopes, isScope, type Scope } from '@kernel/scopes';
 import * as clock from '../clock';
+import { describeError, log } from '../log';
 import { actorFromStored } from '../model/actors';
 import { API_KEY_PATTERN, API_KEY_PREFIX } from '../model/api-key-format';
 import type { CreateKeyRequest, ListKeysQuery } from '../model/requests';
@@ -277,7 +278,7 @@ export const revokeKeysMadeBy = async (publisherId: string, sub: string): Promis
 const keyPage = async (
   publisherId: string,
   page: { limit: number; cursor?: string },
-): Promise<{ keys: ApiKeyInfo[]; next: string | null }> => {
+): Promise<{ keys: ApiKeyInfo[]; hashes: (string | null)[]; next: string | null }> => {
   const pk = publisherPartition(publisherId);
   const reader = `keys ${pk}`;
   const after =
@@ -296,10 +297,12 @@ const keyPage = async (
       Limit: page.limit + 1,
     }),
   );
-  const keys = Items.slice(0, page.limit).map(keyFromItem);
+  const listed = Items.slice(0, page.limit);
+  const keys = listed.map(keyFromItem);
   const last = keys.at(-1);
   return {
     keys,
+    hashes: listed.map((item) => (typeof item.key_hash === 'string' ? item.key_hash : null)),
     next: Items.length > page.limit && last ? cursorOf(reader, last.key_id) : null,
   };
 };
@@ -367,6 +370,37 @@ export interface Caller {
   expiresAt: string | null;
 }
 
+/**
+ * How finely a key's `last_used_at` is kept: the authorizer writes it at most once per this long
+ * per key (one conditional UpdateItem), never on every request. With the deployed authorizer
+ * cache (300 s), which answers a cached key without calling us, it is within 10 minutes.
+ */
+export const KEY_USE_PRECISION_MS = 5 * 60_000;
+
+/**
+ * Notes that a key was used now, if its stored use is older than KEY_USE_PRECISION_MS: a write
+ * on the condition that no other request noted it meanwhile. Best effort: a failure is logged,
+ * and the request it came with goes on (the use is noted by a later one).
+ */
+const noteKeyUse = async (hash: string, stored: unknown, now: Date) => {
+  const cutoff = new Date(now.getTime() - KEY_USE_PRECISION_MS).toISOString();
+  if (typeof stored === 'string' && stored > cutoff) return;
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(hash),
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :cutoff)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) log('warn', 'a key use could not be noted', describeError(error));
+  }
+};
+
 /** The publisher behind a key, or undefined for a malformed, unknown, revoked or expired key. */
 export const authenticate = async (
   apiKey: string,
@@ -380,6 +414,7 @@ export const authenticate = async (
   const key = keyFromItem(Item);
   if (key.revoked_at !== null) return undefined;
   if (key.expires_at !== null && key.expires_at <= now.toISOString()) return undefined;
+  await noteKeyUse(hashApiKey(apiKey), Item.last_used_at, now);
   return {
     publisherId: key.publisher_id,
     keyId: key.key_id,
@@ -485,8 +520,25 @@ export const issueApiKey = async (
 
 /** One page of the publisher's keys, in key_id order (`limit`, `cursor`, `next_cursor`). */
 export const listKeys = async (publisherId: string, query: ListKeysQuery): Promise<ApiKeyList> => {
-  const { keys, next } = await keyPage(publisherId, query);
-  return { items: keys.map(keyView), next_cursor: next };
+  const { keys, hashes, next } = await keyPage(publisherId, query);
+  // When each was last used: on its lookup item, where the authorizer notes it (noteKeyUse).
+  const used = await Promise.all(
+    hashes.map(async (hash) => {
+      if (hash === null) return null;
+      const { Item } = await dynamo.send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: apiKeyKey(hash),
+          ProjectionExpression: 'last_used_at',
+        }),
+      );
+      return typeof Item?.last_used_at === 'string' ? Item.last_used_at : null;
+    }),
+  );
+  return {
+    items: keys.map((key, i) => ({ ...keyView(key), last_used_at: used[i] ?? null })),
+    next_cursor: next,
+  };
 };
 
 /**

@@ -6,6 +6,7 @@ import {
   DEVICE_ID_RULE,
 } from '@kernel/device-ids';
 import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
+import { roles } from '@kernel/people';
 import {
   APPEAL_CONTACT_MAX,
   APPEAL_TEXT_MAX,
@@ -547,6 +548,8 @@ export const auditEventTypes = [
   'webhook.tested',
   'appeal.claimed',
   'appeal.released',
+  'person.invited',
+  'person.updated',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -760,3 +763,35 @@ export const appealsQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type AppealsQuery = z.output<typeof appealsQuerySchema>;
+
+/** An email address as the people routes take it: one @, a dot in the domain, no spaces; at most 254. */
+export const personEmailSchema = /* @__PURE__ */ define(() =>
+  z
+    .string()
+    .check(
+      z.maxLength(254, 'must be at most 254 characters'),
+      z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address'),
+    ),
+);
+
+/** `POST /v1/people`: who to invite, and as what. */
+export const invitePersonRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ email: personEmailSchema, role: z.enum(roles) }),
+);
+export type InvitePersonRequest = z.output<typeof invitePersonRequestSchema>;
+
+/** `PUT /v1/people/{person_id}`: only what is sent changes (`{}` changes nothing). */
+export const updatePersonRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ role: z.optional(z.enum(roles)), enabled: z.optional(z.boolean()) }),
+);
+export type UpdatePersonRequest = z.output<typeof updatePersonRequestSchema>;
+
+/** A person's id: the identity provider's subject (a UUID, Cognito's and the local provider's alike). */
+export const personPathSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    person_id: pattern(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      'must be a person_id (a UUID)',
+    ),
+  }),
+);

@@ -331,8 +331,14 @@ export const apiKeySchema = z.strictObject({
 });
 export type ApiKey = z.output<typeof apiKeySchema>;
 
+/** A key as the listing shows it: also when it was last used (to within 10 minutes; null: not since this was kept). */
+export const listedApiKeySchema = z.strictObject({
+  ...apiKeySchema.shape,
+  last_used_at: z.nullable(timestampSchema),
+});
+
 export const apiKeyListSchema = z.strictObject({
-  items: z.array(apiKeySchema),
+  items: z.array(listedApiKeySchema),
   next_cursor: z.nullable(z.string()),
 });
 export type ApiKeyList = z.output<typeof apiKeyListSchema>;
@@ -626,6 +632,19 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
   }),
   z.strictObject({
+    type: z.literal('person.invited'),
+    ...eventBase,
+    person: z.strictObject({ person_id: z.string(), email: z.string(), role: z.enum(roles) }),
+  }),
+  z.strictObject({
+    type: z.literal('person.updated'),
+    ...eventBase,
+    person: z.strictObject({ person_id: z.string(), email: z.string() }),
+    /** What changed: their role and whether they may sign in, before and after. */
+    before: z.strictObject({ role: z.enum(roles), enabled: z.boolean() }),
+    after: z.strictObject({ role: z.enum(roles), enabled: z.boolean() }),
+  }),
+  z.strictObject({
     type: z.literal('webhook.tested'),
     ...eventBase,
     webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
@@ -807,3 +826,36 @@ export const webhookTestEventSchema = z.strictObject({
   webhook_id: z.string(),
 });
 export type WebhookTestEvent = z.output<typeof webhookTestEventSchema>;
+
+/** One of the publisher's people, as the people routes show them. */
+export const personSchema = z.strictObject({
+  /** The identity provider's subject: what the routes name them by, and the audit trail's `sub`. */
+  person_id: z.string(),
+  email: z.string(),
+  role: z.enum(roles),
+  /** false: they cannot sign in, and their sessions are not renewed. */
+  enabled: z.boolean(),
+  /**
+   * `invited`: has not signed in yet (deployed: the temporary password is unused); `active`:
+   * has signed in at least once.
+   */
+  status: z.enum(['invited', 'active']),
+  created_at: timestamp,
+  /** When they last signed in, where the provider tells it (the local provider); else null. */
+  last_sign_in_at: z.nullable(timestamp),
+});
+export type PersonView = z.output<typeof personSchema>;
+
+export const personListSchema = z.strictObject({ items: z.array(personSchema) });
+export type PersonList = z.output<typeof personListSchema>;
+
+/** An invited person, and how they sign in the first time. */
+export const invitedPersonSchema = z.strictObject({
+  ...personSchema.shape,
+  /**
+   * The local provider's password for them, shown this once (hand it over yourself); null
+   * deployed, where Cognito emails them a temporary one that must be changed at the first sign-in.
+   */
+  temporary_password: z.nullable(z.string()),
+});
+export type InvitedPerson = z.output<typeof invitedPersonSchema>;

@@ -28,6 +28,7 @@ import {
   enforcementBatchRequestSchema,
   gameHeaderSchema,
   globalSourcesSchema,
+  invitePersonRequestSchema,
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
   policyPatchSchema,
@@ -36,6 +37,7 @@ import {
   RFC3339_PATTERN,
   revokeBanRequestSchema,
   TRUST_SOURCES_MAX,
+  updatePersonRequestSchema,
 } from '../model/requests';
 import {
   actorSchema,
@@ -69,11 +71,15 @@ import {
   fieldIssueSchema,
   globalDeviceSchema,
   healthSchema,
+  invitedPersonSchema,
+  listedApiKeySchema,
   listedBanSchema,
   listedWebhookSchema,
   newApiKeySchema,
   newWebhookSchema,
   openApiDocumentSchema,
+  personListSchema,
+  personSchema,
   policySchema,
   publisherProfileSchema,
   reasonCatalogueSchema,
@@ -128,6 +134,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [revokeBanRequestSchema, 'RevokeBanRequest'],
   [enforcementBatchRequestSchema, 'EnforcementBatchRequest'],
   [createKeyRequestSchema, 'CreateKeyRequest'],
+  [invitePersonRequestSchema, 'InvitePersonRequest'],
+  [updatePersonRequestSchema, 'UpdatePersonRequest'],
   [createWebhookRequestSchema, 'CreateWebhookRequest'],
   [createAppealRequestSchema, 'CreateAppealRequest'],
   [appealDecisionRequestSchema, 'AppealDecisionRequest'],
@@ -153,7 +161,11 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [openApiDocumentSchema, 'OpenApiDocument'],
   [apiKeySchema, 'ApiKey'],
   [apiKeyListSchema, 'ApiKeyList'],
+  [listedApiKeySchema, 'ListedApiKey'],
   [newApiKeySchema, 'NewApiKey'],
+  [personSchema, 'Person'],
+  [personListSchema, 'PersonList'],
+  [invitedPersonSchema, 'InvitedPerson'],
   [actorSchema, 'Actor'],
   [conflictHolderSchema, 'ConflictHolder'],
   [auditEventSchema, 'AuditEvent'],
@@ -543,6 +555,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description: 'The key, by the public `key_id` its creation returned.',
     example: 'key_7hTq2WmZp0Ld',
   },
+  person_id: {
+    description: 'The person, by the `person_id` the listing or the invitation answered.',
+    example: '2d7e9b10-4a6c-4f3e-8d21-9c8b7a6f5e4d',
+  },
   status: { description: 'Which bans to list: `active`, `inactive` or `all`.', example: 'all' },
   limit: {
     description:
@@ -785,6 +801,9 @@ const tags: Record<Tag, string> = {
     "ban's owner decides it (`appeals:decide`). Each publisher appeals a ban once; an overturn ends it for everyone. What the player is shown " +
     '(`player_message`, `expires_at`, `appealable`, `appeal`) is on the ban in every listing and enforcement answer.',
   Keys: "Your publisher's API keys: least-privilege keys for each server or tool, listed without secrets, revoked at once.",
+  People:
+    "Your publisher's people, who sign in to the console (`people:manage`: admins): listed, invited, " +
+    'disabled, re-enabled, given another role; each change audited, and never one that leaves no enabled admin.',
   Documentation: 'This description of the API.',
 };
 

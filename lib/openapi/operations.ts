@@ -30,11 +30,15 @@ import {
   type FeedEvent,
   feedPageSchema,
   healthSchema,
+  invitedPersonSchema,
   type ListedBan,
   newApiKeySchema,
   newWebhookSchema,
   openApiDocumentSchema,
+  type PersonView,
   type Policy,
+  personListSchema,
+  personSchema,
   policySchema,
   publisherProfileSchema,
   type ReasonCatalogue,
@@ -64,6 +68,7 @@ export type Tag =
   | 'Events'
   | 'Webhooks'
   | 'Keys'
+  | 'People'
   | 'Audit'
   | 'Appeals'
   | 'Documentation';
@@ -247,6 +252,25 @@ const created: BanCreationResult = {
   publisher_id: 'acme',
   game_id: GAME,
   status: 'created',
+};
+
+const adminPerson: PersonView = {
+  person_id: '6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f',
+  email: 'alex@example.com',
+  role: 'admin',
+  enabled: true,
+  status: 'active',
+  created_at: '2026-01-05T09:00:00.000Z',
+  last_sign_in_at: '2026-03-02T08:41:12.000Z',
+};
+const moderatorPerson: PersonView = {
+  person_id: '2d7e9b10-4a6c-4f3e-8d21-9c8b7a6f5e4d',
+  email: 'sam@example.com',
+  role: 'moderator',
+  enabled: true,
+  status: 'active',
+  created_at: '2026-02-11T14:20:05.000Z',
+  last_sign_in_at: '2026-03-01T17:03:44.000Z',
 };
 
 const serverKey: ApiKey = {
@@ -804,7 +828,9 @@ export const operations = {
       "The caller's publisher's keys in `key_id` order, revoked ones included, each with its last 4 " +
       'characters to tell it apart (null for keys made before they were kept) and who made it ' +
       '(`created_by`: a key, the operator, or a person; null for keys made before it was recorded); ' +
-      'never a secret. Page with `next_cursor` until it is null.',
+      'never a secret, and when it was last used (`last_used_at`: to within 10 minutes, since the ' +
+      'authorizer notes a use at most every 5 minutes per key and a deployed gateway caches its answer ' +
+      'for 300 s; null when it has not been used since this was kept). Page with `next_cursor` until it is null.',
     responses: {
       200: response(apiKeyListSchema, "The publisher's keys.", {
         items: [
@@ -818,11 +844,65 @@ export const operations = {
             expires_at: null,
             revoked_at: null,
             last4: 'k9Qa',
+            last_used_at: '2026-03-02T08:40:00.000Z',
           },
-          serverKey,
+          { ...serverKey, last_used_at: null },
         ],
         next_cursor: null,
       }),
+    },
+  },
+
+  listPeople: {
+    summary: "List your publisher's people",
+    tag: 'People',
+    description:
+      "The people who sign in to the console for the caller's publisher, by email: role, whether they may " +
+      'sign in (`enabled`), `invited` until their first sign-in, and their last sign-in where the provider ' +
+      'tells it (the local provider; null on Cognito). A deployment whose people sign in at its own ' +
+      'identity provider manages them there: 404.',
+    notFound: true,
+    responses: {
+      200: response(personListSchema, "The publisher's people.", { items: [adminPerson, moderatorPerson] }),
+    },
+  },
+
+  invitePerson: {
+    summary: 'Invite a person to your publisher, with a role',
+    tag: 'People',
+    description:
+      'Makes an account for the email with the role (`viewer`, `moderator` or `admin`) and sends the ' +
+      'invitation: deployed, Cognito emails a temporary password, changed at the first sign-in (with a ' +
+      'second factor set up); locally, `temporary_password` is the password, shown this once. An email ' +
+      'that already has an account, with any publisher, is a 409 `conflict`. Audited as `person.invited`.',
+    notFound: true,
+    conflict: true,
+    request: { email: 'sam@example.com', role: 'moderator' },
+    responses: {
+      201: response(invitedPersonSchema, 'The invited person.', {
+        ...moderatorPerson,
+        status: 'invited',
+        last_sign_in_at: null,
+        temporary_password: null,
+      }),
+    },
+  },
+
+  updatePerson: {
+    summary: "Change a person's role, or disable or re-enable them",
+    tag: 'People',
+    description:
+      'Changes only what is sent: `role`, and `enabled` (false: they cannot sign in, and their session is ' +
+      'not renewed). It holds from their next sign-in or token renewal: a token already issued works ' +
+      'until it expires (at most 15 minutes, plus up to 300 s of the authorizer cache). A change that ' +
+      'would leave the publisher without an enabled admin is a 409 `conflict`, and nothing changes. ' +
+      "Another publisher's person is a 404. A request that changes nothing answers the person and records " +
+      'nothing; any other is audited as `person.updated`, before and after.',
+    notFound: true,
+    conflict: true,
+    request: { enabled: false },
+    responses: {
+      200: response(personSchema, 'The person, as they are now.', { ...moderatorPerson, enabled: false }),
     },
   },
 

@@ -15,6 +15,9 @@ const transientNames = new Set([
   'RequestTimeoutException',
   'TransactionConflictException',
   'ResourceNotFoundException',
+  // Cognito's (the people routes, ./user-pool.ts): throttled, or failing on its side.
+  'TooManyRequestsException',
+  'InternalErrorException',
 ]);
 
 const transientCodes = new Set([

@@ -1,7 +1,16 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { alertHolding, eventually, openSection, setGame, statusHolding, storageOf } from './support/console';
+import {
+  alertHolding,
+  eventually,
+  openSection,
+  setGame,
+  signIn,
+  signInForm,
+  statusHolding,
+  storageOf,
+} from './support/console';
 import {
   axeScan,
   type ConsolePage,
@@ -134,6 +143,13 @@ describe('signing in with the organisation', () => {
       )
       .waitFor();
     expect(await page.getByLabel('Device ID to ban').count()).toBe(0);
+    // People is for admins: not offered to a viewer.
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Console sections' })
+        .getByRole('button', { name: 'People' })
+        .count(),
+    ).toBe(0);
     await openSection(page, 'Audit trail');
     await page.getByText(server.people.moderator.email).first().waitFor();
     expect(seriousViolations(await axeScan(page, 'people-viewer-audit'))).toEqual([]);
@@ -146,15 +162,25 @@ describe('signing in with the organisation', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
-  it('an admin signs in and makes a key, which records who made it', async () => {
+  it('an admin signs in and makes a key, which records who made it and shows when it was last used', async () => {
     const { page, problems } = await open();
     await signInAs(page, 'admin');
     await openSection(page, 'API keys');
     const form = page.getByRole('region', { name: 'Create a key', exact: true });
     await form.getByLabel('Key name').fill('made by a person');
     await form.getByRole('button', { name: 'Create key' }).click();
-    await page.getByLabel('New API key').waitFor();
-    // The key list says who made it.
+    const secret = await page.getByLabel('New API key').inputValue();
+    // The key list says who made it, and when each key was last used: not yet, then once it is.
+    const row = page.getByRole('row').filter({ hasText: 'made by a person' });
+    await expect.poll(() => row.getByRole('cell').nth(8).innerText()).toBe('not yet');
+    const used = await server.call('GET', '/v1/device/used-device/bans', {
+      key: secret,
+      game: 'people-game',
+    });
+    expect(used.status).toBe(200);
+    await openSection(page, 'Start');
+    await openSection(page, 'API keys');
+    await expect.poll(() => row.getByRole('cell').nth(8).innerText()).toMatch(/\d{2}:\d{2}/);
     await page
       .getByRole('cell', { name: `${server.people.admin.email} (admin)` })
       .first()
@@ -170,6 +196,109 @@ describe('signing in with the organisation', () => {
     const [audited] = await auditOf('key.created');
     expect(audited?.actor).toMatchObject({ type: 'user', email: server.people.admin.email });
     expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("an admin invites a moderator, makes them a viewer and disables them, each confirmed and audited; the disabled person's session is refused at its renewal", async () => {
+    const admin = await open();
+    await signInAs(admin.page, 'admin');
+    await openSection(admin.page, 'People');
+    const table = admin.page.getByRole('table', { name: 'People of your publisher, by email' });
+    await table.getByRole('rowheader', { name: server.people.admin.email }).waitFor();
+    const email = `invited-${Date.now().toString(36)}@dev-publisher.example`;
+    const invite = admin.page.getByRole('region', { name: 'Invite a person' });
+    await invite.getByLabel('Email').fill(email);
+    await invite.getByLabel('Role').selectOption('moderator');
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    const password = await admin.page.getByLabel('Their one-time password').inputValue();
+    expect(password).toMatch(/^[\w-]{16}$/);
+    await table.getByRole('rowheader', { name: email }).waitFor();
+    expect(seriousViolations(await axeScan(admin.page, 'people-admin'))).toEqual([]);
+    await screenshot(
+      admin.page,
+      'people-admin',
+      admin.page.getByRole('region', { name: 'People', exact: true }),
+    );
+
+    // The invited moderator signs in with it, on a page whose clock the test moves.
+    const invited = await openPage(browser, server.consoleUrl, { clock: true });
+    pages.push(invited);
+    await invited.page.getByRole('button', { name: 'Sign in with the local identity provider' }).click();
+    await invited.page.getByLabel('Email').fill(email);
+    await invited.page.getByLabel('Password').fill(password);
+    await invited.page.getByRole('button', { name: 'Sign in' }).click();
+    await invited.page.getByRole('banner').getByText(`Signed in as ${email} (moderator)`).waitFor();
+    expect(
+      await invited.page
+        .getByRole('navigation', { name: 'Console sections' })
+        .getByRole('button', { name: 'People' })
+        .count(),
+    ).toBe(0);
+
+    // Role: picked, then confirmed.
+    await table.getByLabel(`Role of ${email}`).selectOption('viewer');
+    await admin.page.getByRole('heading', { name: `Make ${email} a viewer?` }).waitFor();
+    await admin.page.getByRole('button', { name: 'Change role' }).click();
+    await statusHolding(admin.page, `${email} is now a viewer, enabled`);
+    await table.getByRole('button', { name: `Disable ${email}` }).click();
+    await admin.page.getByRole('heading', { name: `Disable ${email}?` }).waitFor();
+    await admin.page.getByRole('button', { name: 'Disable', exact: true }).click();
+    await statusHolding(admin.page, `${email} is now a viewer, disabled`);
+    await table.getByRole('button', { name: `Enable ${email}` }).waitFor();
+
+    const people = (await server.call('GET', '/v1/people')).body.items as Array<Record<string, unknown>>;
+    expect(people.find((p) => p.email === email)).toMatchObject({
+      role: 'viewer',
+      enabled: false,
+      status: 'active',
+    });
+    const events = await auditOf('person.updated');
+    expect(events.map((e) => (e as { after?: unknown }).after).slice(0, 2)).toEqual([
+      { role: 'viewer', enabled: false },
+      { role: 'viewer', enabled: true },
+    ]);
+    expect(events[0]?.actor).toMatchObject({ type: 'user', email: server.people.admin.email, role: 'admin' });
+
+    // Their console renews a minute before its 15-minute token ends: the provider refuses it
+    // (invalid_grant: no account), and the session ends.
+    const renewals: Request[] = [];
+    invited.page.on('request', (r) => {
+      if (r.method() === 'POST' && (r.postData() ?? '').includes('grant_type=refresh_token'))
+        renewals.push(r);
+    });
+    await invited.page.clock.runFor(15 * 60_000);
+    await alertHolding(invited.page, 'Your session ended. Sign in again.');
+    expect(renewals).toHaveLength(1);
+    const refusal = await renewals[0]?.response();
+    expect(refusal?.status()).toBe(400);
+    expect(((await refusal?.json()) as { error: string } | undefined)?.error).toBe('invalid_grant');
+    await invited.page.getByRole('button', { name: 'Sign in with the local identity provider' }).waitFor();
+    expect(unexpectedProblems(admin.problems)).toEqual([]);
+  });
+
+  it('signs out after 30 minutes without input, warning a minute before; input keeps the session', async () => {
+    // A key's session: no token renewal runs while the page's clock is moved past the real one's
+    // (a person's renewed ID token would be refused as from the past, which is not this case).
+    const idle = await openPage(browser, server.consoleUrl, { clock: true });
+    pages.push(idle);
+    const { page } = idle;
+    await signIn(page, server.devKey);
+    const settings = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as {
+      idle_minutes: number;
+    };
+    expect(settings.idle_minutes).toBe(30);
+    const warning = page.getByRole('alert').filter({ hasText: 'You will be signed out in a minute' });
+    await page.clock.runFor(29 * 60_000);
+    await warning.waitFor();
+    expect(seriousViolations(await axeScan(page, 'people-idle-warning'))).toEqual([]);
+    // A key pressed: the warning goes, and the next 29 minutes start from now.
+    await page.keyboard.press('Shift');
+    await warning.waitFor({ state: 'detached' });
+    await page.clock.runFor(29 * 60_000);
+    await warning.waitFor();
+    await page.clock.runFor(60_000);
+    await alertHolding(page, 'Signed out after 30 minutes without input. Sign in again.');
+    await signInForm(page);
+    expect(unexpectedProblems(idle.problems)).toEqual([]);
   });
 
   it('signs out at the provider too: the refresh token is revoked, and the next sign-in asks for the password again', async () => {

@@ -100,6 +100,9 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   createKey: (c) => c.createKey({ name: 'servers', scopes: ['bans:read'] }),
   listKeys: (c) => c.listKeys({ limit: 10 }),
   revokeKey: (c) => c.revokeKey('key_1'),
+  listPeople: (c) => c.listPeople(),
+  invitePerson: (c) => c.invitePerson({ email: 'sam@example.com', role: 'moderator' }),
+  updatePerson: (c) => c.updatePerson('person_1', { enabled: false }),
   listAudit: (c) => c.listAudit({ type: 'ban.created' }),
   eraseDevice: (c) => c.eraseDevice('d-1'),
   listDevices: (c) => c.listDevices({ prefix: 'd-' }),
@@ -122,6 +125,7 @@ const pathValues: Record<string, string> = {
   device_id: 'd-1',
   ban_id: '42',
   key_id: 'key_1',
+  person_id: 'person_1',
   webhook_id: 'wh_1',
   appeal_id: 'apl_1',
 };

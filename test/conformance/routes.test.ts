@@ -53,7 +53,15 @@ const invalidRequest = (route: Route) => {
 };
 
 /** The routes that take nothing a caller could get wrong: no body, game, path or query. */
-const NOTHING_TO_REFUSE = ['appealStats', 'health', 'getPolicy', 'getReasons', 'listWebhooks', 'openapi'];
+const NOTHING_TO_REFUSE = [
+  'appealStats',
+  'health',
+  'getPolicy',
+  'getReasons',
+  'listPeople',
+  'listWebhooks',
+  'openapi',
+];
 
 const mayCall = (role: Role, need: ScopeNeed | null) =>
   need === null || scopesOf(need).some((scope) => (roleScopes[role] as readonly string[]).includes(scope));

@@ -235,7 +235,17 @@ const DURATION_FIELDS = new Set(['oldest_open_age_seconds', 'time_to_decision_se
  * Random or derived ids: any value with the same prefix (`key_`, `evt_`, `wh_`, `whsec_`, `apl_`,
  * `dep_`) and length.
  */
-const OPAQUE_FIELDS = new Set(['key_id', 'event_id', 'webhook_id', 'secret', 'appeal_id', 'deployment_id']);
+const OPAQUE_FIELDS = new Set([
+  'key_id',
+  'event_id',
+  'webhook_id',
+  'secret',
+  'appeal_id',
+  'deployment_id',
+  // A person's id (a UUID) and their one-time password: random, of a fixed length.
+  'person_id',
+  'temporary_password',
+]);
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 /** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
 const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
@@ -330,7 +340,8 @@ describe('the examples of docs/api.md', () => {
   const pairs = examples(read('docs/api.md'));
 
   beforeAll(async () => {
-    [api, receiver] = await Promise.all([startTestApi(), startReceiver()]);
+    // With the local identity provider, whose people the people routes manage.
+    [api, receiver] = await Promise.all([startTestApi({ people: true }), startReceiver()]);
     const [own, other, third] = await Promise.all([
       api.createKey('dev-publisher'),
       api.createKey('acme'),

@@ -254,6 +254,7 @@ describe('npm run keys', () => {
         'audit:read',
         'appeals:write',
         'appeals:decide',
+        'people:manage',
       ],
       games: null,
     });

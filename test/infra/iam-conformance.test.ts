@@ -1,3 +1,15 @@
+import {
+  AdminCreateUserCommand,
+  AdminDeleteUserCommand,
+  AdminDisableUserCommand,
+  AdminEnableUserCommand,
+  AdminGetUserCommand,
+  AdminUpdateUserAttributesCommand,
+  AdminUserGlobalSignOutCommand,
+  CognitoIdentityProviderClient,
+  ListUsersCommand,
+  type UserType,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
@@ -20,7 +32,14 @@ import {
 import { CHANGE_LOG_PARTITION, partitions } from '../../lib/storage/keys';
 import { flatTemplate, logicalIdOf, templateApp } from '../support/cdk';
 import { type FaultRule, injectFaults, type Operation, partitionKeyOf } from '../support/faults';
-import { type Denial, enforceGrants, grantUsesOf, type TableGrant, tableGrantsOf } from '../support/iam';
+import {
+  type Denial,
+  enforceGrants,
+  grantUsesOf,
+  type TableGrant,
+  tableGrantsOf,
+  userPoolGrantsOf,
+} from '../support/iam';
 import { type Receiver, startReceiver } from '../support/receiver';
 
 /**
@@ -40,6 +59,8 @@ vi.hoisted(() => {
   process.env.DELIVERY_QUEUE_URL = 'https://sqs.example/queue';
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   process.env.LOG_LEVEL = 'silent';
+  // The people routes manage the stack's pool: Cognito, mocked below, checked against their grants.
+  process.env.PEOPLE_DIRECTORY = 'cognito:eu-west-1_Conform01';
 });
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -59,6 +80,20 @@ const grants = new Map<string, TableGrant[]>(
 );
 
 const sqs = mockClient(SQSClient);
+/** Each function's grants on the user pool, from the template. */
+const poolGrants = new Map<string, ReturnType<typeof userPoolGrantsOf>>(
+  stackFunctions.map((fn) => [
+    fn.id,
+    userPoolGrantsOf(resources, logicalId(stack.functions.get(fn.id)?.node.defaultChild)),
+  ]),
+);
+const poolArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.people.pool?.node.defaultChild), 'Arn'] });
+/** `<function> <action>` of every Cognito call the flows made, and those the role would refuse. */
+const poolUses = new Set<string>();
+const poolDenied: string[] = [];
+/** A user pool in memory: Cognito's answers, each call checked against the calling function's grants. */
+const cognito = mockClient(CognitoIdentityProviderClient);
+const poolUsers = new Map<string, UserType>();
 let acting: string | undefined;
 let env: Awaited<ReturnType<typeof startInProcess>>;
 let guard: ReturnType<typeof enforceGrants>;
@@ -94,6 +129,78 @@ let race:
 
 beforeAll(async () => {
   receiver = await startReceiver();
+  const allowed = (action: string) => {
+    const fn = acting ?? '';
+    poolUses.add(`${fn} cognito-idp:${action}`);
+    const granted = (poolGrants.get(fn) ?? []).some(
+      (g) => g.actions.includes(`cognito-idp:${action}`) && g.resources.includes(poolArn),
+    );
+    if (!granted) {
+      poolDenied.push(`${fn} cognito-idp:${action}`);
+      throw Object.assign(new Error(`${fn} may not ${action}`), { name: 'AccessDeniedException' });
+    }
+  };
+  const user = (name: string | undefined) => {
+    const found = [...poolUsers.values()].find(
+      (u) => u.Username === name || u.Attributes?.some((a) => a.Name === 'sub' && a.Value === name),
+    );
+    if (!found) throw Object.assign(new Error('no such user'), { name: 'UserNotFoundException' });
+    return found;
+  };
+  cognito.on(ListUsersCommand).callsFake(() => {
+    allowed('ListUsers');
+    return { Users: [...poolUsers.values()] };
+  });
+  cognito.on(AdminGetUserCommand).callsFake((input) => {
+    allowed('AdminGetUser');
+    const u = user(input.Username);
+    return {
+      Username: u.Username,
+      UserAttributes: u.Attributes,
+      Enabled: u.Enabled,
+      UserStatus: u.UserStatus,
+    };
+  });
+  cognito.on(AdminCreateUserCommand).callsFake((input) => {
+    allowed('AdminCreateUser');
+    const sub = crypto.randomUUID();
+    const made: UserType = {
+      Username: sub,
+      Attributes: [...(input.UserAttributes ?? []), { Name: 'sub', Value: sub }],
+      Enabled: true,
+      UserStatus: 'FORCE_CHANGE_PASSWORD',
+      UserCreateDate: new Date(),
+    };
+    poolUsers.set(sub, made);
+    return { User: made };
+  });
+  cognito.on(AdminDeleteUserCommand).callsFake((input) => {
+    allowed('AdminDeleteUser');
+    poolUsers.delete(user(input.Username).Username ?? '');
+    return {};
+  });
+  cognito.on(AdminUpdateUserAttributesCommand).callsFake((input) => {
+    allowed('AdminUpdateUserAttributes');
+    const u = user(input.Username);
+    for (const attribute of input.UserAttributes ?? [])
+      u.Attributes = [...(u.Attributes ?? []).filter((a) => a.Name !== attribute.Name), attribute];
+    return {};
+  });
+  cognito.on(AdminDisableUserCommand).callsFake((input) => {
+    allowed('AdminDisableUser');
+    user(input.Username).Enabled = false;
+    return {};
+  });
+  cognito.on(AdminEnableUserCommand).callsFake((input) => {
+    allowed('AdminEnableUser');
+    user(input.Username).Enabled = true;
+    return {};
+  });
+  cognito.on(AdminUserGlobalSignOutCommand).callsFake((input) => {
+    allowed('AdminUserGlobalSignOut');
+    user(input.Username);
+    return {};
+  });
   sqs.on(SendMessageBatchCommand).callsFake((input) => {
     if (queueRefuses) {
       queueRefuses = false;
@@ -925,6 +1032,57 @@ describe('every function, under the role the template gives it', () => {
     }
     expect(guard.used.get('putPublisher')).toContain(`dynamodb:GetItem ${partitions.publisher}*`);
     expect(denials()).toEqual([]);
+  });
+
+  it("the people routes, on the stack's user pool only: invited, listed, role changed, disabled and enabled again, the last admin kept, and what the trail refused withdrawn", async () => {
+    const admin = await call('invitePerson', owner, {
+      body: { email: 'iam-admin@example.com', role: 'admin' },
+    });
+    expect(admin.status).toBe(201);
+    const sam = await call('invitePerson', owner, {
+      body: { email: 'iam-sam@example.com', role: 'moderator' },
+    });
+    expect(sam.status).toBe(201);
+    expect((await call('listPeople', owner)).body.items).toHaveLength(2);
+    // Another publisher's key finds neither.
+    expect((await call('listPeople', other)).body.items).toEqual([]);
+    const path = { person_id: sam.body.person_id };
+    expect((await call('updatePerson', other, { path, body: { enabled: false } })).status).toBe(404);
+    expect((await call('updatePerson', owner, { path, body: { role: 'viewer' } })).status).toBe(200);
+    expect((await call('updatePerson', owner, { path, body: { enabled: false } })).status).toBe(200);
+    expect((await call('updatePerson', owner, { path, body: { enabled: true } })).status).toBe(200);
+    const last = { person_id: admin.body.person_id };
+    expect((await call('updatePerson', owner, { path: last, body: { role: 'viewer' } })).status).toBe(409);
+    // The trail refusing: the invitation deleted, the change put back.
+    const { dynamo } = await import('../../lib/storage/client');
+    const faults = injectFaults(dynamo);
+    try {
+      faults.fail({ operation: 'PutItem', keyPrefix: 'AUDIT#', error: 'ThrottlingException', times: 2 });
+      const refused = await call('invitePerson', owner, {
+        body: { email: 'iam-late@example.com', role: 'viewer' },
+      });
+      expect(refused.status).toBe(503);
+      expect((await call('updatePerson', owner, { path, body: { enabled: false } })).status).toBe(503);
+    } finally {
+      faults.remove();
+    }
+    expect((await call('listPeople', owner)).body.items.map((p: { email: string }) => p.email)).toEqual([
+      'iam-admin@example.com',
+      'iam-sam@example.com',
+    ]);
+    expect(denials()).toEqual([]);
+    expect(poolDenied).toEqual([]);
+    // Every Cognito grant is on the pool alone, and used by a flow; no other function holds one.
+    const granted = [...poolGrants].flatMap(([fn, fnGrants]) =>
+      fnGrants.flatMap((g) => {
+        expect(g.resources, fn).toEqual([poolArn]);
+        return g.actions.map((action) => `${fn} ${action}`);
+      }),
+    );
+    expect(granted.sort()).toEqual([...poolUses].sort());
+    expect(new Set(granted.map((use) => use.split(' ')[0]))).toEqual(
+      new Set(['listPeople', 'invitePerson', 'updatePerson']),
+    );
   });
 
   it('a webhook deleted, and every grant used: each function, action and partition the template grants is one a flow needs', async () => {

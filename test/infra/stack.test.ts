@@ -79,6 +79,7 @@ import {
   DELIVERY_QUEUE_ENV,
   eventsDispatcherFunction,
   handlerEntry,
+  type Route,
   routes,
   type TableAction,
   testWebhookRoute,
@@ -1087,10 +1088,10 @@ describe('table access: least privilege', () => {
       expect(streamStatements(id), id).toEqual([]);
   });
 
-  test('the authorizer reads API key items only', () => {
+  test('the authorizer reads API key items only, and writes only on them (a key last use)', () => {
     const [statement, ...rest] = statementsOf(authorizerFunction.id);
     expect(rest).toEqual([]);
-    expect(statement?.Action).toBe('dynamodb:GetItem');
+    expect(statement?.Action).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(statement?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': AUTHORIZER_LEADING_KEYS },
     });
@@ -1751,6 +1752,32 @@ describe('people signing in', () => {
     expect(pool.UpdateReplacePolicy).toBe('Retain');
   });
 
+  test("the people routes hold exactly their row's Cognito actions, on the pool alone, and are told the pool; no other function holds any", () => {
+    const poolArn = { 'Fn::GetAtt': [poolId, 'Arn'] };
+    for (const fn of [...stack.functions.keys()]) {
+      const route = routes.find((r) => r.id === fn) as Route | undefined;
+      const statements = roleStatementsOf(fn).filter((st) =>
+        [st.Action].flat().some((a: string) => a.startsWith('cognito-idp:')),
+      );
+      const env = resources[fnLogicalId(fn)]?.Properties?.Environment?.Variables ?? {};
+      if (!route?.userPool) {
+        expect(statements, fn).toEqual([]);
+        expect(env.PEOPLE_DIRECTORY, fn).toBeUndefined();
+        continue;
+      }
+      expect(
+        statements.map((st) => ({ ...st, Action: [st.Action].flat().sort() })),
+        fn,
+      ).toEqual([{ Action: [...route.userPool].sort(), Effect: 'Allow', Resource: poolArn }]);
+      expect(env.PEOPLE_DIRECTORY, fn).toEqual({ 'Fn::Join': ['', ['cognito:', { Ref: poolId }]] });
+    }
+    expect(routes.filter((r) => (r as Route).userPool).map((r) => r.id)).toEqual([
+      'listPeople',
+      'invitePerson',
+      'updatePerson',
+    ]);
+  });
+
   test("a person's publisher is set once (immutable); the role may change; the console's client writes neither", () => {
     const schema = pool.Properties?.Schema as Array<Record<string, unknown>>;
     expect(schema).toContainEqual(expect.objectContaining({ Name: 'publisher_id', Mutable: false }));
@@ -1825,6 +1852,15 @@ describe('people signing in', () => {
     expect(env).toContain(JSON.stringify({ Ref: poolId }));
   });
 
+  test('the console signs out after 30 idle minutes, or -c consoleIdleMinutes (1 to 1440), served in its sign-in.json', () => {
+    expect(DEFAULT_SETTINGS.consoleIdleMinutes).toBe(30);
+    expect(readSettings(templateApp({ consoleIdleMinutes: '10' })).consoleIdleMinutes).toBe(10);
+    for (const bad of ['0', '1441', '2.5', 'soon'])
+      expect(() => readSettings(templateApp({ consoleIdleMinutes: bad })), bad).toThrow(
+        /context consoleIdleMinutes/,
+      );
+  });
+
   test("the page's CSP allows exactly the pool's domain for the token calls; sign-in.json names the client", () => {
     const csp = JSON.stringify(
       resources[logicalId(stack.moderatorConsole.responseHeadersPolicy.node.defaultChild)]?.Properties
@@ -1861,6 +1897,14 @@ describe('people signing in', () => {
 
     test('no pool, no trigger, no UserPoolId output', () => {
       expect(byo.ofType('AWS::Cognito::UserPool')).toHaveLength(0);
+      // The people routes are granted nothing and told no directory: they answer 404.
+      for (const id of ['listPeople', 'invitePerson', 'updatePerson']) {
+        const fn = byo.stack.functions.get(id)?.node.defaultChild as CfnFunction;
+        expect(
+          byo.resources[byo.logicalId(fn)]?.Properties?.Environment?.Variables?.PEOPLE_DIRECTORY,
+        ).toBeUndefined();
+      }
+      expect(JSON.stringify(byo.ofType('AWS::IAM::Policy'))).not.toContain('cognito-idp:');
       expect(byo.stack.functions.has(tokenClaimsFunction.id)).toBe(false);
       expect(Object.keys(byo.template.toJSON().Outputs)).not.toContain('UserPoolId');
     });

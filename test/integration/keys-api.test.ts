@@ -158,7 +158,10 @@ describe('GET /v1/keys', () => {
       revoked_at: null,
       last4: (made.body.api_key as string).slice(-4),
       created_by: { type: 'key', key_id: caller.key_id, name: caller.name },
+      last_used_at: null,
     });
+    // The calling key was just used.
+    expect(caller.last_used_at).toEqual(expect.any(String));
     expect(res.text).not.toContain('bsk_');
     expect(res.text).not.toContain('key_hash');
   });
@@ -215,5 +218,46 @@ describe("listPublishers (the keys tool's quota --all)", () => {
     await make(admin['keys-a'], { name: 'second', scopes: ['bans:read'] });
     const found = await listPublishers();
     for (const publisher of PUBLISHERS) expect(found.filter((p) => p === publisher)).toEqual([publisher]);
+  });
+});
+
+describe('last_used_at in GET /v1/keys', () => {
+  const listed = async (publisher: (typeof PUBLISHERS)[number], keyId: string) =>
+    (
+      (await api.request('GET', '/v1/keys?limit=200', { key: admin[publisher] })).body.items as Array<{
+        key_id: string;
+        last_used_at: string | null;
+      }>
+    ).find((k) => k.key_id === keyId);
+
+  it('is null until the key is used, then noted at most once per 5 minutes on its lookup item, and shown to its publisher only', async () => {
+    const made = await make(admin['keys-b'], { name: 'usage', scopes: ['policy:read'] });
+    expect(made.status).toBe(201);
+    const { key_id: keyId, api_key: key } = made.body as { key_id: string; api_key: string };
+    expect((await listed('keys-b', keyId))?.last_used_at).toBeNull();
+
+    expect((await api.request('GET', '/v1/policy', { key })).status).toBe(200);
+    const first = (await listed('keys-b', keyId))?.last_used_at;
+    expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const lookup = (await api.items()).filter(
+      (item) => String(item.pk).startsWith(partitions.apiKey) && item.key_id === keyId,
+    );
+    expect(lookup).toEqual([expect.objectContaining({ last_used_at: first })]);
+
+    // Used again within 5 minutes: nothing written.
+    expect((await api.request('GET', '/v1/policy', { key })).status).toBe(200);
+    expect((await listed('keys-b', keyId))?.last_used_at).toBe(first);
+
+    // Six minutes on (the API's clock): the use is noted again.
+    api.setClockOffset(6 * 60_000);
+    try {
+      expect((await api.request('GET', '/v1/policy', { key })).status).toBe(200);
+      const later = (await listed('keys-b', keyId))?.last_used_at ?? '';
+      expect(Date.parse(later) - Date.parse(first ?? '')).toBeGreaterThanOrEqual(6 * 60_000);
+    } finally {
+      api.setClockOffset(0);
+    }
+    // Another publisher lists none of it.
+    expect(await listed('keys-c', keyId)).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../lib/routes';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
+import { failThenRetry, injectFaults } from '../support/faults';
 import { discover, refresh, signIn, silentSignIn } from '../support/sign-in';
 
 /**
@@ -404,5 +405,266 @@ describe('people signed in', () => {
       expect(res.body.error.code).toBe('unauthorized');
     }
     expect((await api.items()).length).toBe(before);
+  });
+});
+
+describe("an admin manages the publisher's people (/v1/people)", () => {
+  /** The publisher's audit events about people, oldest first. */
+  const peopleEvents = async (token: string) =>
+    (
+      (await api.request('GET', '/v1/audit?limit=200', { key: token })).body.items as Array<{
+        type: string;
+        actor: unknown;
+        person: Record<string, unknown>;
+        before?: unknown;
+        after?: unknown;
+      }>
+    )
+      .filter((e) => e.type.startsWith('person.'))
+      .reverse();
+  const storedPerson = async (sub: string) => {
+    const { localPersonKey } = await import('../../lib/storage/keys');
+    const key = localPersonKey(sub);
+    return (await api.items()).find((item) => item.pk === key.pk && item.sk === key.sk);
+  };
+
+  it('invites a moderator, who signs in with the one-time password shown; listed, audited, and invisible to another publisher', async () => {
+    const pub = unique('inv');
+    const admin = await person(pub, 'admin');
+    const email = `Sam-${unique('m')}@Example.com`;
+    const invited = await api.request('POST', '/v1/people', {
+      key: admin.token,
+      body: { email, role: 'moderator' },
+    });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toEqual({
+      person_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      email: email.toLowerCase(),
+      role: 'moderator',
+      enabled: true,
+      status: 'invited',
+      created_at: expect.any(String),
+      last_sign_in_at: null,
+      temporary_password: expect.stringMatching(/^[\w-]{16}$/),
+    });
+    const sub = invited.body.person_id as string;
+    expect(await storedPerson(sub)).toMatchObject({
+      publisher_id: pub,
+      role: 'moderator',
+      email: email.toLowerCase(),
+    });
+    expect(JSON.stringify(await storedPerson(sub))).not.toContain(invited.body.temporary_password);
+
+    // The password signs them in, as a moderator of this publisher.
+    const signedIn = await signIn(
+      api.identity.issuer,
+      api.identity.redirectUri,
+      email,
+      invited.body.temporary_password,
+    );
+    expect(signedIn.ok).toBe(true);
+    if (signedIn.ok)
+      expect(claimsOf(signedIn.tokens.access_token)).toMatchObject({ publisher_id: pub, role: 'moderator' });
+
+    const listed = await api.request('GET', '/v1/people', { key: admin.token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((p: { email: string }) => p.email)).toEqual(
+      [admin.email, email.toLowerCase()].sort(),
+    );
+    expect(listed.body.items.find((p: { person_id: string }) => p.person_id === sub)).toMatchObject({
+      status: 'active',
+      last_sign_in_at: expect.any(String),
+    });
+    expect(await peopleEvents(admin.token)).toEqual([
+      expect.objectContaining({
+        type: 'person.invited',
+        actor: { type: 'user', sub: admin.sub, email: admin.email, role: 'admin' },
+        person: { person_id: sub, email: email.toLowerCase(), role: 'moderator' },
+      }),
+    ]);
+
+    // Inviting the same email again: 409, nothing more made or audited.
+    const before = (await api.items()).length;
+    const again = await api.request('POST', '/v1/people', {
+      key: admin.token,
+      body: { email: email.toLowerCase(), role: 'viewer' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('conflict');
+    expect((await api.items()).length).toBe(before);
+
+    // Another publisher's admin sees none of them and changes nothing.
+    const stranger = await person(unique('inv-other'), 'admin');
+    const theirs = await api.request('GET', '/v1/people', { key: stranger.token });
+    expect(theirs.body.items.map((p: { email: string }) => p.email)).toEqual([stranger.email]);
+    const reach = await api.request('PUT', `/v1/people/${sub}`, {
+      key: stranger.token,
+      body: { enabled: false },
+    });
+    expect(reach.status).toBe(404);
+    expect(reach.body.error.code).toBe('not_found');
+    expect(await storedPerson(sub)).not.toHaveProperty('disabled_at');
+    expect(await peopleEvents(stranger.token)).toEqual([]);
+  });
+
+  it('changes a role (held from the next renewal) and disables: no renewal, no sign-in; re-enabled signs in again; each change audited before and after', async () => {
+    const pub = unique('upd');
+    const admin = await person(pub, 'admin');
+    const sam = await person(pub, 'moderator');
+    const promoted = await api.request('PUT', `/v1/people/${sam.sub}`, {
+      key: admin.token,
+      body: { role: 'viewer' },
+    });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({ person_id: sam.sub, role: 'viewer', enabled: true });
+    expect(await storedPerson(sam.sub)).toMatchObject({ role: 'viewer' });
+    const renewed = await refresh(api.identity.issuer, sam.tokens.refresh_token ?? '');
+    expect(renewed.status).toBe(200);
+    expect(claimsOf(renewed.body.access_token).role).toBe('viewer');
+
+    const disabled = await api.request('PUT', `/v1/people/${sam.sub}`, {
+      key: admin.token,
+      body: { enabled: false },
+    });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body).toMatchObject({ role: 'viewer', enabled: false });
+    expect(await storedPerson(sam.sub)).toHaveProperty('disabled_at');
+    const denied = await refresh(api.identity.issuer, renewed.body.refresh_token ?? '');
+    expect(denied.status).toBe(400);
+    expect((await signIn(api.identity.issuer, api.identity.redirectUri, sam.email, sam.password)).ok).toBe(
+      false,
+    );
+    // The same change again changes and records nothing.
+    const repeat = await api.request('PUT', `/v1/people/${sam.sub}`, {
+      key: admin.token,
+      body: { enabled: false },
+    });
+    expect(repeat.status).toBe(200);
+
+    const enabled = await api.request('PUT', `/v1/people/${sam.sub}`, {
+      key: admin.token,
+      body: { enabled: true },
+    });
+    expect(enabled.body.enabled).toBe(true);
+    expect((await signIn(api.identity.issuer, api.identity.redirectUri, sam.email, sam.password)).ok).toBe(
+      true,
+    );
+
+    const asAdmin = { type: 'user', sub: admin.sub, email: admin.email, role: 'admin' };
+    const person_ = { person_id: sam.sub, email: sam.email };
+    expect(await peopleEvents(admin.token)).toEqual([
+      expect.objectContaining({
+        type: 'person.updated',
+        actor: asAdmin,
+        person: person_,
+        before: { role: 'moderator', enabled: true },
+        after: { role: 'viewer', enabled: true },
+      }),
+      expect.objectContaining({
+        person: person_,
+        before: { role: 'viewer', enabled: true },
+        after: { role: 'viewer', enabled: false },
+      }),
+      expect.objectContaining({
+        person: person_,
+        before: { role: 'viewer', enabled: false },
+        after: { role: 'viewer', enabled: true },
+      }),
+    ]);
+  });
+
+  it('refuses to leave the publisher without an enabled admin (409, nothing changed); with a second admin, the first may step down', async () => {
+    const pub = unique('last');
+    const admin = await person(pub, 'admin');
+    for (const body of [{ role: 'moderator' }, { enabled: false }]) {
+      const res = await api.request('PUT', `/v1/people/${admin.sub}`, { key: admin.token, body });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({
+        code: 'conflict',
+        message: `${admin.email} is the publisher's last enabled admin: make another admin first`,
+      });
+    }
+    expect(await storedPerson(admin.sub)).toMatchObject({ role: 'admin' });
+    expect(await storedPerson(admin.sub)).not.toHaveProperty('disabled_at');
+    const other = await person(pub, 'moderator');
+    expect(
+      (await api.request('PUT', `/v1/people/${other.sub}`, { key: admin.token, body: { role: 'admin' } }))
+        .status,
+    ).toBe(200);
+    const down = await api.request('PUT', `/v1/people/${admin.sub}`, {
+      key: admin.token,
+      body: { role: 'viewer' },
+    });
+    expect(down.status).toBe(200);
+    expect(await storedPerson(admin.sub)).toMatchObject({ role: 'viewer' });
+  });
+
+  it('answers bad input 400 naming the field, and a moderator 403, storing nothing; a key with people:manage may manage people', async () => {
+    const pub = unique('bad');
+    const admin = await person(pub, 'admin');
+    const mod = await person(pub, 'moderator');
+    const before = (await api.items()).length;
+    for (const [body, field] of [
+      [{ email: 'not-an-email', role: 'viewer' }, 'email'],
+      [{ email: 'a@example.com', role: 'owner' }, 'role'],
+      [{ email: 'a@example.com', role: 'viewer', publisher_id: 'other' }, 'publisher_id'],
+    ] as const) {
+      const res = await api.request('POST', '/v1/people', { key: admin.token, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+    const notId = await api.request('PUT', '/v1/people/not-a-uuid', {
+      key: admin.token,
+      body: { enabled: false },
+    });
+    expect(notId.status).toBe(400);
+    const byMod = await api.request('POST', '/v1/people', {
+      key: mod.token,
+      body: { email: 'a@example.com', role: 'viewer' },
+    });
+    expect(byMod.status).toBe(403);
+    expect((await api.items()).length).toBe(before);
+
+    const key = await api.createKey(pub, 'people tool', { scopes: ['people:manage'] });
+    const byKey = await api.request('GET', '/v1/people', { key: key.api_key });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body.items).toHaveLength(2);
+  });
+
+  it('when the audit trail refuses: 503, the invitation withdrawn and the change undone; the retries succeed and are audited once', async () => {
+    const pub = unique('flt');
+    const admin = await person(pub, 'admin');
+    const email = `${unique('f')}@example.com`;
+    const { dynamo } = await import('../../lib/storage/client');
+    const faults = injectFaults(dynamo);
+    try {
+      const rule = {
+        operation: 'PutItem' as const,
+        keyPrefix: 'AUDIT#',
+        error: 'ThrottlingException' as const,
+      };
+      const invite = () =>
+        api.request('POST', '/v1/people', { key: admin.token, body: { email, role: 'viewer' } });
+      const invited = await failThenRetry(faults, rule, invite, async () => {
+        const listed = await api.request('GET', '/v1/people', { key: admin.token });
+        expect(listed.body.items.map((p: { email: string }) => p.email)).toEqual([admin.email]);
+        expect(await peopleEvents(admin.token)).toEqual([]);
+      });
+      expect(invited.status).toBe(201);
+      const sub = invited.body.person_id as string;
+      faults.injected.length = 0;
+      const disable = () =>
+        api.request('PUT', `/v1/people/${sub}`, { key: admin.token, body: { enabled: false } });
+      const disabled = await failThenRetry(faults, rule, disable, async () => {
+        expect(await storedPerson(sub)).not.toHaveProperty('disabled_at');
+      });
+      expect(disabled.status).toBe(200);
+      expect((await peopleEvents(admin.token)).map((e) => e.type)).toEqual([
+        'person.invited',
+        'person.updated',
+      ]);
+    } finally {
+      faults.remove();
+    }
   });
 });

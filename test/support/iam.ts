@@ -216,3 +216,25 @@ export const enforceGrants = (
   );
   return { denied, used, remove: () => client.middlewareStack.remove(name) };
 };
+
+/** A function's grants on Cognito (the people routes'): its actions and the resources they are on. */
+export const userPoolGrantsOf = (
+  resources: Resources,
+  functionLogicalId: string,
+): Array<{ actions: string[]; resources: string[] }> => {
+  const roleId = resources[functionLogicalId]?.Properties?.Role?.['Fn::GetAtt']?.[0];
+  if (!roleId) throw new Error(`no role for ${functionLogicalId}`);
+  return Object.values(resources)
+    .filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        (r.Properties?.Roles ?? []).some((role: { Ref?: string }) => role.Ref === roleId),
+    )
+    .flatMap((policy) => policy.Properties?.PolicyDocument.Statement ?? [])
+    .filter((s: Record<string, any>) => s.Effect === 'Allow')
+    .map((s: Record<string, any>) => ({
+      actions: [s.Action].flat().filter((a: string) => a.startsWith('cognito-idp:')),
+      resources: [s.Resource].flat().map((r: unknown) => JSON.stringify(r)),
+    }))
+    .filter((grant) => grant.actions.length > 0);
+};

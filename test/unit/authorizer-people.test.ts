@@ -94,6 +94,7 @@ describe('authorizer with a person signed in', () => {
         'policy:write',
         'appeals:write',
         'appeals:decide',
+        'people:manage',
       ].sort(),
     );
   });

@@ -1,8 +1,14 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer';
-import { API_KEY_PATTERN, createApiKey, hashApiKey } from '../../lib/domain/api-keys';
+import { API_KEY_PATTERN, createApiKey, hashApiKey, KEY_USE_PRECISION_MS } from '../../lib/domain/api-keys';
 import { publisherQuotaKey } from '../../lib/domain/quotas';
 import { bearerToken, stageWildcard } from '../../lib/http/authorizer';
 import { apiKeyKey, auditPartition, keyIdKey, policyKey, publisherPartition } from '../../lib/storage/keys';
@@ -44,6 +50,32 @@ describe('authorizer', () => {
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual(apiKeyKey(hashApiKey(key)));
   });
 
+  it('notes a key use older than 5 minutes with one conditional update on its lookup item, and answers even when that write fails', async () => {
+    const old = new Date(Date.now() - 6 * 60_000).toISOString();
+    ddb.on(GetCommand).resolves({
+      Item: {
+        publisher_id: 'pub-a',
+        key_id: 'key_3',
+        name: 'ci',
+        created_at: '2025-12-01T00:00:00.000Z',
+        last_used_at: old,
+      },
+    });
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    const result = await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn });
+    expect(result.context?.keyId).toBe('key_3');
+    const [update] = ddb.commandCalls(UpdateCommand);
+    expect(update?.args[0].input).toMatchObject({
+      Key: apiKeyKey(hashApiKey(key)),
+      UpdateExpression: 'SET last_used_at = :now',
+      ConditionExpression:
+        'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at <= :cutoff)',
+    });
+    const { ':now': now, ':cutoff': cutoff } = update?.args[0].input.ExpressionAttributeValues ?? {};
+    expect(Date.parse(now) - Date.parse(cutoff)).toBe(KEY_USE_PRECISION_MS);
+    expect(ddb.calls()).toHaveLength(2);
+  });
+
   it("passes a scoped key's scopes and games in the context, in the same one read", async () => {
     ddb.on(GetCommand).resolves({
       Item: {
@@ -55,6 +87,8 @@ describe('authorizer', () => {
         created_at: '2025-12-01T00:00:00.000Z',
         expires_at: '2999-01-01T00:00:00.000Z',
         last4: 'AAAA',
+        // Used a moment ago: no use to note.
+        last_used_at: new Date(Date.now() - 1_000).toISOString(),
       },
     });
     const result = await handler({ type: 'TOKEN', authorizationToken: `Bearer ${key}`, methodArn });
