@@ -7,10 +7,12 @@ import { buildSync } from 'esbuild';
 /**
  * Builds the moderator console into `outdir`: index.html, app.js (console/src bundled with Preact,
  * minified) and app.css. Synchronous and self-contained (esbuild and node only), so `npm start`
- * and the stack at synth can both call it. The page's budget is 60 KB of gzipped JavaScript.
+ * and the stack at synth can both call it. The page's budget is 72 KB of gzipped JavaScript: one
+ * file, read once and cached, for every view of a team's console (sign-in, people, claims, the
+ * audit's filters). Past it, the views would be split into chunks loaded when opened.
  */
 
-export const CONSOLE_JS_BUDGET_GZIP = 60 * 1024;
+export const CONSOLE_JS_BUDGET_GZIP = 72 * 1024;
 export const consoleFiles = ['index.html', 'app.js', 'app.css'] as const;
 
 const here = fileURLToPath(new URL('.', import.meta.url));

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, expect, it } from 'vitest';
-import { buildConsole } from '../../console/build';
+import { buildConsole, CONSOLE_JS_BUDGET_GZIP } from '../../console/build';
 import { artifact } from './support/artifacts';
 
 /**
- * The console's size: app.js at most 60 KB gzipped. The figure is the build's own
+ * The console's size: app.js within its budget (console/build.ts), gzipped. The figure is the build's own
  * (console/build.ts returns each file's size), checked against the file it wrote.
  */
 
-const BUDGET_GZIP_BYTES = 60 * 1024;
+const BUDGET_GZIP_BYTES = CONSOLE_JS_BUDGET_GZIP;
 const dir = mkdtempSync(join(tmpdir(), 'console-build-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
