@@ -239,7 +239,7 @@ describe('last_used_at in GET /v1/keys', () => {
     expect((await api.request('GET', '/v1/policy', { key })).status).toBe(200);
     const first = (await listed('keys-b', keyId))?.last_used_at;
     expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const lookup = (await api.items()).filter(
+    const lookup = (await api.items({ keyUse: true })).filter(
       (item) => String(item.pk).startsWith(partitions.apiKey) && item.key_id === keyId,
     );
     expect(lookup).toEqual([expect.objectContaining({ last_used_at: first })]);
