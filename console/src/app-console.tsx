@@ -13,7 +13,7 @@ import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
 import { StartView } from './start';
-import { ConfirmStep, Field, type Message, Notice, useFocusOn } from './ui';
+import { ConfirmStep, Field, type Message, Notice, type ScopeKnowledge, useFocusOn } from './ui';
 import { check } from './validation';
 import { WebhooksView } from './webhooks';
 
@@ -33,6 +33,15 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
 ];
+
+/**
+ * The sections this session may use: one whose scope it is known to lack is not offered (a
+ * viewer sees no Appeals, API keys or Webhooks). A scope not yet learned (a key's, until first
+ * used) keeps its entry, whose view then says what it needs. An address naming a hidden view
+ * still opens it, with that view's own "needs the scope" line.
+ */
+const shownSections = (knowledge: ScopeKnowledge) =>
+  sections.filter((v) => v.needs === undefined || knowledge[v.needs].held !== false);
 
 export const Console = ({
   session,
@@ -65,7 +74,7 @@ export const Console = ({
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
-          {sections.map((v) => (
+          {shownSections(knowledge).map((v) => (
             <li key={v.id}>
               <button
                 type="button"
