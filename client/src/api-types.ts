@@ -1075,6 +1075,8 @@ export interface components {
       /** @enum {string} */
       type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
       occurred_at: string;
+      device_id: string | null;
+      ban_id: number | null;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
       attempts: number;
@@ -1098,6 +1100,8 @@ export interface components {
       /** @enum {string} */
       type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
       occurred_at: string;
+      device_id: string | null;
+      ban_id: number | null;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
       attempts: number;
