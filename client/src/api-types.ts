@@ -1180,6 +1180,8 @@ export interface components {
       /** @enum {string} */
       type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
       occurred_at: string;
+      device_id: string | null;
+      ban_id: number | null;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
       attempts: number;
@@ -1203,6 +1205,8 @@ export interface components {
       /** @enum {string} */
       type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
       occurred_at: string;
+      device_id: string | null;
+      ban_id: number | null;
       /** @enum {string} */
       status: "pending" | "delivered" | "failed";
       attempts: number;

@@ -15,7 +15,7 @@ import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
 import { StartView } from './start';
-import { ConfirmStep, Field, type Message, Notice, useFocusOn } from './ui';
+import { ConfirmStep, Field, type Message, Notice, type ScopeKnowledge, useFocusOn } from './ui';
 import { check } from './validation';
 import { WebhooksView } from './webhooks';
 
@@ -36,6 +36,15 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
   { id: 'people', label: 'People', needs: 'people:manage' },
 ];
+
+/**
+ * The sections this session may use: one whose scope it is known to lack is not offered (a
+ * viewer sees no Appeals, API keys or Webhooks). A scope not yet learned (a key's, until first
+ * used) keeps its entry, whose view then says what it needs. An address naming a hidden view
+ * still opens it, with that view's own "needs the scope" line.
+ */
+const shownSections = (knowledge: ScopeKnowledge) =>
+  sections.filter((v) => v.needs === undefined || knowledge[v.needs].held !== false);
 
 export const Console = ({
   session,
@@ -76,20 +85,17 @@ export const Console = ({
       <KeyPanel session={session} knowledge={knowledge} />
       <nav aria-label="Console sections">
         <ul>
-          {/* People is for admins: not offered to a session known to lack its scope. */}
-          {sections
-            .filter((v) => v.id !== 'people' || knowledge['people:manage'].held !== false)
-            .map((v) => (
-              <li key={v.id}>
-                <button
-                  type="button"
-                  aria-current={view === v.id ? 'page' : undefined}
-                  onClick={() => at.go(v.id)}
-                >
-                  {v.label}
-                </button>
-              </li>
-            ))}
+          {shownSections(knowledge).map((v) => (
+            <li key={v.id}>
+              <button
+                type="button"
+                aria-current={view === v.id ? 'page' : undefined}
+                onClick={() => at.go(v.id)}
+              >
+                {v.label}
+              </button>
+            </li>
+          ))}
         </ul>
       </nav>
       <div class="panel game">

@@ -1,7 +1,8 @@
+import { REVOKE_REASONS } from '@kernel/revoke-reasons';
 import type { Call, Policy } from './api';
 import { type BanType, type BanValues, type CreateBanRequest, reachOf } from './ban-terms';
 import { DURATION_PRESETS, expiryIn, type ReasonCatalogue, useReasonCatalogue } from './reasons';
-import { Field } from './ui';
+import { Field, FieldError } from './ui';
 import type { useForm } from './use-form';
 
 /**
@@ -134,6 +135,14 @@ export const PlayerFields = ({ id, form, words }: { id: string; form: TermsForm;
   </>
 );
 
+/** What is wrong with the revoke reason chosen, if anything: none chosen yet. */
+export const revokeReasonProblem = (value: string): string | undefined =>
+  REVOKE_REASONS.some((r) => r.code === value) ? undefined : 'is required: choose one from the list';
+
+/**
+ * Why a ban is revoked, from the kernel's list (REVOKE_REASONS): one of the reasons the team uses,
+ * never a code typed differently each time. Empty until chosen (the form says so).
+ */
 export const RevokeReasonField = ({
   id,
   value,
@@ -145,15 +154,25 @@ export const RevokeReasonField = ({
   onValue: (value: string) => void;
   error: string | undefined;
 }) => (
-  <Field
-    id={id}
-    label="Revoke reason"
-    value={value}
-    onValue={onValue}
-    error={error}
-    hint="1-64 characters of A-Z a-z 0-9 . _ : -, e.g. appeal_upheld"
-    required
-  />
+  <div class="field">
+    <label for={id}>Revoke reason</label>
+    <select
+      id={id}
+      value={value}
+      onChange={(e) => onValue(selected(e))}
+      required
+      aria-invalid={error ? true : undefined}
+      aria-describedby={error ? `${id}-error` : undefined}
+    >
+      <option value="">Choose a reason…</option>
+      {REVOKE_REASONS.map((r) => (
+        <option key={r.code} value={r.code}>
+          {r.label} ({r.code})
+        </option>
+      ))}
+    </select>
+    <FieldError id={id} error={error} />
+  </div>
 );
 
 const CatalogueOptions = ({ catalogue }: { catalogue: ReasonCatalogue }) => (

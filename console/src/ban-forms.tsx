@@ -1,10 +1,9 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Ban, Call } from './api';
-import { RevokeReasonField } from './ban-fields';
+import { RevokeReasonField, revokeReasonProblem } from './ban-fields';
 import { ConfirmStep, Field, type Message, Notice } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
-import { check } from './validation';
 
 /** The forms that end a device's bans: revoke one, erase them all (creating one is ban-create.tsx). */
 
@@ -23,13 +22,13 @@ export const RevokePanel = ({ call, game, deviceId, ban, onDone, onCancel }: Rev
   const form = useForm({ reason: '' }, request);
   const input = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
-    input.current?.querySelector('input')?.focus();
+    input.current?.querySelector('select')?.focus();
   }, [ban.ban_id]);
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const reason = form.values.reason.trim();
-    const problem = check('reason_code', reason);
+    const reason = form.values.reason;
+    const problem = revokeReasonProblem(reason);
     if (!form.accept({ reason_code: problem }, `Revoke reason ${problem}.`)) return;
     void request.run(
       () =>

@@ -10,13 +10,13 @@ import {
   type PlayerWords,
   ReasonCodeField,
   RevokeReasonField,
+  revokeReasonProblem,
   useBanReason,
 } from './ban-fields';
 import { type BanTerms, type BanType, blankTerms, lastingReach, reachOf, termsOf } from './ban-terms';
 import { ConfirmStep, Notice } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
-import { check } from './validation';
 
 /**
  * The bulk view's two forms: ban the listed devices, or revoke their bans. Neither sends anything
@@ -158,7 +158,7 @@ export const RevokeForm = ({
   const devices = devicesText(count);
   const submit = (e: Event) => {
     e.preventDefault();
-    const problem = check('reason_code', reason.trim());
+    const problem = revokeReasonProblem(reason);
     setError(problem && `Revoke reason ${problem}`);
     setConfirming(problem ? null : { type: banType, reason: reason.trim() });
   };

@@ -3,7 +3,10 @@ import { type Call, formatTime, type Schemas } from './api';
 import { DataTable } from './data-table';
 import { Notice, useCursorPages, useFocusOn } from './ui';
 
-/** A webhook's deliveries in the Webhooks view: newest event first, a page at a time, by status. */
+/**
+ * A webhook's deliveries in the Webhooks view: newest event first, a page at a time, by status;
+ * each names the device and the ban its event is about (— for policy and test events).
+ */
 
 type Webhook = Schemas['Webhook'];
 type DeliveryStatus = Schemas['Delivery']['status'] | 'any';
@@ -56,6 +59,8 @@ export const Deliveries = ({ call, hook, version }: { call: Call; hook: Webhook;
           columns={[
             'Event',
             'Type',
+            'Device',
+            'Ban',
             'Occurred',
             'Status',
             'Attempts',
@@ -71,6 +76,8 @@ export const Deliveries = ({ call, hook, version }: { call: Call; hook: Webhook;
             <tr key={d.event_id}>
               <th scope="row">{d.event_id}</th>
               <td>{d.type}</td>
+              <td>{d.device_id ?? '—'}</td>
+              <td>{d.ban_id ?? '—'}</td>
               <td>{formatTime(d.occurred_at)}</td>
               <td>{d.status}</td>
               <td>{d.attempts}</td>

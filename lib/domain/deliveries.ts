@@ -102,6 +102,25 @@ export const recordDeliveries = async (
   return recorded.filter((ref) => ref !== undefined);
 };
 
+/**
+ * The device and ban an event is about, read from the body it sends (a ban event's `ban`, an
+ * appeal event's `appeal`). Stored beside the body, which a settled delivery drops, so a listing
+ * names them without another read.
+ */
+const subjectOf = (body: unknown): Pick<Delivery, 'device_id' | 'ban_id'> => {
+  let event: { device_id?: unknown; ban?: { ban_id?: unknown }; appeal?: { ban_id?: unknown } } = {};
+  try {
+    if (typeof body === 'string') event = JSON.parse(body) ?? {};
+  } catch {
+    // A body that is not JSON names nothing; the delivery is still listed.
+  }
+  const banId = event.ban?.ban_id ?? event.appeal?.ban_id;
+  return {
+    device_id: typeof event.device_id === 'string' ? event.device_id : null,
+    ban_id: typeof banId === 'number' ? banId : null,
+  };
+};
+
 /** A delivery as first stored: pending, due now, not yet attempted. */
 export const newDeliveryItem = (
   key: { pk: string; sk: string },
@@ -117,6 +136,7 @@ export const newDeliveryItem = (
   event_id: event.event_id,
   type: event.type,
   occurred_at: event.occurred_at,
+  ...subjectOf(body),
   body,
   status: 'pending',
   attempts: 0,
@@ -435,6 +455,9 @@ export const deliveryFromItem = (item: Record<string, unknown>): Delivery => {
     event_id,
     type: type as DeliveryEventType,
     occurred_at,
+    // Null for a delivery stored before these were kept.
+    device_id: orNull(item.device_id, 'string'),
+    ban_id: orNull(item.ban_id, 'number'),
     status: status as Delivery['status'],
     attempts,
     last_attempt_at: orNull(item.last_attempt_at, 'string'),

@@ -793,6 +793,10 @@ export const deliverySchema = z.strictObject({
   event_id: z.string(),
   type: z.enum(deliveryEventTypes),
   occurred_at: timestamp,
+  /** The device the event is about; null for a policy.updated or webhook.test event. */
+  device_id: z.nullable(z.string()),
+  /** The ban the event is about (an appeal's event: the appealed ban); null when none. */
+  ban_id: z.nullable(banId),
   /** pending: being tried (again at next_attempt_at); failed: retried for the whole window and given up. */
   status: z.enum(deliveryStatuses),
   attempts: count,

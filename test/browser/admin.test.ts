@@ -303,7 +303,7 @@ describe('API keys', () => {
 });
 
 describe('webhooks', () => {
-  it('adds a webhook for a receiver on 127.0.0.1, shows its secret once, and lists its deliveries as they went', async () => {
+  it('adds a webhook for a receiver on 127.0.0.1, shows its secret once, and lists its deliveries by device and ban as they went', async () => {
     const { page, problems } = console_;
     await openSection(page, 'Webhooks');
     const form = region('Add a webhook');
@@ -358,16 +358,18 @@ describe('webhooks', () => {
       },
       (rows) =>
         rows.length === 2 &&
-        rows.some((r) => r[3] === 'delivered') &&
-        rows.some((r) => r[6] === 'http status 500'),
+        rows.some((r) => r[5] === 'delivered') &&
+        rows.some((r) => r[8] === 'http status 500'),
     );
     const api = (await server.call('GET', `/v1/webhooks/${hook.webhook_id}/deliveries`)).body.items;
-    const ok = rows.find((r) => r[3] === 'delivered') as string[];
-    expect(ok.slice(0, 2)).toEqual([delivered.event_id, 'ban.created']);
-    expect(ok.slice(4, 7)).toEqual(['1', '204', '—']);
-    const failing = rows.find((r) => r[6] === 'http status 500') as string[];
-    expect(failing[1]).toBe('ban.created');
-    expect(failing[5]).toBe('500');
+    const ok = rows.find((r) => r[5] === 'delivered') as string[];
+    // Each row names the device and the ban its event is about.
+    expect(ok.slice(0, 4)).toEqual([delivered.event_id, 'ban.created', 'device-hooked', String(banned)]);
+    expect(ok.slice(6, 9)).toEqual(['1', '204', '—']);
+    const failing = rows.find((r) => r[8] === 'http status 500') as string[];
+    expect(failing.slice(1, 3)).toEqual(['ban.created', 'device-hooked']);
+    expect(failing[3]).toBe(String(api.find((d: any) => d.event_id === failing[0])?.ban_id));
+    expect(failing[7]).toBe('500');
     expect(rows.map((r) => r[0])).toEqual(api.map((d: any) => d.event_id));
     await screenshot(page, 'webhook-deliveries', region('Webhooks'));
     expect(seriousViolations(await axeScan(page, 'webhook-deliveries'))).toEqual([]);
@@ -380,7 +382,7 @@ describe('webhooks', () => {
       (shown) => shown.length === 1,
     );
     expect(pendingRows[0]?.[0]).toBe(failing[0]);
-    expect(pendingRows[0]?.[3]).toBe('pending');
+    expect(pendingRows[0]?.[5]).toBe('pending');
 
     // Deleting it stops the retries.
     await page.getByRole('button', { name: `Delete webhook ${hook.webhook_id}` }).click();

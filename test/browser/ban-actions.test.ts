@@ -1,3 +1,4 @@
+import { REVOKE_REASONS } from '@kernel/revoke-reasons';
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, runTs } from '../support/processes';
@@ -258,7 +259,7 @@ describe('a message for the player', () => {
 });
 
 describe('revoking a ban', () => {
-  it('revokes the chosen ban with a reason, shows it revoked, and the API has it revoked once', async () => {
+  it('revokes the chosen ban with a reason from the list, shows it revoked, and the API has it revoked once', async () => {
     const { page, problems } = console_;
     const device = 'device-revoke';
     const keep = (
@@ -279,11 +280,15 @@ describe('revoking a ban', () => {
     const reason = panel.getByLabel('Revoke reason');
     // The panel opens with the focus in its reason field.
     expect(await reason.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
-    await reason.fill('appeal upheld!');
+    // The reasons come from the kernel's list, each a code the API takes; none is chosen at first.
+    expect(await reason.locator('option').evaluateAll((os) => os.map((o) => (o as any).value))).toEqual([
+      '',
+      ...REVOKE_REASONS.map((r) => r.code),
+    ]);
     await panel.getByRole('button', { name: 'Revoke ban' }).click();
-    await alertHolding(panel, 'Revoke reason must be 1-64 characters');
+    await alertHolding(panel, 'Revoke reason is required: choose one from the list');
     expect((await bansOf(device, 'inactive')).length).toBe(0);
-    await reason.fill('appeal_upheld');
+    await reason.selectOption('appeal_upheld');
     await screenshot(page, 'revoke-ban', panel);
     expect(seriousViolations(await axeScan(page, 'revoke-ban'))).toEqual([]);
     await panel.getByRole('button', { name: 'Revoke ban' }).dblclick();

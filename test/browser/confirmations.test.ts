@@ -113,7 +113,7 @@ describe('confirmations', () => {
     const [ban] = (await server.call('GET', '/v1/device/device-c/bans', { game: GAME })).body.items;
     await page.getByRole('button', { name: `Revoke ban ${ban.ban_id}` }).click();
     const confirm = page.getByRole('region', { name: `Revoke ban ${ban.ban_id}`, exact: true });
-    await confirm.getByLabel('Revoke reason').fill('appeal_upheld');
+    await confirm.getByLabel('Revoke reason').selectOption('appeal_upheld');
     await page.keyboard.press('Escape');
     expect(await confirm.count()).toBe(0);
     const still = (await server.call('GET', '/v1/device/device-c/bans', { game: GAME })).body.items[0];

@@ -140,7 +140,7 @@ it('(i) finds the device a report names by "7f3a…" and revokes one of its bans
   const target = reportedBans[1] as number;
   await count.click(page.getByRole('button', { name: `Revoke ban ${target}`, exact: true }), 'Revoke ban');
   const panel = page.getByRole('region', { name: `Revoke ban ${target}`, exact: true });
-  await count.type(panel.getByLabel('Revoke reason'), 'report_upheld', 'the revoke reason');
+  await count.choose(panel.getByLabel('Revoke reason'), 'report_upheld', 'the revoke reason');
   await count.click(panel.getByRole('button', { name: 'Revoke ban' }), 'Revoke ban (confirm)');
   await statusHolding(page, `Ban ${target} revoked with reason report_upheld`);
 

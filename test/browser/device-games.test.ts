@@ -311,7 +311,7 @@ describe('a device in all games', () => {
     await allBansTable(page)
       .getByRole('button', { name: `Revoke ban ${ids.person}` })
       .click();
-    await page.getByLabel('Revoke reason', { exact: true }).fill('appeal_upheld');
+    await page.getByLabel('Revoke reason', { exact: true }).selectOption('appeal_upheld');
     await page.getByRole('button', { name: 'Revoke ban', exact: true }).click();
     await statusHolding(page, `Ban ${ids.person} revoked with reason appeal_upheld.`);
     await expect.poll(async () => (await bansById(allBansTable(page)))[ids.person]?.[7]).toMatch(/^revoked/);

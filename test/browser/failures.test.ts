@@ -149,7 +149,7 @@ describe('a 503 from the API', () => {
     const rule = proxy.fail({ operation: 'UpdateItem', key: devicePartition(device), fault: FAULT });
     await page.getByRole('button', { name: `Revoke ban ${target.ban_id}` }).click();
     const panel = page.getByRole('region', { name: `Revoke ban ${target.ban_id}`, exact: true });
-    await panel.getByLabel('Revoke reason').fill('appeal_upheld');
+    await panel.getByLabel('Revoke reason').selectOption('appeal_upheld');
     await panel.getByRole('button', { name: 'Revoke ban' }).click();
     await alertHolding(panel, UNAVAILABLE);
     rule.clear();

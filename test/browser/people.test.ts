@@ -131,10 +131,13 @@ describe('signing in with the organisation', () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
-  it('a viewer signs in, sees the audit trail naming the moderator, and is offered no ban form', async () => {
+  it('a viewer signs in, is offered only the views it can use, sees the audit trail naming the moderator, and no ban form', async () => {
     const { page, problems } = await open();
     await signInAs(page, 'viewer');
     await page.getByRole('banner').getByText(`Signed in as ${server.people.viewer.email} (viewer)`).waitFor();
+    // Only the views its scopes (bans:read, policy:read, audit:read) can use are offered.
+    const sections = page.getByRole('navigation', { name: 'Console sections' }).getByRole('button');
+    expect(await sections.allInnerTexts()).toEqual(['Start', 'Devices', 'Bulk', 'Policy', 'Audit trail']);
     await openSection(page, 'Devices');
     await setGame(page, 'people-game');
     await page
@@ -154,7 +157,10 @@ describe('signing in with the organisation', () => {
     await page.getByText(server.people.moderator.email).first().waitFor();
     expect(seriousViolations(await axeScan(page, 'people-viewer-audit'))).toEqual([]);
     await screenshot(page, 'people-viewer-audit');
-    await openSection(page, 'API keys');
+    // A link to a view it cannot use still opens, saying what that view needs.
+    await page.evaluate(() => {
+      (globalThis as any).location.hash = '#/keys';
+    });
     await page
       .getByText(/needs the scope keys:manage, which this session lacks/)
       .first()

@@ -317,7 +317,7 @@ describe('webhooks', () => {
     expect((await api.request('GET', '/v1/webhooks', { key: reader.api_key })).status).toBe(403);
   });
 
-  it('POSTs each event signed (Standard Webhooks), its id the event id, its body the feed item', async () => {
+  it('POSTs each event signed (Standard Webhooks), its id the event id, its body the feed item, listed by device and ban', async () => {
     const a = await publisher();
     const b = await publisher();
     const mine = await hook(a.key);
@@ -353,6 +353,9 @@ describe('webhooks', () => {
         expect.objectContaining({
           event_id: event.event_id,
           type: 'ban.created',
+          // The listing names the device and the ban, as the body sent does.
+          device_id: device,
+          ban_id: made.ban_id,
           status: 'delivered',
           attempts: 1,
           last_status: 204,

@@ -122,6 +122,8 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     expect((await deliveries(a.key, tested.webhook_id, '?status=delivered'))[0]).toMatchObject({
       event_id: res.body.event_id,
       type: 'webhook.test',
+      device_id: null,
+      ban_id: null,
       status: 'delivered',
       attempts: 1,
     });

@@ -7,12 +7,14 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isActive } from '@kernel/policy-rules';
+import { REVOKE_REASONS } from '@kernel/revoke-reasons';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setClock } from '../../lib/clock';
 import { banIdOf } from '../../lib/domain/ban-ids';
 import { createBan, listSocialBans } from '../../lib/domain/bans';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { revokeBanRequestSchema } from '../../lib/model/requests';
 import type { Actor } from '../../lib/model/responses';
 import {
   auditActorPrefix,
@@ -401,5 +403,14 @@ describe('isActive', () => {
     [{ revoked_at: '2026-01-01T00:00:00.000Z', expires_at: null }, false],
   ])('is %o → %s', (ban, expected) => {
     expect(isActive(ban, now)).toBe(expected);
+  });
+});
+
+describe('the revoke reasons the console offers', () => {
+  it('are each a reason code the revoke route takes, listed once', () => {
+    const codes = REVOKE_REASONS.map((r) => r.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const reason_code of codes)
+      expect(revokeBanRequestSchema.safeParse({ reason_code }).success, reason_code).toBe(true);
   });
 });
