@@ -74,6 +74,7 @@ import {
   newApiKeySchema,
   newWebhookSchema,
   openApiDocumentSchema,
+  policyReachSchema,
   policySchema,
   publisherProfileSchema,
   reasonCatalogueSchema,
@@ -136,6 +137,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
   [policySchema, 'Policy'],
+  [policyReachSchema, 'PolicyReach'],
   [reasonCatalogueSchema, 'ReasonCatalogue'],
   [publisherProfileSchema, 'PublisherProfile'],
   [directorySchema, 'Directory'],
