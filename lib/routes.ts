@@ -203,7 +203,8 @@ export const previewPolicyRoute = {
   scope: 'policy:read',
   request: { game: true, body: policyPatchSchema },
   table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
-  throttle: 'read',
+  // Writes nothing, but reads every live ban of the game: the POST default, below the reads' limits.
+  throttle: 'write',
   retry: 'read',
 } as const satisfies Route;
 
