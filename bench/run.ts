@@ -8,6 +8,7 @@ import { feedPollingRows, type measureFeedPolling } from './feed-polling';
 import { gameServerRows, type measureGameServers } from './game-servers';
 import { hotItemRows } from './hot-item';
 import type { measureInProcessParts } from './in-process-part';
+import { type measurePolicyReach, policyReachRows } from './policy-reach';
 import { type measureRelay, relayRows } from './relay';
 import type { measureThroughput } from './throughput';
 
@@ -19,6 +20,7 @@ type GameServerFigures = FiguresOf<typeof measureGameServers>;
 type FeedPollingResult = FiguresOf<typeof measureFeedPolling>;
 type ConsoleFigures = FiguresOf<typeof measureConsole>;
 type RelayFigures = FiguresOf<typeof measureRelay>;
+type PolicyReachFigures = FiguresOf<typeof measurePolicyReach>;
 
 /**
  * `npm run bench`: every figure as a ratio to a baseline measured in the same run, because these
@@ -37,6 +39,8 @@ type RelayFigures = FiguresOf<typeof measureRelay>;
  * Part 11 (RELAY_BENCH_MIRRORS, default 10,000, readers behind one relay, 200 of them real mirrors and
  * the rest light pollers, or all mirrors with RELAY_BENCH_FULL_MIRRORS=1: the service's polls per
  * second, a change's way to every reader, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
+ * Part 12 (the reach of a policy change over POLICY_REACH_BANS, default 100,000, live bans, against
+ * the store's Queries of the same items) alone: `npx tsx bench/policy-reach.ts`.
  *
  * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
  * runs every part at a token size (seconds, not minutes; figures meaningless) and writes its results
@@ -62,6 +66,8 @@ if (short) {
     RELAY_BENCH_MIRRORS: '40',
     RELAY_BENCH_CHANGES: '2',
     RELAY_BENCH_TAIL_MS: '3000',
+    POLICY_REACH_BANS: '500',
+    POLICY_REACH_RUNS: '1',
   };
   for (const [name, value] of Object.entries(tokenSizes)) process.env[name] ??= value;
 }
@@ -108,6 +114,9 @@ step('feed polling (servers polling GET /v1/events each second, without and with
 const feedPolling = await runPart<FeedPollingResult>('bench/feed-polling.ts', 'measureFeedPolling');
 step("relay (10,000 readers behind one relay: the service's polls, a change's way to every reader)");
 const relay = await runPart<RelayFigures>('bench/relay.ts', 'measureRelay');
+
+step('policy reach (POST /v1/policy/preview over 100,000 live bans, against the same Queries)');
+const policyReach = await runPart<PolicyReachFigures>('bench/policy-reach.ts', 'measurePolicyReach');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');
@@ -230,13 +239,14 @@ const rows: Row[] = [
   ...gameServerRows(gameServers),
   ...feedPollingRows(feedPolling),
   ...relayRows(relay),
+  ...policyReachRows(policyReach),
 ];
 
 console.table(rows);
 mkdirSync(dirname(resultsFile), { recursive: true });
 writeFileSync(
   resultsFile,
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, policyReach, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(`done: ${rows.length - failed.length} of ${rows.length} rows meet their target; ${resultsFile} written`);

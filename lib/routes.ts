@@ -209,6 +209,25 @@ export const updatePolicyRoute = {
   retry: 'never',
 } as const satisfies Route;
 
+/**
+ * How many devices a policy draft would restrict or free in the caller's game (`policy:read`: it
+ * writes nothing): the policy, and the live sets of the publisher's, the game's and the global feed
+ * partitions, each read whole in pages (lib/domain/policy-reach.ts).
+ */
+export const previewPolicyRoute = {
+  id: 'previewPolicy',
+  method: 'POST',
+  path: '/v1/policy/preview',
+  handler: 'preview-policy',
+  auth: true,
+  scope: 'policy:read',
+  request: { game: true, body: policyPatchSchema },
+  table: { 'dynamodb:GetItem': ['publisher'], 'dynamodb:Query': ['feed'] },
+  // Writes nothing, but reads every live ban of the game: the POST default, below the reads' limits.
+  throttle: 'write',
+  retry: 'read',
+} as const satisfies Route;
+
 /** The reason catalogue: read by whoever sets the policy or makes bans (the create form offers it). */
 export const getReasonsRoute = {
   id: 'getReasons',
@@ -861,6 +880,7 @@ export const releaseAppealClaimRoute = {
 export const routes = [
   healthRoute,
   getPolicyRoute,
+  previewPolicyRoute,
   updatePolicyRoute,
   getReasonsRoute,
   putReasonsRoute,

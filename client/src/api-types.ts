@@ -40,6 +40,15 @@ export interface paths {
      */
     put: operations["updatePolicy"];
   };
+  "/v1/policy/preview": {
+    /**
+     * How many devices a policy change would restrict or free
+     * @description The reach of a policy draft in the game of `X-Game-Id`, before saving it: send the body `PUT /v1/policy` would take (validated the same way: a bad value is a 400 naming it); nothing is saved. For each ban type, and for either type (`any`), the devices the draft would make restricted (`become_restricted`) and those it would stop restricting (`no_longer_restricted`), against the policy in force, judged as enforcement judges them (the trust settings' sources and quorum included) over every ban in force that may restrict a device in this game: the publisher's game bans of this game, its publisher bans and every global ban. Publisher and global bans apply in every game, so the counts differ between games only by their game bans. A key bound to games may ask for its games.
+     *
+     * Needs a key with the `policy:read` scope.
+     */
+    post: operations["previewPolicy"];
+  };
   "/v1/reasons": {
     /**
      * Read the caller's reason catalogue
@@ -491,6 +500,24 @@ export interface components {
       };
       rep_global_quorum: number;
       updated_at: string;
+    };
+    PolicyReach: {
+      game_id: string;
+      evaluated_at: string;
+      policy_updated_at: string;
+      devices_with_bans: number;
+      cheat: {
+        become_restricted: number;
+        no_longer_restricted: number;
+      };
+      social: {
+        become_restricted: number;
+        no_longer_restricted: number;
+      };
+      any: {
+        become_restricted: number;
+        no_longer_restricted: number;
+      };
     };
     ReasonCatalogue: {
       reasons: components["schemas"]["CatalogueReason"][];
@@ -1600,6 +1627,53 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Policy"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * How many devices a policy change would restrict or free
+   * @description The reach of a policy draft in the game of `X-Game-Id`, before saving it: send the body `PUT /v1/policy` would take (validated the same way: a bad value is a 400 naming it); nothing is saved. For each ban type, and for either type (`any`), the devices the draft would make restricted (`become_restricted`) and those it would stop restricting (`no_longer_restricted`), against the policy in force, judged as enforcement judges them (the trust settings' sources and quorum included) over every ban in force that may restrict a device in this game: the publisher's game bans of this game, its publisher bans and every global ban. Publisher and global bans apply in every game, so the counts differ between games only by their game bans. A key bound to games may ask for its games.
+   *
+   * Needs a key with the `policy:read` scope.
+   */
+  previewPolicy: {
+    parameters: {
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "enforce_social_global": true,
+         *   "global_quorum": 2
+         * }
+         */
+        "application/json": components["schemas"]["PolicyPatch"];
+      };
+    };
+    responses: {
+      /** @description The devices whose restriction the draft would change. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PolicyReach"];
         };
       };
       400: components["responses"]["BadRequest"];

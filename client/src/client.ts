@@ -34,6 +34,12 @@ type Item<K extends KeyedOperationId> = Result<K> extends { items: Array<infer I
 export interface BanClient {
   getPolicy(options?: CallOptions): Promise<Result<'getPolicy'>>;
   updatePolicy(patch: Body<'updatePolicy'>, options?: CallOptions): Promise<Result<'updatePolicy'>>;
+  /** How many devices of the game a policy draft would restrict or free; saves nothing. */
+  previewPolicy(
+    game_id: string,
+    draft: Body<'previewPolicy'>,
+    options?: CallOptions,
+  ): Promise<Result<'previewPolicy'>>;
   getReasons(options?: CallOptions): Promise<Result<'getReasons'>>;
   putReasons(catalogue: Body<'putReasons'>, options?: CallOptions): Promise<Result<'putReasons'>>;
   putPublisher(profile: Body<'putPublisher'>, options?: CallOptions): Promise<Result<'putPublisher'>>;
@@ -268,6 +274,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
   const client: BanClient = {
     getPolicy: (o) => call('getPolicy', {}, o),
     updatePolicy: (patch, o) => call('updatePolicy', { body: patch }, o),
+    previewPolicy: (game, draft, o) => call('previewPolicy', { game, body: draft }, o),
     getReasons: (o) => call('getReasons', {}, o),
     putReasons: (catalogue, o) => call('putReasons', { body: catalogue }, o),
     putPublisher: (profile, o) => call('putPublisher', { body: profile }, o),

@@ -32,6 +32,7 @@ export const operationTable = {
   health: { method: 'GET', path: '/health', pathParams: [], game: false, retry: 'read' },
   getPolicy: { method: 'GET', path: '/v1/policy', pathParams: [], game: false, retry: 'read' },
   updatePolicy: { method: 'PUT', path: '/v1/policy', pathParams: [], game: false, retry: 'never' },
+  previewPolicy: { method: 'POST', path: '/v1/policy/preview', pathParams: [], game: true, retry: 'read' },
   getReasons: { method: 'GET', path: '/v1/reasons', pathParams: [], game: false, retry: 'read' },
   putReasons: { method: 'PUT', path: '/v1/reasons', pathParams: [], game: false, retry: 'never' },
   putPublisher: { method: 'PUT', path: '/v1/publisher', pathParams: [], game: false, retry: 'never' },

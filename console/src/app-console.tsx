@@ -153,6 +153,8 @@ export const Console = ({
       {view === 'policy' && (
         <PolicyView
           {...common}
+          game={game}
+          gameError={gameProblem}
           onDirty={at.setPolicyDirty}
           device={device}
           onRead={setPolicy}

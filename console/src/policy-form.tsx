@@ -1,11 +1,12 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Call, Policy, Schemas } from './api';
 import type { OpenDevice } from './device';
 import { Preview, Reach } from './policy-preview';
+import { type PolicyReach, PolicyReachConfirm } from './policy-reach';
 import { type Draft, draftOf, flagHelp, patchOf, patchText, policyFlags } from './preview';
 import { TrustSettings } from './trust';
 import type { Directory } from './trust-directory';
-import type { ScopeKnowledge } from './ui';
+import { refocus, type ScopeKnowledge } from './ui';
 import { useForm } from './use-form';
 import type { Request } from './use-request';
 
@@ -18,6 +19,8 @@ export const PolicyForm = ({
   call,
   knowledge,
   device,
+  game,
+  gameError,
   saved,
   directory,
   request,
@@ -27,6 +30,8 @@ export const PolicyForm = ({
   call: Call;
   knowledge: ScopeKnowledge;
   device: OpenDevice | null;
+  game: string;
+  gameError: string | undefined;
   saved: Policy;
   directory: Directory;
   /** The view's request: the policy's read, and its saves. */
@@ -50,84 +55,133 @@ export const PolicyForm = ({
   useEffect(() => onDirty(dirty), [dirty]);
   useEffect(() => () => onDirty(false), []);
 
-  const save = (e: Event) => {
+  /** The change Save asked about, and its reach, while the moderator confirms it. */
+  const [confirming, setConfirming] = useState<{
+    patch: Partial<Draft>;
+    reach: PolicyReach | null;
+    gameNote: string | null;
+  } | null>(null);
+  const patchKey = JSON.stringify(patch);
+  // Another draft is another question: the count shown was for the old one.
+  useEffect(() => setConfirming(null), [patchKey]);
+
+  // Save first asks how many devices the change reaches in the console's game, then to confirm.
+  const askReach = (e: Event) => {
     e.preventDefault();
     if (!dirty) return;
+    const asked = patch;
+    if (gameError !== undefined) {
+      setConfirming({
+        patch: asked,
+        reach: null,
+        gameNote: `The devices it reaches are counted per game: set a Game ID (it ${gameError}) to see them.`,
+      });
+      return;
+    }
     void request.run(
-      // The trust settings are in the PolicyPatch of the API.
-      () => call('put', '/v1/policy', { body: patch as Schemas['PolicyPatch'] }),
-      (answer) => {
-        onSaved(answer.body);
-        change(draftOf(answer.body));
-        request.setMessage({ kind: 'ok', text: `Policy saved: ${patchText(patch)}.` });
-      },
+      () => call('post', '/v1/policy/preview', { body: asked as Schemas['PolicyPatch'], game }),
+      (answer) => setConfirming({ patch: asked, reach: answer.body, gameNote: null }),
       (answer) => answer.status === 200,
     );
   };
 
+  const save = (asked: Partial<Draft>) =>
+    void request.run(
+      // The trust settings are in the PolicyPatch of the API.
+      () => call('put', '/v1/policy', { body: asked as Schemas['PolicyPatch'] }),
+      (answer) => {
+        setConfirming(null);
+        onSaved(answer.body);
+        change(draftOf(answer.body));
+        request.setMessage({ kind: 'ok', text: `Policy saved: ${patchText(asked)}.` });
+      },
+      (answer) => answer.status === 200,
+    );
+
   return (
-    <form onSubmit={save} noValidate>
-      <fieldset>
-        <legend>Flags of {saved.publisher_id}</legend>
-        {policyFlags.map((flag) => (
-          <div class="check" key={flag}>
-            <input
-              type="checkbox"
-              id={`flag-${flag}`}
-              checked={draft[flag]}
-              // Read-only without policy:write: no form it could not submit.
-              disabled={writeMissing}
-              aria-describedby={`flag-${flag}-help`}
-              onChange={(e) => form.set(flag)((e.currentTarget as HTMLInputElement).checked)}
-            />
-            <div>
-              <label for={`flag-${flag}`}>{flag}</label>
-              <div id={`flag-${flag}-help`} class="hint">
-                {flagHelp[flag]}
-                {draft[flag] !== saved[flag] ? ` (unsaved: ${draft[flag] ? 'on' : 'off'})` : ''}
+    <>
+      <form onSubmit={askReach} noValidate>
+        <fieldset>
+          <legend>Flags of {saved.publisher_id}</legend>
+          {policyFlags.map((flag) => (
+            <div class="check" key={flag}>
+              <input
+                type="checkbox"
+                id={`flag-${flag}`}
+                checked={draft[flag]}
+                // Read-only without policy:write: no form it could not submit.
+                disabled={writeMissing}
+                aria-describedby={`flag-${flag}-help`}
+                onChange={(e) => form.set(flag)((e.currentTarget as HTMLInputElement).checked)}
+              />
+              <div>
+                <label for={`flag-${flag}`}>{flag}</label>
+                <div id={`flag-${flag}-help`} class="hint">
+                  {flagHelp[flag]}
+                  {draft[flag] !== saved[flag] ? ` (unsaved: ${draft[flag] ? 'on' : 'off'})` : ''}
+                </div>
               </div>
             </div>
+          ))}
+        </fieldset>
+        <TrustSettings
+          saved={saved}
+          draft={draft}
+          onTrust={change}
+          readOnly={writeMissing}
+          directory={directory}
+          error={form.error}
+        />
+        <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
+        {dirty && <Reach saved={saved} draft={draft} />}
+        <section aria-labelledby="preview-heading">
+          <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>
+          <Preview saved={saved} draft={draft} device={device} />
+        </section>
+        {writeMissing && (
+          <p class="gate">
+            Saving needs the scope <code>policy:write</code>, which this session lacks (
+            {knowledge['policy:write'].note}).
+          </p>
+        )}
+        {!writeMissing && (
+          <div class="actions">
+            <button
+              type="submit"
+              // Named as it is while counting too: Cancel on the confirmation focuses it again.
+              aria-label="Save policy"
+              disabled={busy || !dirty || confirming !== null}
+            >
+              {busy && !confirming ? 'Counting…' : 'Save policy'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={busy || !dirty}
+              onClick={() => {
+                change(draftOf(saved));
+                request.setMessage(null);
+              }}
+            >
+              Discard changes
+            </button>
           </div>
-        ))}
-      </fieldset>
-      <TrustSettings
-        saved={saved}
-        draft={draft}
-        onTrust={change}
-        readOnly={writeMissing}
-        directory={directory}
-        error={form.error}
-      />
-      <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
-      {dirty && <Reach saved={saved} draft={draft} />}
-      <section aria-labelledby="preview-heading">
-        <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>
-        <Preview saved={saved} draft={draft} device={device} />
-      </section>
-      {writeMissing && (
-        <p class="gate">
-          Saving needs the scope <code>policy:write</code>, which this session lacks (
-          {knowledge['policy:write'].note}).
-        </p>
+        )}
+      </form>
+      {confirming && (
+        <PolicyReachConfirm
+          change={patchText(confirming.patch)}
+          reach={confirming.reach}
+          gameNote={confirming.gameNote}
+          busy={busy}
+          onConfirm={() => save(confirming.patch)}
+          onCancel={() => {
+            setConfirming(null);
+            request.setMessage(null);
+            refocus('Save policy');
+          }}
+        />
       )}
-      {!writeMissing && (
-        <div class="actions">
-          <button type="submit" disabled={busy || !dirty}>
-            {busy ? 'Saving…' : 'Save policy'}
-          </button>
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy || !dirty}
-            onClick={() => {
-              change(draftOf(saved));
-              request.setMessage(null);
-            }}
-          >
-            Discard changes
-          </button>
-        </div>
-      )}
-    </form>
+    </>
   );
 };

@@ -18,6 +18,9 @@ interface Props {
   call: Call;
   knowledge: ScopeKnowledge;
   device: OpenDevice | null;
+  /** The game the console acts in: where saving counts the devices a change reaches. */
+  game: string;
+  gameError: string | undefined;
   /** The policy as read when the view opened. */
   onRead: (policy: Policy) => void;
   /** The policy after a save. */
@@ -26,7 +29,7 @@ interface Props {
   onDirty: (dirty: boolean) => void;
 }
 
-export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }: Props) => {
+export const PolicyView = ({ call, knowledge, device, game, gameError, onRead, onSaved, onDirty }: Props) => {
   const [saved, setSaved] = useState<Policy | null>(null);
   const request = useRequest();
   const { busy } = request;
@@ -66,6 +69,8 @@ export const PolicyView = ({ call, knowledge, device, onRead, onSaved, onDirty }
           call={call}
           knowledge={knowledge}
           device={device}
+          game={game}
+          gameError={gameError}
           saved={saved}
           directory={directory}
           request={request}

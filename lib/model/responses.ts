@@ -743,6 +743,29 @@ export const enforcementSnapshotSchema = z.strictObject({
 });
 export type EnforcementSnapshot = z.output<typeof enforcementSnapshotSchema>;
 
+/** How many devices a change of policy makes restricted, and how many it stops restricting. */
+const reachChangeSchema = z.strictObject({
+  become_restricted: count,
+  no_longer_restricted: count,
+});
+
+/**
+ * The reach of a policy draft in one game (`POST /v1/policy/preview`): per ban type and for either
+ * type (`any`), the devices whose restriction the draft would change against the policy in force.
+ */
+export const policyReachSchema = z.strictObject({
+  game_id: z.string(),
+  evaluated_at: timestamp,
+  /** The policy in force that the draft is compared with. */
+  policy_updated_at: timestamp,
+  /** Devices with a ban in force that may restrict them in this game (each judged under both policies). */
+  devices_with_bans: count,
+  cheat: reachChangeSchema,
+  social: reachChangeSchema,
+  any: reachChangeSchema,
+});
+export type PolicyReach = z.output<typeof policyReachSchema>;
+
 /** A webhook as listed: never its secret. */
 export const webhookSchema = z.strictObject({
   webhook_id: z.string(),

@@ -80,6 +80,7 @@ import {
   openApiDocumentSchema,
   personListSchema,
   personSchema,
+  policyReachSchema,
   policySchema,
   publisherProfileSchema,
   reasonCatalogueSchema,
@@ -144,6 +145,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
   [policySchema, 'Policy'],
+  [policyReachSchema, 'PolicyReach'],
   [reasonCatalogueSchema, 'ReasonCatalogue'],
   [publisherProfileSchema, 'PublisherProfile'],
   [directorySchema, 'Directory'],

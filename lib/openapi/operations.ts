@@ -39,6 +39,7 @@ import {
   type Policy,
   personListSchema,
   personSchema,
+  policyReachSchema,
   policySchema,
   publisherProfileSchema,
   type ReasonCatalogue,
@@ -489,6 +490,33 @@ export const operations = {
         global_sources: { except: ['other-studio'] },
         global_quorum: 2,
         updated_at: NOW,
+      }),
+    },
+  },
+
+  previewPolicy: {
+    summary: 'How many devices a policy change would restrict or free',
+    tag: 'Policy',
+    description:
+      'The reach of a policy draft in the game of `X-Game-Id`, before saving it: send the body ' +
+      '`PUT /v1/policy` would take (validated the same way: a bad value is a 400 naming it); nothing ' +
+      'is saved. For each ban type, and for either type (`any`), the devices the draft would make ' +
+      'restricted (`become_restricted`) and those it would stop restricting (`no_longer_restricted`), ' +
+      "against the policy in force, judged as enforcement judges them (the trust settings' sources " +
+      'and quorum included) over every ban in force that may restrict a device in this game: the ' +
+      "publisher's game bans of this game, its publisher bans and every global ban. Publisher and " +
+      'global bans apply in every game, so the counts differ between games only by their game bans. ' +
+      'A key bound to games may ask for its games.',
+    request: { enforce_social_global: true, global_quorum: 2 },
+    responses: {
+      200: response(policyReachSchema, 'The devices whose restriction the draft would change.', {
+        game_id: 'game-1',
+        evaluated_at: NOW,
+        policy_updated_at: NOW,
+        devices_with_bans: 1204,
+        cheat: { become_restricted: 0, no_longer_restricted: 37 },
+        social: { become_restricted: 112, no_longer_restricted: 4 },
+        any: { become_restricted: 109, no_longer_restricted: 35 },
       }),
     },
   },

@@ -8,6 +8,7 @@ import {
   lookUp,
   openSection,
   rowsOf,
+  savePolicy,
   setGame,
   signIn,
   statusHolding,
@@ -92,7 +93,7 @@ describe('the policy', () => {
     expect(seriousViolations(await axeScan(page, 'policy-preview'))).toEqual([]);
     expect(seriousViolations(await narrowAxeScan(page, 'policy-preview'))).toEqual([]);
 
-    await page.getByRole('button', { name: 'Save policy' }).click();
+    await savePolicy(page);
     await statusHolding(
       page,
       'Policy saved: enforce_game off, enforce_social_global on, rep_include_global off.',

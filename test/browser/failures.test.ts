@@ -12,6 +12,8 @@ import {
   eventually,
   lookUp,
   openSection,
+  policyConfirm,
+  savePolicy,
   setGame,
   signIn,
   signInForm,
@@ -201,12 +203,13 @@ describe('a 503 from the API', () => {
     await page.getByRole('group', { name: 'Flags of dev-publisher' }).waitFor();
     const rule = proxy.fail({ operation: 'UpdateItem', key: policyKey('dev-publisher').pk, fault: FAULT });
     await page.getByLabel('enforce_publisher', { exact: true }).uncheck();
-    await page.getByRole('button', { name: 'Save policy' }).click();
+    await savePolicy(page);
     await alertHolding(page, UNAVAILABLE);
     rule.clear();
     expect((await server.call('GET', '/v1/policy')).body).toEqual(before);
     expect(await page.getByLabel('enforce_publisher', { exact: true }).isChecked()).toBe(false);
-    await page.getByRole('button', { name: 'Save policy' }).click();
+    // The confirmation is still open: the same change, saved again.
+    await policyConfirm(page).getByRole('button', { name: 'Save the change' }).click();
     await statusHolding(page, 'Policy saved: enforce_publisher off.');
     expect((await server.call('GET', '/v1/policy')).body.enforce_publisher).toBe(false);
     await openSection(page, 'Devices');

@@ -7,7 +7,9 @@ import {
   eventually,
   lookUp,
   openSection,
+  policyConfirm,
   rowsOf,
+  savePolicy,
   setGame,
   signIn,
   signOut,
@@ -148,7 +150,7 @@ afterAll(async () => {
 });
 
 describe('trust in other publishers’ global bans', () => {
-  it('a quorum of 2: previewed, saved, and the ban is "1 of 2 publishers needed" until a second publisher bans', async () => {
+  it('a quorum of 2: previewed, its reach counted as the API does and confirmed (Cancel saves nothing), saved, and the ban is "1 of 2 publishers needed" until a second publisher bans', async () => {
     const { page, problems } = console_;
     const alpha = banIds[ALPHA] as number;
     await lookUp(page, DEVICE);
@@ -199,7 +201,32 @@ describe('trust in other publishers’ global bans', () => {
     );
     expect(await policyOf()).toEqual(before);
 
+    // Save first shows how many devices the change reaches, as the API counts them, and asks.
     await page.getByRole('button', { name: 'Save policy', exact: true }).click();
+    const confirm = policyConfirm(page);
+    await confirm.waitFor();
+    const reach = await server.call('POST', '/v1/policy/preview', {
+      game: GAME,
+      body: { global_quorum: 2, rep_global_quorum: 2 },
+    });
+    expect(reach.status).toBe(200);
+    const { any, cheat, social } = reach.body;
+    expect(cheat.no_longer_restricted).toBeGreaterThanOrEqual(1); // alpha's ban alone: 1 of 2
+    const words = (c: { become_restricted: number; no_longer_restricted: number }) =>
+      `${c.become_restricted} ${c.become_restricted === 1 ? 'device' : 'devices'} become restricted, ` +
+      `${c.no_longer_restricted} ${c.no_longer_restricted === 1 ? 'is' : 'are'} no longer restricted`;
+    await confirm.getByText(`In game ${GAME}: ${words(any)}`).waitFor();
+    expect(await confirm.getByRole('listitem').allInnerTexts()).toEqual([
+      `Cheat: ${words(cheat)}.`,
+      `Social: ${words(social)}.`,
+    ]);
+    expect(seriousViolations(await axeScan(page, 'policy-reach-confirm'))).toEqual([]);
+    // Cancel saves nothing.
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(await confirm.count()).toBe(0);
+    expect(await policyOf()).toEqual(before);
+
+    await savePolicy(page);
     await statusHolding(page, 'Policy saved: global_quorum 2, rep_global_quorum 2.');
     expect(await policyOf()).toMatchObject({
       global_sources: 'all',
@@ -278,7 +305,7 @@ describe('trust in other publishers’ global bans', () => {
     expect(seriousViolations(await axeScan(page, 'policy-trust'))).toEqual([]);
     expect(seriousViolations(await narrowAxeScan(page, 'policy-trust'))).toEqual([]);
 
-    await page.getByRole('button', { name: 'Save policy', exact: true }).click();
+    await savePolicy(page);
     await statusHolding(
       page,
       `Policy saved: global_sources all except ${BETA}, rep_global_sources all except ${BETA}.`,
@@ -313,7 +340,7 @@ describe('trust in other publishers’ global bans', () => {
     const reputation = trust.getByRole('group', { name: 'Reputation: whose global bans count', exact: true });
     await reputation.getByLabel('All publishers', { exact: true }).check();
     await reputation.getByLabel('Publishers needed', { exact: true }).selectOption('1');
-    await page.getByRole('button', { name: 'Save policy', exact: true }).click();
+    await savePolicy(page);
     await statusHolding(page, 'Policy saved: rep_global_sources all publishers, rep_global_quorum 1.');
     expect(await policyOf()).toMatchObject({
       global_sources: { except: [BETA] },

@@ -84,6 +84,7 @@ afterEach(() => vi.useRealTimers());
 const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> = {
   getPolicy: (c) => c.getPolicy(),
   updatePolicy: (c) => c.updatePolicy({ enforce_game: true }),
+  previewPolicy: (c) => c.previewPolicy('g-1', { enforce_game: false }),
   getReasons: (c) => c.getReasons(),
   putReasons: (c) => c.putReasons({ reasons: [], strict_reasons: false }),
   putPublisher: (c) => c.putPublisher({ display_name: 'Northwind Games' }),

@@ -496,6 +496,10 @@ describe('every function, under the role the template gives it', () => {
     const snapshot = await call('getEnforcementSnapshot', owner, { game: 'g1' });
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.items.length).toBeGreaterThan(0);
+    // The reach of a draft reads the policy and the same live sets, and writes nothing.
+    const reach = await call('previewPolicy', owner, { game: 'g1', body: { enforce_game: false } });
+    expect(reach.status).toBe(200);
+    expect(reach.body.devices_with_bans).toBeGreaterThan(0);
     // Under a quorum above 1 the feed reads the device's global bans too (a Query on DEVICE#): the
     // other publisher's global social ban is then 1 of the 2 publishers needed.
     // (Imported here: the storage client must be made after the in-process store is chosen.)

@@ -616,6 +616,151 @@ const readSnapshot = async (publisher: Publisher, game: string, limit = 500) => 
   return found;
 };
 
+/** Every ban of the snapshot as the model reads it (every page), keyed by device. */
+const snapshotBans = async (publisher: Publisher, game: string) => {
+  const byDevice = new Map<string, ModelBan[]>();
+  let cursor: string | null = null;
+  do {
+    const query: string = `limit=500${cursor ? `&cursor=${cursor}` : ''}`;
+    const res = await api.request('GET', `/v1/enforcement/snapshot?${query}`, { key: keys[publisher], game });
+    expect(res.status).toBe(200);
+    for (const item of res.body.items)
+      byDevice.set(item.device_id, [
+        ...(byDevice.get(item.device_id) ?? []),
+        { ...item, game: item.game_id ?? game, revoked: item.revoked_at !== null },
+      ]);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return byDevice;
+};
+
+/** The reach the model counts: devices whose restriction differs between the two policies. */
+const modelReach = (
+  reader: string,
+  before: Policy,
+  after: Policy,
+  byDevice: Map<string, ModelBan[]>,
+  now: string,
+) => {
+  const change = () => ({ become_restricted: 0, no_longer_restricted: 0 });
+  const reach = { cheat: change(), social: change(), any: change() };
+  const tally = (into: ReturnType<typeof change>, was: boolean, is: boolean) => {
+    if (!was && is) into.become_restricted += 1;
+    if (was && !is) into.no_longer_restricted += 1;
+  };
+  for (const bans of byDevice.values()) {
+    const was = model(reader, before, bans, now).restricted;
+    const is = model(reader, after, bans, now).restricted;
+    tally(reach.cheat, was.cheat, is.cheat);
+    tally(reach.social, was.social, is.social);
+    tally(reach.any, was.cheat || was.social, is.cheat || is.social);
+  }
+  return reach;
+};
+
+describe('the reach of a policy draft (POST /v1/policy/preview)', () => {
+  it('counts what the model counts over the same live bans, saves nothing, and refuses a bad draft', async () => {
+    const game = unique('reach');
+    const d1 = unique('reachdev');
+    const d2 = unique('reachdev');
+    const d3 = unique('reachdev');
+    const d4 = unique('reachdev');
+    const d5 = unique('reachdev');
+    const before = await putPolicy('tr-a', { ...FLAGS, ...TRUST_DEFAULTS });
+    await createBan(api, keys['tr-a'], game, {
+      device_id: d1,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await createBan(api, keys['tr-a'], 'other-game', {
+      device_id: d5,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await createBan(api, keys['tr-a'], game, {
+      device_id: d2,
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'spam',
+    });
+    await createBan(api, keys['tr-b'], 'b-game', globalBan(d3, 'cheat'));
+    await createBan(api, keys['tr-c'], 'c-game', globalBan(d3, 'cheat'));
+    await createBan(api, keys['tr-b'], 'b-game', globalBan(d4, 'cheat'));
+    await createBan(api, keys['tr-b'], 'b-game', globalBan(d4, 'social'));
+    await createBan(api, keys['tr-c'], 'c-game', globalBan(d4, 'social'));
+    await createBan(api, keys['tr-b'], game, {
+      device_id: d5,
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'spam',
+    });
+    await api.settle();
+
+    // Off: game bans; on: social global bans; a quorum of two: d4's lone cheat ban stops applying,
+    // its two social ones start.
+    const draft = { enforce_game: false, enforce_social_global: true, global_quorum: 2 };
+    const res = await api.request('POST', '/v1/policy/preview', { key: keys['tr-a'], game, body: draft });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const bans = await snapshotBans('tr-a', game);
+    const expected = modelReach('tr-a', before, { ...before, ...draft }, bans, res.body.evaluated_at);
+    expect(res.body).toEqual({
+      game_id: game,
+      evaluated_at: expect.any(String),
+      policy_updated_at: before.updated_at,
+      devices_with_bans: bans.size,
+      ...expected,
+    });
+    // The devices made here move as drafted (others of this file may too).
+    expect(expected.cheat.no_longer_restricted).toBeGreaterThanOrEqual(2); // d1, d4
+    expect(expected.social.become_restricted).toBeGreaterThanOrEqual(1); // d4
+    expect(bans.has(d5)).toBe(false);
+    expect((await storedPolicy('tr-a'))?.updated_at).toBe(before.updated_at);
+
+    const bad = await api.request('POST', '/v1/policy/preview', {
+      key: keys['tr-a'],
+      game,
+      body: { global_quorum: 0, enforce_game: 'no' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    expect(bad.body.error.details.map((d: any) => d.field).sort()).toEqual(['enforce_game', 'global_quorum']);
+    expect((await api.request('GET', '/v1/policy', { key: keys['tr-a'] })).body).toEqual(before);
+  });
+
+  it("another publisher's preview sees none of this publisher's game and publisher bans", async () => {
+    const game = unique('reach');
+    const device = unique('reachdev');
+    await createBan(api, keys['tr-a'], game, {
+      device_id: device,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await createBan(api, keys['tr-a'], game, {
+      device_id: device,
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'spam',
+    });
+    await api.settle();
+    const policy = await putPolicy('tr-b', { ...FLAGS, ...TRUST_DEFAULTS });
+    const draft = { enforce_game: false, enforce_publisher: false };
+    const res = await api.request('POST', '/v1/policy/preview', { key: keys['tr-b'], game, body: draft });
+    expect(res.status).toBe(200);
+    const bans = await snapshotBans('tr-b', game);
+    expect(bans.has(device)).toBe(false);
+    const expected = modelReach('tr-b', policy, { ...policy, ...draft }, bans, res.body.evaluated_at);
+    expect(res.body).toMatchObject({ devices_with_bans: bans.size, ...expected });
+    // tr-a's own reach of the same draft does count it.
+    const own = await api.request('POST', '/v1/policy/preview', { key: keys['tr-a'], game, body: draft });
+    const ownBans = await snapshotBans('tr-a', game);
+    expect(ownBans.has(device)).toBe(true);
+    expect(own.body.devices_with_bans).toBe(ownBans.size);
+  });
+});
+
 /* ------------------------------------------------------------------------------------------------ */
 /* The property                                                                                     */
 

@@ -50,6 +50,7 @@ describe('docs/openapi.json', () => {
       'listCheatBans',
       'listEvents',
       'listSocialBans',
+      'previewPolicy',
       'revokeBan',
     ]);
   });

@@ -111,3 +111,13 @@ export const eventually = async <T>(read: () => Promise<T>, check: (value: T) =>
   }
   return value;
 };
+
+/** The confirmation a policy save asks for, with the devices the change reaches. */
+export const policyConfirm = (page: Page): Locator =>
+  page.getByRole('region', { name: 'Save this policy change?', exact: true });
+
+/** Saves the policy as drafted: Save policy, then Save the change on its confirmation. */
+export const savePolicy = async (page: Page) => {
+  await page.getByRole('button', { name: 'Save policy', exact: true }).click();
+  await policyConfirm(page).getByRole('button', { name: 'Save the change' }).click();
+};
