@@ -94,8 +94,8 @@ export const operations: BenchOperation[] = [
     route: 'createBan',
     // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
     // force (already_active), the ban and (beside it, not after) its two entries among banned
-    // devices (by id and reversed), its audit event.
-    floor: 7,
+    // devices (by id and reversed), its audit event and the event's copies under actor and device.
+    floor: 9,
     event: (publisherId) =>
       proxyEvent({ method: 'POST', resource: '/v1/bans', publisherId, headers: game, body: banBody() }),
     http: { method: 'POST', path: '/v1/bans', body: banBody },
@@ -105,8 +105,8 @@ export const operations: BenchOperation[] = [
     route: 'createBan',
     // The id counter and (beside it) the reason catalogue read and the Query for the same ban in
     // force, the idempotency record, the ban and its two entries among banned devices, its audit
-    // event.
-    floor: 8,
+    // event and the event's two copies.
+    floor: 10,
     event: (publisherId) =>
       proxyEvent({
         method: 'POST',
