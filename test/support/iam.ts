@@ -18,8 +18,12 @@ export interface TableGrant {
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
 
-/** The DynamoDB statements of the role of the function with this logical id. */
-export const tableGrantsOf = (resources: Resources, functionLogicalId: string): TableGrant[] => {
+/**
+ * The Allow statements of the role of the function with this logical id, each with its actions of
+ * one service (`dynamodb:`, `cognito-idp:`) and its resources; statements without such an action
+ * are left out.
+ */
+const allowsOf = (resources: Resources, functionLogicalId: string, service: string) => {
   const roleId = resources[functionLogicalId]?.Properties?.Role?.['Fn::GetAtt']?.[0];
   if (!roleId) throw new Error(`no role for ${functionLogicalId}`);
   return Object.values(resources)
@@ -31,12 +35,20 @@ export const tableGrantsOf = (resources: Resources, functionLogicalId: string): 
     .flatMap((policy) => policy.Properties?.PolicyDocument.Statement ?? [])
     .filter((s: Record<string, any>) => s.Effect === 'Allow')
     .map((s: Record<string, any>) => ({
-      actions: [s.Action].flat().filter((a: string) => a.startsWith('dynamodb:')),
+      statement: s,
+      actions: [s.Action].flat().filter((a: string) => a.startsWith(service)) as string[],
       resources: [s.Resource].flat().map((r: unknown) => JSON.stringify(r)),
-      leadingKeys: s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? null,
     }))
-    .filter((grant: TableGrant) => grant.actions.length > 0);
+    .filter((allow) => allow.actions.length > 0);
 };
+
+/** The DynamoDB statements of the role of the function with this logical id. */
+export const tableGrantsOf = (resources: Resources, functionLogicalId: string): TableGrant[] =>
+  allowsOf(resources, functionLogicalId, 'dynamodb:').map(({ statement, actions, resources: on }) => ({
+    actions,
+    resources: on,
+    leadingKeys: statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? null,
+  }));
 
 /** IAM's StringLike: `*` any run of characters, `?` any one. */
 const like = (pattern: string, value: string) =>
@@ -221,20 +233,8 @@ export const enforceGrants = (
 export const userPoolGrantsOf = (
   resources: Resources,
   functionLogicalId: string,
-): Array<{ actions: string[]; resources: string[] }> => {
-  const roleId = resources[functionLogicalId]?.Properties?.Role?.['Fn::GetAtt']?.[0];
-  if (!roleId) throw new Error(`no role for ${functionLogicalId}`);
-  return Object.values(resources)
-    .filter(
-      (r) =>
-        r.Type === 'AWS::IAM::Policy' &&
-        (r.Properties?.Roles ?? []).some((role: { Ref?: string }) => role.Ref === roleId),
-    )
-    .flatMap((policy) => policy.Properties?.PolicyDocument.Statement ?? [])
-    .filter((s: Record<string, any>) => s.Effect === 'Allow')
-    .map((s: Record<string, any>) => ({
-      actions: [s.Action].flat().filter((a: string) => a.startsWith('cognito-idp:')),
-      resources: [s.Resource].flat().map((r: unknown) => JSON.stringify(r)),
-    }))
-    .filter((grant) => grant.actions.length > 0);
-};
+): Array<{ actions: string[]; resources: string[] }> =>
+  allowsOf(resources, functionLogicalId, 'cognito-idp:').map(({ actions, resources: on }) => ({
+    actions,
+    resources: on,
+  }));
