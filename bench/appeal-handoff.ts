@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../infra/chromium';
+import { startLocalServer } from './local-server';
 
 /**
  * "Two people working the oldest appeal" (the console for a team of ten), scripted in a real Chromium so that a
@@ -23,39 +23,6 @@ const SCOPES = ['bans:read', 'policy:read', 'appeals:decide'];
 const tree = resolve(
   process.argv.includes('--tree') ? (process.argv[process.argv.indexOf('--tree') + 1] ?? '.') : '.',
 );
-
-const startServer = async (): Promise<{ url: string; key: string; child: ChildProcess }> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: tree,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      DYNAMODB_ENDPOINT: '',
-      TABLE_NAME: '',
-      DATA_DIR: ':memory:',
-      PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start printed no key in 60 s: ${out}`)), 60_000);
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      if (/bsk_[A-Za-z0-9_-]{43}/.test(out)) {
-        clearTimeout(timer);
-        done();
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`npm start exited (${code}): ${out}`)));
-  });
-  return {
-    url: (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string,
-    key: (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0],
-    child,
-  };
-};
 
 const api = async (url: string, key: string, method: string, path: string, body?: unknown, game?: string) => {
   const answer = await fetch(`${url}${path}`, {
@@ -87,7 +54,7 @@ const moderator = (page: Page) => {
 };
 
 const main = async () => {
-  const server = await startServer();
+  const server = await startLocalServer({ cwd: tree });
   const browser = await launchChromium();
   try {
     const { url, key } = server;
@@ -199,7 +166,7 @@ const main = async () => {
     console.log(JSON.stringify(figures, null, 2));
   } finally {
     await browser.close();
-    server.child.kill();
+    await server.stop();
   }
 };
 

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../test/browser/support/chromium';
+import { startLocalServer } from './local-server';
 
 /**
  * "Finding one moderator's events of today", timed and counted in real Chromium on the console of
@@ -30,37 +30,9 @@ const total = Number(arg('events', '450'));
 const GAME = 'game-1';
 const ANA_EVENTS = 6;
 
-const startServer = async (dataDir: string) => {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: tree,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server not ready:\n${out}`)), 60_000);
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      if (/listening on http[\s\S]*bsk_[A-Za-z0-9_-]{43}/.test(out)) {
-        clearTimeout(timer);
-        done();
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}:\n${out}`)));
-  });
-  const url = (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out) as RegExpExecArray)[1] as string;
-  const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0];
-  return { url, devKey, stop: () => child.kill('SIGTERM') };
-};
-
 const main = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-finding-'));
-  const server = await startServer(dataDir);
+  const server = await startLocalServer({ cwd: tree, env: { DATA_DIR: dataDir } });
   const call = async <T>(method: string, path: string, key: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${server.url}${path}`, {
       method,
@@ -78,7 +50,7 @@ const main = async () => {
   const browser = await launchChromium();
   try {
     const makeKey = (name: string) =>
-      call<{ key_id: string; api_key: string }>('POST', '/v1/keys', server.devKey, {
+      call<{ key_id: string; api_key: string }>('POST', '/v1/keys', server.key, {
         name,
         scopes: ['bans:read', 'bans:write'],
       });
@@ -104,14 +76,14 @@ const main = async () => {
       await call<{ items: Array<{ event_id: string }> }>(
         'GET',
         `/v1/audit?limit=200&actor=${ana.key_id}`,
-        server.devKey,
+        server.key,
       )
     ).items;
     const label = `Ana (${ana.key_id})`;
 
     const page: Page = await browser.newPage();
     await page.goto(`${server.url}/console/`);
-    await page.getByLabel('API key', { exact: true }).fill(server.devKey);
+    await page.getByLabel('API key', { exact: true }).fill(server.key);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const activity = page.getByRole('table', { name: /^Today's events by who/ });
     await activity.waitFor({ timeout: 30_000 });
@@ -178,7 +150,7 @@ const main = async () => {
     );
   } finally {
     await browser.close();
-    server.stop();
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 };

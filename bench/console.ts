@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import type { Browser } from 'playwright-core';
 import { launchChromium, packagedChromiumRuns } from '../infra/chromium';
+import { startLocalServer } from './local-server';
 import { median } from './storage-probe';
 
 /**
@@ -505,46 +504,13 @@ export const consoleRows = (t: ConsoleTimings | { skipped: string }) => {
   ];
 };
 
-/** `npm start` in a child process on a store in memory, and its development key. */
-const startConsoleServer = async (): Promise<{ url: string; key: string; child: ChildProcess }> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      DYNAMODB_ENDPOINT: '',
-      TABLE_NAME: '',
-      DATA_DIR: ':memory:',
-      PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start did not print a key in 30 s: ${out}`)), 30_000);
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      if (/bsk_[A-Za-z0-9_-]{43}/.test(out)) {
-        clearTimeout(timer);
-        done();
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`npm start exited (${code}): ${out}`)));
-  });
-  return {
-    url: (/listening on (http:\/\/[\d.:]+)/.exec(out) as RegExpExecArray)[1] as string,
-    key: (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0],
-    child,
-  };
-};
-
 /** Part 8 for `npm run bench`: its own `npm start` and Chromium. */
 export const measureConsole = async (
   runs = Number(process.env.CONSOLE_BENCH_RUNS ?? 7),
 ): Promise<ConsoleTimings | { skipped: string }> => {
   if (!packagedChromiumRuns && !process.env.CHROMIUM_PATH)
     return { skipped: `no packaged Chromium for ${process.platform}-${process.arch} (set CHROMIUM_PATH)` };
-  const server = await startConsoleServer();
+  const server = await startLocalServer({ readyMs: 30_000 });
   try {
     const target = {
       url: server.url,
@@ -563,9 +529,7 @@ export const measureConsole = async (
       await browser.close();
     }
   } finally {
-    const exited = once(server.child, 'exit');
-    server.child.kill('SIGTERM');
-    await exited;
+    await server.stop();
   }
 };
 

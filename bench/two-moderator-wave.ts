@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../infra/chromium';
+import { startLocalServer } from './local-server';
 
 /**
  * A two-person bulk wave: moderator A has banned a wave of WAVE_DEVICES (30) devices in
@@ -24,43 +23,6 @@ const root = resolve(process.argv[2] ?? '.');
 const GAME = 'game-1';
 const COUNT = Number(process.env.WAVE_DEVICES ?? 30);
 const wave = Array.from({ length: COUNT }, (_, i) => `wave-${String(i).padStart(2, '0')}`);
-
-const startApi = async (dataDir: string) => {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['infra/supported-node.mjs', 'tsx', 'infra/local/main.ts'],
-    {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  child.stderr?.on('data', (chunk) => {
-    out += chunk;
-  });
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start not ready:\n${out}`)), 60_000);
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      if (/listening on http:\/\/127\.0\.0\.1:\d+[\s\S]*bsk_[A-Za-z0-9_-]{43}/.test(out)) {
-        clearTimeout(timer);
-        done();
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`npm start exited with ${code}:\n${out}`)));
-  });
-  const url = (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out) as RegExpExecArray)[1] as string;
-  const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(out) as RegExpExecArray)[0];
-  return {
-    url,
-    key,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-};
 
 const call = async (url: string, key: string, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${url}${path}`, {
@@ -104,7 +66,7 @@ const counted = (page: Page) => {
 
 const main = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wave-'));
-  const api = await startApi(dataDir);
+  const api = await startLocalServer({ cwd: root, env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
   const browser = await launchChromium();
   try {
     // Moderator A's wave, as A's own run sends it (one create per device).
