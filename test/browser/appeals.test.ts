@@ -176,7 +176,7 @@ describe('the queue', () => {
     const stats = (await server.call('GET', '/v1/appeals/stats')).body;
     expect(stats).toMatchObject({ open: 4, decided: 0 });
     // The numbers come from their own request: wait for their row, not only the queue's.
-    await expect.poll(async () => (await rowsOf(numbersTable()))[0]?.[0], { timeout: 10_000 }).toBe('4');
+    await expect.poll(async () => (await rowsOf(numbersTable()))[0]?.[0]).toBe('4');
     const [numbers] = await rowsOf(numbersTable());
     expect(numbers?.[0]).toBe('4');
     expect(numbers?.[1]).toMatch(/^waiting \d+ (second|minute)s?$/);

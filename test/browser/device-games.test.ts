@@ -111,13 +111,10 @@ const expectedRow = async (game: string, why: string) => {
 const answeredRows = async (page: Page, count: number, device = DEVICE) => {
   const table = gamesTable(page, device);
   await expect
-    .poll(
-      async () => {
-        const rows = await rowsOf(table);
-        return rows.length === count && rows.every((r) => !r.includes('Reading…'));
-      },
-      { timeout: 10_000 },
-    )
+    .poll(async () => {
+      const rows = await rowsOf(table);
+      return rows.length === count && rows.every((r) => !r.includes('Reading…'));
+    })
     .toBe(true);
   return rowsOf(table);
 };

@@ -171,7 +171,7 @@ export const beforeNextFrame = async (page: Page, steps: () => Promise<void>) =>
  * appears can see the one before.
  */
 export const expectAddress = async (page: Page, hash: string) => {
-  await expect.poll(() => new URL(page.url()).hash, { timeout: 10_000 }).toBe(hash);
+  await expect.poll(() => new URL(page.url()).hash).toBe(hash);
 };
 
 /**
