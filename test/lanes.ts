@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { lanePlan, type Stage } from './support/lane-plan';
+import { failureReport } from './support/lane-report';
 
 /**
  * `npm test` after the typecheck and lint: the chains of stages of test/support/lane-plan.ts, taken
@@ -24,6 +25,8 @@ type Outcome = {
   start?: number;
   seconds: number;
   cpu?: number;
+  /** A failed stage's account of its failure (failureReport). */
+  report?: string[];
 };
 
 /**
@@ -43,11 +46,12 @@ const COMPILE_CACHE = fileURLToPath(new URL('../node_modules/.cache/node-compile
 
 const children = new Set<ReturnType<typeof spawn>>();
 
-const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
+const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number; lines: string[] }> =>
   new Promise((done) => {
     const npm = ['npm', 'run', '--silent', stage.script, ...(stage.args ? ['--', ...stage.args] : [])];
     const [command = 'npm', ...args] = timed ? [GNU_TIME, '-f', `${CPU_MARK} %U %S`, ...npm] : npm;
     let cpu: number | undefined;
+    const lines: string[] = [];
     const child = spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so an interrupt reaches everything a stage started (Java, Chromium).
@@ -68,11 +72,12 @@ const runStage = (stage: Stage): Promise<{ passed: boolean; cpu?: number }> =>
           cpu = Math.round(user + system);
           return;
         }
+        lines.push(line);
         process.stdout.write(`${prefix}${line}\n`);
       });
     child.on('close', (code) => {
       children.delete(child);
-      done({ passed: code === 0, cpu });
+      done({ passed: code === 0, cpu, lines });
     });
   });
 
@@ -85,13 +90,14 @@ const runChain = async (stages: Stage[]): Promise<Outcome[]> => {
       continue;
     }
     const stageStarted = Date.now();
-    const { passed, cpu } = await runStage(stage);
+    const { passed, cpu, lines } = await runStage(stage);
     outcomes.push({
       name: stage.name,
       status: passed ? 'passed' : 'failed',
       start: Math.round((stageStarted - started) / 1000),
       seconds: Math.round((Date.now() - stageStarted) / 1000),
       ...(cpu === undefined ? {} : { cpu }),
+      ...(passed ? {} : { report: failureReport(lines) }),
     });
     failed = !passed;
   }
@@ -126,6 +132,11 @@ const finished = (await Promise.all(Array.from({ length: plan.runners }, runner)
 const order = plan.chains.flat().map((stage) => stage.name);
 const results = finished.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 const wall = Math.round((Date.now() - started) / 1000);
+for (const { name, report } of results)
+  if (report) {
+    console.log(`\n[lanes] ${name} failed; what it said of its failure:`);
+    for (const line of report) console.log(`[lanes:${name}] ${line}`);
+  }
 console.log('\n[lanes] stage       status    start s  seconds  cpu s');
 for (const { name, status, start, seconds, cpu } of results)
   console.log(
