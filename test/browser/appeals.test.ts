@@ -1,7 +1,6 @@
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_REFRESH_MS } from '../../console/src/appeals-words';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import {
   alertHolding,
@@ -93,13 +92,7 @@ beforeAll(async () => {
     seeded.push({ device: seed.device, banId: made.body.ban_id, appealId: filed.body.appeal_id });
   }
   // Another publisher's global ban on the oldest appeal's device: its details stay acme's.
-  const acme = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'acme', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(acme.code).toBe(0);
-  acmeKey = JSON.parse(acme.stdout).api_key as string;
+  acmeKey = await server.publisherKey('acme');
   const acmeBan = await server.call('POST', '/v1/bans', {
     key: acmeKey,
     game: 'acme-racer',

@@ -1,7 +1,6 @@
 import { REVOKE_REASONS } from '@kernel/revoke-reasons';
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import {
   alertHolding,
@@ -315,14 +314,9 @@ describe('erasing a device', () => {
         body: { device_id: device, ban_type: 'cheat', scope: 'game', reason_code: reason },
       });
     // Another publisher's global ban on the device, which the erasure must leave.
-    const acme = await runTs(
-      'infra/keys-cli.ts',
-      ['create', '--publisher', 'acme', '--json'],
-      childEnv({ DATA_DIR: server.dataDir }),
-    );
-    expect(acme.code).toBe(0);
+    const acmeKey = await server.publisherKey('acme');
     const theirs = await server.call('POST', '/v1/bans', {
-      key: JSON.parse(acme.stdout).api_key,
+      key: acmeKey,
       game: 'acme-racer',
       body: { device_id: device, ban_type: 'cheat', scope: 'global', reason_code: 'wallhack' },
     });

@@ -1,7 +1,6 @@
 import { DEVICE_ID_RULE } from '@kernel/device-ids';
 import type { Browser, Locator, Page, Request, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import { openSection, rowsOf, setGame, signIn, statusHolding } from './support/console';
 import {
@@ -34,13 +33,7 @@ const creates: Request[] = [];
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
-  const acme = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'acme', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(acme.code).toBe(0);
-  acmeKey = JSON.parse(acme.stdout).api_key;
+  acmeKey = await server.publisherKey('acme');
   console_ = await openPage(browser, `${server.consoleUrl}#/bulk`);
   console_.page.on('request', (request) => {
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/bans') creates.push(request);

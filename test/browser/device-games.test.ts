@@ -1,6 +1,5 @@
 import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { signIn as personSignIn } from '../support/sign-in';
 import { launchChromium } from './support/chromium';
 import { lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
@@ -54,13 +53,7 @@ const ban = async (key: string, game: string, body: Record<string, unknown>) => 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   // Another publisher, made with the operator's tool against the running server's store.
-  const made = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'acme', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(made.code).toBe(0);
-  acmeKey = JSON.parse(made.stdout).api_key;
+  acmeKey = await server.publisherKey('acme');
   const bot = await server.makeKey(BOT, ['bans:read', 'bans:write']);
   // The moderator signs in through the local provider as the console would, for an access token.
   const settings = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as { issuer: string };

@@ -1,7 +1,6 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_DELAY_MS } from '../../console/src/search-timing';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import { alertHolding, bansTable, rowsOf, setGame, signIn, statusHolding } from './support/console';
 import {
@@ -55,13 +54,7 @@ const ban = async (device: string, game: string, key = server.devKey, scope = 'g
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   // Another publisher, made with the operator's tool against the running server's store.
-  const made = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'acme', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(made.code).toBe(0);
-  otherKey = JSON.parse(made.stdout).api_key;
+  otherKey = await server.publisherKey('acme');
 
   await ban(ONE_GAME, GAME);
   await ban(TWO_GAMES, GAME);

@@ -1,6 +1,5 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import { bansTable, lookUp, rowsOf, setGame, signIn } from './support/console';
 import {
@@ -38,13 +37,7 @@ const ban = async (key: string, game: string, body: Record<string, unknown>) => 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchChromium()]);
   // Another publisher, made with the operator's tool against the running server's store.
-  const made = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'acme', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(made.code).toBe(0);
-  otherKey = JSON.parse(made.stdout).api_key;
+  otherKey = await server.publisherKey('acme');
 
   const dev = server.devKey;
   await ban(dev, GAME, {

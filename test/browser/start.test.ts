@@ -1,6 +1,5 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { launchChromium } from './support/chromium';
 import {
@@ -63,12 +62,7 @@ beforeAll(async () => {
   ]);
   // Bans with an end, made before the webhooks exist (so they send nothing): dev-publisher's by a
   // shift lead's key, ending in 3 h (made first), 1 h, 30 h and never; another publisher's, in 1 h.
-  const rival = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', 'rival', '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(rival.code, rival.stderr).toBe(0);
+  const rivalKey = await server.publisherKey('rival');
   shiftLead = await server.makeKey('shift lead', ['bans:write']);
   const banEnding = async (
     key: string,
@@ -106,7 +100,7 @@ beforeAll(async () => {
     null,
   );
   await banEnding(
-    JSON.parse(rival.stdout).api_key as string,
+    rivalKey,
     { device_id: 'device-rival-1h', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
     1,
   );
@@ -770,13 +764,7 @@ describe('who sees what', () => {
   });
 
   it("keeps each publisher's day its own: another publisher's Start page shows none of it", async () => {
-    const acme = await runTs(
-      'infra/keys-cli.ts',
-      ['create', '--publisher', 'acme', '--json'],
-      childEnv({ DATA_DIR: server.dataDir }),
-    );
-    expect(acme.code).toBe(0);
-    const key = JSON.parse(acme.stdout).api_key as string;
+    const key = await server.publisherKey('acme');
     const opened = await openPage(browser, server.consoleUrl);
     try {
       const { page } = opened;

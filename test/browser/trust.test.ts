@@ -1,6 +1,5 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, runTs } from '../support/processes';
 import { launchChromium } from './support/chromium';
 import {
   bansTable,
@@ -49,13 +48,7 @@ const banIds: Record<string, number> = {};
 const sent: Request[] = [];
 
 const makePublisher = async (publisher: string) => {
-  const made = await runTs(
-    'infra/keys-cli.ts',
-    ['create', '--publisher', publisher, '--json'],
-    childEnv({ DATA_DIR: server.dataDir }),
-  );
-  expect(made.code, made.stderr).toBe(0);
-  keys[publisher] = JSON.parse(made.stdout).api_key;
+  keys[publisher] = await server.publisherKey(publisher);
 };
 
 const globalBan = async (key: string, device: string, game: string) => {

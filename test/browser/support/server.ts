@@ -7,7 +7,7 @@ import {
   serverOptionsFrom,
 } from '../../../infra/local/development';
 import { startLocalApi } from '../../../infra/local/server';
-import { childEnv, startTs } from '../../support/processes';
+import { childEnv, runTs, startTs } from '../../support/processes';
 
 /**
  * `npm start` as the console's tests meet it: its server, on a fresh store in a temporary DATA_DIR
@@ -43,6 +43,12 @@ export interface LocalServer {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiAnswer<T>>;
   /** A new key of dev-publisher's, made through POST /v1/keys with the development key. */
   makeKey(name: string, scopes: string[], games?: string[]): Promise<{ key_id: string; api_key: string }>;
+  /**
+   * A key with every scope of another publisher, made as `npm run keys -- create --publisher` makes
+   * it (that tool's own process is test/host's): in this process when the server is, else by the
+   * tool on the server's folder.
+   */
+  publisherKey(publisherId: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +59,8 @@ interface Running {
   url: string;
   devKey: string;
   people: LocalServer['people'];
+  /** Whether it runs in this process (its store is this process's). */
+  here: boolean;
   stop(): Promise<void>;
 }
 
@@ -79,6 +87,7 @@ const startInProcess = async (env: NodeJS.ProcessEnv): Promise<Running> => {
         url: api.url,
         devKey: key.api_key,
         people: { viewer: byRole('viewer'), moderator: byRole('moderator'), admin: byRole('admin') },
+        here: true,
         stop: async () => {
           try {
             await api.close();
@@ -113,6 +122,7 @@ const startChild = async (env: NodeJS.ProcessEnv): Promise<Running> => {
     url: (/listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed) as RegExpExecArray)[1] as string,
     devKey: (/bsk_[A-Za-z0-9_-]{43}/.exec(printed) as RegExpExecArray)[0],
     people: { viewer: person('viewer'), moderator: person('moderator'), admin: person('admin') },
+    here: false,
     stop: async () => {
       await server.stop('SIGTERM');
     },
@@ -160,6 +170,19 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
       });
       if (made.status !== 201) throw new Error(`POST /v1/keys: ${made.status} ${JSON.stringify(made.body)}`);
       return made.body;
+    },
+    publisherKey: async (publisherId) => {
+      if (running.here) {
+        const { createApiKey } = await import('../../../lib/domain/api-keys');
+        return (await createApiKey(publisherId, 'default', {})).api_key;
+      }
+      const made = await runTs(
+        'infra/keys-cli.ts',
+        ['create', '--publisher', publisherId, '--json'],
+        childEnv({ DATA_DIR: dataDir }),
+      );
+      if (made.code !== 0) throw new Error(`npm run keys -- create: ${made.code} ${made.stderr}`);
+      return JSON.parse(made.stdout).api_key;
     },
     stop: async () => {
       await running.stop();
