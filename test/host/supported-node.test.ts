@@ -90,11 +90,10 @@ describe('what goes through the launcher', () => {
       ['browser'],
       ['ddb-robust'],
       ['vitest'],
-      ['ddb-integ-1'],
-      ['ddb-integ-2'],
+      ['ddb-integ'],
       ['bundled'],
     ]);
-    const bundled = lanePlan('24').chains[5]?.[0];
+    const bundled = lanePlan('24').chains[4]?.[0];
     expect(bundled?.env).toEqual({ EXPECT_NODE_MAJOR: '24' });
     expect(lanePlan('24').covered).toEqual([{ name: 'node24', by: 'the bundled stage ran on Node 24' }]);
     // On Node 22 the Node 24 run follows the bundled stage in its chain: it reads that synth.
@@ -102,24 +101,19 @@ describe('what goes through the launcher', () => {
       ['browser'],
       ['ddb-robust'],
       ['vitest'],
-      ['ddb-integ-1'],
-      ['ddb-integ-2'],
+      ['ddb-integ'],
       ['bundled', 'node24'],
     ]);
-    expect(lanePlan('22').chains[5]?.[0]?.env).toBeUndefined();
+    expect(lanePlan('22').chains[4]?.[0]?.env).toBeUndefined();
     expect(lanePlan('22').covered).toEqual([]);
     // The sources stage leaves the integration and robustness suites to DynamoDB Local, whose
-    // parts are the robustness suite and the two halves of the integration suite.
+    // parts are the robustness suite and the integration suite.
     expect(lanePlan('24').chains[2]?.[0]?.env).toEqual({ TEST_STAGE: 'sources' });
     const ddbLocal = lanePlan('24')
       .chains.flat()
       .filter((stage) => stage.script === 'test:ddb-local')
       .map((stage) => stage.args?.join(' '));
     expect(lanePlan('24').chains[1]?.[0]?.env).toEqual({ TEST_STAGE: 'ddb-local' });
-    expect(ddbLocal.sort()).toEqual([
-      'test/integration --shard=1/2',
-      'test/integration --shard=2/2',
-      'test/robustness',
-    ]);
+    expect(ddbLocal.sort()).toEqual(['test/integration', 'test/robustness']);
   });
 });

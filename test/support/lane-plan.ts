@@ -4,7 +4,7 @@
  * first runner free. On two cores a stage's wall time depends on what runs beside it: the browser
  * pass and the sources stage each wait (on Chromium, on child processes) about a third of their
  * time, DynamoDB Local's stages compute nearly all of theirs. So the browser pass runs beside the
- * robustness suite, the sources stage beside the integration suite's halves, and the short bundled
+ * robustness suite, the sources stage beside the integration suite, and the short bundled
  * stage fills the end (measured: docs/testing.md).
  *
  * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
@@ -44,8 +44,8 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
   const bundled: Stage = onLambdaNode
     ? { name: 'bundled', script: 'test:bundled', env: { EXPECT_NODE_MAJOR: LAMBDA_NODE_MAJOR } }
     : { name: 'bundled', script: 'test:bundled' };
-  // DynamoDB Local's suites in three parts (the robustness suite, the integration suite in
-  // halves), each with an emulator of its own.
+  // DynamoDB Local's suites in two parts (the robustness suite, the integration suite), each with
+  // an emulator of its own.
   const ddbLocal = (part: string, args: string[]): Stage => ({
     name: `ddb-${part}`,
     script: 'test:ddb-local',
@@ -60,8 +60,9 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
       // stage, the store it is about.
       [ddbLocal('robust', ['test/robustness'])],
       [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
-      [ddbLocal('integ-1', ['test/integration', '--shard=1/2'])],
-      [ddbLocal('integ-2', ['test/integration', '--shard=2/2'])],
+      // One stage, one emulator: its halves ran one after the other on one runner anyway, and each
+      // paid for an emulator's start and warm-up.
+      [ddbLocal('integ', ['test/integration'])],
       [bundled, ...(onLambdaNode ? [] : [{ name: 'node24', script: 'test:node24' }])],
     ],
     covered: onLambdaNode
