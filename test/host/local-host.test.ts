@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, runTs, startTs } from '../support/processes';
 import { signIn } from '../support/sign-in';
 
@@ -43,12 +43,18 @@ const call = async (
 };
 
 describe('npm start', () => {
-  it('makes a development key on first start, prints a curl that works, keeps data across a restart, and stops cleanly', async () => {
+  // Each start of npm start as a process costs seconds of CPU: one fresh start and one restart
+  // carry the banner's, the key's and the people's first-start and restart behaviour.
+  it("makes a development key on first start, prints a curl that works and the console's address, keeps data across a restart without printing secrets again, and stops cleanly", async () => {
     const dataDir = tempDir();
     const first = await start(dataDir);
     const output = first.output();
     const url = urlOf(output);
     const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(output) as RegExpExecArray)[0];
+    expect(output).toContain(`Console: ${url}/console/`);
+    expect(output).toContain('loopback http:// receivers allowed');
+    expect((await fetch(`${url}/console/`)).status).toBe(200);
+    expect(output).toMatch(/^\s+admin\s+\S+@dev-publisher\.local\s+\S+$/m);
 
     const curl = output
       .split('\n')
@@ -67,11 +73,16 @@ describe('npm start', () => {
       }),
     });
     expect(created.status).toBe(201);
+    expect(first.errors()).not.toContain('pruning the change log failed');
     expect(await first.stop('SIGTERM')).toBe(0);
+    expect(first.errors()).not.toMatch(/pruning|ValidationException/);
 
     const second = await start(dataDir);
     expect(second.output()).toContain('already has a key');
     expect(second.output()).not.toMatch(/bsk_/);
+    // The people's passwords are printed once, on the first start only.
+    expect(second.output()).not.toMatch(/@dev-publisher\.local\s+\S+$/m);
+    expect(second.output()).toContain('npm run users -- list --publisher dev-publisher');
     const listed = await call(urlOf(second.output()), '/v1/device/persisted-device/bans/social', key, {
       headers: { 'X-Game-Id': 'dev-game' },
     });
@@ -81,18 +92,6 @@ describe('npm start', () => {
 });
 
 describe('the start banner', () => {
-  it("prints the console's address beside the API's, says loopback receivers are allowed, and logs no pruning failure on a fresh store", async () => {
-    const run = await start(tempDir());
-    const url = urlOf(run.output());
-    expect(run.output()).toContain(`Console: ${url}/console/`);
-    expect(run.output()).toContain('loopback http:// receivers allowed');
-    const page = await fetch(`${url}/console/`);
-    expect(page.status).toBe(200);
-    expect(run.errors()).not.toContain('pruning the change log failed');
-    expect(await run.stop('SIGTERM')).toBe(0);
-    expect(run.errors()).not.toMatch(/pruning|ValidationException/);
-  });
-
   it('says loopback receivers are refused when WEBHOOK_ALLOW_LOOPBACK=0, and the API refuses one', async () => {
     const run = await startTs(
       'infra/local/main.ts',
@@ -121,9 +120,19 @@ describe('signing in locally', () => {
       /Sign-in: local OpenID provider at (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray
     )[1] as string;
 
-  it('prints three people of dev-publisher once, each signs in through the printed provider with their role; npm run users adds and disables', async () => {
-    const dataDir = tempDir();
-    const first = await start(dataDir);
+  // One server for the describe's cases (a start is seconds of CPU); the first disables only the
+  // person it adds, the second then disables the admin.
+  let dataDir: string;
+  let first: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    dataDir = tempDir();
+    first = await start(dataDir);
+  }, 90_000);
+  afterAll(async () => {
+    expect(await first.stop('SIGTERM')).toBe(0);
+  });
+
+  it('prints three people of dev-publisher, each signs in through the printed provider with their role; npm run users adds and disables', async () => {
     const url = urlOf(first.output());
     const issuer = issuerOf(first.output());
     const printed = [
@@ -180,19 +189,11 @@ describe('signing in locally', () => {
         )
       ).code,
     ).toBe(2);
-    expect(await first.stop('SIGTERM')).toBe(0);
-
-    const second = await start(dataDir);
-    expect(second.output()).not.toMatch(/@dev-publisher\.local\s+\S+$/m);
-    expect(second.output()).toContain('npm run users -- list --publisher dev-publisher');
-    expect(await second.stop('SIGTERM')).toBe(0);
-    // Two starts, three sign-ins and the CLI as processes: about 12 s alone, 30 s or more beside
-    // the browser pass on two cores.
+    // Three sign-ins and the CLI as processes: 30 s or more beside the browser pass on two cores.
   }, 90_000);
 
   it('npm run users -- disable lists the keys the person made, and --revoke-keys revokes them', async () => {
-    const dataDir = tempDir();
-    const run = await start(dataDir);
+    const run = first;
     const url = urlOf(run.output());
     const [, email, password] = /^\s+admin\s+(\S+@dev-publisher\.local)\s+(\S+)$/m.exec(run.output()) ?? [];
     const signedIn = await signIn(
@@ -227,7 +228,6 @@ describe('signing in locally', () => {
     // The development key npm start made is no person's: it still works.
     const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(run.output()) as RegExpExecArray)[0];
     expect((await call(url, '/v1/policy', devKey)).status).toBe(200);
-    expect(await run.stop('SIGTERM')).toBe(0);
   }, 90_000);
 });
 
