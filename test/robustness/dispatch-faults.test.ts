@@ -213,14 +213,24 @@ describe('dispatching a batch of changes', () => {
     const clean = await scenario();
     faults.reset();
     await dispatch(clean.records, new Set());
-    const calls = faults.calls.map((call) => ({ operation: call.operation, role: roleOf(clean, call.key) }));
-    faults.reset();
-    await clean.retire();
     const seen = new Map<string, number>();
-    const rules = calls.flatMap(({ operation, role }) => {
-      const id = `${operation} ${role}`;
+    const calls = faults.calls.map((call) => {
+      const role = roleOf(clean, call.key);
+      const id = `${call.operation} ${role}`;
       const nth = (seen.get(id) ?? 0) + 1;
       seen.set(id, nth);
+      return { operation: call.operation, role, id, nth, step: `${id} ${call.sk?.split('#')[0] ?? ''}` };
+    });
+    faults.reset();
+    await clean.retire();
+    // A step repeated over several items of one kind (an event appended to each of its feeds) is
+    // faulted at its first and its last call: in between it meets the same code and a state
+    // between those two (as test/support/fault-cases.ts does).
+    const kept = calls.filter(
+      ({ step }, i) =>
+        calls.findIndex((c) => c.step === step) === i || calls.findLastIndex((c) => c.step === step) === i,
+    );
+    const rules = kept.flatMap(({ operation, role, id, nth }) => {
       return [
         { name: `${id} #${nth} before it reaches the store`, operation, role, nth, landed: false },
         ...(WRITES.includes(operation)

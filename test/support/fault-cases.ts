@@ -39,14 +39,22 @@ const DISPATCHED: readonly string[] = [
   partitions.webhookIndex,
 ];
 
-/** One fault rule per storage call of a clean run (the n-th call of its operation on its kind of partition). */
+/** What kind of item a call addresses: its sort key up to the first `#` (BAN, IDEM, EVT...). */
+const kindOf = (sk: string | undefined) => sk?.split('#')[0] ?? '';
+
+/**
+ * One fault rule per storage call of a clean run (the n-th call of its operation on its kind of
+ * partition). Calls that repeat one step over several items of one kind (an erasure deleting each
+ * ban) are faulted at the first and the last: a fault before any of them is done and one after
+ * all but one is; a fault in between meets the same code with a state between those two.
+ */
 const rulesFor = async (faults: FaultInjector, op: WriteCase<any>) => {
   const ctx = await op.setup();
   faults.reset();
   const res = await op.send(ctx);
   expect(res.status).toBeLessThan(300);
   const seen = new Map<string, number>();
-  const rules: Array<{ name: string; rule: FaultRule }> = [];
+  const steps: Array<{ id: string; step: string; operation: Operation; keyPrefix: string; nth: number }> = [];
   for (const call of faults.calls) {
     const keyPrefix = prefixOf(call.key);
     if (DISPATCHED.includes(keyPrefix)) continue;
@@ -57,12 +65,25 @@ const rulesFor = async (faults: FaultInjector, op: WriteCase<any>) => {
       keyPrefix === partitions.audit &&
       (call.sk?.startsWith(AUDIT_BY_ACTOR_PREFIX) || call.sk?.startsWith(AUDIT_BY_DEVICE_PREFIX));
     if (copy && !op.faultIndexCopies) continue;
-    const operation = call.operation as Operation;
+    steps.push({
+      id,
+      step: `${id} ${kindOf(call.sk)}`,
+      operation: call.operation as Operation,
+      keyPrefix,
+      nth,
+    });
+  }
+  const kept = steps.filter(
+    ({ step }, i) =>
+      steps.findIndex((s) => s.step === step) === i || steps.findLastIndex((s) => s.step === step) === i,
+  );
+  const rules: Array<{ name: string; rule: FaultRule }> = [];
+  for (const { id, operation, keyPrefix, nth } of kept) {
     rules.push({
       name: `${id}#${nth} before it reaches the store`,
       rule: { operation, keyPrefix, nth, error: 'InternalServerError' },
     });
-    if (WRITES.includes(call.operation))
+    if (WRITES.includes(operation))
       rules.push({
         name: `${id}#${nth} after it landed, its answer lost`,
         rule: { operation, keyPrefix, nth, error: 'timeout', attempts: 'each', landedAttempts: 1 },
