@@ -117,7 +117,7 @@ type Resource = {
  */
 const TEMPLATE_RESOURCE_BUDGET = 250;
 
-const build = (context: Record<string, unknown> = {}) => {
+const synthesize = (context: Record<string, unknown>) => {
   const app = templateApp(context);
   const settings = readSettings(app);
   const stack = new ServiceStack(app, stackName(settings.stage), { settings });
@@ -127,6 +127,15 @@ const build = (context: Record<string, unknown> = {}) => {
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
   const logicalId = logicalIdOf;
   return { app, stack, template, resources, ofType, logicalId };
+};
+
+/** One synth per context (a synth is about a second): the cases only read what it made. */
+const built = new Map<string, ReturnType<typeof synthesize>>();
+const build = (context: Record<string, unknown> = {}) => {
+  const key = JSON.stringify(context);
+  const made = built.get(key) ?? synthesize(context);
+  built.set(key, made);
+  return made;
 };
 
 const { app, stack, template, resources, ofType, logicalId } = build();
