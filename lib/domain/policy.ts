@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPolicyFlags, type PolicyFlag, policyFlags } from '@kernel/policy-flags';
 import {
@@ -123,17 +124,28 @@ export const updatePolicy = async (
   actor: Actor,
 ): Promise<Policy> => {
   const now = new Date(clock.now()).toISOString();
+  // This request's mark on the item: when the SDK sends the update again because the answer of an
+  // attempt that landed was lost, the condition finds the mark and the change is not made twice.
+  const request = randomUUID();
   const names: Record<string, string> = {
     '#updated_at': 'updated_at',
     '#version': 'version',
     '#changed_by': 'changed_by',
+    '#request': 'request',
   };
-  const values: Record<string, unknown> = { ':now': now, ':zero': 0, ':one': 1, ':actor': actor };
+  const values: Record<string, unknown> = {
+    ':now': now,
+    ':zero': 0,
+    ':one': 1,
+    ':actor': actor,
+    ':request': request,
+  };
   const patched: Partial<Record<PolicyFlag, boolean> & PolicyTrust> = {};
   const sets = [
     '#updated_at = :now',
     '#version = if_not_exists(#version, :zero) + :one',
     '#changed_by = :actor',
+    '#request = :request',
   ];
   for (const flag of policyFlags) {
     names[`#${flag}`] = flag;
@@ -165,7 +177,8 @@ export const updatePolicy = async (
         TableName: tableName(),
         Key: policyKey(publisherId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#request) OR #request <> :request)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_OLD',
@@ -173,8 +186,8 @@ export const updatePolicy = async (
     );
     old = Attributes ?? {};
   } catch (error) {
-    if (isConditionFailure(error)) throw missingPolicy(publisherId);
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    return landedBefore(publisherId, request, actor);
   }
   const { publisher_id, updated_at: _before, ...before } = policyFromItem(old);
   const after = { ...before, ...patched };
@@ -184,6 +197,30 @@ export const updatePolicy = async (
     recordEvent(publisherId, String(version), now, actor, { type: 'policy.updated', before, after }),
   ]);
   return { publisher_id, ...after, updated_at: now };
+};
+
+/**
+ * The answer of an update whose condition failed: no policy (404), or this very request's update,
+ * which an earlier attempt made (its answer lost, the SDK sent it again). If the item still holds
+ * its mark, nothing came after it: its event is recorded from the flags before and after it that
+ * the item keeps. If another update came after, that update recorded this one's event (from the
+ * item as it found it) and the answer is the policy as it now stands.
+ */
+const landedBefore = async (publisherId: string, request: string, actor: Actor): Promise<Policy> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName(), Key: policyKey(publisherId), ConsistentRead: true }),
+  );
+  if (!Item) throw missingPolicy(publisherId);
+  const current = policyFromItem(Item);
+  const beforeFlags = flagsOf(Item, 'before_');
+  if (Item.request !== request || !beforeFlags || typeof Item.version !== 'number') return current;
+  const { publisher_id, updated_at, ...after } = current;
+  await recordEvent(publisherId, String(Item.version), updated_at, actor, {
+    type: 'policy.updated',
+    before: { ...beforeFlags, ...trustOf(Item, 'before_') },
+    after,
+  });
+  return current;
 };
 
 /**

@@ -292,3 +292,39 @@ describe.each(Object.entries(operations))('%s', (_name, op: WriteCase<any>) => {
     totals.events = (await storedEvents(OWNER)).length;
   });
 });
+
+describe('a policy update whose first attempt landed and lost its answer', () => {
+  it("is made once: the SDK's second attempt finds it, one version and one event, and the 200 names the change", async () => {
+    const { dynamo, tableName: boundTable } = await storage();
+    const stored = async () =>
+      (
+        await dynamo.send(
+          new GetCommand({ TableName: boundTable(), Key: policyKey(OWNER), ConsistentRead: true }),
+        )
+      ).Item ?? {};
+    const version = async () => ((await stored()).version as number | undefined) ?? 0;
+    const before = await version();
+    const eventsBefore = (await eventsOf('policy.updated', () => true)).length;
+    const was = (await stored()).enforce_game as boolean;
+    faults.reset();
+    faults.fail({
+      operation: 'UpdateItem',
+      keyPrefix: policyKey(OWNER).pk,
+      error: 'timeout',
+      attempts: 'each',
+      failAttempts: 1,
+      landedAttempts: 1,
+    });
+    const res = await api.request('PUT', '/v1/policy', { key, body: { enforce_game: !was } });
+    expect(faults.injected).toHaveLength(1);
+    faults.reset();
+    expect(res.status).toBe(200);
+    expect(res.body.enforce_game).toBe(!was);
+    expect(await version()).toBe(before + 1);
+    const events = (await eventsOf('policy.updated', () => true)).reverse();
+    expect(events).toHaveLength(eventsBefore + 1);
+    expect(events.at(-1)).toMatchObject({ before: { enforce_game: was }, after: { enforce_game: !was } });
+    // Another publisher's policy and trail are untouched.
+    expect((await api.request('GET', '/v1/policy', { key: otherKey })).body.enforce_game).toBe(true);
+  });
+});

@@ -43,7 +43,11 @@ describe('policy', () => {
     expect(input?.UpdateExpression).toContain('#before_enforce_global = #enforce_global');
     expect(input?.UpdateExpression).toContain('#version = if_not_exists(#version, :zero) + :one');
     expect(input?.UpdateExpression).not.toContain('#enforce_game = :enforce_game');
-    expect(input?.ConditionExpression).toBe('attribute_exists(pk)');
+    // The policy must exist, and this request's own update must not be in it already.
+    expect(input?.ConditionExpression).toBe(
+      'attribute_exists(pk) AND (attribute_not_exists(#request) OR #request <> :request)',
+    );
+    expect(input?.UpdateExpression).toContain('#request = :request');
     expect(input?.ReturnValues).toBe('ALL_OLD');
     // The item before had no recorded change (it predates the audit): one event, for this one,
     // and its copy under the actor.
