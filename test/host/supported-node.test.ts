@@ -86,13 +86,7 @@ describe('what goes through the launcher', () => {
   it('runs the bundled suite once on Node 24 when the stages run on it, and twice on Node 22', () => {
     const names = (major: string) => lanePlan(major).chains.map((chain) => chain.map((stage) => stage.name));
     expect(lanePlan('24').runners).toBe(2);
-    expect(names('24')).toEqual([
-      ['browser'],
-      ['ddb-robust'],
-      ['vitest'],
-      ['ddb-integ'],
-      ['bundled'],
-    ]);
+    expect(names('24')).toEqual([['browser'], ['ddb-robust'], ['vitest'], ['ddb-integ'], ['bundled']]);
     const bundled = lanePlan('24').chains[4]?.[0];
     expect(bundled?.env).toEqual({ EXPECT_NODE_MAJOR: '24' });
     expect(lanePlan('24').covered).toEqual([{ name: 'node24', by: 'the bundled stage ran on Node 24' }]);
