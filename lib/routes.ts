@@ -212,7 +212,8 @@ export const updatePolicyRoute = {
 /**
  * How many devices a policy draft would restrict or free in the caller's game (`policy:read`: it
  * writes nothing): the policy, and the live sets of the publisher's, the game's and the global feed
- * partitions, each read whole in pages (lib/domain/policy-reach.ts).
+ * partitions: copies kept by the process, caught up on those feed partitions before each use, or
+ * read whole in pages (lib/domain/live-set-copy.ts).
  */
 export const previewPolicyRoute = {
   id: 'previewPolicy',

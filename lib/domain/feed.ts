@@ -8,7 +8,6 @@ import type { FeedEvent, FeedPage, Policy } from '../model/responses';
 import { dynamo, perStore, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
-  FEED_ENTRY_PREFIX,
   FEED_HEAD_SK,
   feedEntryKey,
   feedHeadKey,
@@ -26,6 +25,7 @@ import { type ChangeEvent, readsAppealEvent } from './change-events';
 import { currentDeploymentId } from './deployment';
 import { CursorExpiredError, IntegrityError, InvalidInputError } from './errors';
 import { feedCacheMs, ShortCache } from './feed-cache';
+import { lastSeq, seqOf } from './feed-end';
 import { applyToLiveSet } from './live-set';
 import { getPolicy, withTrustDefaults } from './policy';
 import { isPastRetention, ttlFrom } from './retention';
@@ -58,30 +58,6 @@ const readerPartitions = (publisherId: string, gameId: string) =>
     gameFeedPartition(publisherId, gameId),
     GLOBAL_FEED_PARTITION,
   ] as const;
-
-const seqOf = (sk: unknown) => Number(String(sk).slice(FEED_ENTRY_PREFIX.length));
-
-/**
- * The highest position a partition ever had: its head, or its last entry when that is higher (an
- * append whose head update did not land yet, or a partition from before heads). One consistent
- * Query, newest first, of the head and the last entry.
- */
-const lastSeq = async (partition: string): Promise<number> => {
-  const { Items = [] } = await dynamo.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :entry AND :head',
-      ExpressionAttributeValues: { ':pk': partition, ':entry': FEED_ENTRY_PREFIX, ':head': FEED_HEAD_SK },
-      ScanIndexForward: false,
-      Limit: 2,
-      ConsistentRead: true,
-    }),
-  );
-  return Math.max(
-    0,
-    ...Items.map((item) => (item.sk === FEED_HEAD_SK ? Number(item.seq) || 0 : seqOf(item.sk))),
-  );
-};
 
 /** The entry at a position: when its event happened, and when it was appended. */
 interface Appended {

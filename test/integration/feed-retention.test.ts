@@ -58,6 +58,11 @@ describe('GET /v1/events past the retention', () => {
     // Cursors taken before anything was written: A's and B's (B reads the global partition too).
     const fromStartA = (await read(a.key)).body.next_cursor as string;
     const fromStartB = (await read(b.key)).body.next_cursor as string;
+    // The preview's copies of A's live sets (lib/domain/live-set-copy.ts) taken now, with nothing
+    // in them: the entries they have to catch up on will be gone by their next use.
+    const reach = () =>
+      api.request('POST', '/v1/policy/preview', { key: a.key, game: 'g1', body: { enforce_game: false } });
+    expect((await reach()).body.devices_with_bans).toBe(0);
 
     const device = unique('dev');
     const first = await ban(a.key, { device_id: `${device}-1` });
@@ -170,6 +175,11 @@ describe('GET /v1/events past the retention', () => {
       String(i.sk).startsWith('SEQ#'),
     );
     expect(now.map((item) => Number(String(item.sk).slice(4)))).toEqual([3]);
+    // The copies cannot catch up over the missing positions: they are read whole again, exact.
+    expect((await reach()).body).toMatchObject({
+      devices_with_bans: 4,
+      cheat: { become_restricted: 0, no_longer_restricted: 3 },
+    });
     // Nothing of this is a ban.erased: the bans themselves are untouched.
     expect((await read(a.key, afterThem)).body.items.map((e: any) => e.type)).toEqual(['ban.created']);
     const listing = await api.request('GET', `/v1/device/${device}-1/bans/cheat`, { key: a.key, game: 'g1' });

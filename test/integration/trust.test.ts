@@ -759,6 +759,77 @@ describe('the reach of a policy draft (POST /v1/policy/preview)', () => {
     expect(ownBans.has(device)).toBe(true);
     expect(own.body.devices_with_bans).toBe(ownBans.size);
   });
+
+  it("stays exact after the copies it keeps warm: bans made and revoked since, by it and others, count at once, other publishers' game and publisher bans never", async () => {
+    const game = unique('reach');
+    const [d1, d2, d3, d4] = [1, 2, 3, 4].map(() => unique('reachdev')) as [string, string, string, string];
+    const policies = {
+      'tr-a': await putPolicy('tr-a', { ...FLAGS, ...TRUST_DEFAULTS }),
+      'tr-b': await putPolicy('tr-b', { ...FLAGS, ...TRUST_DEFAULTS }),
+    };
+    const draft = { enforce_game: false, enforce_social_global: true, global_quorum: 2 };
+    /** The preview, checked against the model over a whole read of the live sets (the snapshot). */
+    const previewMatches = async (reader: 'tr-a' | 'tr-b') => {
+      const res = await api.request('POST', '/v1/policy/preview', { key: keys[reader], game, body: draft });
+      expect(res.status).toBe(200);
+      const bans = await snapshotBans(reader, game);
+      const policy = policies[reader];
+      expect(res.body).toMatchObject({
+        devices_with_bans: bans.size,
+        ...modelReach(reader, policy, { ...policy, ...draft }, bans, res.body.evaluated_at),
+      });
+      return bans;
+    };
+    await createBan(api, keys['tr-a'], game, {
+      device_id: d1,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await api.settle();
+    // Warms both readers' copies of their partitions and of the global one.
+    await previewMatches('tr-a');
+    await previewMatches('tr-b');
+
+    // Since: another publisher's global bans (a quorum of two on d2), each reader's own game and
+    // publisher bans in the same game id, one of them revoked, and a ban made last of all.
+    await createBan(api, keys['tr-b'], 'b-game', globalBan(d2, 'social'));
+    await createBan(api, keys['tr-c'], 'c-game', globalBan(d2, 'social'));
+    await createBan(api, keys['tr-b'], game, {
+      device_id: d3,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await createBan(api, keys['tr-b'], game, {
+      device_id: d3,
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'spam',
+    });
+    const revoked = await createBan(api, keys['tr-a'], game, {
+      device_id: d4,
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'spam',
+    });
+    await api.settle();
+    expect((await revokeBan(api, keys['tr-a'], game, d4, revoked, { reason_code: 'mistake' })).status).toBe(
+      200,
+    );
+    await createBan(api, keys['tr-a'], game, {
+      device_id: d4,
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+    });
+    await api.settle();
+
+    const seenByA = await previewMatches('tr-a');
+    expect([d1, d2, d3, d4].map((device) => seenByA.get(device)?.length ?? 0)).toEqual([1, 2, 0, 1]);
+    const seenByB = await previewMatches('tr-b');
+    expect([d1, d2, d3, d4].map((device) => seenByB.get(device)?.length ?? 0)).toEqual([0, 2, 2, 0]);
+  });
 });
 
 /* ------------------------------------------------------------------------------------------------ */
