@@ -36,6 +36,7 @@ import {
   partitions,
 } from '../../lib/storage/keys';
 import { flatTemplate, logicalIdOf, templateApp } from '../support/cdk';
+import { firstAndLastOfEachStep, kindOf } from '../support/fault-cases';
 import { type FaultRule, injectFaults, type Operation, partitionKeyOf } from '../support/faults';
 import {
   type Denial,
@@ -884,7 +885,12 @@ describe('every function, under the role the template gives it', () => {
         const answer = await call(route, clean.who, clean.request);
         expect(answer.status, `${id}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
         const seen = new Map<string, number>();
-        const rules: Array<{ name: string; rule: FaultRule }> = [];
+        const writes: Array<{
+          step: string;
+          operation: Operation;
+          keyPrefix: string | undefined;
+          nth: number;
+        }> = [];
         // Writes only: what a failed request leaves, and so what it withdraws, follows its writes.
         for (const { operation, key, sk } of faults.calls) {
           if (!['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation)) continue;
@@ -894,8 +900,17 @@ describe('every function, under the role the template gives it', () => {
           // An audit event's index copies follow it in the same partition, under the grants its
           // own write and withdrawal use: failing them reaches no grant the event's faults do not.
           if (sk?.startsWith(AUDIT_BY_ACTOR_PREFIX) || sk?.startsWith(AUDIT_BY_DEVICE_PREFIX)) continue;
+          writes.push({
+            step: `${operation} ${keyPrefix} ${kindOf(sk)}`,
+            operation: operation as Operation,
+            keyPrefix,
+            nth,
+          });
+        }
+        const rules: Array<{ name: string; rule: FaultRule }> = [];
+        for (const { operation, keyPrefix, nth } of firstAndLastOfEachStep(writes)) {
           const name = `${id}: ${operation} ${keyPrefix}#${nth}`;
-          const rule = { operation: operation as Operation, keyPrefix, nth };
+          const rule = { operation, keyPrefix, nth };
           rules.push(
             { name: `${name} before it reaches the store`, rule: { ...rule, error: 'InternalServerError' } },
             {

@@ -6,6 +6,7 @@ import type { DeliveryRef } from '../../lib/domain/deliveries';
 import { banKey, deliveryPartition, directoryKey, partitions, policyKey } from '../../lib/storage/keys';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
+import { firstAndLastOfEachStep, kindOf } from '../support/fault-cases';
 import { type FaultInjector, injectFaults, type Operation } from '../support/faults';
 import { storedPartition } from '../support/fixtures';
 
@@ -219,17 +220,11 @@ describe('dispatching a batch of changes', () => {
       const id = `${call.operation} ${role}`;
       const nth = (seen.get(id) ?? 0) + 1;
       seen.set(id, nth);
-      return { operation: call.operation, role, id, nth, step: `${id} ${call.sk?.split('#')[0] ?? ''}` };
+      return { operation: call.operation, role, id, nth, step: `${id} ${kindOf(call.sk)}` };
     });
     faults.reset();
     await clean.retire();
-    // A step repeated over several items of one kind (an event appended to each of its feeds) is
-    // faulted at its first and its last call: in between it meets the same code and a state
-    // between those two (as test/support/fault-cases.ts does).
-    const kept = calls.filter(
-      ({ step }, i) =>
-        calls.findIndex((c) => c.step === step) === i || calls.findLastIndex((c) => c.step === step) === i,
-    );
+    const kept = firstAndLastOfEachStep(calls);
     const rules = kept.flatMap(({ operation, role, id, nth }) => {
       return [
         { name: `${id} #${nth} before it reaches the store`, operation, role, nth, landed: false },

@@ -40,13 +40,23 @@ const DISPATCHED: readonly string[] = [
 ];
 
 /** What kind of item a call addresses: its sort key up to the first `#` (BAN, IDEM, EVT...). */
-const kindOf = (sk: string | undefined) => sk?.split('#')[0] ?? '';
+export const kindOf = (sk: string | undefined) => sk?.split('#')[0] ?? '';
+
+/**
+ * The calls of a clean run worth a fault of their own: where one step repeats over several items
+ * of one kind (an erasure deleting each ban, an event appended to each of its feeds), its first
+ * and its last call. A fault at the first meets nothing of the step done, one at the last all but
+ * one; a fault in between meets the same code with a state between those two.
+ */
+export const firstAndLastOfEachStep = <T extends { step: string }>(calls: readonly T[]): T[] =>
+  calls.filter(
+    ({ step }, i) =>
+      calls.findIndex((c) => c.step === step) === i || calls.findLastIndex((c) => c.step === step) === i,
+  );
 
 /**
  * One fault rule per storage call of a clean run (the n-th call of its operation on its kind of
- * partition). Calls that repeat one step over several items of one kind (an erasure deleting each
- * ban) are faulted at the first and the last: a fault before any of them is done and one after
- * all but one is; a fault in between meets the same code with a state between those two.
+ * partition), a repeated step's first and last only (firstAndLastOfEachStep).
  */
 const rulesFor = async (faults: FaultInjector, op: WriteCase<any>) => {
   const ctx = await op.setup();
@@ -73,10 +83,7 @@ const rulesFor = async (faults: FaultInjector, op: WriteCase<any>) => {
       nth,
     });
   }
-  const kept = steps.filter(
-    ({ step }, i) =>
-      steps.findIndex((s) => s.step === step) === i || steps.findLastIndex((s) => s.step === step) === i,
-  );
+  const kept = firstAndLastOfEachStep(steps);
   const rules: Array<{ name: string; rule: FaultRule }> = [];
   for (const { id, operation, keyPrefix, nth } of kept) {
     rules.push({
