@@ -774,6 +774,20 @@ export const listDevicesRoute = {
   retry: 'read',
 } as const satisfies Route;
 
+/** The games the publisher has made bans in (the console flags a Game ID never used): one item. */
+export const listGamesRoute = {
+  id: 'listGames',
+  method: 'GET',
+  path: '/v1/games',
+  handler: 'list-games',
+  auth: true,
+  scope: 'bans:read',
+  request: {},
+  table: { 'dynamodb:GetItem': ['gamesUsed'] },
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
 /** The owner's queue (`appeals:decide`): every game's appeals, so no key bound to games reads it. */
 export const listAppealsRoute = {
   id: 'listAppeals',
@@ -903,6 +917,7 @@ export const routes = [
   listAuditRoute,
   eraseDeviceRoute,
   listDevicesRoute,
+  listGamesRoute,
   listExpiringBansRoute,
   listEventsRoute,
   getEnforcementSnapshotRoute,
@@ -951,7 +966,8 @@ export const eventsDispatcherFunction = {
     'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).
     // `directory`: each publisher's counts of global bans, marked per event counted.
-    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory'],
+    // `gamesUsed`: the games each publisher has made bans in (lib/domain/games-used.ts).
+    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory', 'gamesUsed'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 

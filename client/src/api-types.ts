@@ -223,6 +223,15 @@ export interface paths {
      */
     get: operations["listDevices"];
   };
+  "/v1/games": {
+    /**
+     * List the games you have made bans in
+     * @description Every game your publisher has made a ban in (the `X-Game-Id` of the create, whatever its scope), in id order, so a game id nothing was ever banned in (a typo) can be told from a clean device's empty answer. A game stays listed once used. Filled in from each new ban's event, so a ban made a moment ago may not show yet; bans made before this listing existed (2026-11-28) count once a ban is made in their game again. A key bound to games sees those of its games that are listed.
+     *
+     * Needs a key with the `bans:read` scope.
+     */
+    get: operations["listGames"];
+  };
   "/v1/bans/expiring": {
     /**
      * List your bans in force that end within the next hours, soonest first
@@ -1283,6 +1292,9 @@ export interface components {
       items: components["schemas"]["BannedDevice"][];
       next_cursor: string | null;
       others_global: components["schemas"]["GlobalDevice"][];
+    };
+    GamesUsed: {
+      games: string[];
     };
     ExpiringBanList: {
       items: ({
@@ -2608,6 +2620,31 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["BannedDeviceList"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * List the games you have made bans in
+   * @description Every game your publisher has made a ban in (the `X-Game-Id` of the create, whatever its scope), in id order, so a game id nothing was ever banned in (a typo) can be told from a clean device's empty answer. A game stays listed once used. Filled in from each new ban's event, so a ban made a moment ago may not show yet; bans made before this listing existed (2026-11-28) count once a ban is made in their game again. A key bound to games sees those of its games that are listed.
+   *
+   * Needs a key with the `bans:read` scope.
+   */
+  listGames: {
+    responses: {
+      /** @description The games, in id order. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["GamesUsed"];
         };
       };
       400: components["responses"]["BadRequest"];

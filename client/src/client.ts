@@ -100,6 +100,7 @@ export interface BanClient {
   listAudit(query?: Query<'listAudit'>, options?: CallOptions): Promise<Result<'listAudit'>>;
   eraseDevice(device_id: string, options?: CallOptions): Promise<Result<'eraseDevice'>>;
   listDevices(query?: Query<'listDevices'>, options?: CallOptions): Promise<Result<'listDevices'>>;
+  listGames(options?: CallOptions): Promise<Result<'listGames'>>;
   listExpiringBans(
     query?: Query<'listExpiringBans'>,
     options?: CallOptions,
@@ -296,6 +297,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     listAudit: (query, o) => call('listAudit', { query }, o),
     eraseDevice: (device, o) => call('eraseDevice', { path: [device] }, o),
     listDevices: (query, o) => call('listDevices', { query }, o),
+    listGames: (o) => call('listGames', {}, o),
     listExpiringBans: (query, o) => call('listExpiringBans', { query }, o),
     listEvents: (game, query, o) => call('listEvents', { game, query }, o),
     createWebhook: (webhook, o) => call('createWebhook', { body: webhook }, o),

@@ -53,6 +53,7 @@ export const operationTable = {
   listAudit: { method: 'GET', path: '/v1/audit', pathParams: [], game: false, retry: 'read' },
   eraseDevice: { method: 'POST', path: '/v1/device/{device_id}/erase', pathParams: ['device_id'], game: false, retry: 'repeatable' },
   listDevices: { method: 'GET', path: '/v1/devices', pathParams: [], game: false, retry: 'read' },
+  listGames: { method: 'GET', path: '/v1/games', pathParams: [], game: false, retry: 'read' },
   listExpiringBans: { method: 'GET', path: '/v1/bans/expiring', pathParams: [], game: false, retry: 'read' },
   listEvents: { method: 'GET', path: '/v1/events', pathParams: [], game: true, retry: 'read' },
   getEnforcementSnapshot: { method: 'GET', path: '/v1/enforcement/snapshot', pathParams: [], game: true, retry: 'read' },

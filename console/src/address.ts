@@ -1,7 +1,7 @@
 /**
- * The console's address: which view, in Devices which game and device, in Appeals which appeal,
- * in the URL's fragment (`#/start`, `#/device?game=g1&device=d-1`, `#/appeals?appeal=apl_…`, ...),
- * so Back and Forward work and a link can be sent to a colleague. Never a credential: keys and
+ * The console's address: which view, in Devices and Bulk which game, in Devices which device, in
+ * Appeals which appeal, in the URL's fragment (`#/start`, `#/device?game=g1&device=d-1`,
+ * `#/bulk?game=g1`, `#/appeals?appeal=apl_…`, ...), so Back and Forward work and a link can be sent to a colleague. Never a credential: keys and
  * tokens are not in it, ever.
  */
 
@@ -71,7 +71,8 @@ export const readAddress = (hash = location.hash): Address => {
 
 export const addressHash = ({ view, game, device, appeal, games, audit }: Address) => {
   const params = new URLSearchParams();
-  if (view === 'device' && game) params.set('game', game);
+  // The game is in the address of the views that use one.
+  if ((view === 'device' || view === 'bulk') && game) params.set('game', game);
   if (view === 'device' && game && device) params.set('device', device);
   if (view === 'device' && game && device && games) params.set('games', games.join(','));
   if (view === 'appeals' && appeal) params.set('appeal', appeal);

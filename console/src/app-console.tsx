@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { View } from './address';
 import type { Policy, Scope } from './api';
 import { KeyPanel, summary } from './app-key-panel';
@@ -7,6 +7,7 @@ import { AppealsView } from './appeals';
 import { AuditView } from './audit';
 import { BulkView } from './bulk';
 import { DeviceView } from './device-view';
+import { gameProblem, useGamesUsed } from './game-picker';
 import { IdleWarning, useIdleSignOut } from './idle';
 import { KeysView } from './keys';
 import { type ConsoleSignIn, revokeRefreshToken } from './people';
@@ -15,12 +16,11 @@ import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
 import { StartView } from './start';
-import { ConfirmStep, Field, type Message, Notice, type ScopeKnowledge, useFocusOn } from './ui';
-import { check } from './validation';
+import { ConfirmStep, type Message, Notice, type ScopeKnowledge, useFocusOn } from './ui';
 import { WebhooksView } from './webhooks';
 
 /**
- * The signed-in console: the sections, the game it acts in, and the view shown. The key, or a
+ * The signed-in console: the sections, the view shown, and the game the views that use one act in. The key, or a
  * person's tokens, live only in this component's state (memory), and go with it at sign-out.
  */
 
@@ -66,13 +66,23 @@ export const Console = ({
   const [policy, setPolicy] = useState<Policy | null>(session.policy);
   const at = useNavigation(call, session);
   const { view, game, bound, device } = at;
-  const gameProblem =
-    game === ''
-      ? 'is required: the game the console acts in (X-Game-Id)'
-      : (check('game_id', game) ??
-        (bound && !bound.includes(game)
-          ? `is not one this key is bound to (${bound.join(', ')})`
-          : undefined));
+  const gameError = gameProblem(game, bound);
+  // The games the publisher has made bans in: read again as a view that uses a game opens (or
+  // once the session learns it may read bans).
+  const used = useGamesUsed(call, knowledge);
+  useEffect(() => {
+    if (view === 'device' || view === 'bulk') used.load();
+  }, [view, knowledge['bans:read'].held]);
+  // The game picker of the views that use one: the choice is carried from one such view to another.
+  const picker = {
+    game,
+    gameError,
+    onGame: at.setGame,
+    used,
+    gameHint: bound
+      ? `Sent as X-Game-Id. This key is bound to: ${bound.join(', ')}.`
+      : 'Sent as X-Game-Id on ban and enforcement requests.',
+  };
   const heading = useFocusOn<HTMLHeadingElement>(at.navigations);
   const [welcome] = useState<Message>(() => ({ kind: 'ok', text: summary(session) }));
   // What every view is given.
@@ -98,20 +108,6 @@ export const Console = ({
           ))}
         </ul>
       </nav>
-      <div class="panel game">
-        <Field
-          id="game-id"
-          label="Game ID"
-          value={game}
-          onValue={(value) => at.setGame(value.trim())}
-          hint={
-            bound
-              ? `Sent as X-Game-Id. This key is bound to: ${bound.join(', ')}.`
-              : 'Sent as X-Game-Id on ban and enforcement requests.'
-          }
-          error={game !== '' && gameProblem ? `Game ID ${gameProblem}` : undefined}
-        />
-      </div>
       <h2 class="visually-hidden" tabIndex={-1} ref={heading}>
         {sections.find((v) => v.id === view)?.label}
       </h2>
@@ -121,9 +117,7 @@ export const Console = ({
           {...common}
           session={session}
           policy={policy}
-          game={game}
-          gameError={gameProblem}
-          onGame={at.setGame}
+          {...picker}
           device={device}
           onDevice={at.openDevice}
         />
@@ -133,8 +127,7 @@ export const Console = ({
           {...common}
           policy={policy}
           publisher={policy?.publisher_id ?? session.person?.who.publisher_id ?? null}
-          game={game}
-          gameError={gameProblem}
+          {...picker}
         />
       )}
       {at.leavingFor && (
@@ -154,7 +147,7 @@ export const Console = ({
         <PolicyView
           {...common}
           game={game}
-          gameError={gameProblem}
+          gameError={gameError}
           onDirty={at.setPolicyDirty}
           device={device}
           onRead={setPolicy}

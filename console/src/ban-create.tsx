@@ -20,22 +20,31 @@ import {
   termsOf,
 } from './ban-terms';
 import { useDraft } from './drafts';
+import { GamePicker, gameProblem } from './game-picker';
 import { Field, Notice, useOnChange } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
 import { check } from './validation';
 
-/** Creating one ban on a device, in the Game ID's game, sent once however often it is submitted. */
+/**
+ * Creating one ban on a device, sent once however often it is submitted, in the game chosen in the
+ * form: the view's Game ID unless the moderator picks another (the view's game changing resets it).
+ */
 
 interface CreateBanProps {
   call: Call;
+  /** The view's Game ID: the form's game until another is chosen in it. */
   game: string;
-  gameError: string | undefined;
+  /** The games a bound key holds, if any. */
+  bound: readonly string[] | null | undefined;
+  /** The games the publisher has made bans in (null: unknown): a game never used is flagged. */
+  used: readonly string[] | null;
   /** The open device, to fill the form with. */
   deviceId: string | null;
   /** The caller's policy, to say before and after where a ban would apply; null until read. */
   policy: Policy | null;
-  onCreated: (deviceId: string) => void;
+  /** The device and the game the ban was made in. */
+  onCreated: (deviceId: string, game: string) => void;
 }
 
 const words: PlayerWords = {
@@ -68,7 +77,18 @@ const createdText = (result: Schemas['BanCreationResult'], policy: Policy | null
   }
 };
 
-export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreated }: CreateBanProps) => {
+export const CreateBanForm = ({
+  call,
+  game: viewGame,
+  bound,
+  used,
+  deviceId,
+  policy,
+  onCreated,
+}: CreateBanProps) => {
+  const [game, setGame] = useState(viewGame);
+  useOnChange(viewGame, setGame);
+  const gameError = gameProblem(game, bound);
   const request = useRequest();
   const form = useForm<BanValues>({ ...blankTerms, device: deviceId ?? '' }, request);
   const draft = useDraft('ban-create', form, blankTerms, DRAFTED);
@@ -85,7 +105,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
     const id = device.trim();
     const { found, terms } = termsOf(form.values, reasonProblem);
     const refusal = gameError
-      ? `Game ID ${gameError}.`
+      ? `Game ID of the ban ${gameError}.`
       : 'The ban was not created: correct the fields marked below.';
     const checked = { device_id: check('device_id', id), ...found };
     if (!form.accept(checked, refusal, !gameError) || !terms) return;
@@ -97,7 +117,7 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
         draft.clear();
         request.setMessage({ kind: 'ok', text: createdText(answer.body, policy) });
         setIdempotencyKey(newIdempotencyKey());
-        onCreated(answer.body.device_id);
+        onCreated(answer.body.device_id, answer.body.game_id);
       },
     );
   };
@@ -121,6 +141,16 @@ export const CreateBanForm = ({ call, game, gameError, deviceId, policy, onCreat
           reason={reason}
           error={form.error('reason_code')}
           onChoose={choose}
+        />
+        <GamePicker
+          id="ban-game"
+          label="Game ID of the ban"
+          game={game}
+          onGame={setGame}
+          hint="The game the ban is made in (X-Game-Id): the Game ID above unless you choose another here."
+          error={game !== '' && gameError ? `Game ID of the ban ${gameError}` : undefined}
+          // The view's own picker flags its game already: here only another one chosen.
+          used={game === viewGame ? null : used}
         />
         <BanKindFields id="ban" form={form} game={game} policy={policy} />
         {!strict && <ReasonCodeField id="ban" form={form} />}

@@ -6,7 +6,8 @@ import { useBulkRun } from './bulk-execute';
 import { BanForm, RevokeForm } from './bulk-forms';
 import { CheckTable, Report } from './bulk-report';
 import { alreadyBanned, type BatchResult, banTask, parseDeviceList, revokeTask } from './bulk-run';
-import { Field, Notice, ScopeGate, type ScopeKnowledge } from './ui';
+import { GamePicker, type GamesUsed, unusedGameWarning } from './game-picker';
+import { Field, Notice, ScopeGate, type ScopeKnowledge, useOnChange } from './ui';
 import { useRequest } from './use-request';
 
 /**
@@ -24,11 +25,25 @@ interface Props {
   policy: Policy | null;
   /** The caller's publisher, to revoke only its own bans; null when not known. */
   publisher: string | null;
+  /** The game every check and action is in, chosen here (carried from and to Devices). */
   game: string;
   gameError: string | undefined;
+  gameHint: string;
+  onGame: (game: string) => void;
+  used: GamesUsed;
 }
 
-export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }: Props) => {
+export const BulkView = ({
+  call,
+  knowledge,
+  policy,
+  publisher,
+  game,
+  gameError,
+  gameHint,
+  onGame,
+  used,
+}: Props) => {
   const [text, setText] = useState('');
   const list = parseDeviceList(text);
   // The question every answer and run belongs to: these ids in this game.
@@ -78,11 +93,24 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
   const shownCheck = checked?.question === question && !checking.message ? checked.results : null;
   const writes = knowledge['bans:write'].held !== false;
   const running = run?.running ?? false;
+  // A run's bans are in the publisher's games once dispatched: read them again when it ends.
+  useOnChange(running, (now) => {
+    if (!now) used.load();
+  });
 
   return (
     <ScopeGate scope="bans:read" known={knowledge} what="Bulk checks and actions">
       <section aria-labelledby="bulk-heading" class="panel">
         <h3 id="bulk-heading">Devices to check{writes ? ', ban or revoke' : ''}</h3>
+        <GamePicker
+          id="game-id"
+          label="Game ID"
+          game={game}
+          onGame={onGame}
+          hint={gameHint}
+          error={game !== '' && gameError ? `Game ID ${gameError}` : undefined}
+          used={used.games}
+        />
         <Field
           id="bulk-devices"
           label="Device IDs"
@@ -126,6 +154,11 @@ export const BulkView = ({ call, knowledge, policy, publisher, game, gameError }
         </div>
         <Notice message={checking.message} />
       </section>
+      {shownCheck && unusedGameWarning(used.games, game) && (
+        <p class="panel gate" id="bulk-game-unused">
+          {unusedGameWarning(used.games, game)}
+        </p>
+      )}
       {shownCheck && <CheckTable results={shownCheck} />}
       <ScopeGate scope="bans:write" known={knowledge} what="Banning and revoking">
         {/* Kept open during a run: the same values sent again are the same batch, for a retry of the whole. */}

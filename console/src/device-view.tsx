@@ -8,6 +8,7 @@ import { DeviceGames, MAX_ADDED_GAMES } from './device-games';
 import { LookupForm, type LookupRequest } from './device-lookup';
 import { DeviceResult } from './device-result';
 import { DeviceSearch } from './device-search';
+import { GamePicker, type GamesUsed, unusedGameWarning } from './game-picker';
 import type { Session } from './session';
 import { type Message, Notice, refocus, type ScopeKnowledge } from './ui';
 import { useRequest } from './use-request';
@@ -30,8 +31,10 @@ interface Props {
   policy: Policy | null;
   game: string;
   gameError: string | undefined;
-  /** The Game ID changes: a found device opens in one of its games. */
+  gameHint: string;
+  /** The Game ID changes: typed, or a found device opens in one of its games. */
   onGame: (game: string) => void;
+  used: GamesUsed;
   device: OpenDevice | null;
   onDevice: (device: OpenDevice | null) => void;
 }
@@ -43,7 +46,9 @@ export const DeviceView = ({
   policy,
   game,
   gameError,
+  gameHint,
   onGame,
+  used,
   device: looked,
   onDevice,
 }: Props) => {
@@ -74,12 +79,40 @@ export const DeviceView = ({
     addEventListener('popstate', follow);
     return () => removeEventListener('popstate', follow);
   }, []);
+  // A device opened in a game not known to be used: the list is read again before the verdict is
+  // flagged (a colleague may have just banned in it).
+  useEffect(() => {
+    if (device && used.games && !used.games.includes(device.game)) used.load();
+  }, [device?.game, device?.deviceId]);
   // The games added, kept while one game is shown, for when all games are shown again.
   const kept = useRef<string[]>([]);
   const choose = (all: boolean) => {
     setRevoking(null);
     if (!all && allGames) kept.current = allGames;
     setAllGames(all ? (allGames ?? kept.current) : null);
+  };
+
+  /**
+   * A ban made on the open device: read again in its game. In another game the device is read
+   * there and opens in it (the Game ID follows, Back returns to the game before): the moderator
+   * sees the ban they just made, in the game they made it in, rather than a page that hides it.
+   */
+  const followBan = (deviceId: string, inGame: string) => {
+    used.note(inGame);
+    if (!device || deviceId !== device.deviceId) return;
+    if (inGame === device.game) {
+      refresh(null);
+      return;
+    }
+    void reading.run(
+      () => deviceAnswer(call, inGame, deviceId),
+      (answer) => {
+        setRevoking(null);
+        setLookup((n) => n + 1);
+        onGame(inGame);
+        onDevice(answer.body);
+      },
+    );
   };
 
   const refresh = (done: Message) => {
@@ -125,6 +158,17 @@ export const DeviceView = ({
           {knowledge['bans:read'].note}).
         </p>
       )}
+      <div class="panel game">
+        <GamePicker
+          id="game-id"
+          label="Game ID"
+          game={game}
+          onGame={onGame}
+          hint={gameHint}
+          error={game !== '' && gameError ? `Game ID ${gameError}` : undefined}
+          used={used.games}
+        />
+      </div>
       <DeviceSearch
         call={call}
         knowledge={knowledge}
@@ -185,6 +229,11 @@ export const DeviceView = ({
               <label for="show-all-games">In all games: restricted per game, and every ban once</label>
             </div>
           </fieldset>
+          {unusedGameWarning(used.games, device.game) && (
+            <p class="panel gate" id="device-game-unused">
+              {unusedGameWarning(used.games, device.game)}
+            </p>
+          )}
           {allGames === null ? (
             <DeviceResult {...shown} policy={policy} />
           ) : (
@@ -247,12 +296,11 @@ export const DeviceView = ({
         <CreateBanForm
           call={call}
           game={game}
-          gameError={gameError}
+          bound={bound}
+          used={used.games}
           deviceId={device?.deviceId ?? null}
           policy={policy}
-          onCreated={(deviceId) => {
-            if (device && deviceId === device.deviceId && game === device.game) refresh(null);
-          }}
+          onCreated={followBan}
         />
       )}
     </>

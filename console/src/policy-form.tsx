@@ -74,7 +74,7 @@ export const PolicyForm = ({
       setConfirming({
         patch: asked,
         reach: null,
-        gameNote: `The devices it reaches are counted per game: set a Game ID (it ${gameError}) to see them.`,
+        gameNote: `The devices it reaches are counted per game: choose a Game ID in Devices or Bulk (it ${gameError}) to see them.`,
       });
       return;
     }

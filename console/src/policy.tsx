@@ -18,7 +18,7 @@ interface Props {
   call: Call;
   knowledge: ScopeKnowledge;
   device: OpenDevice | null;
-  /** The game the console acts in: where saving counts the devices a change reaches. */
+  /** The game last chosen in Devices or Bulk (the policy has no game of its own): where saving counts the devices a change reaches. */
   game: string;
   gameError: string | undefined;
   /** The policy as read when the view opened. */

@@ -16,6 +16,7 @@ import {
   redactErasedDeliveries,
 } from './deliveries';
 import { appendToFeed } from './feed';
+import { noteGamesUsed } from './games-used';
 import { countInDirectory } from './publishers';
 import { reachableWebhook, webhooksConcerning } from './webhooks';
 
@@ -34,8 +35,8 @@ export const dispatchChanges = async (
   if (events.length === 0) return { events: 0, deliveries: 0 };
   // Only the partitions of the publishers these events concern (all that have webhooks for a global ban).
   const webhooks = await webhooksConcerning(events);
-  // The feed, the deliveries and the directory's counts (lib/domain/publishers.ts) are independent
-  // items: all are written at once, and deliveries are handed to the queue as soon as they are recorded.
+  // The feed, the deliveries, the directory's counts (lib/domain/publishers.ts) and the games
+  // used (lib/domain/games-used.ts) are independent items: all are written at once, and deliveries are handed to the queue as soon as they are recorded.
   const [refs] = await Promise.all([
     (async () => {
       const recorded = await recordDeliveries(events, webhooks);
@@ -45,6 +46,7 @@ export const dispatchChanges = async (
     })(),
     appendToFeed(events),
     countInDirectory(events),
+    noteGamesUsed(events),
   ]);
   return { events: events.length, deliveries: refs.length };
 };

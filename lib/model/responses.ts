@@ -384,6 +384,10 @@ export const bannedDeviceListSchema = z.strictObject({
 });
 export type BannedDeviceList = z.output<typeof bannedDeviceListSchema>;
 
+/** The games the publisher has made bans in (`GET /v1/games`), in id order. */
+export const gamesUsedSchema = z.strictObject({ games: z.array(z.string()) });
+export type GamesUsed = z.output<typeof gamesUsedSchema>;
+
 /** One of the publisher's bans in force that ends soon: which, where, and who made it. */
 export const expiringBanSchema = z.strictObject({
   device_id: z.string(),

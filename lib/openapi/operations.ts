@@ -29,6 +29,7 @@ import {
   expiringBanListSchema,
   type FeedEvent,
   feedPageSchema,
+  gamesUsedSchema,
   healthSchema,
   invitedPersonSchema,
   type ListedBan,
@@ -1036,6 +1037,21 @@ export const operations = {
         next_cursor: null,
         others_global: [{ device_id: `${DEVICE}-b`, publishers: ['globex'] }],
       }),
+    },
+  },
+
+  listGames: {
+    summary: 'List the games you have made bans in',
+    tag: 'Bans',
+    description:
+      'Every game your publisher has made a ban in (the `X-Game-Id` of the create, whatever its ' +
+      'scope), in id order, so a game id nothing was ever banned in (a typo) can be told from a ' +
+      "clean device's empty answer. A game stays listed once used. Filled in from each new ban's " +
+      'event, so a ban made a moment ago may not show yet; bans made before this listing existed ' +
+      '(2026-11-28) count once a ban is made in their game again. A key bound to games sees those ' +
+      'of its games that are listed.',
+    responses: {
+      200: response(gamesUsedSchema, 'The games, in id order.', { games: ['game-1', 'game-2'] }),
     },
   },
 

@@ -33,6 +33,8 @@ export const partitions = {
   bannedDevices: 'BANNED#',
   /** Each publisher's bans with an expiry, by when they end (lib/domain/expiring-bans.ts). */
   expiringBans: 'EXPIRING#',
+  /** The games each publisher has made bans in (lib/domain/games-used.ts), kept by the dispatcher. */
+  gamesUsed: 'GAMES#',
   /** The directory of publishers that made global bans (lib/domain/publishers.ts): one item each, in one partition. */
   directory: 'DIRECTORY#',
   /** Which change events the directory has counted, kept a few days (lib/domain/publishers.ts). */
@@ -87,6 +89,12 @@ export const reasonsKey = (publisherId: string) => ({ pk: publisherPartition(pub
 
 /** The publisher's own profile (its `display_name`, lib/domain/publishers.ts): beside its policy. */
 export const profileKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'PROFILE' });
+
+/** The games the publisher has made bans in (lib/domain/games-used.ts): one string set. */
+export const gamesUsedKey = (publisherId: string) => ({
+  pk: `${partitions.gamesUsed}${publisherId}`,
+  sk: 'GAMES',
+});
 
 /**
  * The holder of a display name's confusable skeleton (lib/domain/display-names.ts), under the

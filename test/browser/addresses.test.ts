@@ -48,6 +48,8 @@ describe('addresses', () => {
     await expectAddress(page, '#/policy');
     await openSection(page, 'Audit trail');
     await expectAddress(page, '#/audit');
+    // The game is chosen in the views that use one: none on Start, Policy or the audit trail.
+    expect(await page.getByLabel('Game ID', { exact: true }).count()).toBe(0);
     await page.goBack();
     await viewHeading(page, 'Policy').first().waitFor();
     await expectAddress(page, '#/policy');
@@ -66,6 +68,10 @@ describe('addresses', () => {
     await setGame(page, GAME);
     await lookUp(page, 'device-linked');
     await expectAddress(page, `#/device?game=${GAME}&device=device-linked`);
+    // Bulk uses a game too: the one chosen in Devices is carried there, and its address names it.
+    await openSection(page, 'Bulk');
+    await expectAddress(page, `#/bulk?game=${GAME}`);
+    expect(await page.getByLabel('Game ID', { exact: true }).inputValue()).toBe(GAME);
     expect(page.url()).not.toContain('bsk_');
     expect(unexpectedProblems(problems)).toEqual([]);
   });

@@ -2,7 +2,7 @@ import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn as personSignIn } from '../support/sign-in';
 import { launchChromium } from './support/chromium';
-import { lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
+import { bansTable, lookUp, rowsOf, setGame, signIn, statusHolding } from './support/console';
 import {
   answerHandled,
   axeScan,
@@ -394,6 +394,51 @@ describe('a device in all games', () => {
     await page.getByRole('button', { name: `Remove game ${G3}`, exact: true }).click();
     expect((await answeredRows(page, 2)).map((r) => r[0])).toEqual([G1, G2]);
     await expectAddress(page, `#/device?game=${G1}&device=${DEVICE}&games=`);
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it("flags a game no ban of yours was made in, beside the picker and on the verdict; another publisher's do not count", async () => {
+    const { page, problems } = console_;
+    // The API's list, once the creates are dispatched: this publisher's games, not acme's.
+    await expect
+      .poll(async () => (await server.call('GET', '/v1/games')).body.games, { timeout: 10_000 })
+      .toEqual([G1, G2]);
+    expect((await server.call('GET', '/v1/games', { key: acmeKey })).body.games).toEqual(['acme-racer']);
+    await page.getByLabel(`In game ${G1}`, { exact: true }).check();
+    const warning = page.getByText('No ban of yours was ever made in game acme-racer: check the Game ID.');
+    await setGame(page, 'acme-racer');
+    await warning.waitFor();
+    await lookUp(page, DEVICE);
+    await expect.poll(() => warning.count()).toBe(2);
+    // A game of this publisher's: no warning, beside the picker or on the verdict.
+    await setGame(page, G2);
+    await lookUp(page, DEVICE);
+    expect(await page.getByText(/^No ban of yours was ever made/).count()).toBe(0);
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('bans the open device in another game from its page: it stays open, read in that game, with the new ban', async () => {
+    const { page, problems } = console_;
+    const form = page.getByRole('region', { name: 'Create a ban', exact: true });
+    expect(await form.getByLabel('Device ID to ban').inputValue()).toBe(DEVICE);
+    await form.getByLabel('Game ID of the ban', { exact: true }).fill(G3);
+    await form.getByLabel('Ban type').selectOption('cheat');
+    await form.getByLabel('Scope').selectOption('game');
+    await form.getByLabel('Reason code').fill('wallhack');
+    await form.getByRole('button', { name: 'Create ban', exact: true }).click();
+    const made = Number(
+      (await statusHolding(form, `on ${DEVICE} in game ${G3}`)).match(/Ban (\d+) created/)?.[1],
+    );
+    await page.getByRole('heading', { name: `Device ${DEVICE} in game ${G3}` }).waitFor();
+    await expect
+      .poll(async () => (await rowsOf(bansTable(page, DEVICE))).map((row) => Number(row[0])))
+      .toContain(made);
+    expect(await page.getByLabel('Game ID', { exact: true }).inputValue()).toBe(G3);
+    await expectAddress(page, `#/device?game=${G3}&device=${DEVICE}`);
+    // The game just used is not flagged; Back returns to the device in the game before.
+    expect(await page.getByText(/^No ban of yours was ever made/).count()).toBe(0);
+    await page.goBack();
+    await page.getByRole('heading', { name: `Device ${DEVICE} in game ${G2}` }).waitFor();
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 });

@@ -107,6 +107,7 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   listAudit: (c) => c.listAudit({ type: 'ban.created' }),
   eraseDevice: (c) => c.eraseDevice('d-1'),
   listDevices: (c) => c.listDevices({ prefix: 'd-' }),
+  listGames: (c) => c.listGames(),
   listExpiringBans: (c) => c.listExpiringBans({ within_hours: 24 }),
   listEvents: (c) => c.listEvents('g-1', { limit: 5 }),
   createWebhook: (c) => c.createWebhook({ url: 'https://hooks.example.test/bans' }),

@@ -498,6 +498,10 @@ describe('every function, under the role the template gives it', () => {
     expect(directory.body.items[0].display_name).toBe('IAM Owner');
     expect((await call('putPublisher', owner, { body: { display_name: 'IAM Owner 2' } })).status).toBe(200);
     expect((await call('listPublishers', owner)).body.items[0].display_name).toBe('IAM Owner 2');
+    // The games each publisher banned in, which the dispatcher added to (UpdateItem on GAMES#).
+    const games = await call('listGames', owner);
+    expect(games.status).toBe(200);
+    expect(games.body.games).toContain('g1');
     // The snapshot reads the live sets the dispatcher just kept beside the feed (bans at every scope).
     const snapshot = await call('getEnforcementSnapshot', owner, { game: 'g1' });
     expect(snapshot.status).toBe(200);

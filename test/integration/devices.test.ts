@@ -246,3 +246,41 @@ describe('finding devices by a prefix of their id', () => {
     expect(refused.body.error.code).toBe('forbidden');
   });
 });
+
+describe('the games a publisher has made bans in', () => {
+  it("answers the games of the publisher's bans once dispatched, whatever their scope; nobody else's", async () => {
+    const [a, b] = [await publisher(), await publisher()];
+    const games = async (key: string) => {
+      const res = await api.request('GET', '/v1/games', { key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.games as string[];
+    };
+    expect(await games(a.key)).toEqual([]);
+    await ban(a.key, unique('gm'), 'g2');
+    await ban(a.key, unique('gm'), 'g1', 'publisher');
+    const revoked = unique('gm');
+    const id = await ban(a.key, revoked, 'g3', 'global');
+    const undo = await api.request('POST', `/v1/device/${revoked}/bans/${id}/revoke`, {
+      key: a.key,
+      game: 'g3',
+      body: { reason_code: 'mistake' },
+    });
+    expect(undo.status).toBe(200);
+    await ban(b.key, unique('gm'), 'b-only');
+    await api.settle();
+    // A revoked ban's game stays: it was used.
+    expect(await games(a.key)).toEqual(['g1', 'g2', 'g3']);
+    expect(await games(b.key)).toEqual(['b-only']);
+    const bound = (await api.createKey(a.id, 'g2 and g9', { scopes: ['bans:read'], games: ['g2', 'g9'] }))
+      .api_key;
+    expect(await games(bound)).toEqual(['g2']);
+    // Stored: one set per publisher, in its own partition.
+    const stored = (await api.items({ derived: true })).filter((item) => item.pk === `GAMES#${a.id}`);
+    expect(stored.map((item) => [item.sk, [...(item.games as Set<string>)].sort()])).toEqual([
+      ['GAMES', ['g1', 'g2', 'g3']],
+    ]);
+    const writer = (await api.createKey(a.id, 'writer', { scopes: ['bans:write'] })).api_key;
+    expect((await api.request('GET', '/v1/games', { key: writer })).status).toBe(403);
+    expect((await api.request('GET', '/v1/games?x=1', { key: a.key })).status).toBe(400);
+  });
+});

@@ -71,6 +71,7 @@ const DERIVED = [
   partitions.changeLog,
   partitions.directory,
   partitions.directoryMarker,
+  partitions.gamesUsed,
 ];
 
 export const startTestApi = async (

@@ -60,8 +60,14 @@ export const openSection = async (page: Page, name: string) => {
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('button', { name }).click();
 };
 
+/**
+ * Chooses the game where it is chosen: in the view shown if it uses one (Devices, Bulk), else in
+ * Devices, which the console then shows; the choice is carried to the other views that use one.
+ */
 export const setGame = async (page: Page, game: string) => {
-  await page.getByLabel('Game ID', { exact: true }).fill(game);
+  const field = page.getByLabel('Game ID', { exact: true });
+  if ((await field.count()) === 0) await openSection(page, 'Devices');
+  await field.fill(game);
 };
 
 /** Looks a device up in the game and waits until its bans are listed. */
