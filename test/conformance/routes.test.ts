@@ -58,6 +58,7 @@ const NOTHING_TO_REFUSE = [
   'health',
   'getPolicy',
   'getReasons',
+  'listGames',
   'listPeople',
   'listWebhooks',
   'openapi',
