@@ -10,8 +10,9 @@
  * Each suite runs once on the store and runtime that proves it (vitest.config.ts): the bundles,
  * on the Lambda's Node, by the conformance walk of the route table with the events functions'
  * bundles and the documentation's examples (TEST_STAGE=bundled); the integration and robustness
- * suites on the sources over DynamoDB Local, but for the crash test, which is about `npm start`'s
- * own embedded store and runs in the vitest stage (TEST_STAGE=sources).
+ * suites on the sources over DynamoDB Local, but for the crash test (about `npm start`'s own
+ * embedded store) and the fault loops (their faults are our client's), which run in the vitest
+ * stage (TEST_STAGE=sources) on the embedded store.
  *
  * When the stages run on Node 24 (a Node 24 machine, or an older one where
  * infra/supported-node.mjs switched to the pinned Node 24), the bundled stage already is the
@@ -56,8 +57,8 @@ export const lanePlan = (nodeMajor: string): LanePlan => {
     runners: 2,
     chains: [
       [{ name: 'browser', script: 'test:browser' }],
-      // Not the crash test (TEST_STAGE=ddb-local): it runs on `npm start`'s own store in the vitest
-      // stage, the store it is about.
+      // Not the crash test and the fault loops (TEST_STAGE=ddb-local, vitest.config.ts): the
+      // vitest stage runs them on the embedded store.
       [ddbLocal('robust', ['test/robustness'])],
       [{ name: 'vitest', script: 'test:vitest', env: { TEST_STAGE: 'sources' } }],
       // One stage, one emulator: its halves ran one after the other on one runner anyway, and each
