@@ -14,6 +14,7 @@ import {
   type BanValues,
   blankTerms,
   type CreateBanRequest,
+  DRAFTED_TERMS,
   lastingReach,
   newIdempotencyKey,
   reachOf,
@@ -58,9 +59,6 @@ const words: PlayerWords = {
 export const endWords = (expiresAt: string | null) =>
   expiresAt === null ? 'permanent' : `until ${formatTime(expiresAt)}`;
 
-/** What a reload or a new sign-in keeps of the form: what was typed (the device follows the lookup). */
-const DRAFTED = ['reason', 'expires', 'details', 'playerMessage', 'appealable'] as const;
-
 /**
  * What a create's answer says: made now, made already by this form's earlier attempt, or not made
  * because the same ban of yours is in force already (another moderator's, or an earlier one).
@@ -91,7 +89,7 @@ export const CreateBanForm = ({
   const gameError = gameProblem(game, bound);
   const request = useRequest();
   const form = useForm<BanValues>({ ...blankTerms, device: deviceId ?? '' }, request);
-  const draft = useDraft('ban-create', form, blankTerms, DRAFTED);
+  const draft = useDraft('ban-create', form, blankTerms, DRAFTED_TERMS);
   const { device = '', reason, expires, scope, banType } = form.values;
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
   const { catalogue, strict, choose, reasonProblem } = useBanReason(call, form);

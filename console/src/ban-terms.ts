@@ -111,3 +111,9 @@ export const lastingReach = ({
       ? `Global: it can restrict the device in every other publisher's games whose policy enforces global ${ban_type} bans.`
       : ''
   }`;
+
+/**
+ * What a reload or a new sign-in keeps of a ban form (drafts.ts): what was typed, for the single
+ * form and Bulk alike (the device follows the lookup).
+ */
+export const DRAFTED_TERMS = ['reason', 'expires', 'details', 'playerMessage', 'appealable'] as const;

@@ -13,7 +13,16 @@ import {
   revokeReasonProblem,
   useBanReason,
 } from './ban-fields';
-import { type BanTerms, type BanType, blankTerms, lastingReach, reachOf, termsOf } from './ban-terms';
+import {
+  type BanTerms,
+  type BanType,
+  blankTerms,
+  DRAFTED_TERMS,
+  lastingReach,
+  reachOf,
+  termsOf,
+} from './ban-terms';
+import { useDraft } from './drafts';
 import { ConfirmStep, Notice } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
@@ -64,6 +73,8 @@ export const BanForm = ({
   // Nothing is sent from here: the request only holds the form's message.
   const said = useRequest();
   const form = useForm(blankTerms, said);
+  // The terms typed survive a reload and a new sign-in, as the single form's do, until they are sent.
+  const draft = useDraft('bulk-ban', form, blankTerms, DRAFTED_TERMS);
   const { catalogue, strict, choose, reasonProblem } = useBanReason(call, form);
   const [confirming, setConfirming] = useState<BanTerms | null>(null);
 
@@ -110,6 +121,7 @@ export const BanForm = ({
           onConfirm={() => {
             const body = confirming;
             setConfirming(null);
+            draft.clear();
             onBan(body, `Ban: ${body.ban_type}, ${body.scope} scope, reason ${body.reason_code}`);
           }}
           onCancel={() => setConfirming(null)}

@@ -1,11 +1,12 @@
 import { BATCH_MAX_DEVICES } from '@kernel/requests';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Call, Policy } from './api';
 import type { BanTerms, BanType } from './ban-terms';
 import { useBulkRun } from './bulk-execute';
 import { BanForm, RevokeForm } from './bulk-forms';
 import { CheckTable, Report } from './bulk-report';
 import { alreadyBanned, type BatchResult, banTask, parseDeviceList, revokeTask } from './bulk-run';
+import { useDraft } from './drafts';
 import { GamePicker, type GamesUsed, unusedGameWarning } from './game-picker';
 import { Field, Notice, ScopeGate, type ScopeKnowledge, useOnChange } from './ui';
 import { useRequest } from './use-request';
@@ -45,6 +46,9 @@ export const BulkView = ({
   used,
 }: Props) => {
   const [text, setText] = useState('');
+  // The pasted list survives a reload and a new sign-in (drafts.ts) until a run is started with it.
+  const pasted = useMemo(() => ({ values: { text }, set: () => setText }), [text]);
+  const draft = useDraft('bulk-devices', pasted, { text: '' }, ['text']);
   const list = parseDeviceList(text);
   // The question every answer and run belongs to: these ids in this game.
   const question = `${game}\n${list.valid.join('\n')}`;
@@ -77,11 +81,13 @@ export const BulkView = ({
   // The Check's answer for this list and game, if it was asked: devices it found banned are skipped.
   const checkedNow = checked?.question === question ? checked.results : null;
   const ban = (terms: BanTerms, label: string) => {
-    if (canSend)
-      start(label, list.valid, banTask(call, game, terms, alreadyBanned(checkedNow, publisher, game, terms)));
+    if (!canSend) return;
+    draft.clear();
+    start(label, list.valid, banTask(call, game, terms, alreadyBanned(checkedNow, publisher, game, terms)));
   };
   const revoke = (type: BanType, reason: string) => {
     if (publisher === null || !canSend) return;
+    draft.clear();
     start(
       `Revoke: your active ${type} bans, reason ${reason}`,
       list.valid,

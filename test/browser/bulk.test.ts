@@ -137,6 +137,47 @@ describe('a pasted list', () => {
 describe('banning many devices', () => {
   const devices = ['bulk-b1', 'bulk-b2', 'bulk-b3', 'bulk-b4', 'bulk-b5'];
 
+  it('keeps the pasted list and the terms across a reload and a sign-in, until the batch is sent', async () => {
+    const { page, problems } = console_;
+    const drafted = ['draft-bulk-1', 'draft-bulk-2'];
+    await listField(page).fill(drafted.join('\n'));
+    await bulkRegion(page).getByRole('button', { name: 'Ban…' }).click();
+    await banForm(page).getByLabel('Reason code').fill('wallhack');
+    const asked: string[] = [];
+    const answer = (dialog: import('playwright-core').Dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    };
+    page.on('dialog', answer);
+    try {
+      await page.reload();
+      expect(asked).toEqual(['beforeunload']);
+      await signIn(page, server.devKey);
+      await setGame(page, GAME);
+      expect(await listField(page).inputValue()).toBe(drafted.join('\n'));
+      await bulkRegion(page).getByRole('button', { name: 'Ban…' }).click();
+      expect(await banForm(page).getByLabel('Reason code').inputValue()).toBe('wallhack');
+      await banDevices(page, 2, 'wallhack');
+      await finished(report(page), 2);
+      for (const device of drafted)
+        expect((await bansOf(device)).map((b) => b.reason_code)).toEqual(['wallhack']);
+      // Sent: nothing to warn of on leaving, nothing kept.
+      await page.reload();
+      expect(asked).toEqual(['beforeunload']);
+    } finally {
+      page.off('dialog', answer);
+    }
+    await signIn(page, server.devKey);
+    await setGame(page, GAME);
+    expect(await listField(page).inputValue()).toBe('');
+    expect(
+      await page.evaluate(() =>
+        Object.keys((globalThis as any).sessionStorage).filter((k) => k.startsWith('draft:')),
+      ),
+    ).toEqual([]);
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
   it('bans each device once, with progress and a report', async () => {
     const { page, problems } = console_;
     await listField(page).fill(devices.join('\n'));
