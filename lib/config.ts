@@ -47,6 +47,21 @@ export const parseFeedCacheMs = (raw: string | undefined): number => {
   return ms;
 };
 
+/**
+ * `DYNAMODB_REQUEST_TIMEOUT_MS`: how long one attempt at the store may take before the SDK gives
+ * it up and tries again. Two seconds against DynamoDB, which answers in milliseconds: a hung
+ * connection becomes a 503 well inside a function's timeout. An emulator on a busy machine
+ * (DynamoDB Local under the test suite, two cores) can take longer to answer a sound request.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
+export const parseRequestTimeoutMs = (raw: string | undefined): number => {
+  if (blank(raw)) return DEFAULT_REQUEST_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 30_000)
+    throw new Error(`DYNAMODB_REQUEST_TIMEOUT_MS must be an integer from 100 to 30000, got ${raw}`);
+  return ms;
+};
+
 /** `WEBHOOK_RETRY_BASE_MS` (documented): tests and local runs shorten the whole retry schedule with it. */
 export const parseRetryBaseMs = (raw: string | undefined): number => {
   if (blank(raw)) return DEFAULT_RETRY_BASE_MS;
@@ -96,6 +111,7 @@ const variable = <T>(parse: (raw: string | undefined) => T) =>
 export const settingsSchema = z.object({
   /** Any DynamoDB-compatible endpoint (a local store); none: AWS itself. */
   DYNAMODB_ENDPOINT: variable(optionalText),
+  DYNAMODB_REQUEST_TIMEOUT_MS: variable(parseRequestTimeoutMs),
   /** The table (the stack passes it to every function that touches storage). */
   TABLE_NAME: variable(optionalText),
   AWS_REGION: variable(optionalText),
@@ -122,6 +138,8 @@ export interface StorageConfig {
   tableName: string;
   /** Any DynamoDB-compatible endpoint; none: AWS itself. */
   endpoint?: string | undefined;
+  /** One attempt's timeout (DYNAMODB_REQUEST_TIMEOUT_MS, parseRequestTimeoutMs); default 2 s. */
+  requestTimeoutMs?: number;
   region?: string | undefined;
   /** Whether AWS credentials are at hand (else a local endpoint gets placeholder ones). */
   awsCredentials?: boolean;
@@ -152,6 +170,7 @@ export const settingsFrom = (env: Readonly<Record<string, string | undefined>>):
     storage: {
       tableName: v.TABLE_NAME ?? '',
       endpoint: v.DYNAMODB_ENDPOINT,
+      requestTimeoutMs: v.DYNAMODB_REQUEST_TIMEOUT_MS,
       region: v.AWS_REGION,
       awsCredentials: v.AWS_ACCESS_KEY_ID !== undefined,
       queueUrl: v.DELIVERY_QUEUE_URL,

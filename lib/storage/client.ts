@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { configure, type StorageConfig, settings } from '../config';
+import { configure, DEFAULT_REQUEST_TIMEOUT_MS, type StorageConfig, settings } from '../config';
 import { connectionConfig } from './connection';
 
 /**
@@ -42,7 +42,11 @@ const makeClient = (config: StorageConfig) =>
       maxAttempts: 3,
       // Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and
       // keeps waiting, so a hung request would run into the Lambda timeout instead of our 503.
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
+      requestHandler: {
+        connectionTimeout: 1_000,
+        requestTimeout: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        throwOnRequestTimeout: true,
+      },
     }),
     { marshallOptions: { removeUndefinedValues: true } },
   );

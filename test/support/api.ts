@@ -91,8 +91,15 @@ export const startTestApi = async (
     throw new Error(`expected Node ${major}, running ${process.version}`);
   const bundles = process.env.API_BUNDLES;
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  // DynamoDB Local beside the browser pass on two cores can take seconds to answer a sound request:
+  // the 2-second attempt of production (lib/config.ts) would turn that into a 503 the suite did
+  // not ask for. A fault a suite wants, it injects.
   const storeEnv = endpoint
-    ? { DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: `test-${randomUUID()}` }
+    ? {
+        DYNAMODB_ENDPOINT: endpoint,
+        TABLE_NAME: `test-${randomUUID()}`,
+        DYNAMODB_REQUEST_TIMEOUT_MS: '10000',
+      }
     : { DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: ':memory:' };
   const api = await startLocalApi({
     port: 0,

@@ -38,3 +38,14 @@ describe('the storage client', () => {
     expect(sockets.length).toBe(3);
   }, 15_000);
 });
+
+describe('DYNAMODB_REQUEST_TIMEOUT_MS', () => {
+  it('is 2 s unless set, an integer from 100 to 30000 ms, and refused otherwise, naming itself', async () => {
+    const { parseRequestTimeoutMs } = await import('../../lib/config');
+    expect(parseRequestTimeoutMs(undefined)).toBe(2_000);
+    expect(parseRequestTimeoutMs('')).toBe(2_000);
+    expect(parseRequestTimeoutMs('10000')).toBe(10_000);
+    for (const bad of ['99', '30001', '1.5', 'soon'])
+      expect(() => parseRequestTimeoutMs(bad), bad).toThrow(/DYNAMODB_REQUEST_TIMEOUT_MS/);
+  });
+});
