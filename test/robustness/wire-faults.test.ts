@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../lib/config';
 import { apiKeyKey, devicePartition, policyKey } from '../../lib/storage/keys';
 import { startTestApi, type TestApi } from '../support/api';
 import { expectUnavailable, type FaultProxy, startFaultProxy, type WireFault } from '../support/faults';
@@ -38,7 +39,14 @@ beforeAll(async () => {
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   upstream = endpoint ? { url: endpoint, close: async () => {} } : await ownDynalite();
   proxy = await startFaultProxy(upstream.url);
-  api = await startTestApi({ env: { DYNAMODB_ENDPOINT: proxy.url, TABLE_NAME: `wire-${randomUUID()}` } });
+  // The attempt's timeout production has (2 s): its retries are what these cases prove.
+  api = await startTestApi({
+    env: {
+      DYNAMODB_ENDPOINT: proxy.url,
+      TABLE_NAME: `wire-${randomUUID()}`,
+      DYNAMODB_REQUEST_TIMEOUT_MS: String(DEFAULT_REQUEST_TIMEOUT_MS),
+    },
+  });
 });
 afterAll(async () => {
   console.log(`wire faults: ${proxy?.faulted.length} failed store requests injected`);
