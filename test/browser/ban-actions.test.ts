@@ -200,16 +200,17 @@ describe('a draft of the form', () => {
     expect(asked).toEqual(['beforeunload']);
     await signIn(page, server.devKey);
     await setGame(page, GAME);
-    expect(await createForm().getByLabel('Reason code').inputValue()).toBe('aimbot');
+    await expect.poll(() => createForm().getByLabel('Reason code').inputValue()).toBe('aimbot');
     expect(await createForm().getByLabel('Details (optional JSON object)').inputValue()).toBe(
       '{"match": "m-9"}',
     );
     // A session that ends and is signed into again finds it too.
     await signOut(page);
     await signIn(page, server.devKey);
-    expect(await createForm().getByLabel('Message for the player (optional)').inputValue()).toBe(
-      'Cheat software found.',
-    );
+    // The draft is put back once the form is there again: wait for it, as a person would see it.
+    await expect
+      .poll(() => createForm().getByLabel('Message for the player (optional)').inputValue())
+      .toBe('Cheat software found.');
     await createForm().getByLabel('Device ID to ban').fill(device);
     await createForm().getByRole('button', { name: 'Create ban' }).click();
     await statusHolding(createForm(), `on ${device}`);
