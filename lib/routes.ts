@@ -26,6 +26,7 @@ import {
   listPublishersQuerySchema,
   personPathSchema,
   policyPatchSchema,
+  putDeviceFormatsRequestSchema,
   putPublisherRequestSchema,
   putReasonsRequestSchema,
   revokeBanRequestSchema,
@@ -252,6 +253,35 @@ export const putReasonsRoute = {
   scope: 'policy:write',
   // Strict reasons hold every game's bans to the catalogue: no key bound to games sets it.
   request: { body: putReasonsRequestSchema, everyGame: true },
+  // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
+  table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
+  throttle: 'write',
+  retry: 'never',
+} as const satisfies Route;
+
+/** The device id formats the publisher declares: read by whoever searches devices or sets the policy. */
+export const getDeviceFormatsRoute = {
+  id: 'getDeviceFormats',
+  method: 'GET',
+  path: '/v1/device-formats',
+  handler: 'get-device-formats',
+  auth: true,
+  scope: ['policy:read', 'bans:read'],
+  request: {},
+  table: { 'dynamodb:GetItem': ['publisher'] },
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
+export const putDeviceFormatsRoute = {
+  id: 'putDeviceFormats',
+  method: 'PUT',
+  path: '/v1/device-formats',
+  handler: 'put-device-formats',
+  auth: true,
+  scope: 'policy:write',
+  // The formats are the publisher's, read in every game's search: no key bound to games sets them.
+  request: { body: putDeviceFormatsRequestSchema, everyGame: true },
   // One PutItem returning the item it replaced, then its event (and the replaced one's, if missing).
   table: { 'dynamodb:PutItem': ['publisher', 'audit'] },
   throttle: 'write',
@@ -768,8 +798,9 @@ export const listDevicesRoute = {
   auth: true,
   scope: 'bans:read',
   request: { query: devicesQuerySchema },
-  // `feed`: the global feed's live set, for the devices only other publishers' global bans name.
-  table: { 'dynamodb:Query': ['bannedDevices', 'feed'] },
+  // `feed`: the global feed's live set, for the devices only other publishers' global bans name;
+  // `publisher`: the declared device id formats, read for a prefix search.
+  table: { 'dynamodb:Query': ['bannedDevices', 'feed'], 'dynamodb:GetItem': ['publisher'] },
   throttle: 'read',
   retry: 'read',
 } as const satisfies Route;
@@ -899,6 +930,8 @@ export const routes = [
   updatePolicyRoute,
   getReasonsRoute,
   putReasonsRoute,
+  getDeviceFormatsRoute,
+  putDeviceFormatsRoute,
   putPublisherRoute,
   listPublishersRoute,
   createBanRoute,

@@ -65,6 +65,22 @@ export interface paths {
      */
     put: operations["putReasons"];
   };
+  "/v1/device-formats": {
+    /**
+     * Read the device id formats your publisher declares
+     * @description The platforms your device ids are made from and the prefix each carries, which the device search (`GET /v1/devices`) reads to find a bare platform id a report quotes. Needs `policy:read` or `bans:read`. A publisher that never declared any has `{"formats": [], "updated_at": null}`.
+     *
+     * Needs a key with the `policy:read` or `bans:read` scope.
+     */
+    get: operations["getDeviceFormats"];
+    /**
+     * Declare the device id formats your publisher uses
+     * @description Replaces the whole list: at most one format per platform (`steam`: a SteamID64, or `STEAM_X:Y:Z` read as its SteamID64; `xbox`: a XUID in decimal; `epic`: an Epic account id, 32 hex digits, read in lower case), each with the `prefix` your device ids of that platform carry: 1-32 device-id characters ending in one of `: _ @ . = -`. A device search whose `prefix` is a whole platform id of a declared format then searches your spelling of it (`76561198000000001` → `steam:76561198000000001`) and says so in `normalised`. Changes no ban and no enforcement. Recorded in the audit trail as `device_formats.updated` (the formats after); not in the change feed. Bad input is a 400 naming the field (`formats.1.prefix`) and changes nothing. A key bound to games is refused (403): the formats are the whole publisher's.
+     *
+     * Needs a key with the `policy:write` scope.
+     */
+    put: operations["putDeviceFormats"];
+  };
   "/v1/publisher": {
     /**
      * Set the caller's name in the directory of publishers
@@ -217,7 +233,7 @@ export interface paths {
   "/v1/devices": {
     /**
      * Find the devices you have banned by the start or the end of their id
-     * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name.
+     * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name. A `prefix` that is a whole platform id of a format your publisher declares (`PUT /v1/device-formats`) is searched as your spelling of it, and `normalised` names what was typed and what was searched; `as_typed=true` searches it as typed. A suffix is never read that way.
      *
      * Needs a key with the `bans:read` scope.
      */
@@ -418,6 +434,13 @@ export interface components {
     PutReasonsRequest: {
       reasons: components["schemas"]["CatalogueReasonRequest"][];
       strict_reasons: boolean;
+    };
+    PutDeviceFormatsRequest: {
+      formats: ({
+          /** @enum {string} */
+          platform: "steam" | "xbox" | "epic";
+          prefix: string;
+        })[];
     };
     PutPublisherRequest: {
       /** @description The name other publishers see beside yours in the directory, stored as sent: 1-64 characters (code points), with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end: no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there. */
@@ -987,6 +1010,17 @@ export interface components {
       strict_reasons: boolean;
     } | ({
       /** @constant */
+      type: "device_formats.updated";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      formats: ({
+          /** @enum {string} */
+          platform: "steam" | "xbox" | "epic";
+          prefix: string;
+        })[];
+    }) | ({
+      /** @constant */
       type: "publisher.updated";
       event_id: string;
       occurred_at: string;
@@ -1292,9 +1326,23 @@ export interface components {
       items: components["schemas"]["BannedDevice"][];
       next_cursor: string | null;
       others_global: components["schemas"]["GlobalDevice"][];
+      normalised?: {
+        typed: string;
+        searched: string;
+        /** @enum {string} */
+        platform: "steam" | "xbox" | "epic";
+      };
     };
     GamesUsed: {
       games: string[];
+    };
+    DeviceFormats: {
+      formats: ({
+          /** @enum {string} */
+          platform: "steam" | "xbox" | "epic";
+          prefix: string;
+        })[];
+      updated_at: string | null;
     };
     ExpiringBanList: {
       items: ({
@@ -1766,6 +1814,77 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ReasonCatalogue"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Read the device id formats your publisher declares
+   * @description The platforms your device ids are made from and the prefix each carries, which the device search (`GET /v1/devices`) reads to find a bare platform id a report quotes. Needs `policy:read` or `bans:read`. A publisher that never declared any has `{"formats": [], "updated_at": null}`.
+   *
+   * Needs a key with the `policy:read` or `bans:read` scope.
+   */
+  getDeviceFormats: {
+    responses: {
+      /** @description The declared formats. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceFormats"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Declare the device id formats your publisher uses
+   * @description Replaces the whole list: at most one format per platform (`steam`: a SteamID64, or `STEAM_X:Y:Z` read as its SteamID64; `xbox`: a XUID in decimal; `epic`: an Epic account id, 32 hex digits, read in lower case), each with the `prefix` your device ids of that platform carry: 1-32 device-id characters ending in one of `: _ @ . = -`. A device search whose `prefix` is a whole platform id of a declared format then searches your spelling of it (`76561198000000001` → `steam:76561198000000001`) and says so in `normalised`. Changes no ban and no enforcement. Recorded in the audit trail as `device_formats.updated` (the formats after); not in the change feed. Bad input is a 400 naming the field (`formats.1.prefix`) and changes nothing. A key bound to games is refused (403): the formats are the whole publisher's.
+   *
+   * Needs a key with the `policy:write` scope.
+   */
+  putDeviceFormats: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "formats": [
+         *     {
+         *       "platform": "steam",
+         *       "prefix": "steam:"
+         *     },
+         *     {
+         *       "platform": "xbox",
+         *       "prefix": "xbl:"
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["PutDeviceFormatsRequest"];
+      };
+    };
+    responses: {
+      /** @description The formats as stored, with a new `updated_at`. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceFormats"];
         };
       };
       400: components["responses"]["BadRequest"];
@@ -2506,7 +2625,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -2583,7 +2702,7 @@ export interface operations {
   };
   /**
    * Find the devices you have banned by the start or the end of their id
-   * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name.
+   * @description The devices your publisher has ever banned (whatever their bans are now: revoked and expired ones count) whose id begins with `prefix`, in id order, or ends with `suffix` (both: both hold), in order of the id read backwards, with when you first and last banned each and in which games. For a report that names part of an id; the device's bans are then its listing's answer. Without either, every such device. A key bound to games finds the devices banned in its games and sees only those games. Erasing a device removes it. Devices banned before this index existed (2026-11-26) are found once banned again, and by `suffix` only if banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the devices beginning with it that only other publishers' global bans in force name. A `prefix` that is a whole platform id of a format your publisher declares (`PUT /v1/device-formats`) is searched as your spelling of it, and `normalised` names what was typed and what was searched; `as_typed=true` searches it as typed. A suffix is never read that way.
    *
    * Needs a key with the `bans:read` scope.
    */
@@ -2600,6 +2719,11 @@ export interface operations {
          * @example 3a9c
          */
         suffix?: string;
+        /**
+         * @description `true`: search `prefix` exactly as typed, not as a declared device id format reads a whole platform id (`false`, the default).
+         * @example false
+         */
+        as_typed?: "true" | "false";
         /**
          * @description Most devices to return. Digits only.
          * @example 25

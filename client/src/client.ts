@@ -42,6 +42,11 @@ export interface BanClient {
   ): Promise<Result<'previewPolicy'>>;
   getReasons(options?: CallOptions): Promise<Result<'getReasons'>>;
   putReasons(catalogue: Body<'putReasons'>, options?: CallOptions): Promise<Result<'putReasons'>>;
+  getDeviceFormats(options?: CallOptions): Promise<Result<'getDeviceFormats'>>;
+  putDeviceFormats(
+    formats: Body<'putDeviceFormats'>,
+    options?: CallOptions,
+  ): Promise<Result<'putDeviceFormats'>>;
   putPublisher(profile: Body<'putPublisher'>, options?: CallOptions): Promise<Result<'putPublisher'>>;
   listPublishers(query?: Query<'listPublishers'>, options?: CallOptions): Promise<Result<'listPublishers'>>;
   /** Without `idempotency_key` the client makes one, sent again on each retry of this call. */
@@ -278,6 +283,8 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     previewPolicy: (game, draft, o) => call('previewPolicy', { game, body: draft }, o),
     getReasons: (o) => call('getReasons', {}, o),
     putReasons: (catalogue, o) => call('putReasons', { body: catalogue }, o),
+    getDeviceFormats: (o) => call('getDeviceFormats', {}, o),
+    putDeviceFormats: (formats, o) => call('putDeviceFormats', { body: formats }, o),
     putPublisher: (profile, o) => call('putPublisher', { body: profile }, o),
     listPublishers: (query, o) => call('listPublishers', { query }, o),
     createBan: (game, ban, o) => call('createBan', { game, body: ban }, o),

@@ -22,6 +22,7 @@ export const auditTypes = [
   'appeal.released',
   'policy.updated',
   'reasons.updated',
+  'device_formats.updated',
   'publisher.updated',
   'key.created',
   'key.revoked',
@@ -62,6 +63,8 @@ const summary = (event: AuditEvent): string => {
     }
     case 'reasons.updated':
       return `reason catalogue: ${event.codes.length ? event.codes.join(', ') : 'empty'}; strict ${event.strict_reasons ? 'on' : 'off'}`;
+    case 'device_formats.updated':
+      return `device id formats: ${event.formats.length ? event.formats.map((f) => `${f.platform} as ${f.prefix}…`).join(', ') : 'none'}`;
     case 'publisher.updated':
       return `directory name: "${event.display_name}"${event.previous_display_name === null ? '' : ` (was "${event.previous_display_name}")`}`;
     case 'key.created':

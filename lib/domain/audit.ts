@@ -29,6 +29,7 @@ import { IntegrityError, InvalidInputError } from './errors';
 
 /** What an event is about: the event without the parts every event has. */
 type Subject<E = AuditEvent> = E extends AuditEvent ? Omit<E, 'event_id' | 'occurred_at' | 'actor'> : never;
+export type AuditSubject = Subject;
 
 /** The actor of what the operator's keys tool does (it holds no API key). */
 export const OPERATOR: Actor = { type: 'key', key_id: null, name: 'operator' };

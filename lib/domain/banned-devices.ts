@@ -18,6 +18,7 @@ import {
 } from '../storage/keys';
 import { type Ban, banFromCopy } from './ban-record';
 import { cursorOf, sortKeyOf } from './cursors';
+import { normalisedPrefix } from './device-formats';
 
 /**
  * The devices a publisher has banned, for finding one by a prefix of its id (a report names
@@ -40,6 +41,26 @@ export const noteBannedDevice = async (ban: Ban) => {
       ),
     ),
   );
+};
+
+/**
+ * The console's search: `listBannedDevices`, with a prefix that is a whole platform id typed bare
+ * searched as the publisher's declared device id format spells it (lib/domain/device-formats.ts),
+ * unless asked `as_typed`. The answer says what was searched instead; the next page's request
+ * repeats the prefix as typed and is read the same way.
+ */
+export const searchBannedDevices = async (
+  publisherId: string,
+  query: DevicesQuery,
+  boundGames: readonly string[] | null,
+): Promise<BannedDeviceList> => {
+  const normalised =
+    query.prefix === undefined || query.as_typed === 'true'
+      ? undefined
+      : await normalisedPrefix(publisherId, query.prefix);
+  if (!normalised) return listBannedDevices(publisherId, query, boundGames);
+  const list = await listBannedDevices(publisherId, { ...query, prefix: normalised.searched }, boundGames);
+  return { ...list, normalised };
 };
 
 /**

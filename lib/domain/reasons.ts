@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as clock from '../clock';
-import { actorFromStored } from '../model/actors';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { banScopes, banTypes, type CatalogueReason, type PutReasonsRequest } from '../model/requests';
 import type { Actor, ReasonCatalogue } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { reasonsKey } from '../storage/keys';
-import { recordEvent } from './audit';
 import { IntegrityError } from './errors';
+import { replaceSetting } from './replaced-settings';
 
 /**
  * The publisher's reason catalogue: one item, `PUBLISHER#<publisher_id>` / `REASONS`, replaced
@@ -71,61 +68,29 @@ export const strictReasonCodes = async (publisherId: string): Promise<ReadonlySe
   return catalogue.strict_reasons ? new Set(catalogue.reasons.map((reason) => reason.code)) : undefined;
 };
 
-/**
- * Records the `reasons.updated` event of the change an item records on itself (its change id,
- * actor and time): the whole catalogue is in the item, so the event is the same whoever records
- * it, and recording it again is a conditional put that finds it there.
- */
-const recordChangeOf = async (publisherId: string, item: Record<string, unknown> | undefined) => {
-  if (!item) return;
-  const { change_id, updated_at, changed_by } = item;
-  const actor = actorFromStored(changed_by);
-  if (typeof change_id !== 'string' || typeof updated_at !== 'string' || !actor) return;
+/** The `reasons.updated` event a catalogue item records of itself: its codes and strictness. */
+const reasonsEventOf = (item: Record<string, unknown>) => {
   let catalogue: ReasonCatalogue;
   try {
     catalogue = catalogueFromItem(item);
   } catch {
     // A damaged item the put just replaced: nothing true to record of it, and no reason to fail this change.
-    return;
+    return undefined;
   }
-  await recordEvent(publisherId, change_id, updated_at, actor, {
-    type: 'reasons.updated',
+  return {
+    type: 'reasons.updated' as const,
     codes: catalogue.reasons.map((reason) => reason.code),
     strict_reasons: catalogue.strict_reasons,
-  });
+  };
 };
 
-/**
- * Replaces the catalogue with one PutItem returning the item it replaced, then records its event,
- * and beside it the replaced item's (whose request may have failed after its put): so a change
- * whose event was lost to a fault gets it from the next change, and never twice. Each change has
- * its own id (not a version count, which a put cannot take from the item it replaces), so two
- * racing replacements record two events.
- */
+/** Replaces the catalogue whole, its change recorded once (lib/domain/replaced-settings.ts). */
 export const putReasons = async (
   publisherId: string,
   request: PutReasonsRequest,
   actor: Actor,
 ): Promise<ReasonCatalogue> => {
-  const catalogue: ReasonCatalogue = {
-    reasons: request.reasons,
-    strict_reasons: request.strict_reasons,
-    updated_at: new Date(clock.now()).toISOString(),
-  };
-  const item = {
-    ...reasonsKey(publisherId),
-    publisher_id: publisherId,
-    ...catalogue,
-    change_id: randomUUID(),
-    changed_by: actor,
-  };
-  const { Attributes: replaced } = await dynamo.send(
-    new PutCommand({ TableName: tableName(), Item: item, ReturnValues: 'ALL_OLD' }),
-  );
-  await Promise.all([
-    // The SDK's retry of a put whose answer was lost returns our own item: recorded once all the same.
-    replaced?.change_id === item.change_id ? undefined : recordChangeOf(publisherId, replaced),
-    recordChangeOf(publisherId, item),
-  ]);
-  return catalogue;
+  const fields = { reasons: request.reasons, strict_reasons: request.strict_reasons };
+  const updatedAt = await replaceSetting(publisherId, reasonsKey(publisherId), fields, actor, reasonsEventOf);
+  return { ...fields, updated_at: updatedAt };
 };

@@ -1,5 +1,11 @@
 import { CLAIM_MAX_SECONDS, CLAIM_MIN_SECONDS } from '@kernel/appeal-claims';
 import {
+  DEVICE_FORMAT_PREFIX_PATTERN,
+  DEVICE_FORMAT_PREFIX_RULE,
+  DEVICE_FORMATS_MAX,
+  devicePlatforms,
+} from '@kernel/device-formats';
+import {
   DEVICE_ID_PATTERN,
   DEVICE_ID_PREFIX_PATTERN,
   DEVICE_ID_PREFIX_RULE,
@@ -433,6 +439,37 @@ export const putReasonsRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type PutReasonsRequest = z.output<typeof putReasonsRequestSchema>;
 
+/** One declared device id format: the platform, and the prefix the publisher's ids of it carry. */
+export const deviceFormatSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    platform: z.enum(devicePlatforms),
+    prefix: pattern(DEVICE_FORMAT_PREFIX_PATTERN, DEVICE_FORMAT_PREFIX_RULE),
+  }),
+);
+
+/** `PUT /v1/device-formats`: the whole list, at most one per platform. */
+export const putDeviceFormatsRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    formats: z.array(deviceFormatSchema).check(
+      z.maxLength(DEVICE_FORMATS_MAX),
+      z.superRefine((formats, ctx) => {
+        const seen = new Set<string>();
+        formats.forEach(({ platform }, index) => {
+          if (seen.has(platform))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'platform'],
+              params: { issue: 'duplicate' },
+              message: 'repeats a platform earlier in the list',
+            } as never);
+          seen.add(platform);
+        });
+      }),
+    ),
+  }),
+);
+export type PutDeviceFormatsRequest = z.output<typeof putDeviceFormatsRequestSchema>;
+
 export { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN } from '@kernel/display-name';
 
 /** `PUT /v1/publisher`: the name every publisher sees in the directory (./display-name.ts has its rule). */
@@ -550,6 +587,7 @@ export const auditEventTypes = [
   'appeal.released',
   'person.invited',
   'person.updated',
+  'device_formats.updated',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
@@ -734,6 +772,8 @@ export const devicesQuerySchema = /* @__PURE__ */ define(() =>
     prefix: z.optional(pattern(DEVICE_ID_PREFIX_PATTERN, DEVICE_ID_PREFIX_RULE)),
     /** The end of the id (a report quotes the tail digits); with `prefix`, both must hold. */
     suffix: z.optional(pattern(DEVICE_ID_PREFIX_PATTERN, DEVICE_ID_PREFIX_RULE)),
+    /** `true`: search the prefix as typed, not as the publisher's declared device id formats read it. */
+    as_typed: z._default(z.enum(['true', 'false']), 'false'),
     limit: z._default(integerParam(1, 100), 25),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
   }),

@@ -1,3 +1,4 @@
+import { devicePlatforms } from '@kernel/device-formats';
 import { roles } from '@kernel/people';
 import { scopes } from '@kernel/scopes';
 import * as z from 'zod/mini';
@@ -24,6 +25,12 @@ import {
  * loads this module: the domain imports it with `import type` only, which keeps its zod calls
  * (and the zod code only they use: unions, records, literals) out of every Lambda bundle.
  */
+
+/** A declared device id format, as answered and recorded. */
+export const deviceFormatResponseSchema = z.strictObject({
+  platform: z.enum(devicePlatforms),
+  prefix: z.string(),
+});
 
 /** One named problem with one input: `{"field": "limit", "issue": "too_big"}`. */
 export const fieldIssueSchema = z.strictObject({ field: z.string(), issue: z.string() });
@@ -381,8 +388,23 @@ export const bannedDeviceListSchema = z.strictObject({
    * publishers' global bans in force name and this page does not list; otherwise empty.
    */
   others_global: z.array(globalDeviceSchema),
+  /**
+   * When `prefix` was a whole platform id that a declared device id format reads as one of the
+   * publisher's ids (`PUT /v1/device-formats`): what was typed and what was searched instead.
+   */
+  normalised: z.optional(
+    z.strictObject({ typed: z.string(), searched: z.string(), platform: z.enum(devicePlatforms) }),
+  ),
 });
 export type BannedDeviceList = z.output<typeof bannedDeviceListSchema>;
+
+/** `GET`/`PUT /v1/device-formats`: the formats the publisher's device ids are made of. */
+export const deviceFormatsSchema = z.strictObject({
+  formats: z.array(deviceFormatResponseSchema),
+  /** Null until the publisher first declares any. */
+  updated_at: z.nullable(timestamp),
+});
+export type DeviceFormats = z.output<typeof deviceFormatsSchema>;
 
 /** The games the publisher has made bans in (`GET /v1/games`), in id order. */
 export const gamesUsedSchema = z.strictObject({ games: z.array(z.string()) });
@@ -583,6 +605,12 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     /** The catalogue's codes after the change, in its order (labels and messages stay on the catalogue). */
     codes: z.array(z.string()),
     strict_reasons: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('device_formats.updated'),
+    ...eventBase,
+    /** The declared formats after the change. */
+    formats: z.array(deviceFormatResponseSchema),
   }),
   z.strictObject({
     type: z.literal('publisher.updated'),

@@ -32,6 +32,7 @@ import {
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
   policyPatchSchema,
+  putDeviceFormatsRequestSchema,
   putPublisherRequestSchema,
   putReasonsRequestSchema,
   RFC3339_PATTERN,
@@ -58,6 +59,7 @@ import {
   conflictHolderSchema,
   deliveryListSchema,
   deliverySchema,
+  deviceFormatsSchema,
   directoryEntrySchema,
   directorySchema,
   enforcementBatchSchema,
@@ -131,6 +133,7 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [createBanRequestSchema, 'CreateBanRequest'],
   [policyPatchSchema, 'PolicyPatch'],
   [putReasonsRequestSchema, 'PutReasonsRequest'],
+  [putDeviceFormatsRequestSchema, 'PutDeviceFormatsRequest'],
   [putPublisherRequestSchema, 'PutPublisherRequest'],
   [catalogueReasonSchema, 'CatalogueReasonRequest'],
   [revokeBanRequestSchema, 'RevokeBanRequest'],
@@ -190,6 +193,7 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [appealListSchema, 'AppealList'],
   [bannedDeviceListSchema, 'BannedDeviceList'],
   [gamesUsedSchema, 'GamesUsed'],
+  [deviceFormatsSchema, 'DeviceFormats'],
   [expiringBanListSchema, 'ExpiringBanList'],
   [bannedDeviceSchema, 'BannedDevice'],
   [globalDeviceSchema, 'GlobalDevice'],
@@ -506,6 +510,11 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     description:
       'The end of the device id (a report quotes the tail digits): the same characters, 1-128. With `prefix`, ids that begin with one and end with the other.',
     example: '3a9c',
+  },
+  'listDevices.as_typed': {
+    description:
+      '`true`: search `prefix` exactly as typed, not as a declared device id format reads a whole platform id (`false`, the default).',
+    example: 'false',
   },
   'listDevices.limit': { description: 'Most devices to return. Digits only.', example: 25 },
   'listDevices.cursor': {

@@ -18,7 +18,9 @@ import {
   banListSchema,
   bannedDeviceListSchema,
   type Delivery,
+  type DeviceFormats,
   deliveryListSchema,
+  deviceFormatsSchema,
   directorySchema,
   type Enforcement,
   enforcementBatchSchema,
@@ -148,6 +150,14 @@ const reasonCatalogue: ReasonCatalogue = {
     },
   ],
   strict_reasons: true,
+  updated_at: NOW,
+};
+
+const deviceFormats: DeviceFormats = {
+  formats: [
+    { platform: 'steam', prefix: 'steam:' },
+    { platform: 'xbox', prefix: 'xbl:' },
+  ],
   updated_at: NOW,
 };
 
@@ -557,6 +567,38 @@ export const operations = {
         'The catalogue as stored, with a new `updated_at`.',
         reasonCatalogue,
       ),
+    },
+  },
+
+  getDeviceFormats: {
+    summary: 'Read the device id formats your publisher declares',
+    tag: 'Policy',
+    description:
+      'The platforms your device ids are made from and the prefix each carries, which the device ' +
+      'search (`GET /v1/devices`) reads to find a bare platform id a report quotes. Needs ' +
+      '`policy:read` or `bans:read`. A publisher that never declared any has ' +
+      '`{"formats": [], "updated_at": null}`.',
+    responses: {
+      200: response(deviceFormatsSchema, 'The declared formats.', deviceFormats),
+    },
+  },
+
+  putDeviceFormats: {
+    summary: 'Declare the device id formats your publisher uses',
+    tag: 'Policy',
+    description:
+      'Replaces the whole list: at most one format per platform (`steam`: a SteamID64, or ' +
+      '`STEAM_X:Y:Z` read as its SteamID64; `xbox`: a XUID in decimal; `epic`: an Epic account id, ' +
+      '32 hex digits, read in lower case), each with the `prefix` your device ids of that platform ' +
+      'carry: 1-32 device-id characters ending in one of `: _ @ . = -`. A device search whose ' +
+      '`prefix` is a whole platform id of a declared format then searches your spelling of it ' +
+      '(`76561198000000001` → `steam:76561198000000001`) and says so in `normalised`. Changes no ' +
+      'ban and no enforcement. Recorded in the audit trail as `device_formats.updated` (the formats ' +
+      'after); not in the change feed. Bad input is a 400 naming the field (`formats.1.prefix`) and ' +
+      "changes nothing. A key bound to games is refused (403): the formats are the whole publisher's.",
+    request: { formats: deviceFormats.formats },
+    responses: {
+      200: response(deviceFormatsSchema, 'The formats as stored, with a new `updated_at`.', deviceFormats),
     },
   },
 
@@ -1023,7 +1065,10 @@ export const operations = {
       'banned in its games and sees only those games. Erasing a device removes it. Devices banned ' +
       'before this index existed (2026-11-26) are found once banned again, and by `suffix` only if ' +
       'banned after 2026-11-28. The first page of a `prefix` search also lists in `others_global` the ' +
-      "devices beginning with it that only other publishers' global bans in force name.",
+      "devices beginning with it that only other publishers' global bans in force name. A `prefix` " +
+      'that is a whole platform id of a format your publisher declares (`PUT /v1/device-formats`) ' +
+      'is searched as your spelling of it, and `normalised` names what was typed and what was ' +
+      'searched; `as_typed=true` searches it as typed. A suffix is never read that way.',
     responses: {
       200: response(bannedDeviceListSchema, 'A page of devices.', {
         items: [

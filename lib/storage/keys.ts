@@ -87,6 +87,12 @@ export const policyKey = (publisherId: string) => ({ pk: publisherPartition(publ
 /** The publisher's reason catalogue (lib/domain/reasons.ts): beside its policy, not an enforcement change. */
 export const reasonsKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'REASONS' });
 
+/** The device id formats the publisher declares (lib/domain/device-formats.ts): beside its policy. */
+export const deviceFormatsKey = (publisherId: string) => ({
+  pk: publisherPartition(publisherId),
+  sk: 'DEVICE_FORMATS',
+});
+
 /** The publisher's own profile (its `display_name`, lib/domain/publishers.ts): beside its policy. */
 export const profileKey = (publisherId: string) => ({ pk: publisherPartition(publisherId), sk: 'PROFILE' });
 

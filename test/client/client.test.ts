@@ -87,6 +87,8 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   previewPolicy: (c) => c.previewPolicy('g-1', { enforce_game: false }),
   getReasons: (c) => c.getReasons(),
   putReasons: (c) => c.putReasons({ reasons: [], strict_reasons: false }),
+  getDeviceFormats: (c) => c.getDeviceFormats(),
+  putDeviceFormats: (c) => c.putDeviceFormats({ formats: [{ platform: 'steam', prefix: 'steam:' }] }),
   putPublisher: (c) => c.putPublisher({ display_name: 'Northwind Games' }),
   listPublishers: (c) => c.listPublishers({ limit: 10 }),
   createBan: (c) =>
@@ -226,6 +228,7 @@ describe('retries', () => {
   it.each([
     'updatePolicy',
     'putReasons',
+    'putDeviceFormats',
     'putPublisher',
     'createKey',
     'createWebhook',

@@ -57,6 +57,7 @@ const NOTHING_TO_REFUSE = [
   'appealStats',
   'health',
   'getPolicy',
+  'getDeviceFormats',
   'getReasons',
   'listGames',
   'listPeople',

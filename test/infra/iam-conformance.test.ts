@@ -416,6 +416,9 @@ describe('every function, under the role the template gives it', () => {
       expect((await call('putReasons', owner, { body })).status).toBe(200);
     }
     expect((await call('getReasons', owner)).status).toBe(200);
+    const formats = [{ platform: 'steam', prefix: 'steam:' }];
+    expect((await call('putDeviceFormats', owner, { body: { formats } })).status).toBe(200);
+    expect((await call('getDeviceFormats', owner)).body.formats).toEqual(formats);
     // Named before its first global ban: the dispatcher copies the name onto its directory entry.
     expect((await call('putPublisher', owner, { body: { display_name: 'IAM Owner' } })).status).toBe(200);
 
@@ -565,6 +568,10 @@ describe('every function, under the role the template gives it', () => {
     const found = await call('listDevices', owner, { query: { prefix: 'iam-era' } });
     expect(found.status).toBe(200);
     expect(found.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
+    // A bare SteamID64 is read through the declared formats (GetItem on the publisher's item).
+    const steam = await call('listDevices', owner, { query: { prefix: '76561198000000001' } });
+    expect(steam.status).toBe(200);
+    expect(steam.body.normalised.searched).toBe('steam:76561198000000001');
     const byEnd = await call('listDevices', owner, { query: { suffix: 'm-erase' } });
     expect(byEnd.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
     expect((await call('eraseDevice', owner, { path: { device_id: 'iam-erase' }, body: {} })).status).toBe(
@@ -776,6 +783,10 @@ describe('every function, under the role the template gives it', () => {
             strict_reasons: false,
           },
         },
+      }),
+      putDeviceFormats: async () => ({
+        who: owner,
+        request: { body: { formats: [{ platform: 'xbox', prefix: `x${++n}:` }] } },
       }),
       putPublisher: async () => ({ who: owner, request: { body: { display_name: fresh('IAM Owner') } } }),
       createBan: async () => ({

@@ -284,3 +284,120 @@ describe('the games a publisher has made bans in', () => {
     expect((await api.request('GET', '/v1/games?x=1', { key: a.key })).status).toBe(400);
   });
 });
+
+describe('device id formats a publisher declares', () => {
+  const declare = (key: string, formats: unknown) =>
+    api.request('PUT', '/v1/device-formats', { key, body: { formats } });
+  const declared = async (key: string) => {
+    const res = await api.request('GET', '/v1/device-formats', { key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  // A SteamID64 nobody else in this run uses: the first digits are every Steam account's.
+  const steam64 = () => `76561198${String(Date.now() % 1e9).padStart(9, '0')}`;
+
+  it('searches a bare SteamID64 or STEAM_X:Y:Z as the publisher spells it, and says so', async () => {
+    const [a, b] = [await publisher(), await publisher()];
+    expect(await declared(a.key)).toEqual({ formats: [], updated_at: null });
+    const id = steam64();
+    await ban(a.key, `steam:${id}`, 'g1');
+    await ban(b.key, `st_${id}`, 'g1');
+    // Undeclared, the bare id is searched as typed and finds nothing.
+    const before = await find(a.key, `?prefix=${id}`);
+    expect(ids(before)).toEqual([]);
+    expect(before.body.normalised).toBeUndefined();
+
+    const put = await declare(a.key, [
+      { platform: 'steam', prefix: 'steam:' },
+      { platform: 'epic', prefix: 'epic:' },
+    ]);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toEqual({
+      formats: [
+        { platform: 'steam', prefix: 'steam:' },
+        { platform: 'epic', prefix: 'epic:' },
+      ],
+      updated_at: expect.any(String),
+    });
+    expect(await declared(a.key)).toEqual(put.body);
+
+    const found = await find(a.key, `?prefix=${id}`);
+    expect(found.status).toBe(200);
+    expect(ids(found)).toEqual([`steam:${id}`]);
+    expect(found.body.normalised).toEqual({ typed: id, searched: `steam:${id}`, platform: 'steam' });
+    // The legacy spelling of the same account: SteamID64 = 76561197960265728 + 2Z + Y.
+    const offset = BigInt(id) - 76561197960265728n;
+    const steam2 = `STEAM_0:${offset % 2n}:${offset / 2n}`;
+    const legacy = await find(a.key, `?prefix=${steam2}`);
+    expect(ids(legacy)).toEqual([`steam:${id}`]);
+    expect(legacy.body.normalised).toEqual({ typed: steam2, searched: `steam:${id}`, platform: 'steam' });
+    // As typed on request, and never for a part of an id or a suffix.
+    expect(ids(await find(a.key, `?prefix=${id}&as_typed=true`))).toEqual([]);
+    expect((await find(a.key, `?prefix=${id.slice(0, 12)}`)).body.normalised).toBeUndefined();
+    expect((await find(a.key, `?suffix=${id}`)).body.normalised).toBeUndefined();
+
+    // Another publisher's declaration is its own: b declared nothing, and a's formats do not reach it.
+    expect(await declared(b.key)).toEqual({ formats: [], updated_at: null });
+    const ofB = await find(b.key, `?prefix=${id}`);
+    expect(ids(ofB)).toEqual([]);
+    expect(ofB.body.normalised).toBeUndefined();
+    expect((await declare(b.key, [{ platform: 'steam', prefix: 'st_' }])).status).toBe(200);
+    expect(ids(await find(b.key, `?prefix=${id}`))).toEqual([`st_${id}`]);
+    expect(ids(await find(a.key, `?prefix=${id}`))).toEqual([`steam:${id}`]);
+
+    // Stored: one item beside the policy; recorded once in the audit trail.
+    const items = (await api.items()).filter((item) => item.pk === `PUBLISHER#${a.id}`);
+    const item = items.find((i) => i.sk === 'DEVICE_FORMATS');
+    expect(item?.formats).toEqual(put.body.formats);
+    const audit = await api.request('GET', '/v1/audit?type=device_formats.updated', { key: a.key });
+    expect(audit.body.items.map((e: { formats: unknown }) => e.formats)).toEqual([put.body.formats]);
+    const auditOfB = await api.request('GET', '/v1/audit?type=device_formats.updated', { key: b.key });
+    expect(auditOfB.body.items.map((e: { formats: unknown }) => e.formats)).toEqual([
+      [{ platform: 'steam', prefix: 'st_' }],
+    ]);
+
+    // Declaring none turns the search back to as typed.
+    expect((await declare(a.key, [])).status).toBe(200);
+    expect(ids(await find(a.key, `?prefix=${id}`))).toEqual([]);
+  });
+
+  it('refuses a bad list with the field named, a key bound to games and one without policy:write', async () => {
+    const a = await publisher();
+    await declare(a.key, [{ platform: 'xbox', prefix: 'xbl:' }]);
+    const stored = await declared(a.key);
+    for (const [formats, field] of [
+      [[{ platform: 'psn', prefix: 'psn:' }], 'formats.0.platform'],
+      [[{ platform: 'steam', prefix: 'steam' }], 'formats.0.prefix'],
+      [[{ platform: 'steam', prefix: '' }], 'formats.0.prefix'],
+      [[{ platform: 'steam', prefix: `${'s'.repeat(32)}:` }], 'formats.0.prefix'],
+      [[{ platform: 'steam', prefix: 'st/' }], 'formats.0.prefix'],
+      [
+        [
+          { platform: 'steam', prefix: 'steam:' },
+          { platform: 'steam', prefix: 's:' },
+        ],
+        'formats.1.platform',
+      ],
+      [[{ platform: 'steam', prefix: 'steam:', colour: 'red' }], 'formats.0.colour'],
+      ['steam', 'formats'],
+    ] as const) {
+      const res = await declare(a.key, formats);
+      expect(res.status, JSON.stringify(formats)).toBe(400);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        JSON.stringify(formats),
+      ).toContain(field);
+    }
+    const bound = (await api.createKey(a.id, 'g1 only', { scopes: ['policy:write'], games: ['g1'] })).api_key;
+    expect((await declare(bound, [])).status).toBe(403);
+    const reader = (await api.createKey(a.id, 'reader', { scopes: ['bans:read'] })).api_key;
+    expect((await declare(reader, [])).status).toBe(403);
+    expect(await declared(reader)).toEqual(stored);
+    const writer = (await api.createKey(a.id, 'writer', { scopes: ['bans:write'] })).api_key;
+    expect((await api.request('GET', '/v1/device-formats', { key: writer })).status).toBe(403);
+    // Nothing changed, and nothing was recorded beyond the one declaration.
+    expect(await declared(a.key)).toEqual(stored);
+    const audit = await api.request('GET', '/v1/audit?type=device_formats.updated', { key: a.key });
+    expect(audit.body.items).toHaveLength(1);
+  });
+});
