@@ -185,6 +185,7 @@ describe("a key bound to games and the publisher's settings", () => {
     // Strict reasons with an empty catalogue: no game could make a ban.
     ['the reason catalogue and strict reasons', '/v1/reasons', { reasons: [], strict_reasons: true }],
     ['the display name', '/v1/publisher', { display_name: 'Renamed By One Game' }],
+    ['the device id formats', '/v1/device-formats', { formats: [{ platform: 'steam', prefix: 's:' }] }],
   ] as const;
 
   /** What is stored in the publisher's own partition (policy, catalogue, profile, keys). */

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { partitions, reasonsKey } from '../../lib/storage/keys';
+import { deviceFormatsKey, partitions, reasonsKey } from '../../lib/storage/keys';
 import { storedEvents } from '../support/audit';
 import {
   expectFired,
@@ -21,7 +21,7 @@ import {
 } from '../support/fixtures';
 
 /**
- * The reason catalogue's storage calls failing: each answers 503, and what is left is either the
+ * The reason catalogue's and the device id formats' storage calls failing: each answers 503, and what is left is either the
  * old catalogue or the new one with its event (recorded by the retry), never a catalogue change
  * nobody records, nor a ban the catalogue read did not let through.
  */
@@ -119,6 +119,43 @@ describe('PUT /v1/reasons', () => {
       expect(new Set(after.map((event) => event.event_id)).size).toBe(after.length);
     },
   );
+});
+
+describe('PUT /v1/device-formats and the search that reads them', () => {
+  const formats = (prefix: string) => ({ formats: [{ platform: 'steam', prefix }] });
+  const declare = (body: unknown) => api.request('PUT', '/v1/device-formats', { key: ownerKey, body });
+  const formatEvents = async () =>
+    (await storedEvents(OWNER)).filter((event) => event.type === 'device_formats.updated');
+
+  it.each(faultKinds)(
+    'when the write fails (%s): 503, nothing changed, the retry stores it and records it once',
+    async (kind) => {
+      const before = await storedItem(deviceFormatsKey(OWNER));
+      const events = await formatEvents();
+      const body = formats(`${unique('s').replace(/[^A-Za-z0-9]/g, '')}:`);
+      const retry = await failThenRetry(
+        faults,
+        catalogueWrite(kind),
+        () => declare(body),
+        async () => {
+          expect(await storedItem(deviceFormatsKey(OWNER))).toEqual(before);
+          expect(await formatEvents()).toEqual(events);
+        },
+      );
+      expect(retry.status).toBe(200);
+      expect((await storedItem(deviceFormatsKey(OWNER)))?.formats).toEqual(body.formats);
+      expect(await formatEvents()).toHaveLength(events.length + 1);
+      // The other publisher declared nothing and sees nothing of it.
+      const ofOther = await api.request('GET', '/v1/device-formats', { key: otherKey });
+      expect(ofOther.body).toEqual({ formats: [], updated_at: null });
+    },
+  );
+
+  it.each(faultKinds)('a search answers 503 when the formats read fails (%s)', async (kind) => {
+    faults.fail(catalogueRead(kind));
+    expectUnavailable(await api.request('GET', '/v1/devices?prefix=76561198000000001', { key: ownerKey }));
+    expectFired(faults, catalogueRead(kind));
+  });
 });
 
 describe('GET /v1/reasons', () => {
