@@ -1,3 +1,4 @@
+import { devicePlatformNames } from '@kernel/device-formats';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Call, Schemas } from './api';
 import { DataTable } from './data-table';
@@ -20,7 +21,9 @@ import { checkDevicePrefix } from './validation';
  * its tail digits): the devices the publisher has banned whose id begins (`GET /v1/devices?prefix=`)
  * or ends (`?suffix=`) with what is typed, each opened in one of the games it was banned in, and
  * those only other publishers' global bans name. Searched as the moderator types: only the answer
- * to what the field holds now is shown.
+ * to what the field holds now is shown. A whole platform id typed bare is searched as the
+ * publisher's declared device id format spells it (the API says so, and the page shows what it
+ * searched, with a way to search what was typed instead).
  */
 
 type BannedDevice = Schemas['BannedDevice'];
@@ -95,10 +98,11 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
   const [picking, setPicking] = useState<BannedDevice | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const { page, applied, message, first, clear, pager } = useCursorPages(
-    (filters: { prefix: string; end: End }, cursor) =>
+    (filters: { prefix: string; end: End; asTyped?: boolean }, cursor) =>
       call('get', '/v1/devices', {
         query: {
           ...(filters.end === 'start' ? { prefix: filters.prefix } : { suffix: filters.prefix }),
+          ...(filters.asTyped ? { as_typed: 'true' as const } : {}),
           limit: SEARCH_PAGE_SIZE,
           ...(cursor ? { cursor } : {}),
         },
@@ -151,6 +155,9 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
   const count = page?.items.length ?? 0;
   const others = page?.others_global ?? [];
   const verb = endWords[applied.end];
+  // What the API searched: the publisher's spelling of a bare platform id, or what was typed.
+  const normalised = page?.normalised;
+  const searched = normalised?.searched ?? applied.prefix;
   // What the live region says: the count, or that nothing begins with it (never that a device is clean).
   const status =
     prefix === '' || message
@@ -160,8 +167,8 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
         : !page
           ? `Searching for devices whose ID ${endWords[end]} with "${prefix}"…`
           : count === 0
-            ? `No device you have banned ${verb} with "${applied.prefix}"${others.length ? `; other publishers' global bans name ${others.length}, listed below` : ''}. That is not a clean record: only the devices your publisher has banned${where} are searched${applied.end === 'start' ? ", and other publishers' global bans in force" : ", not other publishers' bans"}.`
-            : `${count} ${count === 1 ? 'device' : 'devices'} you have banned ${count === 1 ? verb : verb.slice(0, -1)} with "${applied.prefix}" on page ${pager.number}${page.next_cursor ? '; more on the next page' : ''}${others.length ? `; ${others.length} more named only by other publishers' global bans` : ''}.`;
+            ? `No device you have banned ${verb} with "${searched}"${others.length ? `; other publishers' global bans name ${others.length}, listed below` : ''}. That is not a clean record: only the devices your publisher has banned${where} are searched${applied.end === 'start' ? ", and other publishers' global bans in force" : ", not other publishers' bans"}.`
+            : `${count} ${count === 1 ? 'device' : 'devices'} you have banned ${count === 1 ? verb : verb.slice(0, -1)} with "${searched}" on page ${pager.number}${page.next_cursor ? '; more on the next page' : ''}${others.length ? `; ${others.length} more named only by other publishers' global bans` : ''}.`;
 
   return (
     <>
@@ -203,13 +210,26 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
       <p role="status" class="meta">
         {status}
       </p>
+      {normalised && (
+        <p class="meta" id="device-search-normalised">
+          Searched <code>{normalised.searched}</code>: "{normalised.typed}" read as{' '}
+          {devicePlatformNames[normalised.platform]}, the way your publisher declares its device ids.{' '}
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => void first({ prefix: normalised.typed, end: 'start', asTyped: true })}
+          >
+            Search "{normalised.typed}" as typed
+          </button>
+        </p>
+      )}
       {page && page.items.length > 0 && (
         <>
           <DataTable
             label="Found devices table"
             caption={
               <>
-                Devices you have banned whose ID {verb} with "{applied.prefix}" (page {pager.number})
+                Devices you have banned whose ID {verb} with "{searched}" (page {pager.number})
               </>
             }
             columns={['Device', 'Games', 'First banned', 'Last banned']}
@@ -244,9 +264,7 @@ const Search = ({ call, game, bound, onOpen }: Props) => {
       {others.length > 0 && (
         <DataTable
           label="Devices other publishers banned table"
-          caption={
-            <>Devices only other publishers' global bans in force name, beginning "{applied.prefix}"</>
-          }
+          caption={<>Devices only other publishers' global bans in force name, beginning "{searched}"</>}
           columns={['Device', 'Global bans by']}
           actions
         >

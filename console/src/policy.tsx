@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Call, Policy } from './api';
 import type { OpenDevice } from './device';
+import { DeviceFormatsEditor } from './device-formats-editor';
 import { PolicyForm } from './policy-form';
 import { ReasonCatalogueEditor } from './reasons-editor';
 import { useDirectory } from './trust-directory';
@@ -11,7 +12,7 @@ import { useRequest } from './use-request';
 /**
  * The Policy view: the eight flags, each with what it changes, and before saving a preview of how
  * the open device's enforcement and reputation would change; the publisher's name in the
- * directory, and the reason catalogue.
+ * directory, the reason catalogue and the device id formats.
  */
 
 interface Props {
@@ -100,6 +101,7 @@ export const PolicyView = ({ call, knowledge, device, game, gameError, onRead, o
         />
       )}
       <ReasonCatalogueEditor call={call} knowledge={knowledge} />
+      <DeviceFormatsEditor call={call} knowledge={knowledge} />
     </section>
   );
 };

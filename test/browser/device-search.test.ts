@@ -2,7 +2,15 @@ import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_DELAY_MS } from '../../console/src/search-timing';
 import { launchChromium } from './support/chromium';
-import { alertHolding, bansTable, rowsOf, setGame, signIn, statusHolding } from './support/console';
+import {
+  alertHolding,
+  bansTable,
+  openSection,
+  rowsOf,
+  setGame,
+  signIn,
+  statusHolding,
+} from './support/console';
 import {
   answerHandled,
   axeScan,
@@ -429,6 +437,46 @@ describe('finding a device by the beginning of its id', () => {
     } finally {
       await linked.close();
     }
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
+  it('finds a bare SteamID64 as the steam: id the Policy view declares, says what it searched, and searches as typed on request', async () => {
+    const { page, problems } = console_;
+    const steam64 = '76561198012345678';
+    const mine = `steam:${steam64}`;
+    await ban(mine, GAME);
+    // Undeclared: the bare id is searched as typed, and nothing begins with it.
+    await searchField(page).fill(steam64);
+    await statusHolding(searchRegion(page), `No device you have banned begins with "${steam64}"`);
+
+    // Declared in the Policy view: Steam ids are spelled steam:<SteamID64>.
+    await openSection(page, 'Policy');
+    const formats = page.getByRole('region', { name: 'Device id formats', exact: true });
+    await formats.getByLabel(/^Steam/).check();
+    expect(await formats.getByLabel('Prefix of your steam device ids').inputValue()).toBe('steam:');
+    await formats.getByRole('button', { name: 'Save device id formats' }).click();
+    await statusHolding(formats, 'Device id formats saved: steam as steam:…');
+    const stored = await server.call('GET', '/v1/device-formats');
+    expect(stored.body.formats).toEqual([{ platform: 'steam', prefix: 'steam:' }]);
+    // The other publisher declared nothing: its search reads the id as typed.
+    expect((await server.call('GET', '/v1/device-formats', { key: otherKey })).body.formats).toEqual([]);
+
+    await openSection(page, 'Devices');
+    await searchField(page).fill(steam64);
+    const table = foundTable(page, mine);
+    await table.waitFor();
+    const answer = await server.call('GET', `/v1/devices?prefix=${steam64}`);
+    expect(answer.body.normalised).toEqual({ typed: steam64, searched: mine, platform: 'steam' });
+    expect(await shownRows(table)).toEqual(answer.body.items);
+    const said = searchRegion(page).locator('#device-search-normalised');
+    await expect.poll(() => said.textContent()).toContain(`Searched ${mine}: "${steam64}" read as Steam`);
+
+    // As typed: the bare id itself, which no device id begins with.
+    await searchRegion(page)
+      .getByRole('button', { name: `Search "${steam64}" as typed` })
+      .click();
+    await statusHolding(searchRegion(page), `No device you have banned begins with "${steam64}"`);
+    expect(await said.count()).toBe(0);
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
