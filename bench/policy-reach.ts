@@ -200,7 +200,7 @@ const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 export const policyReachRows = (f: PolicyReachFigures) => [
   {
     part: '12 policy reach',
-    subject: `POST /v1/policy/preview over ${f.bans.toLocaleString('en')} live bans (${f.devices_with_bans.toLocaleString('en')} devices), a ban through the feed since the last`,
+    subject: `POST /v1/policy/preview over ${f.bans.toLocaleString('en')} live bans (${f.devices_with_bans.toLocaleString('en')} devices), a ban through the feed since the last (Save, after the Policy view's count when it opened)`,
     value: `${round(f.preview_ms / 1000)} s`,
     baseline: `the store's Queries of the same items ${round(f.store_ms / 1000)} s`,
     ratio: round(f.preview_ms / f.store_ms),

@@ -8,7 +8,7 @@ import { TrustSettings } from './trust';
 import type { Directory } from './trust-directory';
 import { refocus, type ScopeKnowledge } from './ui';
 import { useForm } from './use-form';
-import type { Request } from './use-request';
+import { type Request, useRequest } from './use-request';
 
 /**
  * The Policy view's form: the policy as drafted (the eight flags, each with what it changes, and
@@ -64,6 +64,23 @@ export const PolicyForm = ({
   const patchKey = JSON.stringify(patch);
   // Another draft is another question: the count shown was for the old one.
   useEffect(() => setConfirming(null), [patchKey]);
+
+  // The devices with a ban in force in the game, counted when the form opens: a fact the lead reads
+  // before changing anything, and it has the API read its copies of the live sets now, so the
+  // count Save asks for is the quick one (a first read of 100,000 live bans takes seconds; the
+  // next, caught up on the feed, a tenth of a second: docs/performance.md).
+  const [inForce, setInForce] = useState<PolicyReach | null>(null);
+  const counting = useRequest({ latest: true });
+  useEffect(() => {
+    setInForce(null);
+    if (gameError !== undefined || writeMissing) return;
+    void counting.run(
+      () => call('post', '/v1/policy/preview', { body: {}, game }),
+      (answer) => setInForce(answer.body),
+      (answer) => answer.status === 200,
+    );
+    return counting.forget;
+  }, [game, gameError, writeMissing]);
 
   // Save first asks how many devices the change reaches in the console's game, then to confirm.
   const askReach = (e: Event) => {
@@ -133,6 +150,13 @@ export const PolicyForm = ({
           error={form.error}
         />
         <p class="meta">Last changed {new Date(saved.updated_at).toLocaleString()}.</p>
+        {inForce && inForce.game_id === game && (
+          <p class="meta" id="policy-in-force">
+            In game {inForce.game_id}, {inForce.devices_with_bans}{' '}
+            {inForce.devices_with_bans === 1 ? 'device has' : 'devices have'} a ban in force: Save counts how
+            many of them a change restricts or frees.
+          </p>
+        )}
         {dirty && <Reach saved={saved} draft={draft} />}
         <section aria-labelledby="preview-heading">
           <h3 id="preview-heading">{writeMissing ? 'What the policy does' : 'Preview before saving'}</h3>

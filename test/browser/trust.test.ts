@@ -205,6 +205,14 @@ describe('trust in other publishers’ global bans', () => {
     expect(reach.status).toBe(200);
     const { any, cheat, social } = reach.body;
     expect(cheat.no_longer_restricted).toBeGreaterThanOrEqual(1); // alpha's ban alone: 1 of 2
+    // The form counted the devices with a ban in force in the game when it opened, as the API does.
+    const inForce = reach.body.devices_with_bans;
+    expect(inForce).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => page.locator('#policy-in-force').textContent())
+      .toBe(
+        `In game ${GAME}, ${inForce} ${inForce === 1 ? 'device has' : 'devices have'} a ban in force: Save counts how many of them a change restricts or frees.`,
+      );
     const words = (c: { become_restricted: number; no_longer_restricted: number }) =>
       `${c.become_restricted} ${c.become_restricted === 1 ? 'device' : 'devices'} become restricted, ` +
       `${c.no_longer_restricted} ${c.no_longer_restricted === 1 ? 'is' : 'are'} no longer restricted`;
