@@ -7,6 +7,7 @@ import { AppealsView } from './appeals';
 import { AuditView } from './audit';
 import { BulkView } from './bulk';
 import { DeviceView } from './device-view';
+import { claimDrafts } from './drafts';
 import { gameProblem, useGamesUsed } from './game-picker';
 import { IdleWarning, useIdleSignOut } from './idle';
 import { KeysView } from './keys';
@@ -55,6 +56,8 @@ export const Console = ({
   onSignOut: (message: Message) => void;
   provider: ConsoleSignIn | null;
 }) => {
+  // The drafts are this session's owner's from the first render, before any form restores one.
+  useState(() => claimDrafts(session.owner));
   const { call, knowledge, signOut, currentTokens } = useSessionCall(session, provider, onSignOut);
   const idleWarning = useIdleSignOut(provider?.idle_minutes, (minutes) => {
     // The refresh token is revoked, so nothing can renew the session; the provider's own

@@ -6,15 +6,34 @@ import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
  * and is signed into again brings it back; and a warning before the page is left while one is
  * unsaved. A form whose named fields are as blank holds no draft; a success clears it. Only the
  * fields named are kept (typing, not a device filled in by a lookup), of the blank's types only.
+ * Drafts are the signed-in person's (or key's): kept under their owner, and those of anyone else
+ * are dropped when another signs in to the tab, as a draft may hold another publisher's details.
  */
 
 const PREFIX = 'draft:';
+
+/** The session's owner (session.ts): set by the console before its forms restore anything. */
+let owner = '';
+const storageKey = (name: string) => `${PREFIX}${owner}|${name}`;
+
+/**
+ * The drafts of this session's owner from now on: every draft of another owner is removed from the
+ * tab (the same person signing in again keeps theirs).
+ */
+export const claimDrafts = (sessionOwner: string) => {
+  owner = sessionOwner;
+  const own = storageKey('');
+  for (let i = sessionStorage.length - 1; i >= 0; i--) {
+    const key = sessionStorage.key(i);
+    if (key?.startsWith(PREFIX) && !key.startsWith(own)) sessionStorage.removeItem(key);
+  }
+};
 
 type Setter<V> = <K extends keyof V>(field: K) => (value: V[K]) => void;
 
 const read = (name: string): Record<string, unknown> | null => {
   try {
-    const saved = JSON.parse(sessionStorage.getItem(`${PREFIX}${name}`) ?? 'null');
+    const saved = JSON.parse(sessionStorage.getItem(storageKey(name)) ?? 'null');
     return typeof saved === 'object' && saved !== null ? saved : null;
   } catch {
     return null;
@@ -82,17 +101,17 @@ export const useDraft = <V extends Record<string, unknown>>(
     if (differs(form.values, blank, fields)) {
       unsaved.add(name);
       const kept = Object.fromEntries(fields.map((field) => [field, form.values[field]]));
-      sessionStorage.setItem(`${PREFIX}${name}`, JSON.stringify(kept));
+      sessionStorage.setItem(storageKey(name), JSON.stringify(kept));
     } else {
       unsaved.delete(name);
-      sessionStorage.removeItem(`${PREFIX}${name}`);
+      sessionStorage.removeItem(storageKey(name));
     }
   }, [form.values, name]);
   return {
     /** After a success: the draft goes (what the form holds then is no draft until it is typed in). */
     clear: () => {
       unsaved.delete(name);
-      sessionStorage.removeItem(`${PREFIX}${name}`);
+      sessionStorage.removeItem(storageKey(name));
     },
   };
 };

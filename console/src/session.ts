@@ -36,6 +36,11 @@ export interface Session {
   knowledge: ScopeKnowledge;
   /** This key's own entry in the key list, when keys:manage found exactly one. */
   identity: ApiKey | null;
+  /**
+   * Who typed the drafts of this session (drafts.ts): a person by publisher and subject, a key by a
+   * hash of it (never the key), so another person signing in to the tab never gets them.
+   */
+  owner: string;
   /** The person signed in with their organisation, and their tokens; null with a key. */
   person: { who: Person; tokens: PersonTokens } | null;
   policy: Policy | null;
@@ -50,6 +55,12 @@ export const unknownScopes = (): ScopeKnowledge =>
   ) as ScopeKnowledge;
 
 const KEY_FORMAT = /^[\x21-\x7E]{8,512}$/;
+
+/** A key's drafts' owner: the first 128 bits of its SHA-256, as the API stores keys (never the key). */
+const keyOwner = async (key: string) => {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  return `key:${[...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+};
 
 export const signIn = async (rawKey: string, base = ''): Promise<SignedIn> => {
   const key = rawKey.trim();
@@ -132,7 +143,14 @@ export const signIn = async (rawKey: string, base = ''): Promise<SignedIn> => {
   }
   return {
     ok: true,
-    session: { key, knowledge, identity, person: null, policy: policy.status === 200 ? policy.body : null },
+    session: {
+      key,
+      knowledge,
+      identity,
+      owner: await keyOwner(key),
+      person: null,
+      policy: policy.status === 200 ? policy.body : null,
+    },
   };
 };
 
@@ -161,6 +179,7 @@ export const signInPerson = async (who: Person, tokens: PersonTokens, base = '')
       key: tokens.access,
       knowledge,
       identity: null,
+      owner: `person:${who.publisher_id}:${who.sub}`,
       person: { who, tokens },
       policy: policy.status === 200 ? policy.body : null,
     },

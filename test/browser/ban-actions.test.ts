@@ -233,6 +233,42 @@ describe('a draft of the form', () => {
   });
 });
 
+describe("a draft is its owner's", () => {
+  it('is dropped when another publisher signs in to the tab, never shown to it, and not brought back after', async () => {
+    const { page } = console_;
+    const otherKey = await server.publisherKey('draft-other');
+    await fillBan({ device: 'device-private', reason: 'aimbot', details: '{"evidence": "dev-only"}' });
+    const draftKeys = () =>
+      page.evaluate(() =>
+        Object.keys((globalThis as any).sessionStorage).filter((k) => k.startsWith('draft:')),
+      );
+    const stored = await draftKeys();
+    expect(stored).toHaveLength(1);
+    // Never the key itself in the tab's storage: a hash of it names the owner.
+    expect(stored[0]).not.toContain(server.devKey);
+
+    await signOut(page);
+    await signIn(page, otherKey);
+    await setGame(page, GAME);
+    await createForm().waitFor();
+    expect(await createForm().getByLabel('Reason code').inputValue()).toBe('');
+    expect(await createForm().getByLabel('Details (optional JSON object)').inputValue()).toBe('');
+    expect(await createForm().getByLabel('Device ID to ban').inputValue()).toBe('');
+    expect(await draftKeys()).toEqual([]);
+    expect(await page.content()).not.toContain('dev-only');
+
+    // The other publisher's own typing is its draft; the first publisher signing in again drops it.
+    await createForm().getByLabel('Reason code').fill('wallhack');
+    await expect.poll(draftKeys).toHaveLength(1);
+    await signOut(page);
+    await signIn(page, server.devKey);
+    await setGame(page, GAME);
+    await createForm().waitFor();
+    expect(await createForm().getByLabel('Reason code').inputValue()).toBe('');
+    expect(await draftKeys()).toEqual([]);
+  });
+});
+
 describe('a message for the player', () => {
   it('is sent as typed with the appeal choice, refused in the page when it is not plain text, and shown with the ban', async () => {
     const { page } = console_;
