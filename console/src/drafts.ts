@@ -62,6 +62,15 @@ const warnBeforeLeaving = (e: BeforeUnloadEvent) => {
   e.returnValue = '';
 };
 
+/** Whether this session's owner has a draft of the form `name` in the tab (to open that form again). */
+export const hasDraft = (name: string) => read(name) !== null;
+
+/** A draft given up outside its form (a Cancel, a save the form does not see): gone from the tab. */
+export const dropDraft = (name: string) => {
+  unsaved.delete(name);
+  sessionStorage.removeItem(storageKey(name));
+};
+
 export const useDraft = <V extends Record<string, unknown>>(
   name: string,
   form: { values: V; set: Setter<V> },
@@ -109,9 +118,6 @@ export const useDraft = <V extends Record<string, unknown>>(
   }, [form.values, name]);
   return {
     /** After a success: the draft goes (what the form holds then is no draft until it is typed in). */
-    clear: () => {
-      unsaved.delete(name);
-      sessionStorage.removeItem(storageKey(name));
-    },
+    clear: () => dropDraft(name),
   };
 };

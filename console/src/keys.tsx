@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel, type Call, formatTime, type Schemas, type Scope, scopes, scopeUses } from './api';
 import { DataTable } from './data-table';
+import { useDraft } from './drafts';
 import { OnceSecret } from './secret';
 import type { Session } from './session';
 import { ChoiceList, ConfirmStep, Field, Notice, refocus, type ScopeKnowledge } from './ui';
@@ -51,7 +52,10 @@ const CreateKeyForm = ({
 }) => {
   const request = useRequest();
   const { busy, message } = request;
-  const form = useForm({ name: '', chosen: ['bans:read'] as Scope[], games: '', expires: '' }, request);
+  const blank = { name: '', chosen: ['bans:read'] as Scope[], games: '', expires: '' };
+  const form = useForm(blank, request);
+  // The typing survives a reload or a new sign-in (drafts.ts); the scopes are ticked again.
+  const draft = useDraft('key-create', form, blank, ['name', 'games', 'expires']);
   const { name, chosen, games, expires } = form.values;
 
   const submit = (e: Event) => {
@@ -76,6 +80,7 @@ const CreateKeyForm = ({
       () => call('post', '/v1/keys', { body }),
       (answer) => {
         form.reset(['name', 'games', 'expires']);
+        draft.clear();
         onCreated(answer.body);
       },
       (answer) => answer.status === 201,

@@ -2,6 +2,7 @@ import { type Role, roles } from '@kernel/people';
 import { useEffect, useState } from 'preact/hooks';
 import { type Call, formatTime, type Schemas } from './api';
 import { DataTable } from './data-table';
+import { useDraft } from './drafts';
 import { OnceSecret } from './secret';
 import { ConfirmStep, Field, Notice, refocus, type ScopeKnowledge } from './ui';
 import { useForm } from './use-form';
@@ -30,7 +31,10 @@ const roleUses: Record<Role, string> = {
 const InviteForm = ({ call, onInvited }: { call: Call; onInvited: (person: Invited) => void }) => {
   const request = useRequest();
   const { busy, message } = request;
-  const form = useForm({ email: '', role: 'viewer' as Role }, request);
+  const blank = { email: '', role: 'viewer' as Role };
+  const form = useForm(blank, request);
+  // The address and role survive a reload or a new sign-in (drafts.ts).
+  const draft = useDraft('person-invite', form, blank, ['email', 'role']);
   const { email, role } = form.values;
   const submit = (e: Event) => {
     e.preventDefault();
@@ -40,6 +44,7 @@ const InviteForm = ({ call, onInvited }: { call: Call; onInvited: (person: Invit
       () => call('post', '/v1/people', { body: { email: email.trim(), role } }),
       (answer) => {
         form.reset(['email']);
+        draft.clear();
         onInvited(answer.body);
       },
       (answer) => answer.status === 201,

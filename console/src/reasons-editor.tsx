@@ -1,8 +1,9 @@
 import { REASONS_MAX } from '@kernel/reason-catalogue';
 import { useEffect, useState } from 'preact/hooks';
 import type { Call } from './api';
+import { dropDraft, hasDraft } from './drafts';
 import type { CatalogueReason, ReasonCatalogue } from './reasons';
-import { ReasonForm } from './reasons-form';
+import { ReasonForm, reasonDraftName } from './reasons-form';
 import { ReasonsTable } from './reasons-table';
 import { ConfirmStep, Notice, refocus, type ScopeKnowledge } from './ui';
 import { useRequest } from './use-request';
@@ -26,7 +27,12 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
   const read = () =>
     request.run(
       () => call('get', '/v1/reasons', {}),
-      (answer) => setCatalogue(answer.body),
+      (answer) => {
+        setCatalogue(answer.body);
+        // A new reason typed before a reload or a sign-in opens again with what was typed.
+        if (hasDraft(reasonDraftName(undefined)) && knowledge['policy:write'].held !== false)
+          setEditing((open) => open ?? 'new');
+      },
       (answer) => answer.status === 200,
     );
   useEffect(() => {
@@ -65,6 +71,10 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
       </section>
     );
 
+  /** The draft of the reason open in the form, given up by a save or a Cancel. */
+  const dropOpenDraft = () =>
+    dropDraft(reasonDraftName(typeof editing === 'number' ? catalogue.reasons[editing] : undefined));
+
   const save = (reason: CatalogueReason) => {
     const reasons =
       editing === 'new' || editing === null
@@ -73,7 +83,10 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
     return replace(
       { reasons, strict_reasons: catalogue.strict_reasons },
       `Reason ${reason.code} ${editing === 'new' ? 'added' : 'saved'}.`,
-      () => setEditing(null),
+      () => {
+        dropOpenDraft();
+        setEditing(null);
+      },
     );
   };
 
@@ -174,6 +187,7 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
               request={request}
               onSave={(reason) => void save(reason)}
               onCancel={() => {
+                dropOpenDraft();
                 setEditing(null);
                 request.setMessage(null);
               }}

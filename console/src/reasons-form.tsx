@@ -5,6 +5,7 @@ import {
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
 } from '@kernel/reason-catalogue';
+import { useDraft } from './drafts';
 import type { CatalogueReason, ReasonCatalogue } from './reasons';
 import { Field, FormActions } from './ui';
 import { type FieldErrors, useForm } from './use-form';
@@ -99,6 +100,20 @@ const reasonOf = (
 /** A select's value, as the option it is. */
 const chosen = <T extends string>(e: Event) => (e.currentTarget as HTMLSelectElement).value as T;
 
+/** The draft of a new reason, or of an edit of one (by its code). */
+export const reasonDraftName = (existing: CatalogueReason | undefined) =>
+  existing ? `reason:${existing.code}` : 'reason-new';
+
+const DRAFTED_REASON = [
+  'code',
+  'label',
+  'ban_type',
+  'scope',
+  'duration',
+  'customSeconds',
+  'player_message',
+] as const satisfies ReadonlyArray<keyof Draft>;
+
 export const ReasonForm = ({
   editing,
   catalogue,
@@ -116,7 +131,10 @@ export const ReasonForm = ({
 }) => {
   const existing = editing === null ? undefined : catalogue.reasons[editing];
   // What the page finds is shown under the fields alone: the editor's message stays what it was.
-  const form = useForm(existing ? draftOf(existing) : emptyDraft, { ...request, setMessage: () => {} });
+  const blank = existing ? draftOf(existing) : emptyDraft;
+  const form = useForm(blank, { ...request, setMessage: () => {} });
+  // What is typed survives a reload or a new sign-in (drafts.ts), until saved or cancelled (the editor drops it).
+  useDraft(reasonDraftName(existing), form, blank, DRAFTED_REASON);
   const draft = form.values;
   const index = editing ?? catalogue.reasons.length;
   /** The page's error, else the API's for this reason (`reasons.<i>.<field>`), else for the field. */

@@ -1,4 +1,5 @@
 import type { Call, Schemas } from './api';
+import { useDraft } from './drafts';
 import { ChoiceList, Field, Notice } from './ui';
 import { useForm } from './use-form';
 import { useRequest } from './use-request';
@@ -36,7 +37,10 @@ const urlProblem = (address: string): string | undefined => {
 export const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: NewWebhook) => void }) => {
   const request = useRequest();
   const { busy, message } = request;
-  const form = useForm({ url: '', events: [...eventTypes] as EventType[], games: '' }, request);
+  const blank = { url: '', events: [...eventTypes] as EventType[], games: '' };
+  const form = useForm(blank, request);
+  // The typing survives a reload or a new sign-in (drafts.ts); the events are ticked again.
+  const draft = useDraft('webhook-add', form, blank, ['url', 'games']);
   const { url, events, games } = form.values;
 
   const submit = (e: Event) => {
@@ -60,6 +64,7 @@ export const AddWebhookForm = ({ call, onAdded }: { call: Call; onAdded: (hook: 
       () => call('post', '/v1/webhooks', { body }),
       (answer) => {
         form.reset(['url', 'games']);
+        draft.clear();
         onAdded(answer.body);
       },
       (answer) => answer.status === 201,

@@ -142,6 +142,72 @@ describe('the catalogue editor', () => {
   });
 });
 
+describe('drafts of the settings forms', () => {
+  it('keeps a new reason, a key and a webhook as typed across a reload, until saved or cancelled', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    const region = editor(page);
+    await region.getByRole('button', { name: 'Add a reason', exact: true }).click();
+    await region.getByLabel('Code', { exact: true }).fill('wallhack');
+    await region.getByLabel('Label', { exact: true }).fill('Seeing through walls');
+    await region.getByLabel('Default scope').selectOption('publisher');
+    await openSection(page, 'API keys');
+    const keyForm = page.getByRole('region', { name: 'Create a key', exact: true });
+    await keyForm.getByLabel('Key name').fill('eu servers');
+    await keyForm.getByLabel('Key games (optional)').fill('game-1, game-2');
+    await openSection(page, 'Webhooks');
+    const hookForm = page.getByRole('region', { name: 'Add a webhook', exact: true });
+    await hookForm.getByLabel('Webhook URL').fill('https://hooks.example.com/draft');
+    const drafts = () =>
+      page.evaluate(() =>
+        Object.keys((globalThis as any).sessionStorage).filter((k) => k.startsWith('draft:')),
+      );
+    await expect.poll(async () => (await drafts()).length).toBe(3);
+
+    // Leaving asks first; accepted, the reload goes on, and each form comes back with its typing.
+    const asked: string[] = [];
+    const answer = (dialog: import('playwright-core').Dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    };
+    page.on('dialog', answer);
+    await page.reload();
+    page.off('dialog', answer);
+    expect(asked).toEqual(['beforeunload']);
+    await signIn(page, server.devKey);
+    await openSection(page, 'Webhooks');
+    await expect
+      .poll(() => hookForm.getByLabel('Webhook URL').inputValue())
+      .toBe('https://hooks.example.com/draft');
+    await openSection(page, 'API keys');
+    await expect.poll(() => keyForm.getByLabel('Key name').inputValue()).toBe('eu servers');
+    expect(await keyForm.getByLabel('Key games (optional)').inputValue()).toBe('game-1, game-2');
+    // The reason's form opens again by itself, as it was left.
+    await openSection(page, 'Policy');
+    await expect
+      .poll(() => region.getByLabel('Label', { exact: true }).inputValue())
+      .toBe('Seeing through walls');
+    expect(await region.getByLabel('Code', { exact: true }).inputValue()).toBe('wallhack');
+    expect(await region.getByLabel('Default scope').inputValue()).toBe('publisher');
+
+    // Cancel gives the reason up; a key made is no draft; nothing was sent for the others.
+    await region.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await openSection(page, 'API keys');
+    await keyForm.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('eu servers').first().waitFor();
+    await expect.poll(drafts).toHaveLength(1);
+    expect((await catalogueOf()).reasons.map((r) => r.code)).not.toContain('wallhack');
+    const hooks = await server.call('GET', '/v1/webhooks');
+    expect(JSON.stringify(hooks.body)).not.toContain('hooks.example.com/draft');
+    await openSection(page, 'Policy');
+    await editor(page).getByRole('button', { name: 'Add a reason', exact: true }).waitFor();
+    expect(await region.getByLabel('Code', { exact: true }).count()).toBe(0);
+    // The reload forgot the game the next cases work in; they start in Policy.
+    await setGame(page, GAME);
+    await openSection(page, 'Policy');
+  });
+});
+
 describe('the create-ban form', () => {
   it('fills code, type, scope, expiry and message from a chosen reason; the presets set the expiry', async () => {
     const { page } = console_;
