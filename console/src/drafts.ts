@@ -98,7 +98,9 @@ export const useDraft = <V extends Record<string, unknown>>(
       unsaved.delete(name);
     };
   }, [name]);
-  useEffect(() => {
+  // Written in the commit of the render the typing made, not after the next paint: a reload right
+  // after a keystroke must not leave the last field out of the draft.
+  useLayoutEffect(() => {
     // The first run sees the values before the draft was put back: it must not write over it.
     if (restoring.current) {
       restoring.current = false;
