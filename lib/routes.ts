@@ -15,6 +15,7 @@ import {
   deliveriesQuerySchema,
   devicePathSchema,
   devicesQuerySchema,
+  dsaStatementsQuerySchema,
   enforcementBatchRequestSchema,
   eventsQuerySchema,
   expiringBansQuerySchema,
@@ -589,6 +590,24 @@ export const listAuditRoute = {
   retry: 'read',
 } as const satisfies Route;
 
+/**
+ * The statements of reasons of the publisher's bans made in a period, in the DSA Transparency
+ * Database's format (what a submitter sends): the audit trail's `ban.created` events, then each ban.
+ */
+export const listDsaStatementsRoute = {
+  id: 'listDsaStatements',
+  method: 'GET',
+  path: '/v1/statements',
+  handler: 'list-dsa-statements',
+  auth: true,
+  scope: 'audit:read',
+  // Every game's bans, as the audit trail they are found through: no bound key reads them.
+  request: { query: dsaStatementsQuerySchema, everyGame: true },
+  table: { 'dynamodb:Query': ['audit'], 'dynamodb:GetItem': ['device'] },
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
 /** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
 export const eraseDeviceRoute = {
   id: 'eraseDevice',
@@ -932,6 +951,7 @@ export const routes = [
   putReasonsRoute,
   getDeviceFormatsRoute,
   putDeviceFormatsRoute,
+  listDsaStatementsRoute,
   putPublisherRoute,
   listPublishersRoute,
   createBanRoute,

@@ -81,6 +81,15 @@ export interface paths {
      */
     put: operations["putDeviceFormats"];
   };
+  "/v1/statements": {
+    /**
+     * Export your bans as statements for the DSA Transparency Database
+     * @description Each ban your publisher made in the period (`from` <= made < `to`), newest first, as one statement in the JSON the Commission's DSA Transparency Database API takes (Art. 24(5)): what a submitter POSTs to its statements endpoint with your platform's token (docs/player-rights.md). Made from the ban as it is now and its statement of reasons: `decision_provision` (`PARTIAL` for a social ban or a game ban, else `TOTAL`; `SUSPENSION` when it ends, with `end_date_service_restriction`, else `TERMINATION`), the ground (`terms`: `DECISION_GROUND_INCOMPATIBLE_CONTENT` with the clause, the facts as its explanation, cut to 2,000 characters, and the clause's address; `illegal`: the law and its explanation), `content_type` (`CONTENT_TYPE_TEXT` for chat, else `CONTENT_TYPE_OTHER`), `category`, `territorial_scope`, `content_date` and `application_date` (the day it was made, UTC, `Y-m-d`), `decision_facts`, `source_type`, `automated_detection`, `automated_decision` and `puid` (`ban-<ban_id>`). The bans are found through the audit trail: an erased ban has no statement left and is counted in `not_exported`. Needs `audit:read` and a key for every game. Page with `next_cursor` until it is null; a page may hold fewer than `limit` statements.
+     *
+     * Needs a key with the `audit:read` scope.
+     */
+    get: operations["listDsaStatements"];
+  };
   "/v1/publisher": {
     /**
      * Set the caller's name in the directory of publishers
@@ -102,7 +111,7 @@ export interface paths {
   "/v1/bans": {
     /**
      * Record a ban against a device
-     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban.
+     * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban. Every ban carries a `statement` of reasons (Digital Services Act, Art. 17): the fields `statement` gives, over those of the catalogue reason of `reason_code`, over the defaults (ground `terms` with the reason as the clause; the facts the `player_message`, else a sentence naming the reason; a key's ban detected and decided by automated means (`automated_decision: fully`), a person's by hand (`not`); `own_initiative`; every EEA country; `other_violation_tc`). Ground `illegal` needs `legal_ground` and `illegal_explanation`; the fields of the other ground are a 400.
      *
      * Needs a key with the `bans:write` scope.
      */
@@ -406,6 +415,23 @@ export interface components {
       appealable?: boolean;
       idempotency_key?: string;
       allow_duplicate?: boolean;
+      statement?: {
+        /** @enum {string} */
+        ground?: "terms" | "illegal";
+        terms_clause?: string;
+        terms_url?: string;
+        legal_ground?: string;
+        illegal_explanation?: string;
+        facts?: string;
+        automated_detection?: boolean;
+        /** @enum {string} */
+        automated_decision?: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source?: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
     };
     PolicyPatch: {
       enforce_game?: boolean;
@@ -455,6 +481,23 @@ export interface components {
       scope: "game" | "publisher" | "global";
       duration_seconds: number | null;
       player_message: string | null;
+      statement?: {
+        /** @enum {string} */
+        ground?: "terms" | "illegal";
+        terms_clause?: string;
+        terms_url?: string;
+        legal_ground?: string;
+        illegal_explanation?: string;
+        facts?: string;
+        automated_detection?: boolean;
+        /** @enum {string} */
+        automated_decision?: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source?: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
     };
     RevokeBanRequest: {
       reason_code: string;
@@ -585,6 +628,23 @@ export interface components {
       scope: "game" | "publisher" | "global";
       duration_seconds: number | null;
       player_message: string | null;
+      statement?: {
+        /** @enum {string} */
+        ground?: "terms" | "illegal";
+        terms_clause?: string;
+        terms_url?: string;
+        legal_ground?: string;
+        illegal_explanation?: string;
+        facts?: string;
+        automated_detection?: boolean;
+        /** @enum {string} */
+        automated_decision?: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source?: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
     };
     BanCreationResult: OneOf<[{
       ban_id: number;
@@ -630,6 +690,23 @@ export interface components {
       revoke_reason_code: string | null;
       player_message: string | null;
       appealable: boolean;
+      statement: ({
+        /** @enum {string} */
+        ground: "terms" | "illegal";
+        terms_clause: string | null;
+        terms_url: string | null;
+        legal_ground: string | null;
+        illegal_explanation: string | null;
+        facts: string;
+        automated_detection: boolean;
+        /** @enum {string} */
+        automated_decision: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      }) | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -677,6 +754,23 @@ export interface components {
           revoke_reason_code: string | null;
           player_message: string | null;
           appealable: boolean;
+          statement: ({
+            /** @enum {string} */
+            ground: "terms" | "illegal";
+            terms_clause: string | null;
+            terms_url: string | null;
+            legal_ground: string | null;
+            illegal_explanation: string | null;
+            facts: string;
+            automated_detection: boolean;
+            /** @enum {string} */
+            automated_decision: "fully" | "partially" | "not";
+            /** @enum {string} */
+            source: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+            territorial_scope: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+            /** @enum {string} */
+            category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+          }) | null;
           appeal: ({
             appeal_id: string;
             /** @enum {string} */
@@ -1216,6 +1310,23 @@ export interface components {
       revoke_reason_code: string | null;
       player_message: string | null;
       appealable: boolean;
+      statement: ({
+        /** @enum {string} */
+        ground: "terms" | "illegal";
+        terms_clause: string | null;
+        terms_url: string | null;
+        legal_ground: string | null;
+        illegal_explanation: string | null;
+        facts: string;
+        automated_detection: boolean;
+        /** @enum {string} */
+        automated_decision: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      }) | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -1335,6 +1446,33 @@ export interface components {
     };
     GamesUsed: {
       games: string[];
+    };
+    DsaStatementPage: {
+      items: components["schemas"]["DsaStatement"][];
+      not_exported: number;
+      next_cursor: string | null;
+    };
+    DsaStatement: {
+      decision_provision: string;
+      end_date_service_restriction?: string;
+      decision_ground: string;
+      decision_ground_reference_url?: string;
+      incompatible_content_ground?: string;
+      incompatible_content_explanation?: string;
+      illegal_content_legal_ground?: string;
+      illegal_content_explanation?: string;
+      content_type: string[];
+      content_type_other?: string;
+      category: string;
+      territorial_scope: string[];
+      content_date: string;
+      application_date: string;
+      decision_facts: string;
+      source_type: string;
+      /** @enum {string} */
+      automated_detection: "Yes" | "No";
+      automated_decision: string;
+      puid: string;
     };
     DeviceFormats: {
       formats: ({
@@ -1898,6 +2036,55 @@ export interface operations {
     };
   };
   /**
+   * Export your bans as statements for the DSA Transparency Database
+   * @description Each ban your publisher made in the period (`from` <= made < `to`), newest first, as one statement in the JSON the Commission's DSA Transparency Database API takes (Art. 24(5)): what a submitter POSTs to its statements endpoint with your platform's token (docs/player-rights.md). Made from the ban as it is now and its statement of reasons: `decision_provision` (`PARTIAL` for a social ban or a game ban, else `TOTAL`; `SUSPENSION` when it ends, with `end_date_service_restriction`, else `TERMINATION`), the ground (`terms`: `DECISION_GROUND_INCOMPATIBLE_CONTENT` with the clause, the facts as its explanation, cut to 2,000 characters, and the clause's address; `illegal`: the law and its explanation), `content_type` (`CONTENT_TYPE_TEXT` for chat, else `CONTENT_TYPE_OTHER`), `category`, `territorial_scope`, `content_date` and `application_date` (the day it was made, UTC, `Y-m-d`), `decision_facts`, `source_type`, `automated_detection`, `automated_decision` and `puid` (`ban-<ban_id>`). The bans are found through the audit trail: an erased ban has no statement left and is counted in `not_exported`. Needs `audit:read` and a key for every game. Page with `next_cursor` until it is null; a page may hold fewer than `limit` statements.
+   *
+   * Needs a key with the `audit:read` scope.
+   */
+  listDsaStatements: {
+    parameters: {
+      query?: {
+        /**
+         * @description Most bans to read for the page (1-200). Digits only.
+         * @example 100
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque), with the same `from` and `to`: the bans made before that page's.
+         * @example eyJ2IjoxfQ
+         */
+        cursor?: string;
+        /**
+         * @description Only bans made at or after this instant: an RFC 3339 date-time with an offset.
+         * @example 2026-03-01T00:00:00Z
+         */
+        from?: string;
+        /**
+         * @description Only bans made before this instant (an RFC 3339 date-time with an offset); later than `from`.
+         * @example 2026-04-01T00:00:00Z
+         */
+        to?: string;
+      };
+    };
+    responses: {
+      /** @description A page of statements. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["DsaStatementPage"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
    * Set the caller's name in the directory of publishers
    * @description Sets the name every publisher sees beside your global bans in `GET /v1/publishers`. `display_name`: 1-64 characters (code points: an emoji is one), stored exactly as sent, with no control characters (tabs and newlines included), no format characters (bidirectional marks, overrides and isolates, zero-width spaces, the byte order mark; the zero-width joiner and non-joiner are allowed), no line or paragraph separators, and a character that shows at either end (no space, combining mark, variation selector, joiner, Hangul filler or blank Braille pattern there); anything else is a 400 naming `display_name`, and changes nothing. A name that looks like another publisher's (the same Unicode TS #39 confusable skeleton: "Dev Games" with a Cyrillic а, or with letters joined) is a 409 `conflict`, and changes nothing; the directory shows every name beside its publisher id. A name set before your first global ban shows once the directory lists you. Recorded in the audit trail as `publisher.updated` (the name before and after); not in the change feed. A key bound to games is refused (403): the name is the whole publisher's.
    *
@@ -1976,7 +2163,7 @@ export interface operations {
   };
   /**
    * Record a ban against a device
-   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban.
+   * @description Records a ban for the game named by `X-Game-Id`. With an `idempotency_key`, a repeat (same publisher, game and key) returns the original ban exactly as first created, whatever the new body says, and any number of concurrent requests with one key make exactly one ban. The body is strict: an unknown field (such as a misspelt `expire_at`) is a 400. With the reason catalogue's `strict_reasons` on (`PUT /v1/reasons`), a `reason_code` not in it is a 400 naming `reason_code` (a repeated idempotency key still answers its original ban). When your own active ban (not revoked, not expired) of the same device, `ban_type`, `scope` and `reason_code` (and game, for a `game` ban) is in force already, the answer is 200 with that ban and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two such creates arriving at the same instant may both make a ban. Every ban carries a `statement` of reasons (Digital Services Act, Art. 17): the fields `statement` gives, over those of the catalogue reason of `reason_code`, over the defaults (ground `terms` with the reason as the clause; the facts the `player_message`, else a sentence naming the reason; a key's ban detected and decided by automated means (`automated_decision: fully`), a person's by hand (`not`); `own_initiative`; every EEA country; `other_violation_tc`). Ground `illegal` needs `legal_ground` and `illegal_explanation`; the fields of the other ground are a 400.
    *
    * Needs a key with the `bans:write` scope.
    */
@@ -2005,7 +2192,12 @@ export interface operations {
          *   },
          *   "player_message": "This device is banned for using cheat software.",
          *   "appealable": true,
-         *   "idempotency_key": "report-991"
+         *   "idempotency_key": "report-991",
+         *   "statement": {
+         *     "terms_clause": "Terms of service, 7.3: no cheat software",
+         *     "terms_url": "https://acme.example/terms#7.3",
+         *     "facts": "Our anti-cheat found aim-assistance software running with the game on this device."
+         *   }
          * }
          */
         "application/json": components["schemas"]["CreateBanRequest"];

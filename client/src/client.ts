@@ -103,6 +103,10 @@ export interface BanClient {
     options?: CallOptions,
   ): Promise<Result<'updatePerson'>>;
   listAudit(query?: Query<'listAudit'>, options?: CallOptions): Promise<Result<'listAudit'>>;
+  listDsaStatements(
+    query?: Query<'listDsaStatements'>,
+    options?: CallOptions,
+  ): Promise<Result<'listDsaStatements'>>;
   eraseDevice(device_id: string, options?: CallOptions): Promise<Result<'eraseDevice'>>;
   listDevices(query?: Query<'listDevices'>, options?: CallOptions): Promise<Result<'listDevices'>>;
   listGames(options?: CallOptions): Promise<Result<'listGames'>>;
@@ -302,6 +306,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     invitePerson: (person, o) => call('invitePerson', { body: person }, o),
     updatePerson: (personId, change, o) => call('updatePerson', { path: [personId], body: change }, o),
     listAudit: (query, o) => call('listAudit', { query }, o),
+    listDsaStatements: (query, o) => call('listDsaStatements', { query }, o),
     eraseDevice: (device, o) => call('eraseDevice', { path: [device] }, o),
     listDevices: (query, o) => call('listDevices', { query }, o),
     listGames: (o) => call('listGames', {}, o),

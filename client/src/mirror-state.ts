@@ -30,8 +30,8 @@ export const emptyCopy = (policy: Policy, cursor: string, deploymentId: string |
   count: 0,
 });
 
-/** /3: bound to its deployment, and holding only what a check reads. */
-export const STATE_FORMAT = 'device-ban-mirror/3';
+/** /4: bound to its deployment, holding only what a check reads, each ban's statement of reasons included. */
+export const STATE_FORMAT = 'device-ban-mirror/4';
 const FORMAT_FAMILY = 'device-ban-mirror/';
 
 /**
@@ -54,6 +54,7 @@ export const BAN_FIELDS = [
   'player_message',
   'appealable',
   'appeal',
+  'statement',
 ] as const;
 
 const tupleOf = (ban: MirroredBan) => BAN_FIELDS.map((field) => ban[field]);

@@ -37,6 +37,7 @@ export const operationTable = {
   putReasons: { method: 'PUT', path: '/v1/reasons', pathParams: [], game: false, retry: 'never' },
   getDeviceFormats: { method: 'GET', path: '/v1/device-formats', pathParams: [], game: false, retry: 'read' },
   putDeviceFormats: { method: 'PUT', path: '/v1/device-formats', pathParams: [], game: false, retry: 'never' },
+  listDsaStatements: { method: 'GET', path: '/v1/statements', pathParams: [], game: false, retry: 'read' },
   putPublisher: { method: 'PUT', path: '/v1/publisher', pathParams: [], game: false, retry: 'never' },
   listPublishers: { method: 'GET', path: '/v1/publishers', pathParams: [], game: false, retry: 'read' },
   createBan: { method: 'POST', path: '/v1/bans', pathParams: [], game: true, retry: 'idempotency_key' },

@@ -150,7 +150,8 @@ export const ReasonForm = ({
     );
     form.accept('errors' in result ? result.errors : {}, '');
     if ('errors' in result) return;
-    onSave(result.reason);
+    // The statement defaults the API was given for it are not edited here: they are kept as they are.
+    onSave(existing?.statement ? { ...result.reason, statement: existing.statement } : result.reason);
   };
 
   return (

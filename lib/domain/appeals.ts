@@ -1,6 +1,5 @@
 import {
   DeleteCommand,
-  GetCommand,
   PutCommand,
   paginateQuery,
   QueryCommand,
@@ -51,7 +50,7 @@ import {
 } from './appeal-record';
 import { recordEvent } from './audit';
 import { type Ban, type BanAppeal, banFromItem } from './ban-record';
-import { recordRevoked, recordUpdated, visibleBans } from './bans';
+import { readBan, recordRevoked, recordUpdated, visibleBans } from './bans';
 import { cursorOf, sortKeyOf } from './cursors';
 import { ConflictError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { noteExpiringBan } from './expiring-bans';
@@ -64,13 +63,6 @@ import { getPolicy } from './policy';
  * retry of the same request completes. Items, the order of the writes and the reasons:
  * docs/data-model.md#appeals.
  */
-
-const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined> => {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName(), Key: banKey(deviceId, banId), ConsistentRead: true }),
-  );
-  return Item ? banFromItem(Item) : undefined;
-};
 
 /**
  * How an appeal reads: its owner (moderators holding `appeals:decide`) sees all of it; its filer,

@@ -1,3 +1,11 @@
+import {
+  automatedDecisions,
+  EEA_COUNTRIES,
+  type Statement,
+  statementCategories,
+  statementGrounds,
+  statementSources,
+} from '@kernel/statement-of-reasons';
 import * as z from 'zod/mini';
 import { actorFromStored } from '../model/actors';
 import { appealOutcomes, banScopes, banTypes } from '../model/requests';
@@ -46,6 +54,11 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     player_message: z.optional(z.string()),
     /** Stored only when false: absent (and on bans from before it) means appealable. */
     appealable: z.optional(z.boolean()),
+    /**
+     * Its statement of reasons, as made with it; absent on bans from before statements (derived on
+     * read); null in what an erasure left of it (its events), as the player's message and details go.
+     */
+    statement: z.optional(z.nullable(z.custom<Statement>())),
     created_at: timestamp(),
     expires_at: z.nullable(timestamp()),
     revoked_at: z.nullable(timestamp()),
@@ -87,6 +100,27 @@ const nullable =
   (value) =>
     value === null || check(value);
 const actorCheck: Check = (value) => actorFromStored(value) !== undefined;
+const nullableString = nullable(string);
+
+/** A stored statement of reasons: every field of its shape, of its vocabularies. */
+const statementCheck: Check = (value) => {
+  if (typeof value !== 'object' || value === null) return false;
+  const s = value as Record<string, unknown>;
+  return (
+    oneOf(statementGrounds)(s.ground) &&
+    nullableString(s.terms_clause) &&
+    nullableString(s.terms_url) &&
+    nullableString(s.legal_ground) &&
+    nullableString(s.illegal_explanation) &&
+    string(s.facts) &&
+    typeof s.automated_detection === 'boolean' &&
+    oneOf(automatedDecisions)(s.automated_decision) &&
+    oneOf(statementSources)(s.source) &&
+    Array.isArray(s.territorial_scope) &&
+    s.territorial_scope.every(oneOf(EEA_COUNTRIES)) &&
+    oneOf(statementCategories)(s.category)
+  );
+};
 
 /**
  * The runtime check of every read, field by field, without zod: the events dispatcher reads bans
@@ -105,6 +139,7 @@ const banChecks = {
   details_json: optional(string),
   player_message: optional(string),
   appealable: optional((value) => typeof value === 'boolean'),
+  statement: optional(nullable(statementCheck)),
   created_at: string,
   expires_at: nullable(string),
   revoked_at: nullable(string),

@@ -7,6 +7,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isActive, judgeBans } from '@kernel/policy-rules';
+import {
+  missingForGround,
+  otherGroundFields,
+  resolveStatement,
+  type Statement,
+} from '@kernel/statement-of-reasons';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
@@ -39,7 +45,7 @@ import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
 import { getPolicy } from './policy';
-import { strictReasonCodes } from './reasons';
+import { getReasons } from './reasons';
 
 /**
  * Bans, and their events in the audit trail (./audit.ts): `ban.created`, `ban.revoked`.
@@ -68,6 +74,14 @@ const putBanItem = async (ban: Ban): Promise<void> => {
     }
   };
   await Promise.all([putBan(), noteBannedDevice(ban), noteExpiringBan(ban)]);
+};
+
+/** One ban by its device and id (one consistent GetItem); undefined when there is none (erased). */
+export const readBan = async (deviceId: string, banId: number): Promise<Ban | undefined> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName(), Key: banKey(deviceId, banId), ConsistentRead: true }),
+  );
+  return Item ? banFromItem(Item) : undefined;
 };
 
 /** The ban an idempotency key was first claimed for, if it was. */
@@ -268,6 +282,28 @@ export const checkBanReach = (scope: BanScope, boundGames: readonly string[] | n
     );
 };
 
+/**
+ * What a statement may not be: an `illegal` one without its law and explanation (from the create or
+ * the catalogue reason), or one given fields of the ground it is not on.
+ */
+const statementRefusal = (request: CreateBanRequest, statement: Statement) => {
+  const [stray] = otherGroundFields(request.statement ?? {}, statement.ground);
+  if (stray !== undefined)
+    return new InvalidInputError(
+      `statement.${stray}`,
+      'not_for_ground',
+      `must not be given for a statement on the ground ${statement.ground}`,
+    );
+  const [missing] = missingForGround(statement);
+  if (missing !== undefined)
+    return new InvalidInputError(
+      `statement.${missing}`,
+      'required',
+      'is required for a statement on the ground illegal (from the request or the catalogue reason)',
+    );
+  return undefined;
+};
+
 export const createBan = async (
   publisherId: string,
   gameId: string,
@@ -291,23 +327,34 @@ export const createBan = async (
   // The catalogue and the device's bans are read beside the id counter, not after it: one round
   // trip, not two (an id taken for a ban that is not made is a gap, which ids may have).
   const now = new Date(clock.now()).toISOString();
-  const [banId, catalogueCodes, duplicate] = await Promise.all([
+  const [banId, catalogue, duplicate] = await Promise.all([
     nextBanId(),
-    strictReasonCodes(publisherId),
+    getReasons(publisherId),
     request.allow_duplicate === true ? undefined : activeDuplicate(publisherId, gameId, request, now),
   ]);
-  if (catalogueCodes && !catalogueCodes.has(request.reason_code)) {
+  const reason = catalogue.reasons.find((r) => r.code === request.reason_code);
+  const statement = resolveStatement(request.statement, reason?.statement, {
+    ban_type: request.ban_type,
+    reason_code: request.reason_code,
+    reason_label: reason?.label,
+    player_message: request.player_message ?? reason?.player_message ?? undefined,
+    actor: actor.type === 'user' ? 'person' : 'key',
+  });
+  const refusal =
+    catalogue.strict_reasons && !reason
+      ? new InvalidInputError(
+          'reason_code',
+          'not_in_catalogue',
+          'must be a code of the reason catalogue (strict_reasons is on)',
+        )
+      : statementRefusal(request, statement);
+  if (refusal) {
     // A repeat of a key answers its original ban, even when the catalogue changed since.
     const original =
       request.idempotency_key === undefined
         ? undefined
         : await recordedBan(publisherId, gameId, request.idempotency_key);
-    if (!original)
-      throw new InvalidInputError(
-        'reason_code',
-        'not_in_catalogue',
-        'must be a code of the reason catalogue (strict_reasons is on)',
-      );
+    if (!original) throw refusal;
     await putBanItem(original);
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
@@ -334,6 +381,7 @@ export const createBan = async (
     ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
     ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
     ...(request.appealable === false ? { appealable: false } : {}),
+    statement,
     created_at: now,
     expires_at: request.expires_at ?? null,
     revoked_at: null,
@@ -422,6 +470,20 @@ const appealShownTo = (ban: Ban, reader: string): ListedBan['appeal'] => {
 };
 
 /**
+ * A ban's statement of reasons: the one made with it, or for a ban from before statements, the one
+ * the defaults make of it (kernel/statement-of-reasons.ts), as its maker's kind would have had.
+ */
+export const statementOfBan = (ban: Ban): Statement | null =>
+  ban.statement !== undefined
+    ? ban.statement
+    : resolveStatement(undefined, undefined, {
+        ban_type: ban.ban_type,
+        reason_code: ban.reason_code,
+        player_message: ban.player_message,
+        actor: ban.created_by?.type === 'user' ? 'person' : 'key',
+      });
+
+/**
  * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
  * and `enforced`, whether the caller's policy makes it apply now, as the caller judged it with the
  * device's other bans (enforcedEach).
@@ -441,6 +503,7 @@ export const toListedBan = (ban: Ban, policy: Policy, enforced: boolean): Listed
   revoke_reason_code: ban.revoke_reason_code ?? null,
   player_message: ban.player_message ?? null,
   appealable: ban.appealable ?? true,
+  statement: statementOfBan(ban),
   appeal: appealShownTo(ban, policy.publisher_id),
   created_by: ban.publisher_id === policy.publisher_id ? (ban.created_by ?? null) : null,
   enforced,

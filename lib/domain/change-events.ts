@@ -144,9 +144,9 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       return events;
     }
     if (record.eventName === 'REMOVE' && before) {
-      // What was erased is gone: the event says which ban, never its details or its player's message.
+      // What was erased is gone: the event says which ban, never its details, its player's message or its statement.
       const { details_json: _erased, player_message: _message, ...ban } = banFromItem(before);
-      return [banEvent('ban.erased', ban, changeTime(record))];
+      return [banEvent('ban.erased', { ...ban, statement: null }, changeTime(record))];
     }
     return [];
   }

@@ -238,15 +238,17 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
       new UpdateCommand({
         TableName: tableName(),
         Key: feedEntryKey(partition, marker.seq),
-        UpdateExpression: 'REMOVE #event.#ban.#details, #event.#ban.#message',
+        UpdateExpression:
+          'SET #event.#ban.#statement = :erased REMOVE #event.#ban.#details, #event.#ban.#message',
         ConditionExpression: 'event_id = :id',
         ExpressionAttributeNames: {
           '#event': 'event',
           '#ban': 'ban',
           '#details': 'details_json',
           '#message': 'player_message',
+          '#statement': 'statement',
         },
-        ExpressionAttributeValues: { ':id': eventId },
+        ExpressionAttributeValues: { ':id': eventId, ':erased': null },
       }),
     );
   }
@@ -299,7 +301,7 @@ export const toFeedEvent = (
     // An erased ban is enforced nowhere, whatever it was.
     ban:
       event.type === 'ban.erased'
-        ? { ...listed, details_json: null, player_message: null, enforced: false }
+        ? { ...listed, details_json: null, player_message: null, statement: null, enforced: false }
         : listed,
   };
 };

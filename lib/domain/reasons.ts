@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { statementFields } from '@kernel/statement-of-reasons';
 import { banScopes, banTypes, type CatalogueReason, type PutReasonsRequest } from '../model/requests';
 import type { Actor, ReasonCatalogue } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -20,12 +21,24 @@ const isInt = (value: unknown): value is number => typeof value === 'number' && 
 
 const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { code, label, ban_type, scope, duration_seconds, player_message } = value as Record<string, unknown>;
+  const { code, label, ban_type, scope, duration_seconds, player_message, statement } = value as Record<
+    string,
+    unknown
+  >;
   if (typeof code !== 'string' || typeof label !== 'string') return undefined;
   if (!(banTypes as readonly unknown[]).includes(ban_type)) return undefined;
   if (!(banScopes as readonly unknown[]).includes(scope)) return undefined;
   if (!(duration_seconds === null || (isInt(duration_seconds) && duration_seconds > 0))) return undefined;
   if (!(player_message === null || typeof player_message === 'string')) return undefined;
+  // A statement's defaults were checked field by field on the way in: here, that they are its fields.
+  const defaults = statement as Record<string, unknown> | undefined;
+  if (
+    defaults !== undefined &&
+    (typeof defaults !== 'object' ||
+      defaults === null ||
+      Object.keys(defaults).some((field) => !(statementFields as readonly string[]).includes(field)))
+  )
+    return undefined;
   return {
     code,
     label,
@@ -33,6 +46,7 @@ const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
     scope: scope as CatalogueReason['scope'],
     duration_seconds,
     player_message,
+    ...(defaults === undefined ? {} : { statement: defaults as CatalogueReason['statement'] }),
   };
 };
 

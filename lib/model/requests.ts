@@ -40,6 +40,17 @@ import {
 } from '@kernel/reason-catalogue';
 import { type AppealOutcome, appealOutcomes, appealStatusFilters, BATCH_MAX_DEVICES } from '@kernel/requests';
 import { scopes } from '@kernel/scopes';
+import {
+  automatedDecisions,
+  EEA_COUNTRIES,
+  STATEMENT_EXPLANATION_MAX,
+  STATEMENT_FACTS_MAX,
+  STATEMENT_GROUND_MAX,
+  STATEMENT_URL_MAX,
+  statementCategories,
+  statementGrounds,
+  statementSources,
+} from '@kernel/statement-of-reasons';
 import * as z from 'zod/mini';
 import { parseSafeInteger } from './numbers';
 
@@ -143,6 +154,52 @@ const plainText = (max: number, characters: string, rule: string) => {
 export const playerMessageSchema = /* @__PURE__ */ define(() =>
   plainText(PLAYER_MESSAGE_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE),
 );
+/**
+ * A ban's statement of reasons as a create or a catalogue reason gives it (kernel/statement-of-reasons.ts):
+ * any of its fields; what is not given comes from the catalogue reason, then the defaults.
+ */
+export const statementInputSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    ground: z.optional(z.enum(statementGrounds)),
+    terms_clause: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
+    terms_url: z.optional(
+      pattern(
+        new RegExp(`^https://[\\x21-\\x7e]{1,${STATEMENT_URL_MAX - 8}}$`),
+        `must be an https URL of at most ${STATEMENT_URL_MAX} characters`,
+      ),
+    ),
+    legal_ground: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
+    illegal_explanation: z.optional(
+      plainText(STATEMENT_EXPLANATION_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
+    ),
+    facts: z.optional(plainText(STATEMENT_FACTS_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE)),
+    automated_detection: z.optional(z.boolean()),
+    automated_decision: z.optional(z.enum(automatedDecisions)),
+    source: z.optional(z.enum(statementSources)),
+    territorial_scope: z.optional(
+      z.array(z.enum(EEA_COUNTRIES)).check(
+        z.minLength(1),
+        z.maxLength(EEA_COUNTRIES.length),
+        z.superRefine((countries, ctx) => {
+          const seen = new Set<string>();
+          countries.forEach((country, index) => {
+            if (seen.has(country))
+              ctx.addIssue({
+                code: 'custom',
+                path: [index],
+                params: { issue: 'duplicate' },
+                message: 'repeats a country earlier in the list',
+              } as never);
+            seen.add(country);
+          });
+        }),
+      ),
+    ),
+    category: z.optional(z.enum(statementCategories)),
+  }),
+);
+export type StatementInputRequest = z.output<typeof statementInputSchema>;
+
 /** An appeal's message or a decision's note: 1-2,000 characters, newlines allowed. */
 export const appealTextSchema = /* @__PURE__ */ define(() =>
   plainText(APPEAL_TEXT_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
@@ -290,6 +347,8 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
     idempotency_key: z.optional(idempotencyKeySchema),
     /** true: make the ban even when the same one is in force already (else `already_active`). */
     allow_duplicate: z.optional(z.boolean()),
+    /** Its statement of reasons, over the catalogue reason's and the defaults. */
+    statement: z.optional(statementInputSchema),
   }),
 );
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;
@@ -411,6 +470,8 @@ export const catalogueReasonSchema = /* @__PURE__ */ define(() =>
     /** How long a ban for it lasts; null: permanent. */
     duration_seconds: z.nullable(z.int().check(z.minimum(1), z.maximum(REASON_DURATION_MAX_SECONDS))),
     player_message: z.nullable(playerMessageSchema),
+    /** The statement of reasons a ban for it carries unless the create says otherwise. */
+    statement: z.optional(statementInputSchema),
   }),
 );
 export type CatalogueReason = z.output<typeof catalogueReasonSchema>;
@@ -626,6 +687,19 @@ export const auditQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type AuditQuery = z.output<typeof auditQuerySchema>;
+
+/** `GET /v1/statements`: the statements of the bans made in a time range, newest first. */
+export const dsaStatementsQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, 200), 100),
+    cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,400}$/, 'must be a next_cursor this API returned')),
+    /** Bans made at or after this instant. */
+    from: z.optional(rangeInstant()),
+    /** Bans made before this instant. */
+    to: z.optional(rangeInstant()),
+  }),
+);
+export type DsaStatementsQuery = z.output<typeof dsaStatementsQuerySchema>;
 
 /** What the change feed and webhooks carry (lib/domain/change-events.ts). */
 export const feedEventTypes = [

@@ -1,6 +1,13 @@
 import { devicePlatforms } from '@kernel/device-formats';
 import { roles } from '@kernel/people';
 import { scopes } from '@kernel/scopes';
+import {
+  automatedDecisions,
+  EEA_COUNTRIES,
+  statementCategories,
+  statementGrounds,
+  statementSources,
+} from '@kernel/statement-of-reasons';
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
 import {
@@ -115,6 +122,45 @@ export const policySchema = z.strictObject({
 export type Policy = z.output<typeof policySchema>;
 
 /** One reason of the catalogue, as stored (lib/model/requests.ts has its rules). */
+const statementShape = {
+  ground: z.enum(statementGrounds),
+  /** `terms`: the clause of the publisher's terms relied on; null for `illegal`. */
+  terms_clause: z.nullable(z.string()),
+  /** `terms`: where the player reads it; null without one. */
+  terms_url: z.nullable(z.string()),
+  /** `illegal`: the law relied on; null for `terms`. */
+  legal_ground: z.nullable(z.string()),
+  /** `illegal`: why the conduct is illegal on that ground; null for `terms`. */
+  illegal_explanation: z.nullable(z.string()),
+  /** The facts and circumstances relied on, written for the player. */
+  facts: z.string(),
+  /** Whether automated means detected what the ban is for. */
+  automated_detection: z.boolean(),
+  /** Whether automated means decided it: fully, partially or not (a person). */
+  automated_decision: z.enum(automatedDecisions),
+  source: z.enum(statementSources),
+  /** Where it applies, as EEA countries. */
+  territorial_scope: z.array(z.enum(EEA_COUNTRIES)),
+  category: z.enum(statementCategories),
+};
+
+/**
+ * A ban's statement of reasons (Digital Services Act, Art. 17), as the player is owed it: public,
+ * like the player message, to whoever sees the ban; null only on an erased ban's event.
+ */
+export const statementSchema = z.strictObject(statementShape);
+
+/** What a catalogue reason says of the statements of its bans: any of the fields. */
+export const statementDefaultsSchema = z.partial(
+  z.strictObject({
+    ...statementShape,
+    terms_clause: z.string(),
+    terms_url: z.string(),
+    legal_ground: z.string(),
+    illegal_explanation: z.string(),
+  }),
+);
+
 export const catalogueReasonResponseSchema = z.strictObject({
   code: z.string(),
   label: z.string(),
@@ -123,6 +169,8 @@ export const catalogueReasonResponseSchema = z.strictObject({
   /** How long a ban for it lasts; null: permanent. */
   duration_seconds: z.nullable(z.int().check(z.minimum(1))),
   player_message: z.nullable(z.string()),
+  /** The statement of reasons its bans carry unless a create says otherwise; absent without one. */
+  statement: z.optional(statementDefaultsSchema),
 });
 
 /** The publisher's reason catalogue: empty, not strict and never written (`updated_at` null) until its first PUT. */
@@ -212,6 +260,8 @@ export const listedBanSchema = z.strictObject({
   player_message: z.nullable(z.string()),
   /** Whether the player may contest it (true unless made with `appealable: false`). */
   appealable: z.boolean(),
+  /** Its statement of reasons: what the player is owed of why (null only once erased). */
+  statement: z.nullable(statementSchema),
   /**
    * An appeal of it: the one your publisher filed, or to its owner the one that changed last; null
    * without one (each publisher that enforces a ban may appeal it once). Open, or decided with its
@@ -405,6 +455,41 @@ export const deviceFormatsSchema = z.strictObject({
   updated_at: z.nullable(timestamp),
 });
 export type DeviceFormats = z.output<typeof deviceFormatsSchema>;
+
+/**
+ * One ban as a statement of the DSA Transparency Database's API (its StatementStoreRequest), field
+ * names and values as it takes them (lib/domain/dsa-statements.ts says how a ban maps onto it).
+ */
+export const dsaStatementSchema = z.strictObject({
+  decision_provision: z.string(),
+  end_date_service_restriction: z.optional(z.string()),
+  decision_ground: z.string(),
+  decision_ground_reference_url: z.optional(z.string()),
+  incompatible_content_ground: z.optional(z.string()),
+  incompatible_content_explanation: z.optional(z.string()),
+  illegal_content_legal_ground: z.optional(z.string()),
+  illegal_content_explanation: z.optional(z.string()),
+  content_type: z.array(z.string()),
+  content_type_other: z.optional(z.string()),
+  category: z.string(),
+  territorial_scope: z.array(z.string()),
+  content_date: z.string(),
+  application_date: z.string(),
+  decision_facts: z.string(),
+  source_type: z.string(),
+  automated_detection: z.enum(['Yes', 'No']),
+  automated_decision: z.string(),
+  puid: z.string(),
+});
+export type DsaStatement = z.output<typeof dsaStatementSchema>;
+
+export const dsaStatementPageSchema = z.strictObject({
+  items: z.array(dsaStatementSchema),
+  /** Bans of the page's events that are gone (erased): no statement is left of them. */
+  not_exported: z.int(),
+  next_cursor: z.nullable(z.string()),
+});
+export type DsaStatementPage = z.output<typeof dsaStatementPageSchema>;
 
 /** The games the publisher has made bans in (`GET /v1/games`), in id order. */
 export const gamesUsedSchema = z.strictObject({ games: z.array(z.string()) });

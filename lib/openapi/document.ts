@@ -62,6 +62,8 @@ import {
   deviceFormatsSchema,
   directoryEntrySchema,
   directorySchema,
+  dsaStatementPageSchema,
+  dsaStatementSchema,
   enforcementBatchSchema,
   enforcementSchema,
   enforcementSnapshotSchema,
@@ -97,6 +99,7 @@ import {
 import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
 import { type RequestSpec, type Route, routes } from '../routes';
 import {
+  AUDIT_EVENT_PREFIX,
   appealQueuePartition,
   auditActorPrefix,
   bannedDevicesPartition,
@@ -193,6 +196,8 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [appealListSchema, 'AppealList'],
   [bannedDeviceListSchema, 'BannedDeviceList'],
   [gamesUsedSchema, 'GamesUsed'],
+  [dsaStatementPageSchema, 'DsaStatementPage'],
+  [dsaStatementSchema, 'DsaStatement'],
   [deviceFormatsSchema, 'DeviceFormats'],
   [expiringBanListSchema, 'ExpiringBanList'],
   [bannedDeviceSchema, 'BannedDevice'],
@@ -451,6 +456,32 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAudit.actor': {
     description: 'Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.',
     example: 'key_Qm3vX8pLr2Tz',
+  },
+  'listDsaStatements.from': {
+    description: 'Only bans made at or after this instant: an RFC 3339 date-time with an offset.',
+    example: '2026-03-01T00:00:00Z',
+  },
+  'listDsaStatements.to': {
+    description:
+      'Only bans made before this instant (an RFC 3339 date-time with an offset); later than `from`.',
+    example: '2026-04-01T00:00:00Z',
+  },
+  'listDsaStatements.limit': {
+    description: 'Most bans to read for the page (1-200). Digits only.',
+    example: 100,
+  },
+  'listDsaStatements.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque), with the same `from` and `to`: the bans made before that page's.",
+    // Bound to the other parameters' examples, which are sent with it (the trail's ban.created events).
+    example: cursorOf(
+      auditReaderOf('acme', {
+        type: 'ban.created',
+        from: '2026-03-01T00:00:00.000Z',
+        to: '2026-04-01T00:00:00.000Z',
+      }),
+      `${AUDIT_EVENT_PREFIX}2026-03-03T08:45:00.000Z#evt_Qm3vX8pLr2Tz4KwB9sC1aB3d`,
+    ),
   },
   'listAudit.from': {
     description:

@@ -1,5 +1,6 @@
 import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
+import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
 import type * as z from 'zod/mini';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
@@ -22,6 +23,7 @@ import {
   deliveryListSchema,
   deviceFormatsSchema,
   directorySchema,
+  dsaStatementPageSchema,
   type Enforcement,
   enforcementBatchSchema,
   enforcementSchema,
@@ -207,6 +209,25 @@ const appealDecided: Appeal = {
   },
 };
 
+/** A statement of reasons as a ban made by a key (a program) with the defaults carries it. */
+const statementOf = (
+  ban_type: 'cheat' | 'social',
+  reason: string,
+  facts?: string,
+): NonNullable<ListedBan['statement']> => ({
+  ground: 'terms',
+  terms_clause: reason,
+  terms_url: null,
+  legal_ground: null,
+  illegal_explanation: null,
+  facts: facts ?? `This device received a ${ban_type} ban for ${reason}.`,
+  automated_detection: true,
+  automated_decision: 'fully',
+  source: 'own_initiative',
+  territorial_scope: [...EEA_COUNTRIES],
+  category: 'other_violation_tc',
+});
+
 const socialBan: ListedBan = {
   ban_id: 1042,
   ban_type: 'social',
@@ -221,6 +242,15 @@ const socialBan: ListedBan = {
   revoke_reason_code: null,
   player_message: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
   appealable: true,
+  statement: {
+    ...statementOf('social', 'Community rules, 2.1: no abuse of other players'),
+    terms_url: 'https://acme.example/community-rules#2.1',
+    facts: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
+    automated_detection: false,
+    automated_decision: 'not',
+    source: 'notice',
+    category: 'illegal_or_harmful_speech',
+  },
   appeal: null,
   created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
   enforced: true,
@@ -241,6 +271,11 @@ const cheatBan: ListedBan = {
   revoke_reason_code: null,
   player_message: 'This device is banned for using cheat software.',
   appealable: false,
+  statement: statementOf(
+    'cheat',
+    'Terms of service, 7.3: no cheat software',
+    'Our anti-cheat found aim-assistance software running with the game on this device.',
+  ),
   appeal: null,
   created_by: null,
   enforced: true,
@@ -382,6 +417,7 @@ const feedEvents: FeedEvent[] = [
       revoke_reason_code: 'false_positive',
       player_message: null,
       appealable: true,
+      statement: statementOf('cheat', 'speedhack'),
       appeal: null,
       created_by: null,
       enforced: false,
@@ -407,6 +443,7 @@ const feedEvents: FeedEvent[] = [
       revoke_reason_code: null,
       player_message: null,
       appealable: true,
+      statement: null,
       appeal: null,
       created_by: null,
       enforced: false,
@@ -602,6 +639,54 @@ export const operations = {
     },
   },
 
+  listDsaStatements: {
+    summary: 'Export your bans as statements for the DSA Transparency Database',
+    tag: 'Audit',
+    description:
+      'Each ban your publisher made in the period (`from` <= made < `to`), newest first, as one ' +
+      "statement in the JSON the Commission's DSA Transparency Database API takes (Art. 24(5)): " +
+      "what a submitter POSTs to its statements endpoint with your platform's token (docs/player-rights.md). " +
+      'Made from the ban as it is now and its statement of reasons: `decision_provision` ' +
+      '(`PARTIAL` for a social ban or a game ban, else `TOTAL`; `SUSPENSION` when it ends, with ' +
+      '`end_date_service_restriction`, else `TERMINATION`), the ground (`terms`: ' +
+      '`DECISION_GROUND_INCOMPATIBLE_CONTENT` with the clause, the facts as its explanation, cut to ' +
+      "2,000 characters, and the clause's address; `illegal`: the law and its explanation), " +
+      '`content_type` (`CONTENT_TYPE_TEXT` for chat, else `CONTENT_TYPE_OTHER`), `category`, ' +
+      '`territorial_scope`, `content_date` and `application_date` (the day it was made, UTC, ' +
+      '`Y-m-d`), `decision_facts`, `source_type`, `automated_detection`, `automated_decision` and ' +
+      '`puid` (`ban-<ban_id>`). The bans are found through the audit trail: an erased ban has no ' +
+      'statement left and is counted in `not_exported`. Needs `audit:read` and a key for every game. ' +
+      'Page with `next_cursor` until it is null; a page may hold fewer than `limit` statements.',
+    responses: {
+      200: response(dsaStatementPageSchema, 'A page of statements.', {
+        items: [
+          {
+            decision_provision: 'DECISION_PROVISION_TOTAL_TERMINATION',
+            decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+            incompatible_content_ground: 'Terms of service, 7.3: no cheat software',
+            incompatible_content_explanation:
+              'Our anti-cheat found aim-assistance software running with the game on this device.',
+            decision_ground_reference_url: 'https://acme.example/terms#7.3',
+            content_type: ['CONTENT_TYPE_OTHER'],
+            content_type_other: 'Conduct in an online game',
+            category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC',
+            territorial_scope: [...EEA_COUNTRIES],
+            content_date: '2026-03-03',
+            application_date: '2026-03-03',
+            decision_facts:
+              'Our anti-cheat found aim-assistance software running with the game on this device.',
+            source_type: 'SOURCE_VOLUNTARY',
+            automated_detection: 'Yes',
+            automated_decision: 'AUTOMATED_DECISION_FULLY',
+            puid: 'ban-1077',
+          },
+        ],
+        not_exported: 0,
+        next_cursor: null,
+      }),
+    },
+  },
+
   putPublisher: {
     summary: "Set the caller's name in the directory of publishers",
     tag: 'Policy',
@@ -690,7 +775,13 @@ export const operations = {
       'and `status: "already_active"` (its `reason_code`, `created_at` and `expires_at` too, whatever ' +
       'expiry was asked) and nothing is written; `allow_duplicate: true` makes a second ban anyway. ' +
       "Another publisher's ban never counts, and is never revealed. It is a check, not a lock: two " +
-      'such creates arriving at the same instant may both make a ban.',
+      'such creates arriving at the same instant may both make a ban. Every ban carries a ' +
+      '`statement` of reasons (Digital Services Act, Art. 17): the fields `statement` gives, over ' +
+      'those of the catalogue reason of `reason_code`, over the defaults (ground `terms` with the ' +
+      'reason as the clause; the facts the `player_message`, else a sentence naming the reason; a ' +
+      "key's ban detected and decided by automated means (`automated_decision: fully`), a person's " +
+      'by hand (`not`); `own_initiative`; every EEA country; `other_violation_tc`). Ground `illegal` ' +
+      'needs `legal_ground` and `illegal_explanation`; the fields of the other ground are a 400.',
     request: {
       device_id: DEVICE,
       ban_type: 'cheat',
@@ -701,6 +792,11 @@ export const operations = {
       player_message: 'This device is banned for using cheat software.',
       appealable: true,
       idempotency_key: 'report-991',
+      statement: {
+        terms_clause: 'Terms of service, 7.3: no cheat software',
+        terms_url: 'https://acme.example/terms#7.3',
+        facts: 'Our anti-cheat found aim-assistance software running with the game on this device.',
+      },
     },
     responses: {
       201: response(banCreationResultSchema, 'A new ban was recorded.', created),

@@ -107,6 +107,7 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   invitePerson: (c) => c.invitePerson({ email: 'sam@example.com', role: 'moderator' }),
   updatePerson: (c) => c.updatePerson('person_1', { enabled: false }),
   listAudit: (c) => c.listAudit({ type: 'ban.created' }),
+  listDsaStatements: (c) => c.listDsaStatements({ from: '2026-03-01T00:00:00Z' }),
   eraseDevice: (c) => c.eraseDevice('d-1'),
   listDevices: (c) => c.listDevices({ prefix: 'd-' }),
   listGames: (c) => c.listGames(),

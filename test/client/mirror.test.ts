@@ -52,6 +52,19 @@ const ban = (id: number, over: Record<string, unknown> = {}) => ({
   revoke_reason_code: null,
   player_message: null,
   appealable: true,
+  statement: {
+    ground: 'terms' as const,
+    terms_clause: 'aimbot',
+    terms_url: null,
+    legal_ground: null,
+    illegal_explanation: null,
+    facts: 'This device received a cheat ban for aimbot.',
+    automated_detection: true,
+    automated_decision: 'fully' as const,
+    source: 'own_initiative' as const,
+    territorial_scope: ['DE', 'FR'],
+    category: 'other_violation_tc' as const,
+  },
   appeal: null,
   created_by: null,
   enforced: true,
@@ -279,7 +292,7 @@ describe('the state file', () => {
       await first.stop();
       const saved = JSON.parse(await readFile(stateFile, 'utf8'));
       expect(saved).toMatchObject({
-        format: 'device-ban-mirror/3',
+        format: 'device-ban-mirror/4',
         checksum: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       // Unbanned by hand: valid JSON, a valid shape, one ban fewer.
@@ -304,7 +317,7 @@ describe('the state file', () => {
       await second.stop();
 
       const { checksum: _checksum, ...older } = JSON.parse(await readFile(stateFile, 'utf8'));
-      for (const format of ['device-ban-mirror/1', 'device-ban-mirror/2']) {
+      for (const format of ['device-ban-mirror/1', 'device-ban-mirror/2', 'device-ban-mirror/3']) {
         await writeFile(stateFile, JSON.stringify({ ...older, format }));
         const olderEvents: MirrorEvent[] = [];
         const third = createBanMirror({

@@ -234,7 +234,7 @@ describe('the device-ban-client package', () => {
     expect(first.stderr).toContain('"type":"snapshot"');
     const saved = JSON.parse(await readFile(stateFile, 'utf8'));
     expect(saved).toMatchObject({
-      format: 'device-ban-mirror/3',
+      format: 'device-ban-mirror/4',
       game_id: 'game-2',
       publisher_id: 'package-pub',
     });

@@ -572,6 +572,10 @@ describe('every function, under the role the template gives it', () => {
     const steam = await call('listDevices', owner, { query: { prefix: '76561198000000001' } });
     expect(steam.status).toBe(200);
     expect(steam.body.normalised.searched).toBe('steam:76561198000000001');
+    // The statements of the bans made: the audit trail's events (Query), then each ban (GetItem).
+    const statements = await call('listDsaStatements', owner, { query: {} });
+    expect(statements.status).toBe(200);
+    expect(statements.body.items.length).toBeGreaterThan(0);
     const byEnd = await call('listDevices', owner, { query: { suffix: 'm-erase' } });
     expect(byEnd.body.items.map((d: { device_id: string }) => d.device_id)).toEqual(['iam-erase']);
     expect((await call('eraseDevice', owner, { path: { device_id: 'iam-erase' }, body: {} })).status).toBe(

@@ -1,3 +1,4 @@
+import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBan, startTwoPublishers, type TestApi } from '../support/fixtures';
 
@@ -75,6 +76,20 @@ describe('what a publisher sees', () => {
       revoke_reason_code: null,
       player_message: null,
       appealable: true,
+      // Made by a key with nothing said of it: the defaults (docs/api.md, The statement of reasons).
+      statement: {
+        ground: 'terms',
+        terms_clause: 'toxicity',
+        terms_url: null,
+        legal_ground: null,
+        illegal_explanation: null,
+        facts: 'This device received a social ban for toxicity.',
+        automated_detection: true,
+        automated_decision: 'fully',
+        source: 'own_initiative',
+        territorial_scope: [...EEA_COUNTRIES],
+        category: 'other_violation_tc',
+      },
       appeal: null,
       created_by: { type: 'key', key_id: expect.stringMatching(/^key_/), name: expect.any(String) },
       enforced: true,

@@ -394,7 +394,7 @@ describe('the mirror against the API', () => {
     await api.settle();
 
     const damaged = join(dir, `${game}-damaged.json`);
-    writeFileSync(damaged, '{"format":"device-ban-mirror/3","game_id"');
+    writeFileSync(damaged, '{"format":"device-ban-mirror/4","game_id"');
     const otherGame = join(dir, `${game}-other.json`);
     const foreign = join(dir, `${game}-foreign.json`);
     // A state file another game's mirror wrote, and one another publisher's mirror wrote for this game.

@@ -158,12 +158,13 @@ describe.skipIf(!endpoint)('the local change log and the table stream', () => {
         .map((event) => {
           const { occurred_at, ...rest } = event;
           const shown = event.type === 'ban.erased' ? rest : event;
-          // The feed drops an erased ban's details from its earlier events; the stream keeps the images.
+          // The feed drops an erased ban's details and statement from its earlier events; the stream
+          // keeps the images.
           if (
             'ban' in shown &&
             fromStream.some((e) => e.type === 'ban.erased' && 'ban' in e && e.ban.ban_id === shown.ban.ban_id)
           ) {
-            const { details_json: _gone, ...ban } = shown.ban;
+            const { details_json: _gone, statement: _erased, ...ban } = shown.ban;
             return canonical({ ...shown, ban });
           }
           return canonical(shown);
