@@ -2051,7 +2051,7 @@ export interface operations {
         limit?: number;
         /**
          * @description The previous page's `next_cursor` (opaque), with the same `from` and `to`: the bans made before that page's.
-         * @example eyJ2IjoxfQ
+         * @example YzEuazVUZnBpU09BbVN0djFheC5FVkVOVCMyMDI2LTAzLTAzVDA4OjQ1OjAwLjAwMFojZXZ0X1FtM3ZYOHBMcjJUejRLd0I5c0MxYUIzZA
          */
         cursor?: string;
         /**
