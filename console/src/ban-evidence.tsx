@@ -52,12 +52,57 @@ export const EvidenceCells = ({ ban, publisher }: { ban: Ban; publisher: string 
   </>
 );
 
-/** The same for one ban in prose (the appeal's contested ban). */
+const decidedWords: Record<NonNullable<Ban['statement']>['automated_decision'], string> = {
+  fully: 'by automated means',
+  partially: 'partly by automated means',
+  not: 'by a person',
+};
+const sourceWords: Record<NonNullable<Ban['statement']>['source'], string> = {
+  own_initiative: "on the publisher's own initiative",
+  notice: 'on a notice',
+  trusted_flagger: "on a trusted flagger's notice",
+  other_notification: 'on another notification',
+};
+const EEA_SIZE = 30;
+
+/**
+ * What the player was told of why (the ban's statement of reasons, DSA Art. 17): the ground, the
+ * facts, how it was detected and decided. Public, like the player message: shown for any ban.
+ */
+export const StatementOfReasons = ({ statement }: { statement: Ban['statement'] }) =>
+  statement === null ? (
+    <p>Statement of reasons: erased.</p>
+  ) : (
+    <div class="statement">
+      <p>
+        Statement of reasons:{' '}
+        {statement.ground === 'terms'
+          ? `against the terms, ${statement.terms_clause}${statement.terms_url ? ` (${statement.terms_url})` : ''}`
+          : `illegal under ${statement.legal_ground}: ${statement.illegal_explanation}`}
+        .
+      </p>
+      <p>
+        Facts given to the player: <q>{statement.facts}</q>
+      </p>
+      <p class="meta">
+        Detected {statement.automated_detection ? 'by automated means' : 'without automated means'}, decided{' '}
+        {decidedWords[statement.automated_decision]}, {sourceWords[statement.source]}; category{' '}
+        {statement.category}; applies in{' '}
+        {statement.territorial_scope.length === EEA_SIZE
+          ? 'every EEA country'
+          : statement.territorial_scope.join(', ')}
+        .
+      </p>
+    </div>
+  );
+
+/** The same for one ban in prose (the appeal's contested ban), with what the player was told of why. */
 export const BanEvidence = ({ ban, publisher }: { ban: Ban; publisher: string | null }) => (
   <div class="evidence">
     <p>Made by: {madeBy(ban, publisher)}</p>
     <div>
       Details: <BanDetails ban={ban} publisher={publisher} />
     </div>
+    <StatementOfReasons statement={ban.statement} />
   </div>
 );

@@ -413,6 +413,16 @@ describe('two moderators', () => {
       const evidence = await panelA.locator('.evidence').innerText();
       expect(evidence).toMatch(/^Made by: local development \(key_[\w-]+\)\n+Details:/);
       expect(evidence).toContain('replay: match-8812\ndetector: {"name":"aim-v3","score":0.97}');
+      // What the player was told of why: the ban's statement of reasons, as the API answers it.
+      const listed = await server.call('GET', `/v1/device/${device}/bans?status=all`, { game: GAME });
+      const contested = listed.body.items.find((b: { ban_id: number }) => b.ban_id === held.ban_id);
+      const { statement } = contested;
+      expect(evidence).toContain(`Statement of reasons: against the terms, ${statement.terms_clause}.`);
+      expect(evidence).toMatch(/Facts given to the player: \S/);
+      expect(evidence).toContain(statement.facts);
+      expect(evidence).toContain(
+        "Detected by automated means, decided by automated means, on the publisher's own initiative; category other_violation_tc; applies in every EEA country.",
+      );
       const history = await eventually(
         () => rowsOf(bansTable(a.page, device)),
         (rows) => rows.length === 2,
