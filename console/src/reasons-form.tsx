@@ -5,6 +5,12 @@ import {
   REASON_LABEL_MAX,
   REASON_LABEL_RULE,
 } from '@kernel/reason-catalogue';
+import {
+  STATEMENT_GROUND_MAX,
+  STATEMENT_URL_MAX,
+  type StatementCategory,
+  statementCategories,
+} from '@kernel/statement-of-reasons';
 import { useDraft } from './drafts';
 import type { CatalogueReason, ReasonCatalogue } from './reasons';
 import { Field, FormActions } from './ui';
@@ -35,6 +41,10 @@ type Draft = {
   duration: string;
   customSeconds: string;
   player_message: string;
+  /** The statement of reasons' defaults its bans take: '' leaves the service's own default. */
+  terms_clause: string;
+  terms_url: string;
+  category: StatementCategory | '';
 };
 
 const emptyDraft: Draft = {
@@ -45,6 +55,9 @@ const emptyDraft: Draft = {
   duration: '',
   customSeconds: '',
   player_message: '',
+  terms_clause: '',
+  terms_url: '',
+  category: '',
 };
 
 const draftOf = (reason: CatalogueReason): Draft => {
@@ -57,13 +70,45 @@ const draftOf = (reason: CatalogueReason): Draft => {
     duration: preset ? String(reason.duration_seconds ?? '') : CUSTOM,
     customSeconds: preset ? '' : String(reason.duration_seconds),
     player_message: reason.player_message ?? '',
+    terms_clause: reason.statement?.terms_clause ?? '',
+    terms_url: reason.statement?.terms_url ?? '',
+    category: reason.statement?.category ?? '',
   };
+};
+
+const URL_PATTERN = new RegExp(`^https://[\\x21-\\x7e]{1,${STATEMENT_URL_MAX - 8}}$`);
+
+/** A clause of the terms: one line, as the API takes it. */
+const checkClause = (clause: string): string | undefined => {
+  if (clause === '') return undefined;
+  if (playerMessageLength(clause) > STATEMENT_GROUND_MAX)
+    return `must be at most ${STATEMENT_GROUND_MAX} characters`;
+  return labelPattern.test(clause) ? undefined : REASON_LABEL_RULE;
+};
+
+/**
+ * The statement defaults the draft makes of the reason's: the fields this form edits set or
+ * cleared, the others (set through the API: facts, source, ...) kept as they were.
+ */
+const statementOf = (draft: Draft, kept: CatalogueReason['statement']) => {
+  const statement: Record<string, unknown> = { ...kept };
+  const edited = {
+    terms_clause: draft.terms_clause.trim(),
+    terms_url: draft.terms_url.trim(),
+    category: draft.category,
+  };
+  for (const [field, value] of Object.entries(edited)) {
+    if (value === '') delete statement[field];
+    else statement[field] = value;
+  }
+  return Object.keys(statement).length > 0 ? (statement as CatalogueReason['statement']) : undefined;
 };
 
 /** The draft as a reason, or the field errors that keep it from being one. */
 const reasonOf = (
   draft: Draft,
   others: readonly CatalogueReason[],
+  kept: CatalogueReason['statement'],
 ): { reason: CatalogueReason } | { errors: FieldErrors } => {
   const code = draft.code.trim();
   const message = parsePlayerMessage(draft.player_message);
@@ -83,8 +128,14 @@ const reasonOf = (
     label: checkLabel(draft.label.trim()),
     duration_seconds: durationError,
     player_message: message.ok ? undefined : message.message,
+    terms_clause: checkClause(draft.terms_clause.trim()),
+    terms_url:
+      draft.terms_url.trim() === '' || URL_PATTERN.test(draft.terms_url.trim())
+        ? undefined
+        : `must be an https URL of at most ${STATEMENT_URL_MAX} characters`,
   };
   if (Object.values(errors).some(Boolean) || !message.ok) return { errors };
+  const statement = statementOf(draft, kept);
   return {
     reason: {
       code,
@@ -93,6 +144,7 @@ const reasonOf = (
       scope: draft.scope,
       duration_seconds: duration,
       player_message: message.value ?? null,
+      ...(statement ? { statement } : {}),
     },
   };
 };
@@ -112,6 +164,9 @@ const DRAFTED_REASON = [
   'duration',
   'customSeconds',
   'player_message',
+  'terms_clause',
+  'terms_url',
+  'category',
 ] as const satisfies ReadonlyArray<keyof Draft>;
 
 export const ReasonForm = ({
@@ -147,11 +202,11 @@ export const ReasonForm = ({
     const result = reasonOf(
       draft,
       catalogue.reasons.filter((_, i) => i !== editing),
+      existing?.statement,
     );
     form.accept('errors' in result ? result.errors : {}, '');
     if ('errors' in result) return;
-    // The statement defaults the API was given for it are not edited here: they are kept as they are.
-    onSave(existing?.statement ? { ...result.reason, statement: existing.statement } : result.reason);
+    onSave(result.reason);
   };
 
   return (
@@ -220,6 +275,41 @@ export const ReasonForm = ({
         error={err('player_message')}
         hint="Plain text, one paragraph, at most 500 characters."
       />
+      <fieldset>
+        <legend>Statement of reasons its bans carry (what the player is told of why)</legend>
+        <Field
+          id="reason-clause"
+          label="Clause of your terms (optional)"
+          value={draft.terms_clause}
+          onValue={form.set('terms_clause')}
+          error={err('terms_clause')}
+          hint="E.g. Terms of service, 7.3: no cheat software. Empty: the label."
+        />
+        <Field
+          id="reason-terms-url"
+          label="Address of the clause (optional)"
+          value={draft.terms_url}
+          onValue={form.set('terms_url')}
+          error={err('terms_url')}
+          hint="An https URL where the player reads it."
+          type="url"
+        />
+        <div class="field">
+          <label for="reason-category">Category</label>
+          <select
+            id="reason-category"
+            value={draft.category}
+            onChange={(e) => form.set('category')(chosen<StatementCategory | ''>(e))}
+          >
+            <option value="">other violation of the terms (the default)</option>
+            {statementCategories.map((c) => (
+              <option key={c} value={c}>
+                {c.replaceAll('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </div>
+      </fieldset>
       <FormActions
         busy={busy}
         submit={busy ? 'Saving…' : existing ? 'Save reason' : 'Add reason'}

@@ -142,6 +142,57 @@ describe('the catalogue editor', () => {
   });
 });
 
+describe('the statement of reasons a reason gives its bans', () => {
+  it('sets the clause, its address and the category; keeps what only the API set; refuses a bad address', async () => {
+    const { page } = console_;
+    // A field only the API sets (the facts) must survive an edit in the page.
+    const before = await catalogueOf();
+    const withFacts = before.reasons.map((r) =>
+      r.code === 'aimbot' ? { ...r, statement: { facts: 'Found by our anti-cheat.' } } : r,
+    );
+    const put = await server.call('PUT', '/v1/reasons', {
+      body: { reasons: withFacts, strict_reasons: before.strict_reasons },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await openSection(page, 'Devices');
+    await openSection(page, 'Policy');
+    const region = editor(page);
+    await region.getByRole('button', { name: 'Edit aimbot', exact: true }).click();
+    await region
+      .getByLabel('Clause of your terms (optional)')
+      .fill('Terms of service, 7.3: no cheat software');
+    await region.getByLabel('Address of the clause (optional)').fill('http://acme.example/terms');
+    await region.getByLabel('Category').selectOption('scams_and_fraud');
+    const stamp = (await catalogueOf()).updated_at;
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await region.getByText('must be an https URL').waitFor();
+    expect((await catalogueOf()).updated_at).toBe(stamp);
+    await region.getByLabel('Address of the clause (optional)').fill('https://acme.example/terms#7.3');
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await statusHolding(region, 'Reason aimbot saved.');
+    const aimbot = (await catalogueOf()).reasons.find((r) => r.code === 'aimbot');
+    expect(aimbot?.statement).toEqual({
+      facts: 'Found by our anti-cheat.',
+      terms_clause: 'Terms of service, 7.3: no cheat software',
+      terms_url: 'https://acme.example/terms#7.3',
+      category: 'scams_and_fraud',
+    });
+    // A ban for it carries them.
+    const made = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: { device_id: 'device-statement', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+    });
+    expect(made.status).toBe(201);
+    const listed = await server.call('GET', '/v1/device/device-statement/bans', { game: GAME });
+    expect(listed.body.items[0].statement).toMatchObject({
+      terms_clause: 'Terms of service, 7.3: no cheat software',
+      terms_url: 'https://acme.example/terms#7.3',
+      category: 'scams_and_fraud',
+      facts: 'Found by our anti-cheat.',
+    });
+  });
+});
+
 describe('drafts of the settings forms', () => {
   it('keeps a new reason, a key and a webhook as typed across a reload, until saved or cancelled', async () => {
     const { page } = console_;
