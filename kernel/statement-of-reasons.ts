@@ -87,6 +87,10 @@ export const STATEMENT_EXPLANATION_MAX = 2000;
 export const STATEMENT_FACTS_MAX = 5000;
 export const STATEMENT_URL_MAX = 500;
 
+/** Where the player reads a clause: an https URL, as the API and the console's form check it. */
+export const STATEMENT_URL_PATTERN = new RegExp(`^https://[\\x21-\\x7e]{1,${STATEMENT_URL_MAX - 8}}$`);
+export const STATEMENT_URL_RULE = `must be an https URL of at most ${STATEMENT_URL_MAX} characters`;
+
 /** A statement as every ban answers it: each field set (those of the other ground null). */
 export interface Statement {
   ground: StatementGround;

@@ -7,7 +7,8 @@ import {
 } from '@kernel/reason-catalogue';
 import {
   STATEMENT_GROUND_MAX,
-  STATEMENT_URL_MAX,
+  STATEMENT_URL_PATTERN,
+  STATEMENT_URL_RULE,
   type StatementCategory,
   statementCategories,
 } from '@kernel/statement-of-reasons';
@@ -76,8 +77,6 @@ const draftOf = (reason: CatalogueReason): Draft => {
   };
 };
 
-const URL_PATTERN = new RegExp(`^https://[\\x21-\\x7e]{1,${STATEMENT_URL_MAX - 8}}$`);
-
 /** A clause of the terms: one line, as the API takes it. */
 const checkClause = (clause: string): string | undefined => {
   if (clause === '') return undefined;
@@ -130,9 +129,9 @@ const reasonOf = (
     player_message: message.ok ? undefined : message.message,
     terms_clause: checkClause(draft.terms_clause.trim()),
     terms_url:
-      draft.terms_url.trim() === '' || URL_PATTERN.test(draft.terms_url.trim())
+      draft.terms_url.trim() === '' || STATEMENT_URL_PATTERN.test(draft.terms_url.trim())
         ? undefined
-        : `must be an https URL of at most ${STATEMENT_URL_MAX} characters`,
+        : STATEMENT_URL_RULE,
   };
   if (Object.values(errors).some(Boolean) || !message.ok) return { errors };
   const statement = statementOf(draft, kept);

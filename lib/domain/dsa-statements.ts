@@ -1,4 +1,4 @@
-import type { Statement } from '@kernel/statement-of-reasons';
+import { STATEMENT_EXPLANATION_MAX, type Statement } from '@kernel/statement-of-reasons';
 import { mapWithConcurrency } from '../concurrency';
 import type { DsaStatementsQuery } from '../model/requests';
 import type { DsaStatement, DsaStatementPage } from '../model/responses';
@@ -30,8 +30,7 @@ const AUTOMATED_DECISIONS: Record<Statement['automated_decision'], string> = {
 /** The database's dates are days, `Y-m-d`, in UTC. */
 const day = (instant: string) => instant.slice(0, 10);
 
-/** The database's explanation holds 2,000 characters, the facts 5,000: the explanation is cut, marked. */
-const EXPLANATION_MAX = 2000;
+/** The database's explanation holds fewer characters than the facts: the explanation is cut, marked. */
 const cut = (text: string, max: number) => {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
@@ -55,7 +54,7 @@ export const toDsaStatement = (ban: Ban, statement: Statement): DsaStatement => 
       ? {
           decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
           incompatible_content_ground: statement.terms_clause ?? ban.reason_code,
-          incompatible_content_explanation: cut(statement.facts, EXPLANATION_MAX),
+          incompatible_content_explanation: cut(statement.facts, STATEMENT_EXPLANATION_MAX),
           ...(statement.terms_url === null ? {} : { decision_ground_reference_url: statement.terms_url }),
         }
       : {

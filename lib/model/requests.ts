@@ -46,7 +46,8 @@ import {
   STATEMENT_EXPLANATION_MAX,
   STATEMENT_FACTS_MAX,
   STATEMENT_GROUND_MAX,
-  STATEMENT_URL_MAX,
+  STATEMENT_URL_PATTERN,
+  STATEMENT_URL_RULE,
   statementCategories,
   statementGrounds,
   statementSources,
@@ -162,12 +163,7 @@ export const statementInputSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     ground: z.optional(z.enum(statementGrounds)),
     terms_clause: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
-    terms_url: z.optional(
-      pattern(
-        new RegExp(`^https://[\\x21-\\x7e]{1,${STATEMENT_URL_MAX - 8}}$`),
-        `must be an https URL of at most ${STATEMENT_URL_MAX} characters`,
-      ),
-    ),
+    terms_url: z.optional(pattern(STATEMENT_URL_PATTERN, STATEMENT_URL_RULE)),
     legal_ground: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
     illegal_explanation: z.optional(
       plainText(STATEMENT_EXPLANATION_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
