@@ -54,6 +54,10 @@ export const platformId = (platform: DevicePlatform, quoted: string): string | u
   }
 };
 
+/** Whether `quoted` is a whole id of some platform: only then can a declaration change a search. */
+export const isPlatformId = (quoted: string) =>
+  devicePlatforms.some((platform) => platformId(platform, quoted) !== undefined);
+
 /** What a search for `quoted` looks for under the declared formats: the first declaration it fits. */
 export const normaliseDeviceQuery = (
   quoted: string,

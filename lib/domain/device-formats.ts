@@ -1,5 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type DeviceFormat, devicePlatforms, normaliseDeviceQuery } from '@kernel/device-formats';
+import {
+  type DeviceFormat,
+  devicePlatforms,
+  isPlatformId,
+  normaliseDeviceQuery,
+} from '@kernel/device-formats';
 import type { PutDeviceFormatsRequest } from '../model/requests';
 import type { Actor, DeviceFormats } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -72,8 +77,13 @@ export const putDeviceFormats = async (
   return { ...fields, updated_at: updatedAt };
 };
 
-/** What a device search for `prefix` looks for: the publisher's own spelling of a bare platform id. */
+/**
+ * What a device search for `prefix` looks for: the publisher's own spelling of a bare platform id.
+ * The declaration is read only for a prefix that is a whole platform id: the console searches as
+ * a moderator types, and almost nothing typed is one.
+ */
 export const normalisedPrefix = async (publisherId: string, prefix: string) => {
+  if (!isPlatformId(prefix)) return undefined;
   const { formats } = await getDeviceFormats(publisherId);
   const normalised = normaliseDeviceQuery(prefix, formats);
   return normalised && normalised.searched !== prefix ? { typed: prefix, ...normalised } : undefined;

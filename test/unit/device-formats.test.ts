@@ -1,4 +1,4 @@
-import { normaliseDeviceQuery, platformId } from '@kernel/device-formats';
+import { isPlatformId, normaliseDeviceQuery, platformId } from '@kernel/device-formats';
 import { describe, expect, it } from 'vitest';
 
 describe('the device id formats a publisher declares', () => {
@@ -42,5 +42,12 @@ describe('the device id formats a publisher declares', () => {
     });
     expect(normaliseDeviceQuery('76561197960287930', [])).toBeUndefined();
     expect(normaliseDeviceQuery('device-7f3a', formats)).toBeUndefined();
+    // Only a whole platform id is worth reading a declaration for.
+    expect(['STEAM_0:0:11101', '2533274790395904'].map(isPlatformId)).toEqual([true, true]);
+    expect(['device-7f3a', '7656119796', 'steam:76561197960287930'].map(isPlatformId)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 });
