@@ -1,3 +1,4 @@
+import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
 import { actorLabel, type Ban } from './api';
 
 /**
@@ -63,7 +64,6 @@ const sourceWords: Record<NonNullable<Ban['statement']>['source'], string> = {
   trusted_flagger: "on a trusted flagger's notice",
   other_notification: 'on another notification',
 };
-const EEA_SIZE = 30;
 
 /**
  * What the player was told of why (the ban's statement of reasons, DSA Art. 17): the ground, the
@@ -88,7 +88,7 @@ export const StatementOfReasons = ({ statement }: { statement: Ban['statement'] 
         Detected {statement.automated_detection ? 'by automated means' : 'without automated means'}, decided{' '}
         {decidedWords[statement.automated_decision]}, {sourceWords[statement.source]}; category{' '}
         {statement.category}; applies in{' '}
-        {statement.territorial_scope.length === EEA_SIZE
+        {statement.territorial_scope.length === EEA_COUNTRIES.length
           ? 'every EEA country'
           : statement.territorial_scope.join(', ')}
         .
