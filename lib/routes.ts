@@ -11,6 +11,7 @@ import {
   createAppealRequestSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
+  createPlayerLinkRequestSchema,
   createWebhookRequestSchema,
   deliveriesQuerySchema,
   devicePathSchema,
@@ -26,6 +27,7 @@ import {
   listKeysQuerySchema,
   listPublishersQuerySchema,
   personPathSchema,
+  playerAppealRequestSchema,
   policyPatchSchema,
   putDeviceFormatsRequestSchema,
   putPublisherRequestSchema,
@@ -115,6 +117,12 @@ export const throttleClasses = {
   feed: { rateLimit: 10_000, burstLimit: 5_000, publisher: { rateLimit: 2_500, burstLimit: 2_500 } },
   /** No key and no database: health checks and the API description. */
   public: { rateLimit: 50, burstLimit: 100, publisher: null },
+  /**
+   * The player's page: no key (a link stands for one device), so no publisher to count; the stage's
+   * limit for all players together, and the firewall's per-address rule for each one
+   * (infra/stack/firewall.ts). A page load is one request; an appeal one more.
+   */
+  player: { rateLimit: 100, burstLimit: 200, publisher: null },
 } as const satisfies Record<string, RateLimits & { readonly publisher: RateLimits | null }>;
 export type ThrottleClass = keyof typeof throttleClasses;
 
@@ -138,6 +146,11 @@ export interface RequestSpec {
   readonly query?: z.ZodMiniType;
   /** The path parameters. */
   readonly path?: z.ZodMiniType;
+  /**
+   * A public route of the player's page: the X-Player-Link header is required (absent or not a
+   * link's shape: 401, as an unknown link), and the handler opens the link it carries.
+   */
+  readonly playerLink?: boolean;
 }
 
 export interface Route {
@@ -942,6 +955,59 @@ export const releaseAppealClaimRoute = {
   retry: 'repeatable',
 } as const satisfies Route;
 
+/**
+ * A link to the player's page for one device in the caller's game (lib/domain/player-links.ts): a
+ * game server mints it for the player in front of it. One conditional put of the link's item.
+ */
+export const createPlayerLinkRoute = {
+  id: 'createPlayerLink',
+  method: 'POST',
+  path: '/v1/player-links',
+  handler: 'create-player-link',
+  auth: true,
+  scope: 'bans:read',
+  request: { game: true, body: createPlayerLinkRequestSchema },
+  table: { 'dynamodb:PutItem': ['playerLink'] },
+  throttle: 'write',
+  // A repeat mints a second link: harmless, but not the first one's answer.
+  retry: 'never',
+} as const satisfies Route;
+
+/** The player's page: the link's item, then its publisher's policy, the device's bans and their appeals. */
+export const getPlayerPageRoute = {
+  id: 'getPlayerPage',
+  method: 'GET',
+  path: '/v1/player/restrictions',
+  handler: 'get-player-page',
+  auth: false,
+  scope: null,
+  request: { playerLink: true },
+  table: { 'dynamodb:GetItem': ['playerLink', 'publisher', 'appeal'], 'dynamodb:Query': ['device'] },
+  throttle: 'player',
+  retry: 'read',
+} as const satisfies Route;
+
+/** The player's own appeal, through a link that allows it: the link's item, then a filing as createAppeal's. */
+export const filePlayerAppealRoute = {
+  id: 'filePlayerAppeal',
+  method: 'POST',
+  path: '/v1/player/appeals',
+  handler: 'file-player-appeal',
+  auth: false,
+  scope: null,
+  request: { playerLink: true, body: playerAppealRequestSchema },
+  table: {
+    'dynamodb:GetItem': ['playerLink', 'publisher', 'appeal', 'device'],
+    'dynamodb:Query': ['device'],
+    'dynamodb:PutItem': ['appeal', 'appealQueue', 'audit'],
+    'dynamodb:UpdateItem': ['device', 'appealQueue'],
+    'dynamodb:DeleteItem': ['appeal', 'appealQueue'],
+  },
+  throttle: 'player',
+  // The same link filing again answers its first appeal and files nothing.
+  retry: 'repeatable',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -986,6 +1052,9 @@ export const routes = [
   decideAppealRoute,
   claimAppealRoute,
   releaseAppealClaimRoute,
+  createPlayerLinkRoute,
+  getPlayerPageRoute,
+  filePlayerAppealRoute,
   openApiRoute,
 ] as const satisfies readonly Route[];
 

@@ -386,6 +386,29 @@ export interface paths {
      */
     delete: operations["releaseAppealClaim"];
   };
+  "/v1/player-links": {
+    /**
+     * A link to the player's page for one device in your game
+     * @description A game server (or support site) mints it for the player in front of it: the page at `path` (on the API's own origin, beside the console) shows that device's restrictions in force in this game (`X-Game-Id`) under your policy, each with its statement of reasons and end, and, with `appeal: true` (the key needs `appeals:write` too), lets the player appeal each once. The link reaches that device in that game and nothing else, for `expires_in_seconds` (an hour by default, from 60 to 86,400). `secret` is shown this once (the table keeps its SHA-256): it rides in the address's fragment, which no server, log or Referer sees. Nothing about the device is read: a device with no restriction gets a page that says so.
+     *
+     * Needs a key with the `bans:read` scope.
+     */
+    post: operations["createPlayerLink"];
+  };
+  "/v1/player/restrictions": {
+    /**
+     * The player's page: their restrictions in this game and why
+     * @description What the player's page shows, for the link in `X-Player-Link` (no API key): the restrictions in force on the link's device in the link's game under its publisher's policy, and those the publisher's appeals concern (a ban lifted on appeal shows its outcome, `in_force: false`). Each with its statement of reasons, message, end and appeal; never the ban's owner, reason code, details or creator. An unknown, altered or ended link is a 401, whichever it is.
+     */
+    get: operations["getPlayerPage"];
+  };
+  "/v1/player/appeals": {
+    /**
+     * The player appeals one of their restrictions
+     * @description Filed by the player from their page, through a link made with `appeal: true` (else a 403): as the link's publisher from the link's game, for a ban the page shows as `can_appeal`, recorded as filed through the link (`player_link_id` on the appeal; the audit names the key that minted it). One appeal per ban: the same link filing again answers its first appeal (200, `idempotent_ok`) and files nothing; a ban appealed already, or not appealable, is a 409, one the page does not show a 404.
+     */
+    post: operations["filePlayerAppeal"];
+  };
   "/openapi.json": {
     /**
      * This API described in OpenAPI 3.1
@@ -532,6 +555,16 @@ export interface components {
       message: string;
       contact?: string;
       idempotency_key?: string;
+    };
+    CreatePlayerLinkRequest: {
+      device_id: string;
+      appeal?: boolean;
+      expires_in_seconds?: number;
+    };
+    PlayerAppealRequest: {
+      ban_id: number;
+      message: string;
+      contact?: string;
     };
     AppealDecisionRequest: {
       /** @enum {string} */
@@ -1412,6 +1445,7 @@ export interface components {
         publisher_id: string;
         game_id: string;
       };
+      player_link_id: string | null;
       message: string | null;
       contact: string | null;
       created_at: string;
@@ -1519,6 +1553,7 @@ export interface components {
         publisher_id: string;
         game_id: string;
       };
+      player_link_id: string | null;
       message: string | null;
       contact: string | null;
       created_at: string;
@@ -1569,6 +1604,68 @@ export interface components {
       created_at: string;
       decided_at: string | null;
     };
+    PlayerLinkCreation: {
+      link_id: string;
+      secret: string;
+      path: string;
+      device_id: string;
+      game_id: string;
+      appeal: boolean;
+      expires_at: string;
+    };
+    PlayerAppeal: {
+      appeal_id: string;
+      /** @enum {string} */
+      status: "open" | "decided";
+      created_at: string;
+      outcome: ("upheld" | "overturned" | "shortened") | null;
+      decided_at: string | null;
+      player_message: string | null;
+      expires_at: string | null;
+    };
+    PlayerRestriction: {
+      ban_id: number;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      created_at: string;
+      expires_at: string | null;
+      in_force: boolean;
+      player_message: string | null;
+      statement: ({
+        /** @enum {string} */
+        ground: "terms" | "illegal";
+        terms_clause: string | null;
+        terms_url: string | null;
+        legal_ground: string | null;
+        illegal_explanation: string | null;
+        facts: string;
+        automated_detection: boolean;
+        /** @enum {string} */
+        automated_decision: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      }) | null;
+      can_appeal: boolean;
+      appeal: components["schemas"]["PlayerAppeal"] | null;
+    };
+    PlayerPage: {
+      device_id: string;
+      game_id: string;
+      link_expires_at: string;
+      can_appeal: boolean;
+      evaluated_at: string;
+      restrictions: components["schemas"]["PlayerRestriction"][];
+    };
+    PlayerAppealCreation: {
+      /** @enum {string} */
+      result: "created" | "idempotent_ok";
+      appeal: components["schemas"]["PlayerAppeal"];
+    };
   };
   responses: {
     /** @description `invalid_json`: the body is not parseable JSON (or is empty where one is required). `invalid_request`: a field, header, path or query value fails validation, or the query has an unknown or repeated parameter; `details` names each field and its issue. */
@@ -1585,7 +1682,7 @@ export interface components {
         });
       };
     };
-    /** @description `unauthorized`: `Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked. */
+    /** @description `unauthorized`: `Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked; on the player page's routes, `X-Player-Link` is missing or the link is unknown, altered or ended. */
     Unauthorized: {
       headers: {
         "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1736,8 +1833,8 @@ export interface components {
     "X-Request-Id": string;
     /** @description Seconds to wait before retrying. */
     "Retry-After": number;
-    /** @description Always `Bearer`. */
-    "WWW-Authenticate": "Bearer";
+    /** @description `Bearer`; on the player page's routes, `PlayerLink`. */
+    "WWW-Authenticate": "Bearer" | "PlayerLink";
   };
   pathItems: never;
 }
@@ -3602,6 +3699,125 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * A link to the player's page for one device in your game
+   * @description A game server (or support site) mints it for the player in front of it: the page at `path` (on the API's own origin, beside the console) shows that device's restrictions in force in this game (`X-Game-Id`) under your policy, each with its statement of reasons and end, and, with `appeal: true` (the key needs `appeals:write` too), lets the player appeal each once. The link reaches that device in that game and nothing else, for `expires_in_seconds` (an hour by default, from 60 to 86,400). `secret` is shown this once (the table keeps its SHA-256): it rides in the address's fragment, which no server, log or Referer sees. Nothing about the device is read: a device with no restriction gets a page that says so.
+   *
+   * Needs a key with the `bans:read` scope.
+   */
+  createPlayerLink: {
+    parameters: {
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "device_id": "device-7f3a9c",
+         *   "appeal": true,
+         *   "expires_in_seconds": 3600
+         * }
+         */
+        "application/json": components["schemas"]["CreatePlayerLinkRequest"];
+      };
+    };
+    responses: {
+      /** @description The link, made now. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PlayerLinkCreation"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * The player's page: their restrictions in this game and why
+   * @description What the player's page shows, for the link in `X-Player-Link` (no API key): the restrictions in force on the link's device in the link's game under its publisher's policy, and those the publisher's appeals concern (a ban lifted on appeal shows its outcome, `in_force: false`). Each with its statement of reasons, message, end and appeal; never the ban's owner, reason code, details or creator. An unknown, altered or ended link is a 401, whichever it is.
+   */
+  getPlayerPage: {
+    responses: {
+      /** @description The link's page. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PlayerPage"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * The player appeals one of their restrictions
+   * @description Filed by the player from their page, through a link made with `appeal: true` (else a 403): as the link's publisher from the link's game, for a ban the page shows as `can_appeal`, recorded as filed through the link (`player_link_id` on the appeal; the audit names the key that minted it). One appeal per ban: the same link filing again answers its first appeal (200, `idempotent_ok`) and files nothing; a ban appealed already, or not appealable, is a 409, one the page does not show a 404.
+   */
+  filePlayerAppeal: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "ban_id": 1042,
+         *   "message": "I was not cheating: my brother used my account that evening.",
+         *   "contact": "player@example.com"
+         * }
+         */
+        "application/json": components["schemas"]["PlayerAppealRequest"];
+      };
+    };
+    responses: {
+      /** @description The appeal this link filed before. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PlayerAppealCreation"];
+        };
+      };
+      /** @description The appeal, filed now. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["PlayerAppealCreation"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];

@@ -135,6 +135,16 @@ export interface BanClient {
     options?: CallOptions,
   ): Promise<Result<'createAppeal'>>;
   listAppeals(query?: Query<'listAppeals'>, options?: CallOptions): Promise<Result<'listAppeals'>>;
+  /**
+   * A link to the player's page for one device in the game: hand the player `path` on the API's
+   * origin (its `secret` opens the page, so give it to that player only). Never retried: a repeat
+   * would mint a second link.
+   */
+  createPlayerLink(
+    game_id: string,
+    link: Body<'createPlayerLink'>,
+    options?: CallOptions,
+  ): Promise<Result<'createPlayerLink'>>;
   appealStats(options?: CallOptions): Promise<Result<'appealStats'>>;
   getAppeal(appeal_id: string, options?: CallOptions): Promise<Result<'getAppeal'>>;
   decideAppeal(
@@ -322,6 +332,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     testWebhook: (webhookId, o) => call('testWebhook', { path: [webhookId] }, o),
     createAppeal: (game, appeal, o) => call('createAppeal', { game, body: appeal }, o),
     listAppeals: (query, o) => call('listAppeals', { query }, o),
+    createPlayerLink: (game, link, o) => call('createPlayerLink', { game, body: link }, o),
     appealStats: (o) => call('appealStats', {}, o),
     getAppeal: (appealId, o) => call('getAppeal', { path: [appealId] }, o),
     decideAppeal: (appealId, decision, o) => call('decideAppeal', { path: [appealId], body: decision }, o),

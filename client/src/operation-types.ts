@@ -11,8 +11,14 @@ export type { components, operations, paths } from './api-types.js';
 /** An operation's id (the route id of lib/routes.ts, the OpenAPI operationId). */
 export type OperationId = keyof operations;
 
-/** The operations a key calls. `/health` and `/openapi.json` take no key and are left out. */
-export type KeyedOperationId = Exclude<OperationId, 'health' | 'openapi'>;
+/**
+ * The operations a key calls. `/health` and `/openapi.json` take no key, and the player's page's
+ * routes take the player's link (the page calls them), so they are left out.
+ */
+export type KeyedOperationId = Exclude<
+  OperationId,
+  'health' | 'openapi' | 'getPlayerPage' | 'filePlayerAppeal'
+>;
 
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
 type SuccessStatus = 200 | 201 | 202 | 204;

@@ -72,5 +72,8 @@ export const operationTable = {
   decideAppeal: { method: 'POST', path: '/v1/appeals/{appeal_id}/decision', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
   claimAppeal: { method: 'POST', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
   releaseAppealClaim: { method: 'DELETE', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
+  createPlayerLink: { method: 'POST', path: '/v1/player-links', pathParams: [], game: true, retry: 'never' },
+  getPlayerPage: { method: 'GET', path: '/v1/player/restrictions', pathParams: [], game: false, retry: 'read' },
+  filePlayerAppeal: { method: 'POST', path: '/v1/player/appeals', pathParams: [], game: false, retry: 'repeatable' },
   openapi: { method: 'GET', path: '/openapi.json', pathParams: [], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;

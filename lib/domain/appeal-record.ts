@@ -70,6 +70,8 @@ export interface StoredAppeal {
   message?: string;
   contact?: string;
   idempotency_key?: string;
+  /** Filed by the player through their page (lib/domain/player-links.ts): the link's id. */
+  player_link_id?: string;
   created_at: string;
   created_by: Actor;
   decision?: StoredDecision;

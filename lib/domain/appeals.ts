@@ -78,6 +78,7 @@ export const toAppealView = (appeal: StoredAppeal, view: 'owner' | 'filer'): App
     ban_id: appeal.ban_id,
     ban_publisher_id: appeal.ban_publisher_id,
     filed_by: { publisher_id: appeal.filer_publisher_id, game_id: appeal.filer_game_id },
+    player_link_id: appeal.player_link_id ?? null,
     message: appeal.message ?? null,
     contact: appeal.contact ?? null,
     created_at: appeal.created_at,
@@ -162,6 +163,8 @@ export const fileAppeal = async (
   gameId: string,
   request: CreateAppealRequest,
   actor: Actor,
+  /** The player's page link it is filed through, if the player filed it. */
+  playerLinkId?: string,
 ): Promise<AppealCreation> => {
   const [policy, bans] = await Promise.all([
     getPolicy(publisherId),
@@ -184,6 +187,7 @@ export const fileAppeal = async (
     message: request.message,
     ...(request.contact === undefined ? {} : { contact: request.contact }),
     ...(request.idempotency_key === undefined ? {} : { idempotency_key: request.idempotency_key }),
+    ...(playerLinkId === undefined ? {} : { player_link_id: playerLinkId }),
     created_at: now,
     created_by: actor,
   };

@@ -35,6 +35,11 @@ export class InvalidInputError extends Error {
   }
 }
 
+/** What the caller presented opens nothing: unknown, altered or ended (a player's page link). */
+export class UnauthorizedError extends Error {
+  override readonly name = 'UnauthorizedError';
+}
+
 /** The caller's key may not do this to this thing (its scope, games or reach fall short). */
 export class ForbiddenError extends Error {
   override readonly name = 'ForbiddenError';

@@ -8,7 +8,7 @@ import * as clock from '../clock';
 import { configureFromEnvironment } from '../config';
 import type { Grantor } from '../domain/api-keys';
 import { describeError, log } from '../log';
-import { gameHeaderSchema, publisherIdSchema } from '../model/requests';
+import { gameHeaderSchema, playerLinkHeaderSchema, publisherIdSchema } from '../model/requests';
 import type { Actor } from '../model/responses';
 import type { Route } from '../routes';
 import {
@@ -16,6 +16,7 @@ import {
   errorResponse,
   type FieldIssue,
   jsonResponse,
+  PLAYER_LINK_CHALLENGE,
   repeatedHeaders,
   serviceUnavailable,
   toApiError,
@@ -74,6 +75,8 @@ export type RouteInput<R extends RouteSpec> = {
   /** The caller as the audit trail names it. */
   actor: R['auth'] extends false ? undefined : Actor;
   gameId: R['request']['game'] extends true ? string : undefined;
+  /** The player's page link the request carries (its secret), on the routes that take one. */
+  playerLink: R['request']['playerLink'] extends true ? string : undefined;
   body: Out<R['request']['body']>;
   query: Out<R['request']['query']>;
   path: Out<R['request']['path']>;
@@ -90,6 +93,7 @@ type ChainRequest = Request<Event, APIGatewayProxyResult, Error, Context> & {
     startedAt?: number;
     publisherId?: string;
     caller?: Caller;
+    playerLink?: string;
     rawBody?: string;
     scan?: JsonScan;
   };
@@ -369,6 +373,17 @@ const keyAccess = ({
 }: RouteSpec): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'keyAccess',
   before: (request) => {
+    if (spec.playerLink) {
+      // A missing or malformed link is refused as an unknown one: before the body is looked at.
+      const link = playerLinkHeaderSchema.safeParse({
+        'x-player-link': request.event.headers?.['x-player-link'],
+      });
+      if (!link.success)
+        throw new ApiError('unauthorized', 'A player page link is required (the X-Player-Link header)', {
+          headers: { 'WWW-Authenticate': PLAYER_LINK_CHALLENGE },
+        });
+      (request as ChainRequest).internal.playerLink = link.data['x-player-link'];
+    }
     if (!auth) return;
     const { event } = request;
     const internal = (request as ChainRequest).internal;
@@ -442,6 +457,7 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
       caller,
       actor: caller?.actor,
       gameId,
+      playerLink: internal.playerLink,
       path,
       query: spec.query ? query : undefined,
       body,

@@ -5,6 +5,7 @@ import {
   IntegrityError,
   InvalidInputError,
   NotFoundError,
+  UnauthorizedError,
 } from '../domain/errors';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import type { ConflictHolder } from '../model/responses';
@@ -50,6 +51,9 @@ export class ApiError extends Error {
     return errorStatus[this.code];
   }
 }
+
+/** The challenge of a 401 for a player's page link (kernel/player-links.ts: its header). */
+export const PLAYER_LINK_CHALLENGE = 'PlayerLink';
 
 /** Seconds a client should wait before retrying a 503 or 429. */
 export const RETRY_AFTER_SECONDS = '1';
@@ -113,6 +117,11 @@ export const toApiError = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message, { cause: error });
   if (error instanceof ForbiddenError) return new ApiError('forbidden', error.message, { cause: error });
+  if (error instanceof UnauthorizedError)
+    return new ApiError('unauthorized', error.message, {
+      cause: error,
+      headers: { 'WWW-Authenticate': PLAYER_LINK_CHALLENGE },
+    });
   if (error instanceof ConflictError)
     return new ApiError('conflict', error.message, { cause: error, holder: error.holder });
   if (error instanceof CursorExpiredError)
@@ -128,7 +137,7 @@ export const toApiError = (error: unknown): ApiError => {
 };
 
 /** Headers a request may carry once: two keys or two games must not be resolved silently. */
-export const SINGLETON_HEADERS = ['Authorization', 'X-Game-Id', 'Content-Type'] as const;
+export const SINGLETON_HEADERS = ['Authorization', 'X-Game-Id', 'Content-Type', 'X-Player-Link'] as const;
 
 /**
  * The singleton headers a request carries more than once, whatever the letter case of each copy:

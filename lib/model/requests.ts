@@ -13,6 +13,7 @@ import {
 } from '@kernel/device-ids';
 import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
 import { roles } from '@kernel/people';
+import { PLAYER_LINK_MAX_SECONDS, PLAYER_LINK_MIN_SECONDS, PLAYER_LINK_PATTERN } from '@kernel/player-links';
 import {
   APPEAL_CONTACT_MAX,
   APPEAL_TEXT_MAX,
@@ -807,6 +808,39 @@ export const createAppealRequestSchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type CreateAppealRequest = z.output<typeof createAppealRequestSchema>;
+
+/**
+ * `POST /v1/player-links`: a page for one device in the caller's game (X-Game-Id). `appeal`: the
+ * player may file appeals from it (the key needs `appeals:write` too).
+ */
+export const createPlayerLinkRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    device_id: deviceIdSchema,
+    appeal: z.optional(z.boolean()),
+    /** How long the link lasts from now; an hour when absent. */
+    expires_in_seconds: z.optional(
+      z.int().check(z.minimum(PLAYER_LINK_MIN_SECONDS), z.maximum(PLAYER_LINK_MAX_SECONDS)),
+    ),
+  }),
+);
+export type CreatePlayerLinkRequest = z.output<typeof createPlayerLinkRequestSchema>;
+
+/** The player's page's link, as its header carries it (kernel/player-links.ts). */
+export const playerLinkHeaderSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    'x-player-link': pattern(PLAYER_LINK_PATTERN, 'must be a player page link (bpl_ and 43 characters)'),
+  }),
+);
+
+/** `POST /v1/player/appeals`: the player's own appeal of one of the restrictions their page shows. */
+export const playerAppealRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    ban_id: z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)),
+    message: appealTextSchema,
+    contact: z.optional(appealContactSchema),
+  }),
+);
+export type PlayerAppealRequest = z.output<typeof playerAppealRequestSchema>;
 
 export { type AppealOutcome, appealOutcomes };
 

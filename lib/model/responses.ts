@@ -545,6 +545,11 @@ export const appealSchema = z.strictObject({
   ban_id: banId,
   ban_publisher_id: z.string(),
   filed_by: filedBySchema,
+  /**
+   * The player filed it themselves, through the page a link of this id opened (`created_by` is who
+   * minted the link); null when a game server, support site or moderator filed it.
+   */
+  player_link_id: z.nullable(z.string()),
   /** The player's words; null once the device was erased. */
   message: z.nullable(z.string()),
   contact: z.nullable(z.string()),
@@ -586,6 +591,72 @@ export const appealCreationSchema = z.extend(appealSchema, {
   result: z.enum(['created', 'idempotent_ok']),
 });
 export type AppealCreation = z.output<typeof appealCreationSchema>;
+
+/** `POST /v1/player-links`: the page's link, its secret shown this once (the table keeps its hash). */
+export const playerLinkCreationSchema = z.strictObject({
+  /** Names the link in the appeals filed through it; opens nothing. */
+  link_id: z.string(),
+  /** What opens the page: give it to the player only (it is in `path`'s fragment). */
+  secret: z.string(),
+  /** The page's address on the API's origin: `/player/#<secret>`. */
+  path: z.string(),
+  device_id: z.string(),
+  game_id: z.string(),
+  /** Whether the player may appeal from the page. */
+  appeal: z.boolean(),
+  expires_at: timestamp,
+});
+export type PlayerLinkCreation = z.output<typeof playerLinkCreationSchema>;
+
+/** An appeal as the player sees it: its progress and outcome, never who decided or their note. */
+export const playerAppealSchema = z.strictObject({
+  appeal_id: z.string(),
+  status: z.enum(['open', 'decided']),
+  created_at: timestamp,
+  outcome: z.nullable(z.enum(appealOutcomes)),
+  decided_at: z.nullable(timestamp),
+  /** What the decision tells the player, if it said anything. */
+  player_message: z.nullable(z.string()),
+  /** The ban's new end (shortened only). */
+  expires_at: z.nullable(timestamp),
+});
+export type PlayerAppeal = z.output<typeof playerAppealSchema>;
+
+/** One restriction on the player's page: what, since and until when, why, and its appeal. */
+export const playerRestrictionSchema = z.strictObject({
+  ban_id: banId,
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  created_at: timestamp,
+  expires_at: z.nullable(timestamp),
+  /** Whether it restricts the device in this game now (false: lifted or ended, shown for its appeal). */
+  in_force: z.boolean(),
+  player_message: z.nullable(z.string()),
+  statement: z.nullable(statementSchema),
+  /** Whether the player may appeal it from this page now. */
+  can_appeal: z.boolean(),
+  appeal: z.nullable(playerAppealSchema),
+});
+export type PlayerRestriction = z.output<typeof playerRestrictionSchema>;
+
+/** `GET /v1/player/restrictions`: the page of the device and game the link names, and nothing else. */
+export const playerPageSchema = z.strictObject({
+  device_id: z.string(),
+  game_id: z.string(),
+  link_expires_at: timestamp,
+  /** Whether the link lets the player appeal. */
+  can_appeal: z.boolean(),
+  evaluated_at: timestamp,
+  restrictions: z.array(playerRestrictionSchema),
+});
+export type PlayerPage = z.output<typeof playerPageSchema>;
+
+/** `POST /v1/player/appeals`: the appeal filed (`created`), or the one this link filed before. */
+export const playerAppealCreationSchema = z.strictObject({
+  result: z.enum(['created', 'idempotent_ok']),
+  appeal: playerAppealSchema,
+});
+export type PlayerAppealCreation = z.output<typeof playerAppealCreationSchema>;
 
 /** `GET /v1/appeals/stats`: a team lead's numbers, from counters and daily rollups. */
 export const appealStatsSchema = z.strictObject({

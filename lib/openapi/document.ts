@@ -20,6 +20,7 @@ import {
   createAppealRequestSchema,
   createBanRequestSchema,
   createKeyRequestSchema,
+  createPlayerLinkRequestSchema,
   createWebhookRequestSchema,
   DETAILS_MAX_BYTES,
   DETAILS_MAX_DEPTH,
@@ -31,6 +32,7 @@ import {
   invitePersonRequestSchema,
   LATEST_EXPIRY,
   PLAYER_MESSAGE_MAX,
+  playerAppealRequestSchema,
   policyPatchSchema,
   putDeviceFormatsRequestSchema,
   putPublisherRequestSchema,
@@ -85,6 +87,11 @@ import {
   openApiDocumentSchema,
   personListSchema,
   personSchema,
+  playerAppealCreationSchema,
+  playerAppealSchema,
+  playerLinkCreationSchema,
+  playerPageSchema,
+  playerRestrictionSchema,
   policyReachSchema,
   policySchema,
   publisherProfileSchema,
@@ -146,6 +153,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [updatePersonRequestSchema, 'UpdatePersonRequest'],
   [createWebhookRequestSchema, 'CreateWebhookRequest'],
   [createAppealRequestSchema, 'CreateAppealRequest'],
+  [createPlayerLinkRequestSchema, 'CreatePlayerLinkRequest'],
+  [playerAppealRequestSchema, 'PlayerAppealRequest'],
   [appealDecisionRequestSchema, 'AppealDecisionRequest'],
   [appealClaimRequestSchema, 'AppealClaimRequest'],
 ]);
@@ -205,6 +214,11 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [appealCreationSchema, 'AppealCreation'],
   [appealStatsSchema, 'AppealStats'],
   [appealSubjectSchema, 'AppealSubject'],
+  [playerLinkCreationSchema, 'PlayerLinkCreation'],
+  [playerAppealSchema, 'PlayerAppeal'],
+  [playerRestrictionSchema, 'PlayerRestriction'],
+  [playerPageSchema, 'PlayerPage'],
+  [playerAppealCreationSchema, 'PlayerAppealCreation'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -684,7 +698,9 @@ const errorWhen: Record<ErrorCode, string> = {
   invalid_request:
     'a field, header, path or query value fails validation, or the query has an unknown or repeated ' +
     'parameter; `details` names each field and its issue',
-  unauthorized: '`Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked',
+  unauthorized:
+    '`Authorization` is missing, not `Bearer <key>`, or the key is unknown or revoked; on the player ' +
+    "page's routes, `X-Player-Link` is missing or the link is unknown, altered or ended",
   forbidden:
     "the key is valid but lacks the operation's scope, or is bound to other games than `X-Game-Id` " +
     '(or, for an erasure, to games at all), or its publisher is not on the usage plan',
@@ -744,6 +760,8 @@ const errorResponse = (status: DocumentedErrorStatus) => {
 const errorStatuses = (route: Route, doc: OperationDoc): DocumentedErrorStatus[] => {
   const statuses: DocumentedErrorStatus[] = [400]; // every route refuses unknown query parameters
   if (route.auth) statuses.push(401, 403);
+  // A player page link: unknown or ended (401); one that does not let the player appeal (403).
+  if (route.request.playerLink) statuses.push(401, 403);
   if (doc.notFound) statuses.push(404);
   if (doc.conflict) statuses.push(409);
   if (doc.expires) statuses.push(410);
@@ -789,7 +807,7 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
     // Whether a client may repeat the request (lib/routes.ts RetryRule): the client's method table
     // is generated from it (console/generate-types.ts).
     'x-retry': route.retry,
-    ...(route.auth ? {} : { security: [] }),
+    ...(route.auth ? {} : { security: route.request.playerLink ? [{ playerLink: [] }] : [] }),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(op.body
       ? {
@@ -848,6 +866,9 @@ const tags: Record<Tag, string> = {
   People:
     "Your publisher's people, who sign in to the console (`people:manage`: admins): listed, invited, " +
     'disabled, re-enabled, given another role; each change audited, and never one that leaves no enabled admin.',
+  Player:
+    "The player's page: a link a game server mints for one device in one game, and the page's reads " +
+    'and appeals through it (no API key; `X-Player-Link`). docs/player-rights.md.',
   Documentation: 'This description of the API.',
 };
 
@@ -917,9 +938,9 @@ export const buildOpenApiDocument = () => {
           schema: { type: 'integer', minimum: 0 },
         },
         'WWW-Authenticate': {
-          description: 'Always `Bearer`.',
+          description: "`Bearer`; on the player page's routes, `PlayerLink`.",
           required: true,
-          schema: { type: 'string', const: 'Bearer' },
+          schema: { type: 'string', enum: ['Bearer', 'PlayerLink'] },
         },
       },
       securitySchemes: {
@@ -928,6 +949,14 @@ export const buildOpenApiDocument = () => {
           scheme: 'bearer',
           bearerFormat: 'bsk_ followed by 43 base64url characters',
           description: 'An API key, made by the operator with `npm run keys -- create --publisher <id>`.',
+        },
+        playerLink: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Player-Link',
+          description:
+            "A player page link's secret (bpl_ followed by 43 base64url characters), as `POST /v1/player-links` " +
+            "made it: the page reads it from its address's fragment.",
         },
       },
     },

@@ -41,9 +41,13 @@ import {
   newWebhookSchema,
   openApiDocumentSchema,
   type PersonView,
+  type PlayerAppeal,
   type Policy,
   personListSchema,
   personSchema,
+  playerAppealCreationSchema,
+  playerLinkCreationSchema,
+  playerPageSchema,
   policyReachSchema,
   policySchema,
   publisherProfileSchema,
@@ -77,6 +81,7 @@ export type Tag =
   | 'People'
   | 'Audit'
   | 'Appeals'
+  | 'Player'
   | 'Documentation';
 
 /** A success response: a JSON body (its schema and an example), or none at all (204). */
@@ -170,6 +175,7 @@ const appealOpen: Appeal = {
   ban_id: 1042,
   ban_publisher_id: 'acme',
   filed_by: { publisher_id: 'acme', game_id: GAME },
+  player_link_id: null,
   message: 'I was not cheating: my brother used my account that evening.',
   contact: 'player@example.com',
   created_at: '2026-03-02T09:00:00.000Z',
@@ -177,6 +183,18 @@ const appealOpen: Appeal = {
   erased_at: null,
   claimed_by: null,
   claimed_until: null,
+};
+
+const playerSecret = 'bpl_3kq9Tz0mWcR7vXy2LpB5nHd8sFg1JaQe4uKo6iYt0rM';
+
+const playerAppeal: PlayerAppeal = {
+  appeal_id: appealOpen.appeal_id,
+  status: 'open',
+  created_at: '2026-03-04T18:20:31.512Z',
+  outcome: null,
+  decided_at: null,
+  player_message: null,
+  expires_at: null,
 };
 
 const appealClaimed: Appeal = {
@@ -1522,6 +1540,95 @@ export const operations = {
     notFound: true,
     conflict: true,
     responses: { 200: response(appealSchema, 'The appeal, with no claim in force.', appealOpen) },
+  },
+
+  createPlayerLink: {
+    summary: "A link to the player's page for one device in your game",
+    tag: 'Player',
+    description:
+      'A game server (or support site) mints it for the player in front of it: the page at `path` ' +
+      "(on the API's own origin, beside the console) shows that device's restrictions in force in this " +
+      'game (`X-Game-Id`) under your policy, each with its statement of reasons and end, and, with ' +
+      '`appeal: true` (the key needs `appeals:write` too), lets the player appeal each once. The link ' +
+      'reaches that device in that game and nothing else, for `expires_in_seconds` (an hour by default, ' +
+      'from 60 to 86,400). `secret` is shown this once (the table keeps its SHA-256): it rides in the ' +
+      "address's fragment, which no server, log or Referer sees. Nothing about the device is read: a " +
+      'device with no restriction gets a page that says so.',
+    request: { device_id: DEVICE, appeal: true, expires_in_seconds: 3600 },
+    responses: {
+      201: response(playerLinkCreationSchema, 'The link, made now.', {
+        link_id: 'pl_5d0c2b8e1f7a93c4d6e2',
+        secret: playerSecret,
+        path: `/player/#${playerSecret}`,
+        device_id: DEVICE,
+        game_id: GAME,
+        appeal: true,
+        expires_at: '2026-03-04T19:20:31.512Z',
+      }),
+    },
+  },
+
+  getPlayerPage: {
+    summary: "The player's page: their restrictions in this game and why",
+    tag: 'Player',
+    description:
+      "What the player's page shows, for the link in `X-Player-Link` (no API key): the restrictions " +
+      "in force on the link's device in the link's game under its publisher's policy, and those the " +
+      "publisher's appeals concern (a ban lifted on appeal shows its outcome, `in_force: false`). Each " +
+      "with its statement of reasons, message, end and appeal; never the ban's owner, reason code, " +
+      'details or creator. An unknown, altered or ended link is a 401, whichever it is.',
+    responses: {
+      200: response(playerPageSchema, "The link's page.", {
+        device_id: DEVICE,
+        game_id: GAME,
+        link_expires_at: '2026-03-04T19:20:31.512Z',
+        can_appeal: true,
+        evaluated_at: NOW,
+        restrictions: [
+          {
+            ban_id: socialBan.ban_id,
+            ban_type: socialBan.ban_type,
+            scope: socialBan.scope,
+            created_at: socialBan.created_at,
+            expires_at: socialBan.expires_at,
+            in_force: true,
+            player_message: socialBan.player_message,
+            statement: socialBan.statement,
+            can_appeal: false,
+            appeal: playerAppeal,
+          },
+        ],
+      }),
+    },
+  },
+
+  filePlayerAppeal: {
+    summary: 'The player appeals one of their restrictions',
+    tag: 'Player',
+    description:
+      'Filed by the player from their page, through a link made with `appeal: true` (else a 403): as ' +
+      "the link's publisher from the link's game, for a ban the page shows as `can_appeal`, recorded as " +
+      'filed through the link (`player_link_id` on the appeal; the audit names the key that minted it). ' +
+      'One appeal per ban: the same link filing again answers its first appeal (200, `idempotent_ok`) ' +
+      'and files nothing; a ban appealed already, or not appealable, is a 409, one the page does not ' +
+      'show a 404.',
+    notFound: true,
+    conflict: true,
+    request: {
+      ban_id: 1042,
+      message: 'I was not cheating: my brother used my account that evening.',
+      contact: 'player@example.com',
+    },
+    responses: {
+      201: response(playerAppealCreationSchema, 'The appeal, filed now.', {
+        result: 'created',
+        appeal: playerAppeal,
+      }),
+      200: response(playerAppealCreationSchema, 'The appeal this link filed before.', {
+        result: 'idempotent_ok',
+        appeal: playerAppeal,
+      }),
+    },
   },
 
   openapi: {

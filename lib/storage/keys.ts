@@ -48,8 +48,19 @@ export const partitions = {
   /** The local identity provider's people (infra/local/people.ts): deployed, Cognito keeps them. */
   localPerson: 'LOCALPERSON#',
   localPersonEmail: 'LOCALEMAIL#',
+  /** Each player's page link, by the SHA-256 of its secret (lib/domain/player-links.ts). */
+  playerLink: 'PLAYERLINK#',
 } as const;
 export type Partition = keyof typeof partitions;
+
+/**
+ * One player's page link: keyed by the SHA-256 of its secret, as an API key is, so the table never
+ * holds a secret that opens a page.
+ */
+export const playerLinkKey = (secretHash: string) => ({
+  pk: `${partitions.playerLink}${secretHash}`,
+  sk: 'LINK',
+});
 
 /** The IAM `dynamodb:LeadingKeys` pattern that matches exactly the partitions of one kind. */
 export const leadingKeyPattern = (partition: Partition): string => `${partitions[partition]}*`;

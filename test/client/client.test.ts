@@ -83,6 +83,7 @@ afterEach(() => vi.useRealTimers());
 /** One call of each method, with arguments whose path parameters are recognisable. */
 const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> = {
   getPolicy: (c) => c.getPolicy(),
+  createPlayerLink: (c) => c.createPlayerLink('g-1', { device_id: 'd-1', appeal: true }),
   updatePolicy: (c) => c.updatePolicy({ enforce_game: true }),
   previewPolicy: (c) => c.previewPolicy('g-1', { enforce_game: false }),
   getReasons: (c) => c.getReasons(),
@@ -144,8 +145,14 @@ describe('every route of lib/routes.ts', () => {
       (route) => typeof (c as unknown as Record<string, unknown>)[route.id] !== 'function',
     );
     expect(missing.map((route) => route.id)).toEqual([]);
-    // Left out on purpose: the public routes (no key, nothing a game server needs from this client).
-    expect(routes.filter((route) => !route.auth).map((route) => route.id)).toEqual(['health', 'openapi']);
+    // Left out on purpose: the public routes (no key, nothing a game server needs from this client),
+    // and the player's page's, which take the player's link, never a key.
+    expect(routes.filter((route) => !route.auth).map((route) => route.id)).toEqual([
+      'getPlayerPage',
+      'filePlayerAppeal',
+      'health',
+      'openapi',
+    ]);
     // And the client calls no operation the route table does not have.
     expect(Object.keys(operationTable).sort()).toEqual(routes.map((route) => route.id).sort());
     expect(Object.keys(retryRules).sort()).toEqual(routes.map((route) => route.id).sort());
@@ -235,6 +242,7 @@ describe('retries', () => {
     'createWebhook',
     'deleteWebhook',
     'testWebhook',
+    'createPlayerLink',
   ] as const)('never retries %s, whose repeat would be a second change', async (id) => {
     for (const answer of [unavailable(), limited(), networkError()]) {
       const { fetch, sent } = fakeFetch(answer, json(200, {}));

@@ -31,6 +31,7 @@ import {
   localPersonKey,
   openAppealKey,
   partitions,
+  playerLinkKey,
   policyKey,
   profileKey,
   publisherFeedPartition,
@@ -124,6 +125,7 @@ describe('item keys', () => {
       directoryMarker: directoryMarkerKey('evt_1').pk,
       displayName: displayNameKey('c2tlbGV0b24').pk,
       deployment: deploymentKey().pk,
+      playerLink: playerLinkKey('ab12').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
