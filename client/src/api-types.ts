@@ -3725,7 +3725,6 @@ export interface operations {
         /**
          * @example {
          *   "device_id": "device-7f3a9c",
-         *   "appeal": true,
          *   "expires_in_seconds": 3600
          * }
          */

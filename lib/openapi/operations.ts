@@ -1554,7 +1554,7 @@ export const operations = {
       'from 60 to 86,400). `secret` is shown this once (the table keeps its SHA-256): it rides in the ' +
       "address's fragment, which no server, log or Referer sees. Nothing about the device is read: a " +
       'device with no restriction gets a page that says so.',
-    request: { device_id: DEVICE, appeal: true, expires_in_seconds: 3600 },
+    request: { device_id: DEVICE, expires_in_seconds: 3600 },
     responses: {
       201: response(playerLinkCreationSchema, 'The link, made now.', {
         link_id: 'pl_5d0c2b8e1f7a93c4d6e2',
@@ -1562,7 +1562,7 @@ export const operations = {
         path: `/player/#${playerSecret}`,
         device_id: DEVICE,
         game_id: GAME,
-        appeal: true,
+        appeal: false,
         expires_at: '2026-03-04T19:20:31.512Z',
       }),
     },

@@ -148,9 +148,9 @@ describe('every route of lib/routes.ts', () => {
     // Left out on purpose: the public routes (no key, nothing a game server needs from this client),
     // and the player's page's, which take the player's link, never a key.
     expect(routes.filter((route) => !route.auth).map((route) => route.id)).toEqual([
+      'health',
       'getPlayerPage',
       'filePlayerAppeal',
-      'health',
       'openapi',
     ]);
     // And the client calls no operation the route table does not have.

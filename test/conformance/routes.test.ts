@@ -58,6 +58,7 @@ const NOTHING_TO_REFUSE = [
   'health',
   'getPolicy',
   'getDeviceFormats',
+  'getPlayerPage',
   'getReasons',
   'listGames',
   'listPeople',
@@ -70,11 +71,22 @@ const mayCall = (role: Role, need: ScopeNeed | null) =>
 
 let api: TestApi;
 let key: string;
+/** A real link to the player's page of the document's device and game: the page's routes need one. */
+let playerLink: string;
 const tokens = {} as Record<Role, string>;
 
 beforeAll(async () => {
   api = await startTestApi({ people: true });
   key = (await api.createKey(PUBLISHER, 'conformance')).api_key;
+  const linkRoute = table.find((route) => route.id === 'createPlayerLink') as Route;
+  const example = exampleOf(linkRoute);
+  const minted = await api.request('POST', example.path, {
+    key,
+    headers: example.headers,
+    body: { ...(example.body as object), appeal: true },
+  });
+  if (minted.status !== 201) throw new Error(`no player link: ${minted.text}`);
+  playerLink = minted.body.secret;
   for (const role of ['viewer', 'moderator', 'admin'] as const) {
     const made = await api.createPerson(PUBLISHER, role);
     const result = await signIn(api.identity.issuer, api.identity.redirectUri, made.email, made.password);
@@ -86,7 +98,11 @@ afterAll(() => api?.close());
 
 const send = (route: Route, request: ReturnType<typeof exampleOf>, auth?: string) =>
   api.request(route.method, request.path, {
-    headers: { ...request.headers, ...(auth ? { Authorization: `Bearer ${auth}` } : {}) },
+    headers: {
+      ...request.headers,
+      ...(auth ? { Authorization: `Bearer ${auth}` } : {}),
+      ...(route.request.playerLink ? { 'X-Player-Link': playerLink } : {}),
+    },
     ...(request.body === undefined ? {} : { body: request.body }),
   });
 

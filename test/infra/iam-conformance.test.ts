@@ -281,6 +281,7 @@ const call = async (
     game?: string;
     path?: Record<string, string>;
     query?: Record<string, string>;
+    headers?: Record<string, string>;
   } = {},
 ) => {
   const route = routes.find((r) => r.id === id);
@@ -291,7 +292,7 @@ const call = async (
     resource: route.path,
     publisherId: null,
     body: request.body,
-    headers: request.game ? { 'X-Game-Id': request.game } : {},
+    headers: { ...(request.game ? { 'X-Game-Id': request.game } : {}), ...request.headers },
     query: request.query,
     pathParameters: request.path,
   });
@@ -651,6 +652,34 @@ describe('every function, under the role the template gives it', () => {
       ).status,
     ).toBe(200);
     expect((await call('appealStats', owner)).status).toBe(200);
+    // The player's page: a link for a device the owner banned, the page, and the player's appeal
+    // (twice: the second answers the first).
+    const playerBan = await call('createBan', owner, {
+      game: 'g1',
+      body: { device_id: 'iam-player', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+    });
+    expect(playerBan.status).toBe(201);
+    const link = await call('createPlayerLink', owner, {
+      game: 'g1',
+      body: { device_id: 'iam-player', appeal: true },
+    });
+    expect(link.status).toBe(201);
+    const viaLink = { headers: { 'X-Player-Link': link.body.secret as string } };
+    expect((await call('getPlayerPage', null, viaLink)).body.restrictions).toHaveLength(1);
+    const playerAppeal = { ...viaLink, body: { ban_id: playerBan.body.ban_id, message: 'not me' } };
+    expect((await call('filePlayerAppeal', null, playerAppeal)).status).toBe(201);
+    expect((await call('filePlayerAppeal', null, playerAppeal)).status).toBe(200);
+    // Decided: the page reads the appeal's outcome.
+    const playerAppealId = (await call('getPlayerPage', null, viaLink)).body.restrictions[0].appeal.appeal_id;
+    expect(
+      (
+        await call('decideAppeal', owner, {
+          path: { appeal_id: playerAppealId },
+          body: { outcome: 'upheld' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('getPlayerPage', null, viaLink)).body.restrictions[0].appeal.outcome).toBe('upheld');
     // The bans that end soon: the index by expiry (the shortened ban at its new end), each entry's ban.
     const ending = await call('listExpiringBans', owner, { query: { within_hours: '48' } });
     expect(ending.status).toBe(200);
@@ -767,7 +796,7 @@ describe('every function, under the role the template gives it', () => {
       return made.body.webhook_id as string;
     };
     type Request = Parameters<typeof call>[2];
-    type Setup = () => Promise<{ who: Record<string, unknown>; request: Request }>;
+    type Setup = () => Promise<{ who: Record<string, unknown> | null; request: Request }>;
     const cases = {
       updatePolicy: async () => ({ who: owner, request: { body: { enforce_social_global: n++ % 2 === 0 } } }),
       putReasons: async () => ({
@@ -877,6 +906,25 @@ describe('every function, under the role the template gives it', () => {
           200,
         );
         return { who: owner, request: { path: { appeal_id: appealId } } };
+      },
+      createPlayerLink: async () => ({
+        who: owner,
+        request: { game: 'g1', body: { device_id: fresh('iam-fault-player'), appeal: true } },
+      }),
+      filePlayerAppeal: async () => {
+        const device = fresh('iam-fault-player');
+        const banId = await ban(device);
+        const link = await call('createPlayerLink', owner, {
+          game: 'g1',
+          body: { device_id: device, appeal: true },
+        });
+        return {
+          who: null,
+          request: {
+            headers: { 'X-Player-Link': link.body.secret },
+            body: { ban_id: banId, message: 'not me' },
+          },
+        };
       },
       decideAppeal: async () => {
         const { appealId } = await appealed();
@@ -1041,6 +1089,64 @@ describe('every function, under the role the template gives it', () => {
         }),
       ),
     ).toBe(200);
+    // The same races for the player's own filing, through a link of the owner's: its withdrawals
+    // and its queue entry's repairs run under that route's role.
+    const gameBan = async (device: string) => {
+      const made = await call('createBan', owner, {
+        game: 'g1',
+        body: { device_id: device, ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+      });
+      expect(made.status).toBe(201);
+      return made.body.ban_id as number;
+    };
+    const fileAsPlayer = async (device: string, banId: number) => {
+      const link = await call('createPlayerLink', owner, {
+        game: 'g1',
+        body: { device_id: device, appeal: true },
+      });
+      return () =>
+        call('filePlayerAppeal', null, {
+          headers: { 'X-Player-Link': link.body.secret },
+          body: { ban_id: banId, message: 'not me' },
+        });
+    };
+    const playerRevoked = await gameBan('iam-race-p1');
+    const revokePlayerBan = () =>
+      call('revokeBan', owner, {
+        game: 'g1',
+        path: { device_id: 'iam-race-p1', ban_id: String(playerRevoked) },
+        body: { reason_code: 'x' },
+      });
+    expect(
+      await staged(
+        'filePlayerAppeal',
+        'UpdateItem',
+        partitions.device,
+        revokePlayerBan,
+        await fileAsPlayer('iam-race-p1', playerRevoked),
+      ),
+    ).toBe(409);
+    const playerDecided = await gameBan('iam-race-p2');
+    expect(
+      await staged(
+        'filePlayerAppeal',
+        'PutItem',
+        partitions.appealQueue,
+        decide,
+        await fileAsPlayer('iam-race-p2', playerDecided),
+      ),
+    ).toBe(201);
+    const playerErased = await gameBan('iam-race-p3');
+    const eraseByOwner = () => call('eraseDevice', owner, { path: { device_id: 'iam-race-p3' }, body: {} });
+    expect(
+      await staged(
+        'filePlayerAppeal',
+        'PutItem',
+        partitions.appealQueue,
+        eraseByOwner,
+        await fileAsPlayer('iam-race-p3', playerErased),
+      ),
+    ).toBe(201);
     expect(denials()).toEqual([]);
   });
 

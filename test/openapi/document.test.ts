@@ -25,12 +25,19 @@ describe('docs/openapi.json', () => {
       const operation = operationOf(route);
       expect(operation.operationId).toBe(route.id);
       expect(operation.summary).toBe(operations[route.id].summary);
-      // Operations without their own `security` inherit the document's bearer requirement.
-      expect(operation.security).toEqual(route.auth ? undefined : []);
-      expect(Object.keys(operation.responses)).toContain(route.auth ? '401' : '200');
+      // Operations without their own `security` inherit the document's bearer requirement; the
+      // player's page's take its link instead, and answer 401 for a bad one.
+      const playerLink = 'playerLink' in route.request && route.request.playerLink === true;
+      expect(operation.security).toEqual(route.auth ? undefined : playerLink ? [{ playerLink: [] }] : []);
+      expect(Object.keys(operation.responses)).toContain(route.auth || playerLink ? '401' : '200');
     }
     expect(committed.security).toEqual([{ bearerAuth: [] }]);
     expect(committed.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(committed.components.securitySchemes.playerLink).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Player-Link',
+    });
   });
 
   it('requires X-Game-Id exactly on the routes that read it', () => {
@@ -43,6 +50,7 @@ describe('docs/openapi.json', () => {
     expect(withGame.map((r) => r.id).sort()).toEqual([
       'createAppeal',
       'createBan',
+      'createPlayerLink',
       'getEnforcement',
       'getEnforcementBatch',
       'getEnforcementSnapshot',
