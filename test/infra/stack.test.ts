@@ -602,8 +602,9 @@ describe('per-publisher limits', () => {
 
   test("a publisher's limits never exceed its class's stage limits; every authorized route's class has them", () => {
     for (const [name, limits] of Object.entries(throttleClasses)) {
-      if (name === 'public') {
-        expect(limits.publisher).toBeNull();
+      // No key, no publisher to count: health checks, the document, the player's page.
+      if (name === 'public' || name === 'player') {
+        expect(limits.publisher, name).toBeNull();
         continue;
       }
       expect(limits.publisher, name).not.toBeNull();
@@ -613,6 +614,8 @@ describe('per-publisher limits', () => {
     }
     for (const route of routes.filter((r) => r.auth))
       expect(throttleClasses[route.throttle].publisher, route.id).not.toBeNull();
+    for (const route of routes.filter((r) => !r.auth))
+      expect(throttleClasses[route.throttle].publisher, route.id).toBeNull();
   });
 
   test('no API key is in the template: npm run keys makes one per publisher on the plan', () => {
