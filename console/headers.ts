@@ -39,6 +39,9 @@ export const consoleContentTypes: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'player.html': 'text/html; charset=utf-8',
+  'player.js': 'text/javascript; charset=utf-8',
+  'player.css': 'text/css; charset=utf-8',
   'sign-in.json': 'application/json',
 };
 
@@ -50,6 +53,9 @@ export const consoleCacheControl: Record<string, string> = {
   'index.html': 'no-store',
   'app.js': 'no-cache',
   'app.css': 'no-cache',
+  'player.html': 'no-store',
+  'player.js': 'no-cache',
+  'player.css': 'no-cache',
   'sign-in.json': 'no-cache',
 };
 

@@ -17,11 +17,21 @@ import { headersFor } from '../../console/headers';
  *   GET /console/app.css   → the stylesheet
  *   GET /console/sign-in.json → the local identity provider's settings for the page (or null)
  *   anything else under /console/ → 404; another method → 405
+ *   GET /player            → 308 to /player/
+ *   GET /player/           → player.html, the player's page (its link rides in the fragment)
+ *   GET /player/player.js, /player/player.css → its script and stylesheet
  */
 
 export type ConsoleListener = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export const PREFIX = '/console';
+/** The player's page, beside the console (kernel/player-links.ts PLAYER_PAGE_PATH). */
+export const PLAYER_PREFIX = '/player';
+const PLAYER_FILES: Readonly<Record<string, string>> = {
+  '': 'player.html',
+  'player.js': 'player.js',
+  'player.css': 'player.css',
+};
 
 let built: Map<string, Buffer> | undefined;
 
@@ -61,29 +71,35 @@ export const consoleListener = (
       .end(text);
   return (req, res) => {
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
-    if (pathname !== PREFIX && !pathname.startsWith(`${PREFIX}/`)) return false;
+    const prefix = [PREFIX, PLAYER_PREFIX].find((p) => pathname === p || pathname.startsWith(`${p}/`));
+    if (!prefix) return false;
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') {
       plain(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
       return true;
     }
-    if (pathname === PREFIX) {
+    if (pathname === prefix) {
       const query = req.url?.slice(pathname.length) ?? '';
-      plain(res, 308, 'Moved to /console/\n', { Location: `${PREFIX}/${query}` });
+      plain(res, 308, `Moved to ${prefix}/\n`, { Location: `${prefix}/${query}` });
       return true;
     }
-    const name = pathname === `${PREFIX}/` ? 'index.html' : pathname.slice(PREFIX.length + 1);
+    const rest = pathname.slice(prefix.length + 1);
+    const name =
+      prefix === PLAYER_PREFIX ? PLAYER_FILES[rest] : pathname === `${PREFIX}/` ? 'index.html' : rest;
     const body =
-      name === SIGN_IN_FILE
-        ? Buffer.from(JSON.stringify(signIn()))
-        : name === 'index.html' || name === 'app.js' || name === 'app.css'
-          ? files.get(name)
-          : undefined;
+      name === undefined
+        ? undefined
+        : prefix === PREFIX && name === SIGN_IN_FILE
+          ? Buffer.from(JSON.stringify(signIn()))
+          : (prefix === PREFIX && ['index.html', 'app.js', 'app.css'].includes(name)) ||
+              (prefix === PLAYER_PREFIX && name.startsWith('player.'))
+            ? files.get(name)
+            : undefined;
     if (!body) {
       plain(res, 404, 'Not found\n');
       return true;
     }
-    res.writeHead(200, { ...headers(name), 'Content-Length': String(body.length) });
+    res.writeHead(200, { ...headers(name as string), 'Content-Length': String(body.length) });
     res.end(method === 'HEAD' ? undefined : body);
     return true;
   };

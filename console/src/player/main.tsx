@@ -1,0 +1,5 @@
+import { render } from 'preact';
+import { PlayerPage } from './page';
+
+const root = document.getElementById('player');
+if (root) render(<PlayerPage />, root);
