@@ -49,12 +49,15 @@ import { LOG_RETENTION } from './service-function';
  *
  *   /               → 302 to /console/ (a viewer-request function; nothing is fetched)
  *   /console/*      → the bucket (through an origin access control), with the page's headers
+ *   /player, /player/* → the player's page, whose files are the console's build (player.*)
  *   /v1/*, /health, /openapi.json → the REST API's stage, never cached, every header but Host
  */
 
 /** Where the page lives: its key prefix in the bucket, and its path on the distribution. */
 export const CONSOLE_PREFIX = 'console/';
 export const CONSOLE_PATH = `/${CONSOLE_PREFIX}`;
+/** The player's page (kernel/player-links.ts): its paths on the distribution, its files in console/. */
+export const PLAYER_PATH_PATTERNS = ['/player', '/player/*'] as const;
 
 /**
  * The API's paths on the distribution: every route of lib/routes.ts is under one of them (a test
@@ -65,14 +68,22 @@ export const API_PATH_PATTERNS = ['/v1/*', '/health', '/openapi.json'] as const;
 /**
  * The viewer-request function of the page's behaviors (CloudFront Functions, cloudfront-js-2.0):
  * the bare domain and `/console` redirect to `/console/`, and `/console/` is its index.html, since
- * S3 behind an origin access control has no index documents. Everything else passes unchanged.
+ * S3 behind an origin access control has no index documents. The player's page: `/player`
+ * redirects to `/player/`, which is console/player.html, and its script and stylesheet are the
+ * console build's; nothing else under /player/ is anything. Everything else passes unchanged.
  */
 export const CONSOLE_ROUTING_CODE = `function handler(event) {
   var request = event.request;
   if (request.uri === '/' || request.uri === '/console') {
     return { statusCode: 302, statusDescription: 'Found', headers: { location: { value: '${CONSOLE_PATH}' } } };
   }
+  if (request.uri === '/player') {
+    return { statusCode: 302, statusDescription: 'Found', headers: { location: { value: '/player/' } } };
+  }
   if (request.uri === '${CONSOLE_PATH}') request.uri = '${CONSOLE_PATH}index.html';
+  else if (request.uri === '/player/') request.uri = '${CONSOLE_PATH}player.html';
+  else if (request.uri === '/player/player.js' || request.uri === '/player/player.css')
+    request.uri = '${CONSOLE_PATH}' + request.uri.substring(8);
   return request;
 }
 `;
@@ -244,7 +255,7 @@ export class ModeratorConsole extends Construct {
     const routing = new EdgeFunction(this, 'Routing', {
       code: FunctionCode.fromInline(CONSOLE_ROUTING_CODE),
       runtime: FunctionRuntime.JS_2_0,
-      comment: 'Redirects / to /console/ and serves /console/ as its index.html',
+      comment: 'Redirects / to /console/, serves /console/ as its index.html and /player/ as player.html',
     });
     const page = {
       origin: S3BucketOrigin.withOriginAccessControl(this.bucket, {
@@ -282,6 +293,7 @@ export class ModeratorConsole extends Construct {
       defaultBehavior: page,
       additionalBehaviors: {
         [`${CONSOLE_PATH}*`]: page,
+        ...Object.fromEntries(PLAYER_PATH_PATTERNS.map((pattern) => [pattern, page])),
         ...Object.fromEntries(API_PATH_PATTERNS.map((pattern) => [pattern, apiBehavior])),
       },
       httpVersion: HttpVersion.HTTP2_AND_3,

@@ -148,6 +148,22 @@ describe("the player's page", () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
+  it('is served at /player/ with the console headers, and nothing else is under /player/', async () => {
+    const moved = await fetch(`${server.url}/player`, { redirect: 'manual' });
+    expect(moved.status).toBe(308);
+    expect(moved.headers.get('location')).toBe('/player/');
+    const page = await fetch(`${server.url}/player/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    for (const file of ['player.js', 'player.css'])
+      expect((await fetch(`${server.url}/player/${file}`)).status, file).toBe(200);
+    for (const other of ['app.js', 'index.html', 'sign-in.json', 'player.html'])
+      expect((await fetch(`${server.url}/player/${other}`)).status, other).toBe(404);
+  });
+
   it('opens nothing with an altered link, and says so for a link without its secret', async () => {
     const device = 'player-phone-3';
     await ban(device, { player_message: 'Not for this page.' });

@@ -21,7 +21,12 @@ import {
   THROTTLED_SHARE_THRESHOLD,
   throttledShareExpression,
 } from '../../infra/stack/alarms';
-import { API_PATH_PATTERNS, CONSOLE_ROUTING_CODE, responseHeadersFrom } from '../../infra/stack/console';
+import {
+  API_PATH_PATTERNS,
+  CONSOLE_ROUTING_CODE,
+  PLAYER_PATH_PATTERNS,
+  responseHeadersFrom,
+} from '../../infra/stack/console';
 import {
   DELIVERY_MAX_RECEIVES,
   DELIVERY_VISIBILITY_TIMEOUT,
@@ -2051,11 +2056,16 @@ describe('moderator console', () => {
     expect(origin?.S3OriginConfig?.OriginAccessIdentity).toBe('');
   });
 
-  test('the page: / and /console/* from the bucket, with the console headers and the routing function', () => {
+  test('the page: /, /console/* and the player page from the bucket, with the console headers and the routing function', () => {
     const routing = {
       'Fn::GetAtt': [id(moderatorConsole.node.findChild('Routing') as never), 'FunctionARN'],
     };
-    for (const b of [distribution.DefaultCacheBehavior, behavior('/console/*')]) {
+    for (const b of [
+      distribution.DefaultCacheBehavior,
+      behavior('/console/*'),
+      behavior('/player'),
+      behavior('/player/*'),
+    ]) {
       expect(b).toMatchObject({
         TargetOriginId: distribution.DefaultCacheBehavior.TargetOriginId,
         ResponseHeadersPolicyId: { Ref: headersPolicyId },
@@ -2069,7 +2079,7 @@ describe('moderator console', () => {
     }
   });
 
-  test('the routing function: / and /console redirect to /console/, which is its index.html; all else passes', () => {
+  test('the routing function: / and /console redirect to /console/, /player to /player/, each its page; all else passes', () => {
     const handler = new Function(`${CONSOLE_ROUTING_CODE}; return handler;`)() as (event: unknown) => any;
     const run = (uri: string) => handler({ request: { uri, method: 'GET', headers: {} } });
     for (const uri of ['/', '/console']) {
@@ -2081,6 +2091,17 @@ describe('moderator console', () => {
     }
     expect(run('/console/').uri).toBe('/console/index.html');
     for (const uri of ['/console/app.js', '/console/app.css', '/console/index.html', '/other'])
+      expect(run(uri).uri).toBe(uri);
+    // The player's page: its files are the console build's; nothing else under /player/ is one.
+    expect(run('/player')).toEqual({
+      statusCode: 302,
+      statusDescription: 'Found',
+      headers: { location: { value: '/player/' } },
+    });
+    expect(run('/player/').uri).toBe('/console/player.html');
+    expect(run('/player/player.js').uri).toBe('/console/player.js');
+    expect(run('/player/player.css').uri).toBe('/console/player.css');
+    for (const uri of ['/player/app.js', '/player/index.html', '/player/../console/app.js'])
       expect(run(uri).uri).toBe(uri);
   });
 
@@ -2112,7 +2133,9 @@ describe('moderator console', () => {
         Compress: true,
       });
     }
-    expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(['/console/*', ...API_PATH_PATTERNS].sort());
+    expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(
+      ['/console/*', ...PLAYER_PATH_PATTERNS, ...API_PATH_PATTERNS].sort(),
+    );
   });
 
   test('every route of lib/routes.ts is under an API path, and none under /console/', () => {

@@ -34,6 +34,8 @@ export const CURATED_SCREENSHOTS: readonly string[] = [
   'appeal-preview',
   'appeal-device-outcome',
   'appeal-held',
+  'player-page',
+  'player-page-decided',
   'error-503-create',
   'error-429',
   'error-network',
