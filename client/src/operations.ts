@@ -73,4 +73,5 @@ export const operationTable = {
   claimAppeal: { method: 'POST', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
   releaseAppealClaim: { method: 'DELETE', path: '/v1/appeals/{appeal_id}/claim', pathParams: ['appeal_id'], game: false, retry: 'repeatable' },
   openapi: { method: 'GET', path: '/openapi.json', pathParams: [], game: false, retry: 'read' },
+  transparencyReport: { method: 'GET', path: '/v1/transparency-report', pathParams: [], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;
