@@ -1692,7 +1692,7 @@ export interface components {
             p90_seconds_to_decision: number | null;
           };
         })[];
-      generated_at: string;
+      computed_at: string;
     };
   };
   responses: {

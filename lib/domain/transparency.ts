@@ -135,7 +135,7 @@ export const transparencyReport = async (
       const item = rollups.get(day);
       return { day, ...countsOf(item, decisionTimesOf(item)) };
     }),
-    generated_at: new Date(clock.now()).toISOString(),
+    computed_at: new Date(clock.now()).toISOString(),
   };
 };
 
@@ -162,7 +162,7 @@ const rowsOf = (day: string, counts: ReportCounts): (string | number | null)[][]
 
 /** The report as CSV: a header row, each day's rows in order, then the period's (`day` = `total`). */
 export const reportCsv = (report: TransparencyReport): string => {
-  const { by_day, publisher_id: _p, from: _f, to: _t, days: _d, generated_at: _g, ...total } = report;
+  const { by_day, publisher_id: _p, from: _f, to: _t, days: _d, computed_at: _g, ...total } = report;
   const rows = [
     [...REPORT_CSV_HEADER],
     ...by_day.flatMap(({ day, ...counts }) => rowsOf(day, counts)),

@@ -1046,7 +1046,7 @@ export const transparencyReportSchema = z.strictObject({
   days: z.int().check(z.minimum(1)),
   ...reportCountsShape,
   by_day: z.array(z.strictObject({ day: z.string(), ...reportCountsShape })),
-  generated_at: timestamp,
+  computed_at: timestamp,
 });
 export type TransparencyReport = z.output<typeof transparencyReportSchema>;
 export type ReportCounts = Omit<TransparencyReport['by_day'][number], 'day'>;

@@ -594,7 +594,7 @@ const reportExample = {
     { day: '2026-03-01', ...reportFirstDay },
     { day: '2026-03-02', ...reportSecondDay },
   ],
-  generated_at: '2026-03-03T09:00:00.000Z',
+  computed_at: '2026-03-03T09:00:00.000Z',
 };
 
 export const operations = {

@@ -277,7 +277,7 @@ describe('the transparency report', () => {
     const res = await report(world.owner.key, period());
     expect(res.status, res.text).toBe(200);
     const days = daysOfPeriod(world.from, world.to);
-    const { by_day, generated_at, ...totals } = res.body;
+    const { by_day, computed_at, ...totals } = res.body;
     expect(totals).toEqual({
       publisher_id: world.owner.id,
       from: world.from,
@@ -302,15 +302,7 @@ describe('the transparency report', () => {
   it("holds the other publisher's own bans only, not those of another nor the appeals it filed on them", async () => {
     const res = await report(world.other.key, period());
     expect(res.status, res.text).toBe(200);
-    const {
-      by_day: _days,
-      generated_at: _at,
-      publisher_id,
-      from: _f,
-      to: _t,
-      days: _n,
-      ...totals
-    } = res.body;
+    const { by_day: _days, computed_at: _at, publisher_id, from: _f, to: _t, days: _n, ...totals } = res.body;
     expect(publisher_id).toBe(world.other.id);
     expect(totals).toEqual(expectedCounts(world.otherBans, []));
     expect(totals.restrictions.total).toBe(2);
@@ -351,7 +343,7 @@ describe('the transparency report', () => {
     await dispatchChanges([...records, ...records], async () => {});
     for (const record of records) await dispatchChanges([record], async () => {});
     const after = (await report(world.owner.key, period())).body;
-    expect({ ...after, generated_at: null }).toEqual({ ...before, generated_at: null });
+    expect({ ...after, computed_at: null }).toEqual({ ...before, computed_at: null });
   });
 
   it("counts a record handed on again once also after its mark left the day's item for a marker item", async () => {
