@@ -1035,7 +1035,8 @@ export const eventsDispatcherFunction = {
     // `directoryMarker`: was an event counted in the directory (lib/domain/publishers.ts)?
     // `publisher`: also the profile, whose name the directory copies.
     // `reportMarker`: was an event counted in the transparency rollups (lib/domain/transparency-rollups.ts)?
-    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker', 'reportMarker'],
+    // `report`: how many times a day's marks moved off it, read before that check.
+    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker', 'reportMarker', 'report'],
     // `feed`: the feed's entries and markers, and the live sets beside them (lib/domain/live-set.ts).
     'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker', 'reportMarker'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).

@@ -16,17 +16,14 @@ import type { ChangeEvent } from './change-events';
  * publisher (the ban's owner) and UTC day of the event, holding counters added to with ADD.
  * Invariant: each event is counted exactly once however often its record is handed on again, in
  * any order, without transactions: its mark (`m_<event_id>`) and its counts are one conditional
- * UpdateItem of its day's item, as the directory of publishers does (lib/domain/publishers.ts).
- * Items and reasons: docs/data-model.md#the-transparency-report.
+ * UpdateItem of its day's item, as the directory of publishers does (lib/domain/publishers.ts);
+ * and a mark that left the item for a marker item is never missed, however a count races its
+ * move (`moves`, below). Items and reasons: docs/data-model.md#the-transparency-report.
  */
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
-/**
- * How long a counted event is marked on its day's item before its own marker item takes over:
- * far longer than a dispatch takes between its check of the marker item and its update (the
- * dispatcher's timeout is 60 s), and short, so that a busy day's item holds few marks.
- */
+/** How long a counted event is marked on its day's item before its own marker item takes over: short, so a busy day's item holds few marks. */
 export const REPORT_MARK_MS = 5 * MINUTE;
 /** The item's marks are moved off once the oldest is this old. */
 export const REPORT_MARK_MOVE_AFTER_MS = 10 * MINUTE;
@@ -38,6 +35,15 @@ const EVENTS_PER_UPDATE = 25;
 const REMOVES_PER_UPDATE = 100;
 
 export const MARK_PREFIX = 'm_';
+/**
+ * How many times marks left the day's item (absent: never). A count reads it before it checks the
+ * marker items, and its update requires it unchanged: a move (marker items put, then the marks
+ * removed and this added to in one update) between the two fails the update, which is then tried
+ * again and finds the marker items.
+ */
+export const MOVES_ATTRIBUTE = 'moves';
+/** Rounds of a day's count before it gives up (the batch is handed on again): marks move every few minutes at most. */
+const COUNT_ROUNDS = 5;
 /** Decisions by their time to decision, rounded (roundDecisionSeconds): `t_<seconds>`. */
 export const DECISION_TIME_PREFIX = 't_';
 
@@ -111,17 +117,33 @@ const countedLongAgo = async (eventId: string) =>
     )
   ).Item !== undefined;
 
+/** The day item's moves (MOVES_ATTRIBUTE; 0 without an item or a move). One consistent GetItem. */
+const movesOf = async (publisherId: string, day: string): Promise<number> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: reportDayKey(publisherId, day),
+      ProjectionExpression: '#moves',
+      ExpressionAttributeNames: { '#moves': MOVES_ATTRIBUTE },
+      ConsistentRead: true,
+    }),
+  );
+  return numberOf(Item?.[MOVES_ATTRIBUTE]);
+};
+
 /**
  * Counts these events (one publisher's, one day's) in one UpdateItem, on condition that none is
- * marked yet. Returns the item after it, or false when the condition failed.
+ * marked yet and no mark moved off the item since `moves` was read. Returns the item after it, or
+ * false when the condition failed.
  */
 const countTogether = async (
   publisherId: string,
   day: string,
   batch: readonly ReportContribution[],
+  moves: number,
   now: number,
 ): Promise<Item | false> => {
-  const names: Record<string, string> = { '#day': 'day' };
+  const names: Record<string, string> = { '#day': 'day', '#moves': MOVES_ATTRIBUTE };
   const values: Record<string, unknown> = {
     ':now': now,
     ':p': publisherId,
@@ -130,6 +152,11 @@ const countTogether = async (
   };
   const set = ['publisher_id = :p', '#day = :d', 'updated_at = :at'];
   const conditions: string[] = [];
+  if (moves === 0) conditions.push('attribute_not_exists(#moves)');
+  else {
+    conditions.push('#moves = :moves');
+    values[':moves'] = moves;
+  }
   const adds = new Map<string, number>();
   batch.forEach((contribution, i) => {
     names[`#m${i}`] = `${MARK_PREFIX}${contribution.event_id}`;
@@ -164,7 +191,8 @@ const countTogether = async (
 
 /**
  * Keeps the item small, every step safe to repeat or to race: once its oldest mark is ten minutes
- * old, the marks older than five are put as marker items of their own, then removed from it.
+ * old, the marks older than five are put as marker items of their own, then removed from it, each
+ * removal adding to its `moves`.
  */
 const moveMarks = async (publisherId: string, day: string, item: Item, now: number): Promise<void> => {
   const marks = Object.entries(item).filter(([name]) => name.startsWith(MARK_PREFIX));
@@ -192,14 +220,16 @@ const moveMarks = async (publisherId: string, day: string, item: Item, now: numb
       names[`#x${n}`] = name;
       return `#x${n}`;
     });
+    names['#moves'] = MOVES_ATTRIBUTE;
     try {
       await dynamo.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: reportDayKey(publisherId, day),
-          UpdateExpression: `REMOVE ${removed.join(', ')}`,
+          UpdateExpression: `REMOVE ${removed.join(', ')} ADD #moves :one`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':one': 1 },
         }),
       );
     } catch (error) {
@@ -208,23 +238,39 @@ const moveMarks = async (publisherId: string, day: string, item: Item, now: numb
   }
 };
 
-/** Counts one publisher's events of one day: together when none was counted yet, else one by one. */
+/**
+ * Counts one publisher's events of one day: together when none was counted yet, else one by one.
+ * Each round reads the item's moves, then the events' marker items, then updates on condition of
+ * both; an event whose update failed while the moves stayed was marked (counted) already, one whose
+ * update failed because marks moved meanwhile is tried again in the next round.
+ */
 const countDay = async (publisherId: string, day: string, contributions: readonly ReportContribution[]) => {
-  const counted = await mapWithConcurrency(contributions, 10, (c) => countedLongAgo(c.event_id));
-  const fresh = contributions.filter((_, i) => !counted[i]);
+  let pending = contributions;
   let latest: Item | undefined;
-  for (let i = 0; i < fresh.length; i += EVENTS_PER_UPDATE) {
-    const batch = fresh.slice(i, i + EVENTS_PER_UPDATE);
-    const together = await countTogether(publisherId, day, batch, clock.now());
-    if (together) {
-      latest = together;
-      continue;
+  for (let round = 1; pending.length > 0; round += 1) {
+    if (round > COUNT_ROUNDS)
+      throw new Error(
+        `transparency rollup ${publisherId} ${day}: its marks kept moving, to be counted again`,
+      );
+    const moves = await movesOf(publisherId, day);
+    const counted = await mapWithConcurrency(pending, 10, (c) => countedLongAgo(c.event_id));
+    const fresh = pending.filter((_, i) => !counted[i]);
+    const again: ReportContribution[] = [];
+    for (let i = 0; i < fresh.length; i += EVENTS_PER_UPDATE) {
+      const batch = fresh.slice(i, i + EVENTS_PER_UPDATE);
+      const together = await countTogether(publisherId, day, batch, moves, clock.now());
+      if (together) {
+        latest = together;
+        continue;
+      }
+      // Some were counted already (this batch handed on again), or marks moved: each on its own.
+      for (const one of batch) {
+        const alone = await countTogether(publisherId, day, [one], moves, clock.now());
+        if (alone) latest = alone;
+        else if ((await movesOf(publisherId, day)) !== moves) again.push(one);
+      }
     }
-    // Some were counted already (this batch handed on again): each on its own, once.
-    for (const one of batch) {
-      const alone = await countTogether(publisherId, day, [one], clock.now());
-      if (alone) latest = alone;
-    }
+    pending = again;
   }
   if (latest) await moveMarks(publisherId, day, latest, clock.now());
 };

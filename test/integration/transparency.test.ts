@@ -346,24 +346,28 @@ describe('the transparency report', () => {
     expect({ ...after, computed_at: null }).toEqual({ ...before, computed_at: null });
   });
 
-  it("counts a record handed on again once also after its mark left the day's item for a marker item", async () => {
-    // A publisher of its own, whose bans were made on a day of their own: its day's item is the test's alone.
-    const publisherId = unique('tr-marks');
+  /**
+   * A publisher of its own whose bans were made on a day of their own (its day's item is the test's
+   * alone): the INSERT records of two bans, copied from a ban the scenario made, and its report's total.
+   */
+  const syntheticDay = async (prefix: string, day: string) => {
+    const publisherId = unique(prefix);
     const made = world.ownerBans[0] as MadeBan;
     const key0 = banKey(made.device_id, made.ban_id);
     const template = (await api.items()).find((item) => item.pk === key0.pk && item.sk === key0.sk) as Record<
       string,
       unknown
     >;
+    n += 1;
     const record = (banId: number) => {
-      const device = unique('tr-marks-dev');
+      const device = unique(`${prefix}-dev`);
       const item = {
         ...template,
         ...banKey(device, banId),
         ban_id: banId,
         device_id: device,
         publisher_id: publisherId,
-        created_at: '2026-01-05T10:00:00.000Z',
+        created_at: `${day}T10:00:00.000Z`,
       };
       return {
         eventName: 'INSERT',
@@ -373,11 +377,17 @@ describe('the transparency report', () => {
         },
       } as ChangeRecord;
     };
-    const first = record(900_000_001);
-    const second = record(900_000_002);
     const key = (await api.createKey(publisherId, 'marks')).api_key;
-    const total = async () =>
-      (await report(key, 'from=2026-01-05&to=2026-01-05')).body.restrictions.total as number;
+    return {
+      publisherId,
+      first: record(900_000_000 + 2 * n),
+      second: record(900_000_001 + 2 * n),
+      total: async () => (await report(key, `from=${day}&to=${day}`)).body.restrictions.total as number,
+    };
+  };
+
+  it("counts a record handed on again once also after its mark left the day's item for a marker item", async () => {
+    const { publisherId, first, second, total } = await syntheticDay('tr-marks', '2026-01-05');
     await dispatchChanges([first], async () => {});
     expect(await total()).toBe(1);
     // Twenty minutes on, the next count moves the first one's mark off the item, to a marker item.
@@ -400,6 +410,47 @@ describe('the transparency report', () => {
     } finally {
       api.setClockOffset(0);
     }
+    expect(await total()).toBe(2);
+  });
+
+  it('counts a record handed on again once when its mark moves off the item between its check and its update', async () => {
+    const { first, second, total, publisherId } = await syntheticDay('tr-race', '2026-01-07');
+    await dispatchChanges([first], async () => {});
+    const { dynamo } = await import('../../lib/storage/client');
+    const stack = dynamo.middlewareStack as unknown as {
+      add(middleware: unknown, options: Record<string, unknown>): void;
+      remove(name: string): boolean;
+    };
+    // Staged: the first one's record comes again, reads no marker item (its mark is still on the
+    // day's item), and just before its update a count of the second moves that mark off the item.
+    let staged = false;
+    stack.add(
+      (next: (args: unknown) => Promise<unknown>) => async (args: { input?: unknown }) => {
+        const input = args.input as { Key?: { pk?: unknown }; UpdateExpression?: string };
+        if (
+          !staged &&
+          input.Key?.pk === `${partitions.report}${publisherId}` &&
+          input.UpdateExpression?.startsWith('SET ')
+        ) {
+          staged = true;
+          await dispatchChanges([second], async () => {});
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'transparencyRace' },
+    );
+    api.setClockOffset(20 * 60_000);
+    try {
+      await dispatchChanges([first], async () => {});
+    } finally {
+      stack.remove('transparencyRace');
+      api.setClockOffset(0);
+    }
+    expect(staged).toBe(true);
+    const marker = (await api.items({ derived: true })).filter(
+      (item) => item.publisher_id === publisherId && String(item.pk).startsWith(partitions.reportMarker),
+    );
+    expect(marker).toHaveLength(1);
     expect(await total()).toBe(2);
   });
 
