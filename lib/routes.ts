@@ -34,6 +34,7 @@ import {
   putReasonsRequestSchema,
   revokeBanRequestSchema,
   snapshotQuerySchema,
+  transparencyReportQuerySchema,
   updatePersonRequestSchema,
   webhookPathSchema,
 } from './model/requests';
@@ -1008,6 +1009,24 @@ export const filePlayerAppealRoute = {
   retry: 'repeatable',
 } as const satisfies Route;
 
+/**
+ * The transparency report (DSA Art. 15 and 24) of a period of days: restrictions by each dimension,
+ * revocations and appeals, as JSON or CSV, from the dispatcher's daily rollups (one Query).
+ */
+export const transparencyReportRoute = {
+  id: 'transparencyReport',
+  method: 'GET',
+  path: '/v1/transparency-report',
+  handler: 'transparency-report',
+  auth: true,
+  scope: 'audit:read',
+  // Every game's bans and appeals in one count: no bound key reads them.
+  request: { query: transparencyReportQuerySchema, everyGame: true },
+  table: { 'dynamodb:Query': ['report'] },
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -1056,6 +1075,7 @@ export const routes = [
   getPlayerPageRoute,
   filePlayerAppealRoute,
   openApiRoute,
+  transparencyReportRoute,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -1083,13 +1103,16 @@ export const eventsDispatcherFunction = {
     'dynamodb:Query': ['feed', 'webhook', 'webhookIndex'],
     // `directoryMarker`: was an event counted in the directory (lib/domain/publishers.ts)?
     // `publisher`: also the profile, whose name the directory copies.
-    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker'],
+    // `reportMarker`: was an event counted in the transparency rollups (lib/domain/transparency-rollups.ts)?
+    // `report`: how many times a day's marks moved off it, read before that check.
+    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker', 'reportMarker', 'report'],
     // `feed`: the feed's entries and markers, and the live sets beside them (lib/domain/live-set.ts).
-    'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker'],
+    'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker', 'reportMarker'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).
     // `directory`: each publisher's counts of global bans, marked per event counted.
     // `gamesUsed`: the games each publisher has made bans in (lib/domain/games-used.ts).
-    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory', 'gamesUsed'],
+    // `report`: each publisher's daily transparency counts, marked per event counted.
+    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory', 'gamesUsed', 'report'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 

@@ -416,6 +416,15 @@ export interface paths {
      */
     get: operations["openapi"];
   };
+  "/v1/transparency-report": {
+    /**
+     * Your transparency report for a period (DSA Art. 15 and 24)
+     * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made), the bans revoked, and the appeals of your bans received and decided, by outcome, with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count). Needs `audit:read` and a key for every game.
+     *
+     * Needs a key with the `audit:read` scope.
+     */
+    get: operations["transparencyReport"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -1665,6 +1674,122 @@ export interface components {
       /** @enum {string} */
       result: "created" | "idempotent_ok";
       appeal: components["schemas"]["PlayerAppeal"];
+    };
+    TransparencyReport: {
+      publisher_id: string;
+      from: string;
+      to: string;
+      days: number;
+      restrictions: {
+        total: number;
+        by_type: {
+          cheat: number;
+          social: number;
+        };
+        by_scope: {
+          game: number;
+          publisher: number;
+          global: number;
+        };
+        by_ground: {
+          terms: number;
+          illegal: number;
+        };
+        by_category: {
+          animal_welfare: number;
+          consumer_information: number;
+          cyber_violence: number;
+          cyber_violence_against_women: number;
+          data_protection_and_privacy_violations: number;
+          illegal_or_harmful_speech: number;
+          intellectual_property_infringements: number;
+          negative_effects_on_civic_discourse_or_elections: number;
+          not_specified_notice: number;
+          other_violation_tc: number;
+          protection_of_minors: number;
+          risk_for_public_security: number;
+          scams_and_fraud: number;
+          self_harm: number;
+          unsafe_and_prohibited_products: number;
+          violence: number;
+        };
+        by_automated_detection: {
+          true: number;
+          false: number;
+        };
+        by_automated_decision: {
+          fully: number;
+          partially: number;
+          not: number;
+        };
+      };
+      revocations: number;
+      appeals: {
+        received: number;
+        decided: number;
+        upheld: number;
+        overturned: number;
+        shortened: number;
+        median_seconds_to_decision: number | null;
+        p90_seconds_to_decision: number | null;
+      };
+      by_day: ({
+          day: string;
+          restrictions: {
+            total: number;
+            by_type: {
+              cheat: number;
+              social: number;
+            };
+            by_scope: {
+              game: number;
+              publisher: number;
+              global: number;
+            };
+            by_ground: {
+              terms: number;
+              illegal: number;
+            };
+            by_category: {
+              animal_welfare: number;
+              consumer_information: number;
+              cyber_violence: number;
+              cyber_violence_against_women: number;
+              data_protection_and_privacy_violations: number;
+              illegal_or_harmful_speech: number;
+              intellectual_property_infringements: number;
+              negative_effects_on_civic_discourse_or_elections: number;
+              not_specified_notice: number;
+              other_violation_tc: number;
+              protection_of_minors: number;
+              risk_for_public_security: number;
+              scams_and_fraud: number;
+              self_harm: number;
+              unsafe_and_prohibited_products: number;
+              violence: number;
+            };
+            by_automated_detection: {
+              true: number;
+              false: number;
+            };
+            by_automated_decision: {
+              fully: number;
+              partially: number;
+              not: number;
+            };
+          };
+          revocations: number;
+          appeals: {
+            received: number;
+            decided: number;
+            upheld: number;
+            overturned: number;
+            shortened: number;
+            median_seconds_to_decision: number | null;
+            p90_seconds_to_decision: number | null;
+          };
+        })[];
+      computed_at: string;
     };
   };
   responses: {
@@ -3838,6 +3963,51 @@ export interface operations {
         };
       };
       400: components["responses"]["BadRequest"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Your transparency report for a period (DSA Art. 15 and 24)
+   * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made), the bans revoked, and the appeals of your bans received and decided, by outcome, with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count). Needs `audit:read` and a key for every game.
+   *
+   * Needs a key with the `audit:read` scope.
+   */
+  transparencyReport: {
+    parameters: {
+      query: {
+        /**
+         * @description The first day of the period: `YYYY-MM-DD`, UTC.
+         * @example 2026-03-01
+         */
+        from: string;
+        /**
+         * @description The last day of the period (included): `YYYY-MM-DD`, UTC; not before `from`, at most 366 days in all.
+         * @example 2026-03-02
+         */
+        to: string;
+        /**
+         * @description `json` (the default) or `csv`: a header row, then one row per day and dimension.
+         * @example json
+         */
+        format?: "json" | "csv";
+      };
+    };
+    responses: {
+      /** @description The report (JSON; with `format=csv`, CSV). */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["TransparencyReport"];
+          "text/csv": string;
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];

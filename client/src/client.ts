@@ -159,6 +159,11 @@ export interface BanClient {
     options?: CallOptions,
   ): Promise<Result<'claimAppeal'>>;
   releaseAppealClaim(appeal_id: string, options?: CallOptions): Promise<Result<'releaseAppealClaim'>>;
+  /** The report as JSON: the CSV (`format=csv`) is for a browser or curl, not this client. */
+  transparencyReport(
+    query: Omit<Query<'transparencyReport'>, 'format'>,
+    options?: CallOptions,
+  ): Promise<Result<'transparencyReport'>>;
 
   /** Every ban of a device the caller sees from the game (listBans), page after page. */
   bans(
@@ -338,6 +343,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     decideAppeal: (appealId, decision, o) => call('decideAppeal', { path: [appealId], body: decision }, o),
     claimAppeal: (appealId, claim = {}, o) => call('claimAppeal', { path: [appealId], body: claim }, o),
     releaseAppealClaim: (appealId, o) => call('releaseAppealClaim', { path: [appealId] }, o),
+    transparencyReport: (query, o) => call('transparencyReport', { query }, o),
 
     bans: (game, device, query = {}, o) =>
       new Paged((cursor) => client.listBans(game, device, { ...query, cursor }, o), query.cursor),

@@ -76,4 +76,5 @@ export const operationTable = {
   getPlayerPage: { method: 'GET', path: '/v1/player/restrictions', pathParams: [], game: false, retry: 'read' },
   filePlayerAppeal: { method: 'POST', path: '/v1/player/appeals', pathParams: [], game: false, retry: 'repeatable' },
   openapi: { method: 'GET', path: '/openapi.json', pathParams: [], game: false, retry: 'read' },
+  transparencyReport: { method: 'GET', path: '/v1/transparency-report', pathParams: [], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;

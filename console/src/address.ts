@@ -15,6 +15,7 @@ export const views = [
   'keys',
   'webhooks',
   'people',
+  'transparency',
 ] as const;
 export type View = (typeof views)[number];
 

@@ -17,6 +17,7 @@ import { PolicyView } from './policy';
 import type { Session } from './session';
 import { useSessionCall } from './session-call';
 import { StartView } from './start';
+import { TransparencyView } from './transparency';
 import { ConfirmStep, type Message, Notice, type ScopeKnowledge, useFocusOn } from './ui';
 import { WebhooksView } from './webhooks';
 
@@ -36,6 +37,8 @@ const sections: Array<{ id: View; label: string; needs?: Scope }> = [
   { id: 'keys', label: 'API keys', needs: 'keys:manage' },
   { id: 'webhooks', label: 'Webhooks', needs: 'keys:manage' },
   { id: 'people', label: 'People', needs: 'people:manage' },
+  // The transparency report: counts over the audit trail's bans and appeals (DSA Art. 15 and 24).
+  { id: 'transparency', label: 'Transparency', needs: 'audit:read' },
 ];
 
 /**
@@ -175,6 +178,7 @@ export const Console = ({
       )}
       {view === 'webhooks' && <WebhooksView {...common} />}
       {view === 'people' && <PeopleView {...common} />}
+      {view === 'transparency' && <TransparencyView {...common} />}
     </>
   );
 };

@@ -18,6 +18,7 @@ import {
 import { appendToFeed } from './feed';
 import { noteGamesUsed } from './games-used';
 import { countInDirectory } from './publishers';
+import { countInReport } from './transparency-rollups';
 import { reachableWebhook, webhooksConcerning } from './webhooks';
 
 /**
@@ -47,6 +48,8 @@ export const dispatchChanges = async (
     appendToFeed(events),
     countInDirectory(events),
     noteGamesUsed(events),
+    // The transparency report's daily rollups (lib/domain/transparency-rollups.ts).
+    countInReport(events),
   ]);
   return { events: events.length, deliveries: refs.length };
 };

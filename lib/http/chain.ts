@@ -85,6 +85,8 @@ export type RouteInput<R extends RouteSpec> = {
 export interface Reply {
   statusCode?: number;
   body: unknown;
+  /** A body that is not JSON (the transparency report's CSV): `body` is sent as is, with this Content-Type. */
+  contentType?: string;
 }
 
 type Event = APIGatewayProxyEvent & { input?: unknown };
@@ -114,7 +116,19 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   },
   after: (request) => {
     const reply = request.response as unknown as Reply;
-    const response = jsonResponse(reply.statusCode ?? 200, reply.body, requestIdOf(request.event));
+    const requestId = requestIdOf(request.event);
+    const response =
+      reply.contentType === undefined
+        ? jsonResponse(reply.statusCode ?? 200, reply.body, requestId)
+        : {
+            statusCode: reply.statusCode ?? 200,
+            headers: {
+              'Content-Type': reply.contentType,
+              'Cache-Control': 'no-store',
+              'X-Request-Id': requestId,
+            },
+            body: String(reply.body),
+          };
     request.response = response;
     access(request as ChainRequest, response.statusCode);
   },

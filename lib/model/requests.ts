@@ -53,6 +53,7 @@ import {
   statementGrounds,
   statementSources,
 } from '@kernel/statement-of-reasons';
+import { isReportDay } from '@kernel/transparency';
 import * as z from 'zod/mini';
 import { parseSafeInteger } from './numbers';
 
@@ -939,3 +940,22 @@ export const personPathSchema = /* @__PURE__ */ define(() =>
     ),
   }),
 );
+
+/** A report's day, `YYYY-MM-DD` (UTC), a real calendar day. */
+const reportDay = () =>
+  z
+    .string()
+    .check(z.refine((day: string) => isReportDay(day), 'must be a day as YYYY-MM-DD (UTC), e.g. 2026-03-01'));
+
+/**
+ * `GET /v1/transparency-report`: the days `from` to `to`, both included; at most REPORT_MAX_DAYS
+ * (the domain checks the order and the length). `format=csv` answers CSV (kernel/transparency.ts).
+ */
+export const transparencyReportQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    from: reportDay(),
+    to: reportDay(),
+    format: z._default(z.enum(['json', 'csv']), 'json'),
+  }),
+);
+export type TransparencyReportQuery = z.output<typeof transparencyReportQuerySchema>;

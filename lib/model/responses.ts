@@ -8,6 +8,7 @@ import {
   statementGrounds,
   statementSources,
 } from '@kernel/statement-of-reasons';
+import { reportAppealCounts, restrictionDimensions } from '@kernel/transparency';
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
 import {
@@ -1074,3 +1075,49 @@ export const invitedPersonSchema = z.strictObject({
   temporary_password: z.nullable(z.string()),
 });
 export type InvitedPerson = z.output<typeof invitedPersonSchema>;
+
+/** Counts keyed by each value of a list. */
+const countsOf = <const V extends readonly string[]>(values: V) =>
+  z.strictObject(
+    Object.fromEntries(values.map((value) => [value, count])) as Record<V[number], typeof count>,
+  );
+
+/** The restrictions made: all, then by each dimension (kernel/transparency.ts), each dimension summing to `total`. */
+const restrictionCountsSchema = z.strictObject({
+  total: count,
+  by_type: countsOf(restrictionDimensions.type),
+  by_scope: countsOf(restrictionDimensions.scope),
+  by_ground: countsOf(restrictionDimensions.ground),
+  by_category: countsOf(restrictionDimensions.category),
+  by_automated_detection: countsOf(restrictionDimensions.automated_detection),
+  by_automated_decision: countsOf(restrictionDimensions.automated_decision),
+});
+
+/** The appeals of a period: received (filed), decided, by outcome, and the time decisions took. */
+const reportAppealsSchema = z.strictObject({
+  ...countsOf(reportAppealCounts).shape,
+  /** Of the decisions in the period, seconds from filing to decision (nearest rank; null without decisions). */
+  median_seconds_to_decision: z.nullable(count),
+  p90_seconds_to_decision: z.nullable(count),
+});
+
+const reportCountsShape = {
+  restrictions: restrictionCountsSchema,
+  /** Bans revoked in the period (by their owner or by an appeal overturned). */
+  revocations: count,
+  appeals: reportAppealsSchema,
+};
+
+/** `GET /v1/transparency-report`: the period's counts, and the same for each of its days. */
+export const transparencyReportSchema = z.strictObject({
+  publisher_id: z.string(),
+  /** The first and last day of the period (UTC), both included. */
+  from: z.string(),
+  to: z.string(),
+  days: z.int().check(z.minimum(1)),
+  ...reportCountsShape,
+  by_day: z.array(z.strictObject({ day: z.string(), ...reportCountsShape })),
+  computed_at: timestamp,
+});
+export type TransparencyReport = z.output<typeof transparencyReportSchema>;
+export type ReportCounts = Omit<TransparencyReport['by_day'][number], 'day'>;

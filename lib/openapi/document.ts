@@ -6,6 +6,7 @@ import {
   paragraphsPattern,
 } from '@kernel/player-message';
 import { scopesOf } from '@kernel/scopes';
+import { REPORT_MAX_DAYS } from '@kernel/transparency';
 import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -99,6 +100,7 @@ import {
   reputationSchema,
   revokedBanSchema,
   snapshotBanSchema,
+  transparencyReportSchema,
   webhookHealthSchema,
   webhookListSchema,
   webhookTestSchema,
@@ -219,6 +221,7 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [playerRestrictionSchema, 'PlayerRestriction'],
   [playerPageSchema, 'PlayerPage'],
   [playerAppealCreationSchema, 'PlayerAppealCreation'],
+  [transparencyReportSchema, 'TransparencyReport'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -470,6 +473,18 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
   'listAudit.actor': {
     description: 'Only what this actor did: a key by its `key_id`, or a person signed in by their `sub`.',
     example: 'key_Qm3vX8pLr2Tz',
+  },
+  'transparencyReport.from': {
+    description: 'The first day of the period: `YYYY-MM-DD`, UTC.',
+    example: '2026-03-01',
+  },
+  'transparencyReport.to': {
+    description: `The last day of the period (included): \`YYYY-MM-DD\`, UTC; not before \`from\`, at most ${REPORT_MAX_DAYS} days in all.`,
+    example: '2026-03-02',
+  },
+  'transparencyReport.format': {
+    description: '`json` (the default) or `csv`: a header row, then one row per day and dimension.',
+    example: 'json',
   },
   'listDsaStatements.from': {
     description: 'Only bans made at or after this instant: an RFC 3339 date-time with an offset.',
@@ -788,6 +803,9 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
           schema: schemaRef(nameOf(responseComponents, response.schema, `${route.id} ${status}`)),
           example: response.example,
         },
+        ...(response.csv === undefined
+          ? {}
+          : { 'text/csv': { schema: { type: 'string' }, example: response.csv } }),
       },
     };
   }

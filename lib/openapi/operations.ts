@@ -1,6 +1,7 @@
 import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
 import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
+import { REPORT_MAX_DAYS, restrictionDimensions } from '@kernel/transparency';
 import type * as z from 'zod/mini';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
@@ -54,6 +55,7 @@ import {
   type ReasonCatalogue,
   reasonCatalogueSchema,
   revokedBanSchema,
+  transparencyReportSchema,
   type Webhook,
   webhookListSchema,
   webhookTestSchema,
@@ -84,9 +86,17 @@ export type Tag =
   | 'Player'
   | 'Documentation';
 
-/** A success response: a JSON body (its schema and an example), or none at all (204). */
+/**
+ * A success response: a JSON body (its schema and an example; `csv`, an example of the same as
+ * CSV when the operation can answer that too), or none at all (204).
+ */
 export type ResponseDoc =
-  | { readonly description: string; readonly schema: z.ZodMiniType; readonly example: unknown }
+  | {
+      readonly description: string;
+      readonly schema: z.ZodMiniType;
+      readonly example: unknown;
+      readonly csv?: string;
+    }
   | { readonly description: string; readonly schema?: never; readonly example?: never };
 
 /** A success response, its example checked against its schema. */
@@ -509,6 +519,101 @@ const deliveries: Delivery[] = [
     delivered_at: '2026-03-04T09:12:41.302Z',
   },
 ];
+
+/** The transparency report's example: two days, a few bans and appeals. */
+const reportCounts = (
+  restrictions: Partial<Record<string, number>>,
+  revocations: number,
+  appeals: { received: number; decided: number; upheld: number; overturned: number; shortened: number },
+  times: { median: number | null; p90: number | null },
+) => {
+  const dimension = <V extends readonly string[]>(name: string, values: V) =>
+    Object.fromEntries(values.map((value) => [value, restrictions[`${name}_${value}`] ?? 0])) as Record<
+      V[number],
+      number
+    >;
+  return {
+    restrictions: {
+      total: restrictions.total ?? 0,
+      by_type: dimension('type', restrictionDimensions.type),
+      by_scope: dimension('scope', restrictionDimensions.scope),
+      by_ground: dimension('ground', restrictionDimensions.ground),
+      by_category: dimension('category', restrictionDimensions.category),
+      by_automated_detection: dimension('automated_detection', restrictionDimensions.automated_detection),
+      by_automated_decision: dimension('automated_decision', restrictionDimensions.automated_decision),
+    },
+    revocations,
+    appeals: { ...appeals, median_seconds_to_decision: times.median, p90_seconds_to_decision: times.p90 },
+  };
+};
+const reportFirstDay = reportCounts(
+  {
+    total: 3,
+    type_cheat: 2,
+    type_social: 1,
+    scope_game: 1,
+    scope_publisher: 1,
+    scope_global: 1,
+    ground_terms: 3,
+    category_other_violation_tc: 2,
+    category_illegal_or_harmful_speech: 1,
+    automated_detection_true: 2,
+    automated_detection_false: 1,
+    automated_decision_fully: 2,
+    automated_decision_not: 1,
+  },
+  0,
+  { received: 1, decided: 0, upheld: 0, overturned: 0, shortened: 0 },
+  { median: null, p90: null },
+);
+const reportSecondDay = reportCounts(
+  {
+    total: 1,
+    type_cheat: 1,
+    scope_global: 1,
+    ground_illegal: 1,
+    category_scams_and_fraud: 1,
+    automated_detection_false: 1,
+    automated_decision_partially: 1,
+  },
+  1,
+  { received: 0, decided: 1, upheld: 0, overturned: 1, shortened: 0 },
+  { median: 5280, p90: 5280 },
+);
+const reportExample = {
+  publisher_id: 'acme',
+  from: '2026-03-01',
+  to: '2026-03-02',
+  days: 2,
+  ...reportCounts(
+    {
+      total: 4,
+      type_cheat: 3,
+      type_social: 1,
+      scope_game: 1,
+      scope_publisher: 1,
+      scope_global: 2,
+      ground_terms: 3,
+      ground_illegal: 1,
+      category_other_violation_tc: 2,
+      category_illegal_or_harmful_speech: 1,
+      category_scams_and_fraud: 1,
+      automated_detection_true: 2,
+      automated_detection_false: 2,
+      automated_decision_fully: 2,
+      automated_decision_partially: 1,
+      automated_decision_not: 1,
+    },
+    1,
+    { received: 1, decided: 1, upheld: 0, overturned: 1, shortened: 0 },
+    { median: 5280, p90: 5280 },
+  ),
+  by_day: [
+    { day: '2026-03-01', ...reportFirstDay },
+    { day: '2026-03-02', ...reportSecondDay },
+  ],
+  computed_at: '2026-03-03T09:00:00.000Z',
+};
 
 export const operations = {
   health: {
@@ -1641,6 +1746,40 @@ export const operations = {
         info: { title: 'Device ban service', version: '1.0.0' },
         paths: {},
       }),
+    },
+  },
+
+  transparencyReport: {
+    summary: 'Your transparency report for a period (DSA Art. 15 and 24)',
+    tag: 'Audit',
+    description:
+      'The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, ' +
+      `at most ${REPORT_MAX_DAYS} days; else a 400 naming \`to\`), counted by type, scope, ground, ` +
+      "category, automated detection and automated decision (from each ban's statement of reasons, as " +
+      'made), the bans revoked, and the appeals of your bans received and decided, by outcome, with ' +
+      'the median and 90th percentile of the seconds from filing to decision (nearest rank over the ' +
+      'decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three ' +
+      'significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts ' +
+      'on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed ' +
+      'and the day it was decided; an erasure takes nothing away. Read from daily counts the service ' +
+      'keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers ' +
+      '`text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in ' +
+      'day order, then the same rows for the whole period with `day` `total` (a null percentile: an ' +
+      'empty count). Needs `audit:read` and a key for every game.',
+    responses: {
+      200: {
+        ...response(transparencyReportSchema, 'The report (JSON; with `format=csv`, CSV).', reportExample),
+        csv: [
+          'day,dimension,value,count',
+          '2026-03-01,restrictions,total,3',
+          '2026-03-01,type,cheat,2',
+          '2026-03-01,type,social,1',
+          '…',
+          'total,time_to_decision_seconds,median,5280',
+          'total,time_to_decision_seconds,p90,5280',
+          '',
+        ].join('\r\n'),
+      },
     },
   },
 } as const satisfies { [Id in RouteId]: OperationDoc<Id> };

@@ -50,6 +50,10 @@ export const partitions = {
   localPersonEmail: 'LOCALEMAIL#',
   /** Each player's page link, by the SHA-256 of its secret (lib/domain/player-links.ts). */
   playerLink: 'PLAYERLINK#',
+  /** Each publisher's transparency rollups, one item per UTC day (lib/domain/transparency.ts), kept by the dispatcher. */
+  report: 'REPORT#',
+  /** Which change events the transparency rollups have counted, kept a few days (lib/domain/transparency.ts). */
+  reportMarker: 'REPORTMARK#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -138,6 +142,19 @@ export const DIRECTORY_PARTITION = `${partitions.directory}ALL`;
 export const directoryKey = (publisherId: string) => ({ pk: DIRECTORY_PARTITION, sk: publisherId });
 export const directoryMarkerKey = (eventId: string) => ({
   pk: `${partitions.directoryMarker}${eventId}`,
+  sk: 'COUNTED',
+});
+
+/** A publisher's transparency rollups: one item per UTC day, so a period is one key range. */
+export const reportPartition = (publisherId: string) => `${partitions.report}${publisherId}`;
+export const REPORT_DAY_PREFIX = 'DAY#';
+export const reportDayKey = (publisherId: string, day: string) => ({
+  pk: reportPartition(publisherId),
+  sk: `${REPORT_DAY_PREFIX}${day}`,
+});
+/** A change event the rollups counted, once its mark left the day's item. */
+export const reportMarkerKey = (eventId: string) => ({
+  pk: `${partitions.reportMarker}${eventId}`,
   sk: 'COUNTED',
 });
 

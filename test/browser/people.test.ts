@@ -137,7 +137,14 @@ describe('signing in with the organisation', () => {
     await page.getByRole('banner').getByText(`Signed in as ${server.people.viewer.email} (viewer)`).waitFor();
     // Only the views its scopes (bans:read, policy:read, audit:read) can use are offered.
     const sections = page.getByRole('navigation', { name: 'Console sections' }).getByRole('button');
-    expect(await sections.allInnerTexts()).toEqual(['Start', 'Devices', 'Bulk', 'Policy', 'Audit trail']);
+    expect(await sections.allInnerTexts()).toEqual([
+      'Start',
+      'Devices',
+      'Bulk',
+      'Policy',
+      'Audit trail',
+      'Transparency',
+    ]);
     await openSection(page, 'Devices');
     await setGame(page, 'people-game');
     await page

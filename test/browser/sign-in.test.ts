@@ -178,6 +178,7 @@ describe('scopes', () => {
       ['Audit trail', 'audit:read'],
       ['API keys', 'keys:manage'],
       ['Webhooks', 'keys:manage'],
+      ['Transparency', 'audit:read'],
     ] as const) {
       const offered = await page
         .getByRole('navigation', { name: 'Console sections' })

@@ -126,6 +126,7 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   decideAppeal: (c) => c.decideAppeal('apl_1', { outcome: 'upheld' }),
   claimAppeal: (c) => c.claimAppeal('apl_1', { duration_seconds: 600 }),
   releaseAppealClaim: (c) => c.releaseAppealClaim('apl_1'),
+  transparencyReport: (c) => c.transparencyReport({ from: '2026-03-01', to: '2026-03-31' }),
 };
 const pathValues: Record<string, string> = {
   device_id: 'd-1',

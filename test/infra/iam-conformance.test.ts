@@ -1169,6 +1169,34 @@ describe('every function, under the role the template gives it', () => {
     expect(denials()).toEqual([]);
   }, 120_000);
 
+  it("the transparency rollups' marks moved off a day's item (a clock set ahead), and the report read", async () => {
+    await dispatch();
+    // Noon tomorrow, then a quarter of an hour on: one day's item, its first mark old enough to move.
+    const today = new Date();
+    const noon = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1, 12);
+    for (const [index, at] of [noon, noon + 15 * 60_000].entries()) {
+      vi.setSystemTime(at);
+      try {
+        const made = await call('createBan', owner, {
+          game: 'g1',
+          body: { device_id: `iam-report-${index}`, ban_type: 'social', scope: 'game', reason_code: 'spam' },
+        });
+        expect(made.status).toBe(201);
+        expect(await dispatch()).toBeGreaterThan(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    }
+    expect(guard.used.get(eventsDispatcherFunction.id)).toContain(
+      `dynamodb:PutItem ${partitions.reportMarker}*`,
+    );
+    const day = new Date(noon).toISOString().slice(0, 10);
+    const report = await call('transparencyReport', owner, { query: { from: day, to: day } });
+    expect(report.status).toBe(200);
+    expect(report.body.restrictions.by_type.social).toBe(2);
+    expect(denials()).toEqual([]);
+  }, 120_000);
+
   it("a look-alike of another publisher's name: refused, also once its claim is old (a clock set ahead)", async () => {
     expect((await call('putPublisher', owner, { body: { display_name: 'IAM Look Alike' } })).status).toBe(
       200,

@@ -146,7 +146,9 @@ const roleOf = (s: Scenario, key: string | undefined) =>
   // calls are named by the partition kind, and told apart by their order (nth).
   key?.startsWith(partitions.directoryMarker)
     ? partitions.directoryMarker
-    : roles(s).reduce((text, [id, role]) => text.split(id).join(role), key ?? '');
+    : key?.startsWith(partitions.reportMarker)
+      ? partitions.reportMarker
+      : roles(s).reduce((text, [id, role]) => text.split(id).join(role), key ?? '');
 const keyOf = (s: Scenario, role: string) =>
   roles(s).reduce((text, [id, name]) => text.split(name).join(id), role);
 
@@ -169,6 +171,18 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
   expect(entry && lib.directoryEntryFromItem(entry, Date.now())).toMatchObject({
     global_bans: 1,
     active_global_bans: 1,
+  });
+  // The transparency rollups counted both bans made and the revoke once (the erasure takes nothing away).
+  const days = await storedPartition(`${partitions.report}${s.a}`);
+  const sum = (name: string) => days.reduce((total, day) => total + Number(day[name] ?? 0), 0);
+  expect({
+    restrictions: sum('restrictions'),
+    revocations: sum('revocations'),
+    global: sum('scope_global'),
+  }).toEqual({
+    restrictions: 2,
+    revocations: 1,
+    global: 1,
   });
   const feedB = await lib.readFeed(s.b, 'g1', { limit: 500 });
   expect(feedB.items.filter((e) => e.device_id === s.device).map((e) => e.type)).toEqual(['ban.created']);

@@ -72,6 +72,8 @@ const DERIVED = [
   partitions.directory,
   partitions.directoryMarker,
   partitions.gamesUsed,
+  partitions.report,
+  partitions.reportMarker,
 ];
 
 export const startTestApi = async (

@@ -36,6 +36,8 @@ import {
   profileKey,
   publisherFeedPartition,
   publisherKeyKey,
+  reportDayKey,
+  reportMarkerKey,
   webhookIndexKey,
   webhookKey,
   webhookSecretKey,
@@ -54,6 +56,8 @@ describe('item keys', () => {
     expect(profileKey('acme')).toEqual({ pk: 'PUBLISHER#acme', sk: 'PROFILE' });
     expect(directoryKey('acme')).toEqual({ pk: 'DIRECTORY#ALL', sk: 'acme' });
     expect(directoryMarkerKey('evt_x')).toEqual({ pk: 'DIRECTORYMARK#evt_x', sk: 'COUNTED' });
+    expect(reportDayKey('acme', '2026-03-01')).toEqual({ pk: 'REPORT#acme', sk: 'DAY#2026-03-01' });
+    expect(reportMarkerKey('evt_x')).toEqual({ pk: 'REPORTMARK#evt_x', sk: 'COUNTED' });
     expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
     expect(deploymentKey()).toEqual({ pk: 'DEPLOYMENT#TABLE', sk: 'DEPLOYMENT' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
@@ -126,6 +130,8 @@ describe('item keys', () => {
       displayName: displayNameKey('c2tlbGV0b24').pk,
       deployment: deploymentKey().pk,
       playerLink: playerLinkKey('ab12').pk,
+      report: reportDayKey('acme', '2026-01-01').pk,
+      reportMarker: reportMarkerKey('evt_1').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);

@@ -39,4 +39,5 @@ export const CURATED_SCREENSHOTS: readonly string[] = [
   'error-503-create',
   'error-429',
   'error-network',
+  'transparency',
 ];
