@@ -432,6 +432,16 @@ export interface components {
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       };
+      translations?: {
+        [key: string]: {
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      };
     };
     PolicyPatch: {
       enforce_game?: boolean;
@@ -460,6 +470,7 @@ export interface components {
     PutReasonsRequest: {
       reasons: components["schemas"]["CatalogueReasonRequest"][];
       strict_reasons: boolean;
+      default_locale?: string;
     };
     PutDeviceFormatsRequest: {
       formats: ({
@@ -497,6 +508,17 @@ export interface components {
         territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          label?: string;
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
       };
     };
     RevokeBanRequest: {
@@ -597,6 +619,7 @@ export interface components {
     ReasonCatalogue: {
       reasons: components["schemas"]["CatalogueReason"][];
       strict_reasons: boolean;
+      default_locale: string;
       updated_at: string | null;
     };
     PublisherProfile: {
@@ -644,6 +667,16 @@ export interface components {
         territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          label?: string;
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
       };
     };
     BanCreationResult: OneOf<[{
@@ -707,6 +740,16 @@ export interface components {
         /** @enum {string} */
         category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       }) | null;
+      message_locale: string;
+      translations: {
+        [key: string]: {
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      } | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -771,6 +814,16 @@ export interface components {
             /** @enum {string} */
             category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
           }) | null;
+          message_locale: string;
+          translations: {
+            [key: string]: {
+              player_message?: string;
+              facts?: string;
+              terms_clause?: string;
+              illegal_explanation?: string;
+              legal_ground?: string;
+            };
+          } | null;
           appeal: ({
             appeal_id: string;
             /** @enum {string} */
@@ -1327,6 +1380,16 @@ export interface components {
         /** @enum {string} */
         category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       }) | null;
+      message_locale: string;
+      translations: {
+        [key: string]: {
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      } | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -1736,6 +1799,10 @@ export interface components {
     "X-Request-Id": string;
     /** @description Seconds to wait before retrying. */
     "Retry-After": number;
+    /** @description Always `Accept-Language`: the header chooses the language of the bans' texts. */
+    Vary: "Accept-Language";
+    /** @description The language every ban of the answer reads in, when they all read in one (each ban's `message_locale`); absent otherwise. */
+    "Content-Language": string;
     /** @description Always `Bearer`. */
     "WWW-Authenticate": "Bearer";
   };
@@ -1935,7 +2002,13 @@ export interface operations {
          *       "ban_type": "social",
          *       "scope": "game",
          *       "duration_seconds": 604800,
-         *       "player_message": "You are muted in chat for 7 days for abusive messages."
+         *       "player_message": "You are muted in chat for 7 days for abusive messages.",
+         *       "translations": {
+         *         "de": {
+         *           "label": "Beleidigender Chat",
+         *           "player_message": "Du bist 7 Tage lang im Chat stummgeschaltet, weil du andere beleidigt hast."
+         *         }
+         *       }
          *     }
          *   ],
          *   "strict_reasons": true
@@ -2256,6 +2329,11 @@ export interface operations {
          * @example 1042
          */
         cursor?: number;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -2263,6 +2341,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2277,6 +2360,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2314,6 +2399,11 @@ export interface operations {
          * @example 1042
          */
         cursor?: number;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -2321,6 +2411,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2335,6 +2430,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2373,6 +2470,11 @@ export interface operations {
          */
         cursor?: number;
         /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+        /**
          * @description Only bans of this type; absent means both.
          * @example cheat
          */
@@ -2384,6 +2486,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2398,6 +2505,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2478,12 +2587,24 @@ export interface operations {
    */
   getEnforcement: {
     parameters: {
+      query?: {
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+      };
       header: {
         /**
          * @description The game the request is for: it scopes `game` bans and idempotency keys.
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2498,6 +2619,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["Enforcement"];
@@ -2519,12 +2642,24 @@ export interface operations {
    */
   getEnforcementBatch: {
     parameters: {
+      query?: {
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+      };
       header: {
         /**
          * @description The game the request is for: it scopes `game` bans and idempotency keys.
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
     };
     requestBody: {
@@ -2545,6 +2680,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["EnforcementBatch"];

@@ -239,7 +239,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
         TableName: tableName(),
         Key: feedEntryKey(partition, marker.seq),
         UpdateExpression:
-          'SET #event.#ban.#statement = :erased REMOVE #event.#ban.#details, #event.#ban.#message',
+          'SET #event.#ban.#statement = :erased REMOVE #event.#ban.#details, #event.#ban.#message, #event.#ban.#translations',
         ConditionExpression: 'event_id = :id',
         ExpressionAttributeNames: {
           '#event': 'event',
@@ -247,6 +247,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
           '#details': 'details_json',
           '#message': 'player_message',
           '#statement': 'statement',
+          '#translations': 'translations',
         },
         ExpressionAttributeValues: { ':id': eventId, ':erased': null },
       }),
@@ -301,7 +302,14 @@ export const toFeedEvent = (
     // An erased ban is enforced nowhere, whatever it was.
     ban:
       event.type === 'ban.erased'
-        ? { ...listed, details_json: null, player_message: null, statement: null, enforced: false }
+        ? {
+            ...listed,
+            details_json: null,
+            player_message: null,
+            statement: null,
+            translations: null,
+            enforced: false,
+          }
         : listed,
   };
 };

@@ -77,11 +77,15 @@ export type RouteInput<R extends RouteSpec> = {
   body: Out<R['request']['body']>;
   query: Out<R['request']['query']>;
   path: Out<R['request']['path']>;
+  /** The request's `Accept-Language` header as sent (kernel/locales.ts reads it; never refused). */
+  acceptLanguage: string | undefined;
 };
 
 export interface Reply {
   statusCode?: number;
   body: unknown;
+  /** Headers of this answer beside the chain's own (e.g. `Vary`, `Content-Language`). */
+  headers?: Record<string, string>;
 }
 
 type Event = APIGatewayProxyEvent & { input?: unknown };
@@ -110,7 +114,12 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   },
   after: (request) => {
     const reply = request.response as unknown as Reply;
-    const response = jsonResponse(reply.statusCode ?? 200, reply.body, requestIdOf(request.event));
+    const response = jsonResponse(
+      reply.statusCode ?? 200,
+      reply.body,
+      requestIdOf(request.event),
+      reply.headers,
+    );
     request.response = response;
     access(request as ChainRequest, response.statusCode);
   },
@@ -445,6 +454,7 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
       path,
       query: spec.query ? query : undefined,
       body,
+      acceptLanguage: headers['accept-language'],
     };
   },
 });
