@@ -10,7 +10,7 @@ import type { CatalogueReason, CreateBanRequest } from '../model/requests';
 import { type Ban, statementOfBan } from './ban-record';
 
 /**
- * A ban's texts in the player's language (issue 38, item 2). A ban holds its own texts (the player
+ * A ban's texts in the player's language (docs/api.md#languages). A ban holds its own texts (the player
  * message and the statement's readable parts) in the language it was written in (`locale`, the
  * catalogue's `default_locale` when it was made) and any translations beside them, copied from the
  * catalogue reason when it was made: so a read never needs the catalogue, and another publisher
