@@ -280,6 +280,35 @@ describe('a ban made from a catalogue reason with a German translation', () => {
   });
 });
 
+describe('translations and erasure', () => {
+  it('go with an erasure: neither the erased event nor the earlier one, nor any item, keeps them', async () => {
+    const owner = await publisher();
+    expect((await putCatalogue(owner.key)).status).toBe(200);
+    const device = unique('dev');
+    const secret = 'Im Match m-7 hat jo@example.com die Zielhilfe gemeldet.';
+    const made = await create(owner.key, {
+      device_id: device,
+      player_message: ENGLISH.player_message,
+      translations: { de: { facts: secret } },
+    });
+    expect(made.status).toBe(201);
+    await api.settle();
+    const before = await api.request('GET', '/v1/events?limit=100', { key: owner.key, game: 'g1' });
+    const created = before.body.items.find((e: { device_id: string }) => e.device_id === device);
+    expect(created.ban.translations.de.facts).toBe(secret);
+    expect((await api.request('POST', `/v1/device/${device}/erase`, { key: owner.key })).status).toBe(200);
+    await api.settle();
+    const feed = await api.request('GET', '/v1/events?limit=100', { key: owner.key, game: 'g1' });
+    const events = feed.body.items.filter((e: { device_id: string }) => e.device_id === device);
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['ban.created', 'ban.erased']);
+    for (const event of events) {
+      expect(event.ban.translations).toBeNull();
+      expect(event.ban.player_message).toBeNull();
+    }
+    expect(JSON.stringify(await api.items({ derived: true }))).not.toContain(secret);
+  });
+});
+
 describe('translations the API refuses', () => {
   const expectRefused = (res: { status: number; body: any }, field: string, issue: string) => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
