@@ -3171,6 +3171,11 @@ export interface operations {
          * @example ZjEucHl6MDIwUnlPSFhHLjAuMC4w
          */
         cursor?: string;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -3178,6 +3183,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
     };
     responses: {
@@ -3185,6 +3195,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["FeedPage"];

@@ -826,6 +826,7 @@ export const eventsQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     limit: z._default(integerParam(1, 500), 100),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+    locale: z.optional(localeParamSchema),
   }),
 );
 export type EventsQuery = z.output<typeof eventsQuerySchema>;

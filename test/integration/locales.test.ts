@@ -123,6 +123,14 @@ describe('a ban made from a catalogue reason with a German translation', () => {
     });
     expect(english.headers.get('vary')).toBe('Accept-Language');
 
+    // The feed's ban events read the same way.
+    await api.settle();
+    const feed = await api.request('GET', '/v1/events?limit=500&locale=de', { key: owner.key, game: 'g1' });
+    expect(feed.status).toBe(200);
+    const event = feed.body.items.find((e: { device_id: string }) => e.device_id === device);
+    expect(event.ban).toMatchObject({ message_locale: 'de', player_message: GERMAN.player_message });
+    expect(feed.headers.get('vary')).toBe('Accept-Language');
+
     const batch = await api.request('POST', '/v1/enforcement/batch', {
       key: owner.key,
       game: 'g1',
