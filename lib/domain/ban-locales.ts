@@ -46,8 +46,13 @@ export const localiseBan = (ban: Ban, wanted: readonly string[]): LocalisedBan =
     statement?.[field] === null || statement === null ? null : (translation[field] ?? statement[field]);
   return {
     message_locale: locale,
+    // A message an appeal's decision replaced is its owner's new words: no translation of the old one stands in.
     player_message:
-      ban.player_message === undefined ? null : (translation.player_message ?? ban.player_message),
+      ban.player_message === undefined
+        ? null
+        : ban.player_message_replaced === true
+          ? ban.player_message
+          : (translation.player_message ?? ban.player_message),
     statement:
       statement === null
         ? null

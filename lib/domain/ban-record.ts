@@ -72,6 +72,11 @@ const banRecordSchema = /* @__PURE__ */ (() =>
      * the player message once erased.
      */
     translations: z.optional(z.record(z.string(), z.custom<BanTranslation>())),
+    /**
+     * True once an appeal's decision replaced its player message: the translations of the message
+     * it was made with no longer translate it (lib/domain/ban-locales.ts). Absent until then.
+     */
+    player_message_replaced: z.optional(z.boolean()),
     created_at: timestamp(),
     expires_at: z.nullable(timestamp()),
     revoked_at: z.nullable(timestamp()),
@@ -174,6 +179,7 @@ const banChecks = {
   statement: optional(nullable(statementCheck)),
   locale: optional((value) => typeof value === 'string' && LOCALE_PATTERN.test(value)),
   translations: optional(translationsCheck),
+  player_message_replaced: optional((value) => typeof value === 'boolean'),
   created_at: string,
   expires_at: nullable(string),
   revoked_at: nullable(string),

@@ -288,6 +288,39 @@ describe('a ban made from a catalogue reason with a German translation', () => {
   });
 });
 
+describe('translations and an appeal', () => {
+  it("reads a player message an appeal's decision replaced as its owner wrote it, never the old one's translation", async () => {
+    const [owner, filer] = [await publisher(), await publisher()];
+    expect((await putCatalogue(owner.key)).status).toBe(200);
+    const device = unique('dev');
+    const made = await create(owner.key, { device_id: device, player_message: ENGLISH.player_message });
+    expect(made.status).toBe(201);
+    const filed = await api.request('POST', '/v1/appeals', {
+      key: filer.key,
+      game: 'g9',
+      body: { device_id: device, ban_id: made.body.ban_id, message: 'Not my device.' },
+    });
+    expect(filed.status, JSON.stringify(filed.body)).toBe(201);
+    const replaced = 'Your appeal was heard; the ban stays.';
+    const decided = await api.request('POST', `/v1/appeals/${filed.body.appeal_id}/decision`, {
+      key: owner.key,
+      body: { outcome: 'upheld', player_message: replaced },
+    });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    for (const reader of [owner, filer]) {
+      const res = await api.request('GET', `/v1/device/${device}/bans?locale=de`, {
+        key: reader.key,
+        game: reader === owner ? 'g1' : 'g9',
+      });
+      expect(res.body.items[0]).toMatchObject({
+        message_locale: 'de',
+        player_message: replaced,
+        statement: { facts: GERMAN.facts },
+      });
+    }
+  });
+});
+
 describe('translations and erasure', () => {
   it('go with an erasure: neither the erased event nor the earlier one, nor any item, keeps them', async () => {
     const owner = await publisher();

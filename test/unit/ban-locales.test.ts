@@ -58,6 +58,16 @@ describe('reading a ban in a language (localiseBan)', () => {
     expect(localiseBan(old, ['de']).statement?.facts).toBe('This device received a cheat ban for aimbot.');
   });
 
+  it('reads a message an appeal’s decision replaced as written: the old message’s translation no longer fits', () => {
+    const read = localiseBan(
+      ban({ player_message: 'Your ban was shortened on appeal.', player_message_replaced: true }),
+      ['de'],
+    );
+    expect(read.player_message).toBe('Your ban was shortened on appeal.');
+    // The statement's translations still apply.
+    expect(read.statement?.facts).toBe('Zielhilfe auf diesem Gerät gefunden.');
+  });
+
   it('keeps an erased ban’s statement null in any language', () => {
     expect(localiseBan(ban({ statement: null, player_message: undefined }), ['de'])).toEqual({
       message_locale: 'de',
