@@ -10,8 +10,8 @@ import type { CatalogueReason, CreateBanRequest } from '../model/requests';
 import { type Ban, statementOfBan } from './ban-record';
 
 /**
- * A ban's texts in the player's language (docs/api.md#languages). A ban holds its own texts (the player
- * message and the statement's readable parts) in the language it was written in (`locale`, the
+ * A ban's texts in the player's language (docs/api.md#languages). A ban holds its own texts (the
+ * player message and the statement's readable parts) in the language it was written in (`locale`, the
  * catalogue's `default_locale` when it was made) and any translations beside them, copied from the
  * catalogue reason when it was made: so a read never needs the catalogue, and another publisher
  * reading a global ban reads the owner's translations. Picking is pure, over the item already
@@ -46,7 +46,8 @@ export const localiseBan = (ban: Ban, wanted: readonly string[]): LocalisedBan =
     statement?.[field] === null || statement === null ? null : (translation[field] ?? statement[field]);
   return {
     message_locale: locale,
-    // A message an appeal's decision replaced is its owner's new words: no translation of the old one stands in.
+    // A message an appeal's decision replaced is its owner's new words: no translation of the old
+    // one stands in.
     player_message:
       ban.player_message === undefined
         ? null

@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LOCALE } from '@kernel/locales';
 import { isActive, judgeBans } from '@kernel/policy-rules';
 import {
   missingForGround,
@@ -40,7 +41,7 @@ import {
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
-import { banLocaleOf, localiseBan, translationRefusal, translationsForBan } from './ban-locales';
+import { localiseBan, translationRefusal, translationsForBan } from './ban-locales';
 import { appealIdsOf, type Ban, banFromItem, banToItem, statementOfBan } from './ban-record';
 import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
@@ -394,7 +395,8 @@ export const createBan = async (
     ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
     ...(request.appealable === false ? { appealable: false } : {}),
     statement,
-    ...(catalogue.default_locale === banLocaleOf({}) ? {} : { locale: catalogue.default_locale }),
+    // Its language stored only when not the default: bans without it read as en (ban-locales.ts).
+    ...(catalogue.default_locale === DEFAULT_LOCALE ? {} : { locale: catalogue.default_locale }),
     ...(translations === undefined ? {} : { translations }),
     created_at: now,
     expires_at: request.expires_at ?? null,

@@ -161,10 +161,11 @@ const REDACT_WAIT_MS = 20_000;
 const REDACT_POLL_MS = 100;
 
 /**
- * Drops an erased ban's details, player message (and its translations) and statement from one pending delivery's body, once no
- * attempt holds it: an attempt sends the body it claimed, so a redaction made while one is in
- * flight would not reach that attempt's POST. Waiting for it (at most its claim) means every
- * attempt that starts after the erasure is dispatched sends the redacted body.
+ * Drops an erased ban's details, player message (and its translations) and statement from one
+ * pending delivery's body, once no attempt holds it: an attempt sends the body it claimed, so a
+ * redaction made while one is in flight would not reach that attempt's POST. Waiting for it (at
+ * most its claim) means every attempt that starts after the erasure is dispatched sends the
+ * redacted body.
  */
 const redactDelivery = async (key: Record<string, string>) => {
   for (const until = clock.now() + REDACT_WAIT_MS; ; ) {
