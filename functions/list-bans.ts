@@ -1,7 +1,19 @@
+import { wantedLocales } from '@kernel/locales';
 import { listAllBans } from '../lib/domain/bans';
 import { httpRoute } from '../lib/http/chain';
+import { languageHeaders } from '../lib/http/languages';
 import { listBansRoute } from '../lib/routes';
 
-export const handler = httpRoute(listBansRoute, async ({ publisherId, gameId, path, query }) => ({
-  body: await listAllBans(publisherId, gameId, path.device_id, query),
-}));
+export const handler = httpRoute(
+  listBansRoute,
+  async ({ publisherId, gameId, path, query, acceptLanguage }) => {
+    const list = await listAllBans(
+      publisherId,
+      gameId,
+      path.device_id,
+      query,
+      wantedLocales({ locale: query.locale, acceptLanguage }),
+    );
+    return { body: list, headers: languageHeaders(list.items.map((ban) => ban.message_locale)) };
+  },
+);

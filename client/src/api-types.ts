@@ -464,6 +464,16 @@ export interface components {
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       };
+      translations?: {
+        [key: string]: {
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      };
     };
     PolicyPatch: {
       enforce_game?: boolean;
@@ -492,6 +502,7 @@ export interface components {
     PutReasonsRequest: {
       reasons: components["schemas"]["CatalogueReasonRequest"][];
       strict_reasons: boolean;
+      default_locale?: string;
     };
     PutDeviceFormatsRequest: {
       formats: ({
@@ -529,6 +540,17 @@ export interface components {
         territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          label?: string;
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
       };
     };
     RevokeBanRequest: {
@@ -639,6 +661,7 @@ export interface components {
     ReasonCatalogue: {
       reasons: components["schemas"]["CatalogueReason"][];
       strict_reasons: boolean;
+      default_locale: string;
       updated_at: string | null;
     };
     PublisherProfile: {
@@ -686,6 +709,16 @@ export interface components {
         territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
         /** @enum {string} */
         category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          label?: string;
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
       };
     };
     BanCreationResult: OneOf<[{
@@ -749,6 +782,16 @@ export interface components {
         /** @enum {string} */
         category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       }) | null;
+      message_locale: string;
+      translations: {
+        [key: string]: {
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      } | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -813,6 +856,16 @@ export interface components {
             /** @enum {string} */
             category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
           }) | null;
+          message_locale: string;
+          translations: {
+            [key: string]: {
+              player_message?: string;
+              facts?: string;
+              terms_clause?: string;
+              illegal_explanation?: string;
+              legal_ground?: string;
+            };
+          } | null;
           appeal: ({
             appeal_id: string;
             /** @enum {string} */
@@ -1369,6 +1422,16 @@ export interface components {
         /** @enum {string} */
         category: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
       }) | null;
+      message_locale: string;
+      translations: {
+        [key: string]: {
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      } | null;
       appeal: ({
         appeal_id: string;
         /** @enum {string} */
@@ -1958,6 +2021,10 @@ export interface components {
     "X-Request-Id": string;
     /** @description Seconds to wait before retrying. */
     "Retry-After": number;
+    /** @description Always `Accept-Language`: the header chooses the language of the bans' texts. */
+    Vary: "Accept-Language";
+    /** @description The language every ban of the answer reads in, when they all read in one (each ban's `message_locale`); absent otherwise. */
+    "Content-Language": string;
     /** @description `Bearer`; on the player page's routes, `PlayerLink`. */
     "WWW-Authenticate": "Bearer" | "PlayerLink";
   };
@@ -2157,7 +2224,13 @@ export interface operations {
          *       "ban_type": "social",
          *       "scope": "game",
          *       "duration_seconds": 604800,
-         *       "player_message": "You are muted in chat for 7 days for abusive messages."
+         *       "player_message": "You are muted in chat for 7 days for abusive messages.",
+         *       "translations": {
+         *         "de": {
+         *           "label": "Beleidigender Chat",
+         *           "player_message": "Du bist 7 Tage lang im Chat stummgeschaltet, weil du andere beleidigt hast."
+         *         }
+         *       }
          *     }
          *   ],
          *   "strict_reasons": true
@@ -2478,6 +2551,11 @@ export interface operations {
          * @example 1042
          */
         cursor?: number;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -2485,6 +2563,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2499,6 +2582,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2536,6 +2621,11 @@ export interface operations {
          * @example 1042
          */
         cursor?: number;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -2543,6 +2633,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2557,6 +2652,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2595,6 +2692,11 @@ export interface operations {
          */
         cursor?: number;
         /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+        /**
          * @description Only bans of this type; absent means both.
          * @example cheat
          */
@@ -2606,6 +2708,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2620,6 +2727,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["BanList"];
@@ -2700,12 +2809,24 @@ export interface operations {
    */
   getEnforcement: {
     parameters: {
+      query?: {
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+      };
       header: {
         /**
          * @description The game the request is for: it scopes `game` bans and idempotency keys.
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
       path: {
         /**
@@ -2720,6 +2841,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["Enforcement"];
@@ -2741,12 +2864,24 @@ export interface operations {
    */
   getEnforcementBatch: {
     parameters: {
+      query?: {
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+      };
       header: {
         /**
          * @description The game the request is for: it scopes `game` bans and idempotency keys.
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
     };
     requestBody: {
@@ -2767,6 +2902,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["EnforcementBatch"];
@@ -3256,6 +3393,11 @@ export interface operations {
          * @example ZjEucHl6MDIwUnlPSFhHLjAuMC4w
          */
         cursor?: string;
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
       };
       header: {
         /**
@@ -3263,6 +3405,11 @@ export interface operations {
          * @example space-raiders
          */
         "X-Game-Id": string;
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
       };
     };
     responses: {
@@ -3270,6 +3417,8 @@ export interface operations {
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["FeedPage"];

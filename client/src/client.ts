@@ -25,6 +25,14 @@ export interface ClientOptions {
 type Page<K extends KeyedOperationId> = Result<K>;
 type Item<K extends KeyedOperationId> = Result<K> extends { items: Array<infer I> } ? I : never;
 
+/** The language an enforcement answer reads its bans' texts in: sent as `?locale=` (docs/api.md#languages). */
+export interface LocaleOption {
+  locale?: string;
+}
+
+const localeQuery = (options: LocaleOption | undefined) =>
+  options?.locale === undefined ? undefined : { locale: options.locale };
+
 /**
  * One method per route of the API that takes a key, named by its operation id (docs/openapi.json,
  * lib/routes.ts), with the game (`X-Game-Id`) first where the route takes one, then its path
@@ -76,15 +84,16 @@ export interface BanClient {
     body: Body<'revokeBan'>,
     options?: CallOptions,
   ): Promise<Result<'revokeBan'>>;
+  /** `options.locale`: the language to read the bans' texts in (else the ban's own). */
   getEnforcement(
     game_id: string,
     device_id: string,
-    options?: CallOptions,
+    options?: CallOptions & LocaleOption,
   ): Promise<Result<'getEnforcement'>>;
   getEnforcementBatch(
     game_id: string,
     body: Body<'getEnforcementBatch'>,
-    options?: CallOptions,
+    options?: CallOptions & LocaleOption,
   ): Promise<Result<'getEnforcementBatch'>>;
   /** One page of what can restrict a device in the game now, with the feed cursor to follow it from. */
   getEnforcementSnapshot(
@@ -311,8 +320,10 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     listCheatBans: (game, device, query, o) => call('listCheatBans', { game, path: [device], query }, o),
     listBans: (game, device, query, o) => call('listBans', { game, path: [device], query }, o),
     revokeBan: (game, device, banId, body, o) => call('revokeBan', { game, path: [device, banId], body }, o),
-    getEnforcement: (game, device, o) => call('getEnforcement', { game, path: [device] }, o),
-    getEnforcementBatch: (game, body, o) => call('getEnforcementBatch', { game, body }, o),
+    getEnforcement: (game, device, o) =>
+      call('getEnforcement', { game, path: [device], query: localeQuery(o) }, o),
+    getEnforcementBatch: (game, body, o) =>
+      call('getEnforcementBatch', { game, body, query: localeQuery(o) }, o),
     getEnforcementSnapshot: (game, query, o) => call('getEnforcementSnapshot', { game, query }, o),
     createKey: (key, o) => call('createKey', { body: key }, o),
     listKeys: (query, o) => call('listKeys', { query }, o),

@@ -1,7 +1,13 @@
 /**
  * device-ban-client: a typed client of the device ban API for game servers. See README.md.
  */
-export { type BanClient, type ClientOptions, createBanClient, retryRules } from './client.js';
+export {
+  type BanClient,
+  type ClientOptions,
+  createBanClient,
+  type LocaleOption,
+  retryRules,
+} from './client.js';
 export { ApiError, type ApiErrorCode, type ApiErrorInit } from './errors.js';
 export {
   type BanMirror,

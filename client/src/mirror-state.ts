@@ -55,6 +55,8 @@ export const BAN_FIELDS = [
   'appealable',
   'appeal',
   'statement',
+  'message_locale',
+  'translations',
 ] as const;
 
 const tupleOf = (ban: MirroredBan) => BAN_FIELDS.map((field) => ban[field]);

@@ -46,7 +46,8 @@ export const ReasonCatalogueEditor = ({ call, knowledge }: { call: Call; knowled
     then?: () => void,
   ) =>
     request.run(
-      () => call('put', '/v1/reasons', { body: next }),
+      // The catalogue's language goes along: a PUT without it would set it back to en.
+      () => call('put', '/v1/reasons', { body: { ...next, default_locale: catalogue?.default_locale } }),
       (answer) => {
         setCatalogue(answer.body);
         request.setMessage({ kind: 'ok', text: done });

@@ -14,6 +14,7 @@ import {
 } from '@kernel/statement-of-reasons';
 import { useDraft } from './drafts';
 import type { CatalogueReason, ReasonCatalogue } from './reasons';
+import { parseRows, ReasonTranslations, rowsOf, rowsText, translationsOf } from './reasons-translations';
 import { Field, FormActions } from './ui';
 import { type FieldErrors, useForm } from './use-form';
 import type { Request } from './use-request';
@@ -46,6 +47,8 @@ type Draft = {
   terms_clause: string;
   terms_url: string;
   category: StatementCategory | '';
+  /** Its translations, as the rows of reasons-translations.tsx in JSON: one string a draft keeps. */
+  translations: string;
 };
 
 const emptyDraft: Draft = {
@@ -59,6 +62,7 @@ const emptyDraft: Draft = {
   terms_clause: '',
   terms_url: '',
   category: '',
+  translations: '[]',
 };
 
 const draftOf = (reason: CatalogueReason): Draft => {
@@ -74,6 +78,7 @@ const draftOf = (reason: CatalogueReason): Draft => {
     terms_clause: reason.statement?.terms_clause ?? '',
     terms_url: reason.statement?.terms_url ?? '',
     category: reason.statement?.category ?? '',
+    translations: rowsText(rowsOf(reason.translations)),
   };
 };
 
@@ -108,6 +113,8 @@ const reasonOf = (
   draft: Draft,
   others: readonly CatalogueReason[],
   kept: CatalogueReason['statement'],
+  defaultLocale: string,
+  keptTranslations: CatalogueReason['translations'],
 ): { reason: CatalogueReason } | { errors: FieldErrors } => {
   const code = draft.code.trim();
   const message = parsePlayerMessage(draft.player_message);
@@ -120,7 +127,9 @@ const reasonOf = (
     if (!Number.isSafeInteger(duration) || duration < 1 || duration > REASON_DURATION_MAX_SECONDS)
       durationError = `must be a whole number of seconds from 1 to ${REASON_DURATION_MAX_SECONDS} (ten years)`;
   }
-  const errors = {
+  const translated = translationsOf(parseRows(draft.translations), defaultLocale, keptTranslations);
+  const errors: FieldErrors = {
+    ...translated.errors,
     code:
       check('reason_code', code) ??
       (others.some((r) => r.code === code) ? 'is already in the catalogue' : undefined),
@@ -144,6 +153,7 @@ const reasonOf = (
       duration_seconds: duration,
       player_message: message.value ?? null,
       ...(statement ? { statement } : {}),
+      ...(translated.translations ? { translations: translated.translations } : {}),
     },
   };
 };
@@ -166,6 +176,7 @@ const DRAFTED_REASON = [
   'terms_clause',
   'terms_url',
   'category',
+  'translations',
 ] as const satisfies ReadonlyArray<keyof Draft>;
 
 export const ReasonForm = ({
@@ -202,6 +213,8 @@ export const ReasonForm = ({
       draft,
       catalogue.reasons.filter((_, i) => i !== editing),
       existing?.statement,
+      catalogue.default_locale,
+      existing?.translations,
     );
     form.accept('errors' in result ? result.errors : {}, '');
     if ('errors' in result) return;
@@ -309,6 +322,20 @@ export const ReasonForm = ({
           </select>
         </div>
       </fieldset>
+      <ReasonTranslations
+        rows={parseRows(draft.translations)}
+        onRows={(rows) => form.set('translations')(rowsText(rows))}
+        defaultLocale={catalogue.default_locale}
+        error={(row, locale, field) =>
+          form.errors[`translations.${row}.${field}`] ??
+          (locale === ''
+            ? undefined
+            : form.error(
+                '',
+                `reasons.${index}.translations.${locale}${field === 'locale' ? '' : `.${field}`}`,
+              ))
+        }
+      />
       <FormActions
         busy={busy}
         submit={busy ? 'Saving…' : existing ? 'Save reason' : 'Add reason'}

@@ -523,8 +523,10 @@ const applyToBan = async (appeal: StoredAppeal, decision: StoredDecision): Promi
     values[':until'] = decision.expires_at;
   }
   if (decision.player_message !== undefined) {
-    set.push('player_message = :message');
+    // The translations the ban carries are of the message it was made with, not of this one.
+    set.push('player_message = :message', 'player_message_replaced = :replaced');
     values[':message'] = decision.player_message;
+    values[':replaced'] = true;
   }
   // Applied once: a ban whose attribute for this filer says decided was changed by an earlier
   // attempt. A ban revoked meanwhile (by its owner, by another appeal's overturn, or erased) keeps

@@ -1,6 +1,8 @@
+import { type BanTranslation, LOCALE_PATTERN, TRANSLATIONS_MAX, translatedBanFields } from '@kernel/locales';
 import {
   automatedDecisions,
   EEA_COUNTRIES,
+  resolveStatement,
   type Statement,
   statementCategories,
   statementGrounds,
@@ -59,6 +61,22 @@ const banRecordSchema = /* @__PURE__ */ (() =>
      * read); null in what an erasure left of it (its events), as the player's message and details go.
      */
     statement: z.optional(z.nullable(z.custom<Statement>())),
+    /**
+     * The language its own texts (player message, statement) are written in: the catalogue's
+     * `default_locale` when it was made; absent means `en` (kernel/locales.ts DEFAULT_LOCALE).
+     */
+    locale: z.optional(z.string()),
+    /**
+     * Its texts in other languages, by language tag (lib/domain/ban-locales.ts): copied from the
+     * catalogue reason when it was made, under the create's own; absent without any, and gone with
+     * the player message once erased.
+     */
+    translations: z.optional(z.record(z.string(), z.custom<BanTranslation>())),
+    /**
+     * True once an appeal's decision replaced its player message: the translations of the message
+     * it was made with no longer translate it (lib/domain/ban-locales.ts). Absent until then.
+     */
+    player_message_replaced: z.optional(z.boolean()),
     created_at: timestamp(),
     expires_at: z.nullable(timestamp()),
     revoked_at: z.nullable(timestamp()),
@@ -122,6 +140,25 @@ const statementCheck: Check = (value) => {
   );
 };
 
+/** Stored translations: at most TRANSLATIONS_MAX tags, each of the translatable texts only, each a string. */
+const translationsCheck: Check = (value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return (
+    entries.length <= TRANSLATIONS_MAX &&
+    entries.every(
+      ([locale, translation]) =>
+        LOCALE_PATTERN.test(locale) &&
+        typeof translation === 'object' &&
+        translation !== null &&
+        Object.entries(translation).every(
+          ([field, text]) =>
+            (translatedBanFields as readonly string[]).includes(field) && typeof text === 'string',
+        ),
+    )
+  );
+};
+
 /**
  * The runtime check of every read, field by field, without zod: the events dispatcher reads bans
  * from the stream and its bundle stays within its size budget without the validation library
@@ -140,6 +177,9 @@ const banChecks = {
   player_message: optional(string),
   appealable: optional((value) => typeof value === 'boolean'),
   statement: optional(nullable(statementCheck)),
+  locale: optional((value) => typeof value === 'string' && LOCALE_PATTERN.test(value)),
+  translations: optional(translationsCheck),
+  player_message_replaced: optional((value) => typeof value === 'boolean'),
   created_at: string,
   expires_at: nullable(string),
   revoked_at: nullable(string),
@@ -221,3 +261,17 @@ export const appealIdsOf = (ban: Ban): string[] => [
     ...(ban.appeal_id === undefined ? [] : [ban.appeal_id]),
   ]),
 ];
+
+/**
+ * A ban's statement of reasons: the one made with it, or for a ban from before statements, the one
+ * the defaults make of it (kernel/statement-of-reasons.ts), as its maker's kind would have had.
+ */
+export const statementOfBan = (ban: Ban): Statement | null =>
+  ban.statement !== undefined
+    ? ban.statement
+    : resolveStatement(undefined, undefined, {
+        ban_type: ban.ban_type,
+        reason_code: ban.reason_code,
+        player_message: ban.player_message,
+        actor: ban.created_by?.type === 'user' ? 'person' : 'key',
+      });

@@ -6,6 +6,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LOCALE } from '@kernel/locales';
 import { isActive, judgeBans } from '@kernel/policy-rules';
 import {
   missingForGround,
@@ -40,7 +41,8 @@ import {
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
 import { nextBanId } from './ban-ids';
-import { appealIdsOf, type Ban, banFromItem, banToItem } from './ban-record';
+import { localiseBan, translationRefusal, translationsForBan } from './ban-locales';
+import { appealIdsOf, type Ban, banFromItem, banToItem, statementOfBan } from './ban-record';
 import { noteBannedDevice } from './banned-devices';
 import { ForbiddenError, IntegrityError, InvalidInputError, NotFoundError } from './errors';
 import { expiringBanKeysOf, noteExpiringBan } from './expiring-bans';
@@ -340,6 +342,10 @@ export const createBan = async (
     player_message: request.player_message ?? reason?.player_message ?? undefined,
     actor: actor.type === 'user' ? 'person' : 'key',
   });
+  const translationProblem = translationRefusal(request.translations, catalogue.default_locale, {
+    player_message: request.player_message,
+    statement,
+  });
   const refusal =
     catalogue.strict_reasons && !reason
       ? new InvalidInputError(
@@ -347,7 +353,13 @@ export const createBan = async (
           'not_in_catalogue',
           'must be a code of the reason catalogue (strict_reasons is on)',
         )
-      : statementRefusal(request, statement);
+      : (statementRefusal(request, statement) ??
+        (translationProblem &&
+          new InvalidInputError(
+            translationProblem.field,
+            translationProblem.issue,
+            translationProblem.message,
+          )));
   if (refusal) {
     // A repeat of a key answers its original ban, even when the catalogue changed since.
     const original =
@@ -370,6 +382,7 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
+  const translations = translationsForBan(request, reason, statement);
   const ban: Ban = {
     ban_id: banId,
     device_id: request.device_id,
@@ -382,6 +395,9 @@ export const createBan = async (
     ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
     ...(request.appealable === false ? { appealable: false } : {}),
     statement,
+    // Its language stored only when not the default: bans without it read as en (ban-locales.ts).
+    ...(catalogue.default_locale === DEFAULT_LOCALE ? {} : { locale: catalogue.default_locale }),
+    ...(translations === undefined ? {} : { translations }),
     created_at: now,
     expires_at: request.expires_at ?? null,
     revoked_at: null,
@@ -469,45 +485,49 @@ const appealShownTo = (ban: Ban, reader: string): ListedBan['appeal'] => {
   };
 };
 
+export { statementOfBan };
+
 /**
- * A ban's statement of reasons: the one made with it, or for a ban from before statements, the one
- * the defaults make of it (kernel/statement-of-reasons.ts), as its maker's kind would have had.
+ * How the caller reads a ban's texts: the languages it wants (kernel/locales.ts wantedLocales; none:
+ * the ban's own), and whether its owner is answered the translations themselves (not on the hot
+ * enforcement path, which answers the picked language alone).
  */
-export const statementOfBan = (ban: Ban): Statement | null =>
-  ban.statement !== undefined
-    ? ban.statement
-    : resolveStatement(undefined, undefined, {
-        ban_type: ban.ban_type,
-        reason_code: ban.reason_code,
-        player_message: ban.player_message,
-        actor: ban.created_by?.type === 'user' ? 'person' : 'key',
-      });
+export interface BanView {
+  wanted?: readonly string[];
+  translations?: boolean;
+}
 
 /**
  * How a ban reads to the caller: metadata is private to its owner, game_id only for game bans,
  * and `enforced`, whether the caller's policy makes it apply now, as the caller judged it with the
  * device's other bans (enforcedEach).
  */
-export const toListedBan = (ban: Ban, policy: Policy, enforced: boolean): ListedBan => ({
-  ban_id: ban.ban_id,
-  ban_type: ban.ban_type,
-  scope: ban.scope,
-  publisher_id: ban.publisher_id,
-  game_id: ban.scope === 'game' ? ban.game_id : null,
-  reason_code: ban.reason_code,
-  details_json:
-    ban.publisher_id === policy.publisher_id && ban.details_json ? JSON.parse(ban.details_json) : null,
-  created_at: ban.created_at,
-  expires_at: ban.expires_at,
-  revoked_at: ban.revoked_at,
-  revoke_reason_code: ban.revoke_reason_code ?? null,
-  player_message: ban.player_message ?? null,
-  appealable: ban.appealable ?? true,
-  statement: statementOfBan(ban),
-  appeal: appealShownTo(ban, policy.publisher_id),
-  created_by: ban.publisher_id === policy.publisher_id ? (ban.created_by ?? null) : null,
-  enforced,
-});
+export const toListedBan = (ban: Ban, policy: Policy, enforced: boolean, view: BanView = {}): ListedBan => {
+  const own = ban.publisher_id === policy.publisher_id;
+  const { message_locale, player_message, statement } = localiseBan(ban, view.wanted ?? []);
+  return {
+    ban_id: ban.ban_id,
+    ban_type: ban.ban_type,
+    scope: ban.scope,
+    publisher_id: ban.publisher_id,
+    game_id: ban.scope === 'game' ? ban.game_id : null,
+    reason_code: ban.reason_code,
+    details_json:
+      ban.publisher_id === policy.publisher_id && ban.details_json ? JSON.parse(ban.details_json) : null,
+    created_at: ban.created_at,
+    expires_at: ban.expires_at,
+    revoked_at: ban.revoked_at,
+    revoke_reason_code: ban.revoke_reason_code ?? null,
+    player_message,
+    appealable: ban.appealable ?? true,
+    statement,
+    message_locale,
+    translations: own && view.translations !== false ? (ban.translations ?? null) : null,
+    appeal: appealShownTo(ban, policy.publisher_id),
+    created_by: own ? (ban.created_by ?? null) : null,
+    enforced,
+  };
+};
 
 const VISIBLE =
   '(#scope = :global OR (#publisher = :publisher AND (#scope = :publisherScope OR (#scope = :gameScope AND #game = :game))))';
@@ -569,6 +589,7 @@ export const listBans = async (
   deviceId: string,
   type: BanType | undefined,
   query: ListBansQuery,
+  wanted: readonly string[] = [],
 ): Promise<BanList> => {
   const [policy, bans] = await Promise.all([
     getPolicy(publisherId),
@@ -600,23 +621,34 @@ export const listBans = async (
     device_id: deviceId,
     status: query.status,
     counts: { active, inactive: bans.length - active, total: bans.length },
-    items: page.map((ban) => toListedBan(ban, policy, enforced.get(ban.ban_id) ?? false)),
+    items: page.map((ban) => toListedBan(ban, policy, enforced.get(ban.ban_id) ?? false, { wanted })),
     next_cursor: more ? (page.at(-1)?.ban_id ?? null) : null,
   };
 };
 
-export const listSocialBans = (publisherId: string, gameId: string, deviceId: string, query: ListBansQuery) =>
-  listBans(publisherId, gameId, deviceId, 'social', query);
+export const listSocialBans = (
+  publisherId: string,
+  gameId: string,
+  deviceId: string,
+  query: ListBansQuery,
+  wanted: readonly string[] = [],
+) => listBans(publisherId, gameId, deviceId, 'social', query, wanted);
 
-export const listCheatBans = (publisherId: string, gameId: string, deviceId: string, query: ListBansQuery) =>
-  listBans(publisherId, gameId, deviceId, 'cheat', query);
+export const listCheatBans = (
+  publisherId: string,
+  gameId: string,
+  deviceId: string,
+  query: ListBansQuery,
+  wanted: readonly string[] = [],
+) => listBans(publisherId, gameId, deviceId, 'cheat', query, wanted);
 
 export const listAllBans = (
   publisherId: string,
   gameId: string,
   deviceId: string,
   { type, ...query }: ListAllBansQuery,
-) => listBans(publisherId, gameId, deviceId, type, query);
+  wanted: readonly string[] = [],
+) => listBans(publisherId, gameId, deviceId, type, query, wanted);
 
 const banNotFound = () => new NotFoundError('No such ban on this device');
 

@@ -144,8 +144,14 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       return events;
     }
     if (record.eventName === 'REMOVE' && before) {
-      // What was erased is gone: the event says which ban, never its details, its player's message or its statement.
-      const { details_json: _erased, player_message: _message, ...ban } = banFromItem(before);
+      // What was erased is gone: the event says which ban, never its details, its player's message
+      // (nor its translations) or its statement.
+      const {
+        details_json: _erased,
+        player_message: _message,
+        translations: _translations,
+        ...ban
+      } = banFromItem(before);
       return [banEvent('ban.erased', { ...ban, statement: null }, changeTime(record))];
     }
     return [];

@@ -161,10 +161,11 @@ const REDACT_WAIT_MS = 20_000;
 const REDACT_POLL_MS = 100;
 
 /**
- * Drops an erased ban's details, player message and statement from one pending delivery's body, once no
- * attempt holds it: an attempt sends the body it claimed, so a redaction made while one is in
- * flight would not reach that attempt's POST. Waiting for it (at most its claim) means every
- * attempt that starts after the erasure is dispatched sends the redacted body.
+ * Drops an erased ban's details, player message (and its translations) and statement from one
+ * pending delivery's body, once no attempt holds it: an attempt sends the body it claimed, so a
+ * redaction made while one is in flight would not reach that attempt's POST. Waiting for it (at
+ * most its claim) means every attempt that starts after the erasure is dispatched sends the
+ * redacted body.
  */
 const redactDelivery = async (key: Record<string, string>) => {
   for (const until = clock.now() + REDACT_WAIT_MS; ; ) {
@@ -174,17 +175,21 @@ const redactDelivery = async (key: Record<string, string>) => {
     );
     if (Item?.status !== 'pending' || typeof Item.body !== 'string') return;
     const body = JSON.parse(Item.body) as {
-      ban?: { details_json?: unknown; player_message?: unknown; statement?: unknown };
+      ban?: { details_json?: unknown; player_message?: unknown; statement?: unknown; translations?: unknown };
     };
     const ban = body.ban;
     if (
       !ban ||
-      (ban.details_json === null && (ban.player_message ?? null) === null && (ban.statement ?? null) === null)
+      (ban.details_json === null &&
+        (ban.player_message ?? null) === null &&
+        (ban.statement ?? null) === null &&
+        (ban.translations ?? null) === null)
     )
       return;
     ban.details_json = null;
     ban.player_message = null;
     ban.statement = null;
+    if (ban.translations !== undefined) ban.translations = null;
     const now = clock.now();
     try {
       await dynamo.send(

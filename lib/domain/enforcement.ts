@@ -23,6 +23,7 @@ const evaluate = (
   deviceId: string,
   bans: readonly Ban[],
   now: string,
+  wanted: readonly string[],
 ): Enforcement => {
   // Judged over every visible ban of the device: a quorum is a property of the device.
   const { applying, restricted, not_enforced } = decideDevice(policy, bans, now);
@@ -31,7 +32,11 @@ const evaluate = (
     game_id: gameId,
     evaluated_at: now,
     restricted,
-    bans: applying.map((ban) => ({ ...toListedBan(ban, policy, true), rule: ruleFor(ban) })),
+    // The picked language only: the translations themselves are the listings' (bytes on the hot path).
+    bans: applying.map((ban) => ({
+      ...toListedBan(ban, policy, true, { wanted, translations: false }),
+      rule: ruleFor(ban),
+    })),
     not_enforced,
     reputation: reputation(policy, bans, now),
     policy_updated_at: policy.updated_at,
@@ -42,12 +47,13 @@ export const getDeviceEnforcement = async (
   publisherId: string,
   gameId: string,
   deviceId: string,
+  wanted: readonly string[] = [],
 ): Promise<Enforcement> => {
   const [policy, bans] = await Promise.all([
     getPolicy(publisherId),
     visibleBans(publisherId, gameId, deviceId),
   ]);
-  return evaluate(policy, gameId, deviceId, bans, new Date(clock.now()).toISOString());
+  return evaluate(policy, gameId, deviceId, bans, new Date(clock.now()).toISOString(), wanted);
 };
 
 /**
@@ -58,6 +64,7 @@ export const getEnforcementBatch = async (
   publisherId: string,
   gameId: string,
   deviceIds: readonly string[],
+  wanted: readonly string[] = [],
 ): Promise<EnforcementBatch> => {
   const checked = deviceIds.map((value, index) => ({
     value,
@@ -76,7 +83,8 @@ export const getEnforcementBatch = async (
     evaluated_at: now,
     policy_updated_at: policy.updated_at,
     results: checked.map(({ value, index, parsed }) => {
-      if (parsed.success) return evaluate(policy, gameId, parsed.data, bansOf.get(parsed.data) ?? [], now);
+      if (parsed.success)
+        return evaluate(policy, gameId, parsed.data, bansOf.get(parsed.data) ?? [], now, wanted);
       const field = `device_ids.${index}`;
       return {
         device_id: value,

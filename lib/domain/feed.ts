@@ -239,7 +239,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
         TableName: tableName(),
         Key: feedEntryKey(partition, marker.seq),
         UpdateExpression:
-          'SET #event.#ban.#statement = :erased REMOVE #event.#ban.#details, #event.#ban.#message',
+          'SET #event.#ban.#statement = :erased REMOVE #event.#ban.#details, #event.#ban.#message, #event.#ban.#translations',
         ConditionExpression: 'event_id = :id',
         ExpressionAttributeNames: {
           '#event': 'event',
@@ -247,6 +247,7 @@ const redactErased = async (partition: string, event: ChangeEvent) => {
           '#details': 'details_json',
           '#message': 'player_message',
           '#statement': 'statement',
+          '#translations': 'translations',
         },
         ExpressionAttributeValues: { ':id': eventId, ':erased': null },
       }),
@@ -282,6 +283,7 @@ export const toFeedEvent = (
   policy: Policy,
   now: string,
   deviceGlobals: ReadonlyMap<string, readonly Ban[]> = new Map(),
+  wanted: readonly string[] = [],
 ): FeedEvent => {
   if (event.type === 'policy.updated') {
     const { event_id, type, occurred_at, policy: changed } = event;
@@ -292,7 +294,7 @@ export const toFeedEvent = (
     return { event_id, type, occurred_at, device_id, appeal };
   }
   const others = deviceGlobals.get(event.device_id) ?? [];
-  const listed = toListedBan(event.ban, policy, enforcedAmong(policy, event.ban, others, now));
+  const listed = toListedBan(event.ban, policy, enforcedAmong(policy, event.ban, others, now), { wanted });
   return {
     event_id: event.event_id,
     type: event.type,
@@ -301,7 +303,14 @@ export const toFeedEvent = (
     // An erased ban is enforced nowhere, whatever it was.
     ban:
       event.type === 'ban.erased'
-        ? { ...listed, details_json: null, player_message: null, statement: null, enforced: false }
+        ? {
+            ...listed,
+            details_json: null,
+            player_message: null,
+            statement: null,
+            translations: null,
+            enforced: false,
+          }
         : listed,
   };
 };
@@ -600,6 +609,7 @@ export const readFeed = async (
   gameId: string,
   query: EventsQuery,
   games: readonly string[] | null = null,
+  wanted: readonly string[] = [],
 ): Promise<FeedPage> => {
   let from = query.cursor === undefined ? undefined : decodeCursor(publisherId, gameId, query.cursor);
   const now = clock.now();
@@ -624,7 +634,7 @@ export const readFeed = async (
       devices.add(event.device_id);
   const globals = await mapWithConcurrency([...devices], QUORUM_READ_CONCURRENCY, deviceGlobalBans);
   const deviceGlobals = new Map([...devices].map((device, i) => [device, globals[i] ?? []]));
-  const items = picked.map((entry) => toFeedEvent(entry.event, policy, nowIso, deviceGlobals));
+  const items = picked.map((entry) => toFeedEvent(entry.event, policy, nowIso, deviceGlobals, wanted));
   return {
     items,
     next_cursor: encodeCursor(publisherId, gameId, positions as unknown as Positions),

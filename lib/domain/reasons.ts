@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LOCALE, LOCALE_PATTERN, TRANSLATIONS_MAX, translatedBanFields } from '@kernel/locales';
 import { statementFields } from '@kernel/statement-of-reasons';
 import { banScopes, banTypes, type CatalogueReason, type PutReasonsRequest } from '../model/requests';
 import type { Actor, ReasonCatalogue } from '../model/responses';
@@ -15,16 +16,19 @@ import { replaceSetting } from './replaced-settings';
  * one of its codes (lib/domain/bans.ts reads it beside the create's first step).
  */
 
-const EMPTY: ReasonCatalogue = { reasons: [], strict_reasons: false, updated_at: null };
+const EMPTY: ReasonCatalogue = {
+  reasons: [],
+  strict_reasons: false,
+  default_locale: DEFAULT_LOCALE,
+  updated_at: null,
+};
 
 const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
 
 const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { code, label, ban_type, scope, duration_seconds, player_message, statement } = value as Record<
-    string,
-    unknown
-  >;
+  const { code, label, ban_type, scope, duration_seconds, player_message, statement, translations } =
+    value as Record<string, unknown>;
   if (typeof code !== 'string' || typeof label !== 'string') return undefined;
   if (!(banTypes as readonly unknown[]).includes(ban_type)) return undefined;
   if (!(banScopes as readonly unknown[]).includes(scope)) return undefined;
@@ -39,6 +43,7 @@ const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
       Object.keys(defaults).some((field) => !(statementFields as readonly string[]).includes(field)))
   )
     return undefined;
+  if (translations !== undefined && !translationsRead(translations)) return undefined;
   return {
     code,
     label,
@@ -47,19 +52,45 @@ const reasonFromStored = (value: unknown): CatalogueReason | undefined => {
     duration_seconds,
     player_message,
     ...(defaults === undefined ? {} : { statement: defaults as CatalogueReason['statement'] }),
+    ...(translations === undefined
+      ? {}
+      : { translations: translations as NonNullable<CatalogueReason['translations']> }),
   };
 };
+
+/** A reason's stored translations: checked text by text on the way in; here, their shape. */
+const translatedReasonFields: readonly string[] = ['label', ...translatedBanFields];
+const translationsRead = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value).length <= TRANSLATIONS_MAX &&
+  Object.entries(value).every(
+    ([locale, translation]) =>
+      LOCALE_PATTERN.test(locale) &&
+      typeof translation === 'object' &&
+      translation !== null &&
+      Object.entries(translation).every(
+        ([field, text]) => translatedReasonFields.includes(field) && typeof text === 'string',
+      ),
+  );
 
 /** The catalogue item read back, checked field by field: damaged data fails closed. */
 export const catalogueFromItem = (item: Record<string, unknown> | undefined): ReasonCatalogue => {
   if (!item) return EMPTY;
-  const { reasons, strict_reasons, updated_at } = item;
-  if (!Array.isArray(reasons) || typeof strict_reasons !== 'boolean' || typeof updated_at !== 'string')
+  const { reasons, strict_reasons, updated_at, default_locale = DEFAULT_LOCALE } = item;
+  if (
+    !Array.isArray(reasons) ||
+    typeof strict_reasons !== 'boolean' ||
+    typeof updated_at !== 'string' ||
+    typeof default_locale !== 'string' ||
+    !LOCALE_PATTERN.test(default_locale)
+  )
     throw new IntegrityError('reason catalogue item is malformed');
   const read = reasons.map(reasonFromStored);
   if (read.some((reason) => reason === undefined))
     throw new IntegrityError('reason catalogue item holds a malformed reason');
-  return { reasons: read as CatalogueReason[], strict_reasons, updated_at };
+  return { reasons: read as CatalogueReason[], strict_reasons, default_locale, updated_at };
 };
 
 const readItem = async (publisherId: string) =>
@@ -104,7 +135,11 @@ export const putReasons = async (
   request: PutReasonsRequest,
   actor: Actor,
 ): Promise<ReasonCatalogue> => {
-  const fields = { reasons: request.reasons, strict_reasons: request.strict_reasons };
+  const fields = {
+    reasons: request.reasons,
+    strict_reasons: request.strict_reasons,
+    default_locale: request.default_locale ?? DEFAULT_LOCALE,
+  };
   const updatedAt = await replaceSetting(publisherId, reasonsKey(publisherId), fields, actor, reasonsEventOf);
   return { ...fields, updated_at: updatedAt };
 };

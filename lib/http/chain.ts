@@ -80,6 +80,8 @@ export type RouteInput<R extends RouteSpec> = {
   body: Out<R['request']['body']>;
   query: Out<R['request']['query']>;
   path: Out<R['request']['path']>;
+  /** The request's `Accept-Language` header as sent (kernel/locales.ts reads it; never refused). */
+  acceptLanguage: string | undefined;
 };
 
 export interface Reply {
@@ -87,6 +89,8 @@ export interface Reply {
   body: unknown;
   /** A body that is not JSON (the transparency report's CSV): `body` is sent as is, with this Content-Type. */
   contentType?: string;
+  /** Headers of this answer beside the chain's own (e.g. `Vary`, `Content-Language`). */
+  headers?: Record<string, string>;
 }
 
 type Event = APIGatewayProxyEvent & { input?: unknown };
@@ -119,10 +123,11 @@ const responder = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
     const requestId = requestIdOf(request.event);
     const response =
       reply.contentType === undefined
-        ? jsonResponse(reply.statusCode ?? 200, reply.body, requestId)
+        ? jsonResponse(reply.statusCode ?? 200, reply.body, requestId, reply.headers)
         : {
             statusCode: reply.statusCode ?? 200,
             headers: {
+              ...reply.headers,
               'Content-Type': reply.contentType,
               'Cache-Control': 'no-store',
               'X-Request-Id': requestId,
@@ -475,6 +480,7 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
       path,
       query: spec.query ? query : undefined,
       body,
+      acceptLanguage: headers['accept-language'],
     };
   },
 });

@@ -12,6 +12,14 @@ import {
   DEVICE_ID_RULE,
 } from '@kernel/device-ids';
 import { DISPLAY_NAME_MAX, DISPLAY_NAME_PATTERN, DISPLAY_NAME_RULE } from '@kernel/display-name';
+import {
+  DEFAULT_LOCALE,
+  LOCALE_PATTERN,
+  LOCALE_RULE,
+  type ReasonTranslation,
+  TRANSLATIONS_MAX,
+  translatedBanFields,
+} from '@kernel/locales';
 import { roles } from '@kernel/people';
 import { PLAYER_LINK_MAX_SECONDS, PLAYER_LINK_MIN_SECONDS, PLAYER_LINK_PATTERN } from '@kernel/player-links';
 import {
@@ -198,6 +206,70 @@ export const statementInputSchema = /* @__PURE__ */ define(() =>
 );
 export type StatementInputRequest = z.output<typeof statementInputSchema>;
 
+/** A language tag as a catalogue and a ban hold translations under (kernel/locales.ts): `de`, `pt-BR`, `zh-Hant`. */
+export const localeSchema = /* @__PURE__ */ define(() => pattern(LOCALE_PATTERN, LOCALE_RULE));
+
+/**
+ * A `locale` query parameter: the language the answer's bans are read in, before `Accept-Language`
+ * (kernel/locales.ts). Any case (tags compare without it); the same tags as a translation's.
+ */
+export const localeParamSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.regex(new RegExp(LOCALE_PATTERN.source, 'i'), LOCALE_RULE)),
+);
+
+/**
+ * The texts of a ban in one more language: each with the same rules as the untranslated field
+ * (the player message one paragraph of 500, the facts and the explanation paragraphs, the clause and
+ * the law one line of 500). A catalogue reason's translation may give its label too.
+ */
+const banTranslationShape = /* @__PURE__ */ define(() => ({
+  player_message: z.optional(playerMessageSchema),
+  facts: z.optional(plainText(STATEMENT_FACTS_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE)),
+  terms_clause: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
+  illegal_explanation: z.optional(
+    plainText(STATEMENT_EXPLANATION_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
+  ),
+  legal_ground: z.optional(plainText(STATEMENT_GROUND_MAX, PLAYER_MESSAGE_PATTERN, PLAYER_MESSAGE_RULE)),
+}));
+export const banTranslationSchema = /* @__PURE__ */ define(() => z.strictObject(banTranslationShape));
+export const reasonTranslationSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    label: z.optional(plainText(REASON_LABEL_MAX, PLAYER_MESSAGE_PATTERN, REASON_LABEL_RULE)),
+    ...banTranslationShape,
+  }),
+);
+export { TRANSLATIONS_MAX, translatedBanFields };
+
+/**
+ * Translations by language tag: at most TRANSLATIONS_MAX, each key a tag in its canonical case (so
+ * one language is one key). Checked by hand rather than as a zod record, so that a 400 names the
+ * key that is wrong (`translations.de_AT`); the OpenAPI document describes the shape.
+ */
+const translationsOf = <T extends z.ZodMiniType>(item: T) =>
+  z.record(z.string(), item).check(
+    z.superRefine((translations, ctx) => {
+      const locales = Object.keys(translations);
+      if (locales.length > TRANSLATIONS_MAX)
+        ctx.addIssue({
+          code: 'too_big',
+          origin: 'object',
+          maximum: TRANSLATIONS_MAX,
+          message: `must have at most ${TRANSLATIONS_MAX} languages`,
+        } as never);
+      for (const locale of locales)
+        if (!LOCALE_PATTERN.test(locale))
+          ctx.addIssue({
+            code: 'custom',
+            path: [locale],
+            params: { issue: 'invalid_locale' },
+            message: LOCALE_RULE,
+          } as never);
+    }),
+  );
+export const banTranslationsSchema = /* @__PURE__ */ define(() => translationsOf(banTranslationSchema));
+export const reasonTranslationsSchema = /* @__PURE__ */ define(() => translationsOf(reasonTranslationSchema));
+export type ReasonTranslations = Record<string, ReasonTranslation>;
+
 /** An appeal's message or a decision's note: 1-2,000 characters, newlines allowed. */
 export const appealTextSchema = /* @__PURE__ */ define(() =>
   plainText(APPEAL_TEXT_MAX, MULTILINE_TEXT_PATTERN, MULTILINE_TEXT_RULE),
@@ -347,6 +419,8 @@ export const createBanRequestSchema = /* @__PURE__ */ define(() =>
     allow_duplicate: z.optional(z.boolean()),
     /** Its statement of reasons, over the catalogue reason's and the defaults. */
     statement: z.optional(statementInputSchema),
+    /** Its texts in other languages, over the catalogue reason's (docs/api.md#languages). */
+    translations: z.optional(banTranslationsSchema),
   }),
 );
 export type CreateBanRequest = z.output<typeof createBanRequestSchema>;
@@ -470,31 +544,55 @@ export const catalogueReasonSchema = /* @__PURE__ */ define(() =>
     player_message: z.nullable(playerMessageSchema),
     /** The statement of reasons a ban for it carries unless the create says otherwise. */
     statement: z.optional(statementInputSchema),
+    /** Its label, player message and statement's texts in other languages than the catalogue's `default_locale`. */
+    translations: z.optional(reasonTranslationsSchema),
   }),
 );
 export type CatalogueReason = z.output<typeof catalogueReasonSchema>;
 
 /** `PUT /v1/reasons`: the whole catalogue, replaced. A repeated code is named where it repeats. */
 export const putReasonsRequestSchema = /* @__PURE__ */ define(() =>
-  z.strictObject({
-    reasons: z.array(catalogueReasonSchema).check(
-      z.maxLength(REASONS_MAX),
-      z.superRefine((reasons, ctx) => {
-        const seen = new Set<string>();
-        reasons.forEach(({ code }, index) => {
-          if (seen.has(code))
+  z
+    .strictObject({
+      reasons: z.array(catalogueReasonSchema).check(
+        z.maxLength(REASONS_MAX),
+        z.superRefine((reasons, ctx) => {
+          const seen = new Set<string>();
+          reasons.forEach(({ code }, index) => {
+            if (seen.has(code))
+              ctx.addIssue({
+                code: 'custom',
+                path: [index, 'code'],
+                params: { issue: 'duplicate' },
+                message: 'repeats a code earlier in the list',
+              } as never);
+            seen.add(code);
+          });
+        }),
+      ),
+      strict_reasons: z.boolean(),
+      /** The language the untranslated texts are written in (default `en`): no reason translates into it. */
+      default_locale: z.optional(localeSchema),
+    })
+    .check(
+      z.superRefine(({ reasons, default_locale = DEFAULT_LOCALE }, ctx) => {
+        if (!Array.isArray(reasons)) return;
+        reasons.forEach((reason, index) => {
+          const translations = (reason as { translations?: unknown } | undefined)?.translations;
+          if (
+            typeof translations === 'object' &&
+            translations !== null &&
+            Object.hasOwn(translations, default_locale)
+          )
             ctx.addIssue({
               code: 'custom',
-              path: [index, 'code'],
-              params: { issue: 'duplicate' },
-              message: 'repeats a code earlier in the list',
+              path: ['reasons', index, 'translations', default_locale],
+              params: { issue: 'default_locale' },
+              message: `is the catalogue's default_locale: its texts are the reason's own fields`,
             } as never);
-          seen.add(code);
         });
       }),
     ),
-    strict_reasons: z.boolean(),
-  }),
 );
 export type PutReasonsRequest = z.output<typeof putReasonsRequestSchema>;
 
@@ -568,6 +666,7 @@ export const listBansQuerySchema = /* @__PURE__ */ define(() =>
     status: z._default(z.enum(banStatusFilters), 'active'),
     limit: z._default(integerParam(1, 200), 50),
     cursor: z.optional(integerParam(1, Number.MAX_SAFE_INTEGER)),
+    locale: z.optional(localeParamSchema),
   }),
 );
 export type ListBansQuery = z.output<typeof listBansQuerySchema>;
@@ -601,6 +700,12 @@ export const enforcementBatchRequestSchema = /* @__PURE__ */ define(() =>
     device_ids: z.array(z.string()).check(z.minLength(1), z.maxLength(BATCH_MAX_DEVICES)),
   }),
 );
+
+/** The query of an answer that carries bans and takes nothing else: the language to read them in. */
+export const localeQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ locale: z.optional(localeParamSchema) }),
+);
+export type LocaleQuery = z.output<typeof localeQuerySchema>;
 
 /** The game header, validated like any other input. */
 export const gameHeaderSchema = /* @__PURE__ */ define(() => z.strictObject({ 'x-game-id': gameIdSchema }));
@@ -723,6 +828,7 @@ export const eventsQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     limit: z._default(integerParam(1, 500), 100),
     cursor: z.optional(pattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor this API returned')),
+    locale: z.optional(localeParamSchema),
   }),
 );
 export type EventsQuery = z.output<typeof eventsQuerySchema>;

@@ -162,6 +162,21 @@ export const statementDefaultsSchema = z.partial(
   }),
 );
 
+/** One language's texts of a ban: any of them (the others read in the ban's own language). */
+export const banTranslationResponseSchema = z.strictObject({
+  player_message: z.optional(z.string()),
+  facts: z.optional(z.string()),
+  terms_clause: z.optional(z.string()),
+  illegal_explanation: z.optional(z.string()),
+  legal_ground: z.optional(z.string()),
+});
+
+/** One language's texts of a catalogue reason: its label too. */
+export const reasonTranslationResponseSchema = z.strictObject({
+  label: z.optional(z.string()),
+  ...banTranslationResponseSchema.shape,
+});
+
 export const catalogueReasonResponseSchema = z.strictObject({
   code: z.string(),
   label: z.string(),
@@ -172,6 +187,8 @@ export const catalogueReasonResponseSchema = z.strictObject({
   player_message: z.nullable(z.string()),
   /** The statement of reasons its bans carry unless a create says otherwise; absent without one. */
   statement: z.optional(statementDefaultsSchema),
+  /** Its texts in other languages, by language tag; absent without any. */
+  translations: z.optional(z.record(z.string(), reasonTranslationResponseSchema)),
 });
 
 /** The publisher's reason catalogue: empty, not strict and never written (`updated_at` null) until its first PUT. */
@@ -179,6 +196,8 @@ export const reasonCatalogueSchema = z.strictObject({
   reasons: z.array(catalogueReasonResponseSchema),
   /** Whether a new ban's `reason_code` must be one of `reasons`. */
   strict_reasons: z.boolean(),
+  /** The language the reasons' own texts are written in (`en` unless the catalogue names another). */
+  default_locale: z.string(),
   updated_at: z.nullable(timestamp),
 });
 export type ReasonCatalogue = z.output<typeof reasonCatalogueSchema>;
@@ -263,6 +282,17 @@ export const listedBanSchema = z.strictObject({
   appealable: z.boolean(),
   /** Its statement of reasons: what the player is owed of why (null only once erased). */
   statement: z.nullable(statementSchema),
+  /**
+   * The language its `player_message` and its statement's texts are answered in, picked by the
+   * `locale` parameter, else `Accept-Language`, among its own language and its translations (else its
+   * own); a text the picked translation lacks reads in the ban's own language (docs/api.md#languages).
+   */
+  message_locale: z.string(),
+  /**
+   * Its texts in other languages, by language tag: to its owner only, and not in the enforcement
+   * answers (the hot path answers the picked language alone); null without any, or not yours.
+   */
+  translations: z.nullable(z.record(z.string(), banTranslationResponseSchema)),
   /**
    * An appeal of it: the one your publisher filed, or to its owner the one that changed last; null
    * without one (each publisher that enforces a ban may appeal it once). Open, or decided with its

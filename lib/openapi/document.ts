@@ -644,6 +644,19 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
     example: 1042,
   },
   type: { description: 'Only bans of this type; absent means both.', example: 'cheat' },
+  locale: {
+    description:
+      "The language to read the bans' `player_message` and statement in (a language tag, any case): " +
+      'tried first, then `Accept-Language`; a ban without it reads in its own language ' +
+      '(docs/api.md#languages).',
+    example: 'de',
+  },
+  'Accept-Language': {
+    description:
+      "The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then " +
+      'shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.',
+    example: 'de-AT,de;q=0.9,en;q=0.5',
+  },
   'X-Game-Id': {
     description: 'The game the request is for: it scopes `game` bans and idempotency keys.',
     example: 'space-raiders',
@@ -685,9 +698,12 @@ const parameters = (id: string, op: RequestSpec) => {
   if (op.game) params.push(parameter(id, 'X-Game-Id', 'header', gameHeaderSchema.shape['x-game-id'], true));
   if (op.query) {
     const required = new Set((toJsonSchema(op.query, 'input').required as string[] | undefined) ?? []);
-    for (const [name, schema] of Object.entries(shapeOf(op.query, `${id} query`))) {
+    const shape = shapeOf(op.query, `${id} query`);
+    for (const [name, schema] of Object.entries(shape)) {
       params.push(parameter(id, name, 'query', schema, required.has(name)));
     }
+    // An answer read in a language takes the header too (functions/*: wantedLocales).
+    if (shape.locale) params.push(parameter(id, 'Accept-Language', 'header', z.string(), false));
   }
   return params;
 };
@@ -745,6 +761,11 @@ const errorHeaders: Partial<Record<DocumentedErrorStatus, Record<string, { $ref:
 };
 
 const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+/** What an answer read in the caller's language says of it (lib/http/languages.ts). */
+const languageResponseHeaders = {
+  Vary: { $ref: '#/components/headers/Vary' },
+  'Content-Language': { $ref: '#/components/headers/Content-Language' },
+};
 
 const errorResponse = (status: DocumentedErrorStatus) => {
   const codes = codesFor(status);
@@ -795,9 +816,10 @@ const pathItemOperation = (route: Route, doc: OperationDoc) => {
       responses[status] = { description: response.description, headers: requestIdHeader };
       continue;
     }
+    const localised = op.query !== undefined && shapeOf(op.query, `${route.id} query`).locale !== undefined;
     responses[status] = {
       description: response.description,
-      headers: requestIdHeader,
+      headers: localised ? { ...requestIdHeader, ...languageResponseHeaders } : requestIdHeader,
       content: {
         'application/json': {
           schema: schemaRef(nameOf(responseComponents, response.schema, `${route.id} ${status}`)),
@@ -954,6 +976,17 @@ export const buildOpenApiDocument = () => {
           description: 'Seconds to wait before retrying.',
           required: true,
           schema: { type: 'integer', minimum: 0 },
+        },
+        Vary: {
+          description: "Always `Accept-Language`: the header chooses the language of the bans' texts.",
+          required: true,
+          schema: { type: 'string', const: 'Accept-Language' },
+        },
+        'Content-Language': {
+          description:
+            "The language every ban of the answer reads in, when they all read in one (each ban's `message_locale`); absent otherwise.",
+          required: false,
+          schema: { type: 'string' },
         },
         'WWW-Authenticate': {
           description: "`Bearer`; on the player page's routes, `PlayerLink`.",

@@ -164,9 +164,16 @@ const reasonCatalogue: ReasonCatalogue = {
       scope: 'game',
       duration_seconds: 604_800,
       player_message: 'You are muted in chat for 7 days for abusive messages.',
+      translations: {
+        de: {
+          label: 'Beleidigender Chat',
+          player_message: 'Du bist 7 Tage lang im Chat stummgeschaltet, weil du andere beleidigt hast.',
+        },
+      },
     },
   ],
   strict_reasons: true,
+  default_locale: 'en',
   updated_at: NOW,
 };
 
@@ -279,6 +286,13 @@ const socialBan: ListedBan = {
     source: 'notice',
     category: 'illegal_or_harmful_speech',
   },
+  message_locale: 'en',
+  translations: {
+    de: {
+      player_message:
+        'Du bist bis zum 1. April im Chat stummgeschaltet, weil andere Spieler wiederholte Beleidigungen gemeldet haben.',
+    },
+  },
   appeal: null,
   created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
   enforced: true,
@@ -304,6 +318,9 @@ const cheatBan: ListedBan = {
     'Terms of service, 7.3: no cheat software',
     'Our anti-cheat found aim-assistance software running with the game on this device.',
   ),
+  message_locale: 'en',
+  // Another publisher's: its translations are its owner's to read (this answer read them already).
+  translations: null,
   appeal: null,
   created_by: null,
   enforced: true,
@@ -374,7 +391,7 @@ const enforcement: Enforcement = {
   restricted: { cheat: true, social: true },
   bans: [
     { ...cheatBan, rule: ['enforce_global', 'enforce_cheat_global'] },
-    { ...socialBan, rule: ['enforce_game'] },
+    { ...socialBan, translations: null, rule: ['enforce_game'] },
   ],
   // The default policy does not enforce global social bans: listed with why.
   not_enforced: [
@@ -446,6 +463,8 @@ const feedEvents: FeedEvent[] = [
       player_message: null,
       appealable: true,
       statement: statementOf('cheat', 'speedhack'),
+      message_locale: 'en',
+      translations: null,
       appeal: null,
       created_by: null,
       enforced: false,
@@ -472,6 +491,8 @@ const feedEvents: FeedEvent[] = [
       player_message: null,
       appealable: true,
       statement: null,
+      message_locale: 'en',
+      translations: null,
       appeal: null,
       created_by: null,
       enforced: false,

@@ -193,6 +193,77 @@ describe('the statement of reasons a reason gives its bans', () => {
   });
 });
 
+describe('translations of a reason', () => {
+  it('adds a German translation, kept as a draft across a reload, then stored and kept by a later edit', async () => {
+    const { page } = console_;
+    await openSection(page, 'Policy');
+    const region = editor(page);
+    await region.getByRole('button', { name: 'Edit aimbot', exact: true }).click();
+    await region.getByRole('button', { name: 'Add a translation', exact: true }).click();
+    await region.getByLabel('Language tag').fill('de_DE');
+    await region.getByLabel('Label in de_DE (optional)').fill('Zielhilfe');
+    await region
+      .getByLabel('Message for the player in de_DE (optional)')
+      .fill('Dieses Gerät ist wegen Cheat-Software gesperrt.');
+    // A tag the API would refuse is refused here, and nothing is sent.
+    const stamp = (await catalogueOf()).updated_at;
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await region.getByText('must be a language tag such as de').waitFor();
+    expect((await catalogueOf()).updated_at).toBe(stamp);
+    await region.getByLabel('Language tag').fill('de');
+
+    // Typed, not saved: a reload brings the translation back with the rest of the reason's draft.
+    const answer = (dialog: import('playwright-core').Dialog) => void dialog.accept();
+    page.on('dialog', answer);
+    await page.reload();
+    page.off('dialog', answer);
+    await signIn(page, server.devKey);
+    await setGame(page, GAME);
+    await openSection(page, 'Policy');
+    // The reason's edit opens as it was left.
+    await region.getByRole('button', { name: 'Edit aimbot', exact: true }).click();
+    await expect.poll(() => region.getByLabel('Language tag').inputValue()).toBe('de');
+    expect(await region.getByLabel('Label in de (optional)').inputValue()).toBe('Zielhilfe');
+    // The translation's fields, each labelled and in its group: nothing axe finds serious.
+    expect(seriousViolations(await axeScan(page, 'reason-translations'))).toEqual([]);
+
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await statusHolding(region, 'Reason aimbot saved.');
+    const saved = (await catalogueOf()).reasons.find((r) => r.code === 'aimbot');
+    expect(saved?.translations).toEqual({
+      de: { label: 'Zielhilfe', player_message: 'Dieses Gerät ist wegen Cheat-Software gesperrt.' },
+    });
+
+    // An edit of another field keeps it, and the form shows it as stored.
+    await region.getByRole('button', { name: 'Edit aimbot', exact: true }).click();
+    expect(await region.getByLabel('Label in de (optional)').inputValue()).toBe('Zielhilfe');
+    await region.getByLabel('Address of the clause (optional)').fill('https://acme.example/terms#7.4');
+    await region.getByRole('button', { name: 'Save reason', exact: true }).click();
+    await statusHolding(region, 'Reason aimbot saved.');
+    const edited = (await catalogueOf()).reasons.find((r) => r.code === 'aimbot');
+    expect(edited?.statement?.terms_url).toBe('https://acme.example/terms#7.4');
+    expect(edited?.translations).toEqual(saved?.translations);
+
+    // A ban for it, made with its message as the create form sends it, reads in German when asked.
+    const made = await server.call('POST', '/v1/bans', {
+      game: GAME,
+      body: {
+        device_id: 'device-german',
+        ban_type: 'cheat',
+        scope: 'game',
+        reason_code: 'aimbot',
+        player_message: edited?.player_message,
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const listed = await server.call('GET', '/v1/device/device-german/bans?locale=de', { game: GAME });
+    expect(listed.body.items[0]).toMatchObject({
+      message_locale: 'de',
+      player_message: 'Dieses Gerät ist wegen Cheat-Software gesperrt.',
+    });
+  });
+});
+
 describe('drafts of the settings forms', () => {
   it('keeps a new reason, a key and a webhook as typed across a reload, until saved or cancelled', async () => {
     const { page } = console_;

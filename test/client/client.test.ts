@@ -205,6 +205,21 @@ describe('every route of lib/routes.ts', () => {
   });
 });
 
+describe('the language of an enforcement answer', () => {
+  it('sends options.locale as the locale parameter of the enforcement calls, and nothing without it', async () => {
+    const { fetch, sent } = fakeFetch(json(200, {}), json(200, {}), json(200, {}));
+    const c = client(fetch);
+    await c.getEnforcement('g-1', 'd-1', { locale: 'de-AT' });
+    await c.getEnforcementBatch('g-1', { device_ids: ['d-1'] }, { locale: 'pt-BR' });
+    await c.getEnforcement('g-1', 'd-1');
+    expect(sent.map((s) => [...s.url.searchParams])).toEqual([
+      [['locale', 'de-AT']],
+      [['locale', 'pt-BR']],
+      [],
+    ]);
+  });
+});
+
 describe('retries', () => {
   it('retries a read after 503, 429 and a network error, then answers', async () => {
     const { fetch, sent } = fakeFetch(unavailable(), limited(), networkError(), json(200, { ok: 1 }));

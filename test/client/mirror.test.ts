@@ -65,6 +65,8 @@ const ban = (id: number, over: Record<string, unknown> = {}) => ({
     territorial_scope: ['DE', 'FR'],
     category: 'other_violation_tc' as const,
   },
+  message_locale: 'en',
+  translations: null,
   appeal: null,
   created_by: null,
   enforced: true,

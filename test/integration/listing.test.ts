@@ -90,6 +90,9 @@ describe('what a publisher sees', () => {
         territorial_scope: [...EEA_COUNTRIES],
         category: 'other_violation_tc',
       },
+      // Made without translations: its own language, and no translations to show its owner.
+      message_locale: 'en',
+      translations: null,
       appeal: null,
       created_by: { type: 'key', key_id: expect.stringMatching(/^key_/), name: expect.any(String) },
       enforced: true,

@@ -53,7 +53,7 @@ describe('GET /v1/reasons', () => {
   it('answers an empty, lenient catalogue to a publisher that never wrote one, and stores nothing', async () => {
     const res = await getReasons(keys['rs-b']);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ reasons: [], strict_reasons: false, updated_at: null });
+    expect(res.body).toEqual({ reasons: [], strict_reasons: false, default_locale: 'en', updated_at: null });
     expect(await stored('rs-b')).toBeUndefined();
   });
 });
@@ -65,6 +65,7 @@ describe('PUT /v1/reasons', () => {
     expect(res.body).toEqual({
       reasons: [aimbot, chat],
       strict_reasons: false,
+      default_locale: 'en',
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect(await stored('rs-a')).toMatchObject({
@@ -96,6 +97,7 @@ describe('PUT /v1/reasons', () => {
     expect((await getReasons(keys['rs-b'])).body).toEqual({
       reasons: [],
       strict_reasons: false,
+      default_locale: 'en',
       updated_at: null,
     });
     const res = await putReasons(keys['rs-b'], { reasons: [chat], strict_reasons: true });
@@ -111,7 +113,12 @@ describe('PUT /v1/reasons', () => {
     expect(one.status).toBe(200);
     expect((await getReasons(keys['rs-a'])).body).toEqual(one.body);
     const none = await putReasons(keys['rs-a'], { reasons: [], strict_reasons: false });
-    expect(none.body).toEqual({ reasons: [], strict_reasons: false, updated_at: expect.any(String) });
+    expect(none.body).toEqual({
+      reasons: [],
+      strict_reasons: false,
+      default_locale: 'en',
+      updated_at: expect.any(String),
+    });
     expect((await reasonEvents('rs-a')).map((event) => [event.codes, event.strict_reasons])).toEqual([
       [[], false],
       [['chat.abuse'], true],

@@ -1,8 +1,10 @@
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { wantedLocales } from '@kernel/locales';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BATCH_CONCURRENCY, getDeviceEnforcement, getEnforcementBatch } from '../../lib/domain/enforcement';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
+import { banKey } from '../../lib/storage/keys';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
@@ -20,6 +22,40 @@ describe('storage calls for enforcement', () => {
     expect(result.restricted).toEqual({ cheat: false, social: false });
     expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
+    expect(ddb.calls()).toHaveLength(2);
+  });
+
+  it('reads a ban in the wanted language with the same two calls: picking reads nothing more', async () => {
+    ddb.on(QueryCommand).resolves({
+      Items: [
+        {
+          ...banKey('dev-1', 7),
+          ban_id: 7,
+          device_id: 'dev-1',
+          ban_type: 'cheat',
+          scope: 'global',
+          publisher_id: 'pub-b',
+          game_id: 'g-b',
+          reason_code: 'aimbot',
+          player_message: 'Banned for cheat software.',
+          translations: { de: { player_message: 'Wegen Cheat-Software gesperrt.' } },
+          created_at: '2026-01-01T00:00:00.000Z',
+          expires_at: null,
+          revoked_at: null,
+        },
+      ],
+    });
+    const result = await getDeviceEnforcement(
+      'pub-a',
+      'g',
+      'dev-1',
+      wantedLocales({ acceptLanguage: 'de-AT' }),
+    );
+    expect(result.bans[0]).toMatchObject({
+      message_locale: 'de',
+      player_message: 'Wegen Cheat-Software gesperrt.',
+      translations: null,
+    });
     expect(ddb.calls()).toHaveLength(2);
   });
 
