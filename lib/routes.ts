@@ -983,7 +983,7 @@ export const getPlayerPageRoute = {
   handler: 'get-player-page',
   auth: false,
   scope: null,
-  request: { playerLink: true },
+  request: { playerLink: true, query: localeQuerySchema },
   table: { 'dynamodb:GetItem': ['playerLink', 'publisher', 'appeal'], 'dynamodb:Query': ['device'] },
   throttle: 'player',
   retry: 'read',

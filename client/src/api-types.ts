@@ -1704,6 +1704,7 @@ export interface components {
       created_at: string;
       expires_at: string | null;
       in_force: boolean;
+      message_locale: string;
       player_message: string | null;
       statement: ({
         /** @enum {string} */
@@ -4030,11 +4031,29 @@ export interface operations {
    * @description What the player's page shows, for the link in `X-Player-Link` (no API key): the restrictions in force on the link's device in the link's game under its publisher's policy, and those the publisher's appeals concern (a ban lifted on appeal shows its outcome, `in_force: false`). Each with its statement of reasons, message, end and appeal; never the ban's owner, reason code, details or creator. An unknown, altered or ended link is a 401, whichever it is.
    */
   getPlayerPage: {
+    parameters: {
+      query?: {
+        /**
+         * @description The language to read the bans' `player_message` and statement in (a language tag, any case): tried first, then `Accept-Language`; a ban without it reads in its own language (docs/api.md#languages).
+         * @example de
+         */
+        locale?: string;
+      };
+      header?: {
+        /**
+         * @description The languages to read the bans' texts in, by q-value (RFC 9110): each range tried whole, then shortened (`de-AT`, then `de`), after the `locale` parameter; malformed ranges are ignored, never refused.
+         * @example de-AT,de;q=0.9,en;q=0.5
+         */
+        "Accept-Language"?: string;
+      };
+    };
     responses: {
       /** @description The link's page. */
       200: {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
+          Vary: components["headers"]["Vary"];
+          "Content-Language": components["headers"]["Content-Language"];
         };
         content: {
           "application/json": components["schemas"]["PlayerPage"];

@@ -20,8 +20,9 @@ import { appealIdOf, playerLinkKey } from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { readAppeal, type StoredAppeal } from './appeal-record';
 import { fileAppeal, toAppealView } from './appeals';
+import { localiseBan } from './ban-locales';
 import type { Ban } from './ban-record';
-import { statementOfBan, visibleBans } from './bans';
+import { visibleBans } from './bans';
 import { ForbiddenError, IntegrityError, UnauthorizedError } from './errors';
 import { getPolicy } from './policy';
 
@@ -149,9 +150,10 @@ const appealOfBan = async (ban: Ban, publisherId: string): Promise<StoredAppeal 
 /**
  * What the page shows: the device's bans the link's publisher enforces in the link's game now,
  * and those its appeals concern (so a ban lifted on appeal still shows the outcome). Each with its
- * statement of reasons and message; never the ban's owner, its reason code, details or creator.
+ * statement of reasons and message, in the player's language (`wanted`) where the ban has it;
+ * never the ban's owner, its reason code, details or creator.
  */
-export const playerPage = async (link: PlayerLink): Promise<PlayerPage> => {
+export const playerPage = async (link: PlayerLink, wanted: readonly string[] = []): Promise<PlayerPage> => {
   const [policy, bans] = await Promise.all([
     getPolicy(link.publisher_id),
     visibleBans(link.publisher_id, link.game_id, link.device_id),
@@ -164,6 +166,8 @@ export const playerPage = async (link: PlayerLink): Promise<PlayerPage> => {
   const restrictions = await Promise.all(
     shown.map(async ({ ban, inForce }): Promise<PlayerRestriction> => {
       const appeal = await appealOfBan(ban, link.publisher_id);
+      // In the player's language where the ban has a translation (lib/domain/ban-locales.ts).
+      const texts = localiseBan(ban, wanted);
       return {
         ban_id: ban.ban_id,
         ban_type: ban.ban_type,
@@ -171,8 +175,9 @@ export const playerPage = async (link: PlayerLink): Promise<PlayerPage> => {
         created_at: ban.created_at,
         expires_at: ban.expires_at,
         in_force: inForce,
-        player_message: ban.player_message ?? null,
-        statement: statementOfBan(ban),
+        message_locale: texts.message_locale,
+        player_message: texts.player_message,
+        statement: texts.statement,
         can_appeal: link.appeal && inForce && (ban.appealable ?? true) && appeal === undefined,
         appeal: appeal ? playerAppealOf(toAppealView(appeal, 'filer')) : null,
       };

@@ -662,6 +662,8 @@ export const playerRestrictionSchema = z.strictObject({
   expires_at: z.nullable(timestamp),
   /** Whether it restricts the device in this game now (false: lifted or ended, shown for its appeal). */
   in_force: z.boolean(),
+  /** The language its message and statement read in: the player's (Accept-Language), when the ban has it. */
+  message_locale: z.string(),
   player_message: z.nullable(z.string()),
   statement: z.nullable(statementSchema),
   /** Whether the player may appeal it from this page now. */

@@ -1718,6 +1718,7 @@ export const operations = {
             created_at: socialBan.created_at,
             expires_at: socialBan.expires_at,
             in_force: true,
+            message_locale: 'en',
             player_message: socialBan.player_message,
             statement: socialBan.statement,
             can_appeal: false,

@@ -133,15 +133,43 @@ describe("the player's page", () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
-  it("speaks the browser's language, and without appeal says how to get a link that allows it", async () => {
+  it("speaks the browser's language, the publisher's texts too, and without appeal says how to appeal", async () => {
     const device = 'player-phone-2';
-    await ban(device, { ban_type: 'social', scope: 'publisher', reason_code: 'abuse' });
+    const catalogue = await server.call('PUT', '/v1/reasons', {
+      body: {
+        strict_reasons: false,
+        reasons: [
+          {
+            code: 'abuse',
+            label: 'Abuse of other players',
+            ban_type: 'social',
+            scope: 'publisher',
+            duration_seconds: null,
+            player_message: 'Muted for abusing other players.',
+            translations: { de: { player_message: 'Stummgeschaltet wegen Beleidigung anderer Spieler.' } },
+          },
+        ],
+      },
+    });
+    expect(catalogue.status, JSON.stringify(catalogue.body)).toBe(200);
+    await ban(device, {
+      ban_type: 'social',
+      scope: 'publisher',
+      reason_code: 'abuse',
+      player_message: 'Muted for abusing other players.',
+    });
     const link = await mint(device, false);
     const { page, problems } = await phone('de-AT');
     await page.goto(`${server.url}${link.path}`);
     await page.getByRole('heading', { name: 'Deine Einschränkungen', level: 1 }).waitFor();
     const card = page.getByRole('region', { name: 'Verhalten: Gilt in allen Spielen dieses Publishers' });
     await card.getByText('Für einen Einspruch bitte das Spiel um einen Link, der ihn erlaubt.').waitFor();
+    // The publisher's own words in German too: the browser's Accept-Language picked the translation.
+    // (the message, and the statement's facts, which default to it)
+    expect(await card.locator('.message').innerText()).toBe(
+      'Stummgeschaltet wegen Beleidigung anderer Spieler.',
+    );
+    expect(await card.getByText('Stummgeschaltet wegen Beleidigung anderer Spieler.').count()).toBe(2);
     expect(await card.getByRole('button').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.lang)).toBe('de');
     await axeClean(page, 'player-page-de');

@@ -58,7 +58,6 @@ const NOTHING_TO_REFUSE = [
   'health',
   'getPolicy',
   'getDeviceFormats',
-  'getPlayerPage',
   'getReasons',
   'listGames',
   'listPeople',

@@ -99,6 +99,59 @@ describe("the player's page", () => {
     expect(Object.keys(restriction)).not.toContain('details_json');
   });
 
+  it("reads in the player's language where the ban has it: Accept-Language, then ?locale", async () => {
+    const owner = await publisher();
+    const catalogue = await api.request('PUT', '/v1/reasons', {
+      key: owner.key,
+      body: {
+        strict_reasons: false,
+        reasons: [
+          {
+            code: 'aimbot',
+            label: 'Aim assistance',
+            ban_type: 'cheat',
+            scope: 'game',
+            duration_seconds: null,
+            player_message: 'This device is banned for using cheat software.',
+            statement: { facts: 'Our anti-cheat found aim-assistance software on this device.' },
+            translations: {
+              de: {
+                player_message: 'Dieses Gerät ist wegen Cheat-Software gesperrt.',
+                facts: 'Unser Anti-Cheat hat Zielhilfe-Software auf diesem Gerät gefunden.',
+              },
+            },
+          },
+        ],
+      },
+    });
+    expect(catalogue.status, JSON.stringify(catalogue.body)).toBe(200);
+    const device = unique('dev');
+    // As the console's form sends it: the reason's message, so the reason's translations come with it.
+    await ban(owner.key, {
+      device_id: device,
+      player_message: 'This device is banned for using cheat software.',
+    });
+    const { secret } = (await mint(owner.key, { device_id: device })).body;
+    const german = await page(secret, { 'Accept-Language': 'de-AT,de;q=0.9,en;q=0.5' });
+    expect(german.status).toBe(200);
+    expect(german.body.restrictions[0]).toMatchObject({
+      message_locale: 'de',
+      player_message: 'Dieses Gerät ist wegen Cheat-Software gesperrt.',
+      statement: { facts: 'Unser Anti-Cheat hat Zielhilfe-Software auf diesem Gerät gefunden.' },
+    });
+    expect(german.headers.get('content-language')).toBe('de');
+    expect(german.headers.get('vary')).toBe('Accept-Language');
+    const french = await page(secret, { 'Accept-Language': 'fr-FR' });
+    expect(french.body.restrictions[0]).toMatchObject({
+      message_locale: 'en',
+      player_message: 'This device is banned for using cheat software.',
+    });
+    const asked = await api.request('GET', '/v1/player/restrictions?locale=de', {
+      headers: { 'X-Player-Link': secret, 'Accept-Language': 'en' },
+    });
+    expect(asked.body.restrictions[0].message_locale).toBe('de');
+  });
+
   it("shows another publisher's global ban only as the link's publisher's policy enforces it", async () => {
     const [owner, other] = [await publisher(), await publisher()];
     const device = unique('dev');
