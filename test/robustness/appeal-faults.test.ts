@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appealDecisionRequestSchema,
+  createAppealRequestSchema,
+  createBanRequestSchema,
+} from '../../lib/model/requests';
+import type { Actor } from '../../lib/model/responses';
 import { appealIdOf, appealKey, banAppealAttribute, banKey } from '../../lib/storage/keys';
+import { startTestApi } from '../support/api';
 import { storedEvents } from '../support/audit';
 import { faultAtEveryCall, type WriteCase, writeCase } from '../support/fault-cases';
 import { type FaultInjector, injectFaults } from '../support/faults';
 import {
   appealTextsStored,
   banBody,
-  createBan,
   queueEntries,
-  startWithPublishers,
   storedItem,
   type TestApi,
   unique,
@@ -32,12 +37,30 @@ let ownerKey: string;
 let filerKey: string;
 const totals = { cases: 0, injected: 0 };
 
+let ownerActor: Actor;
+let filerActor: Actor;
+let domain: {
+  createBan: typeof import('../../lib/domain/bans').createBan;
+  fileAppeal: typeof import('../../lib/domain/appeals').fileAppeal;
+  decideAppeal: typeof import('../../lib/domain/appeals').decideAppeal;
+};
+
 beforeAll(async () => {
-  const started = await startWithPublishers([OWNER, FILER]);
-  api = started.api;
-  ownerKey = started.keys[OWNER];
-  filerKey = started.keys[FILER];
-  const { dynamo } = await import('../../lib/storage/client');
+  // No change log nor dispatcher: the trail and the items a request leaves are its own writes
+  // (the dispatcher under faults is dispatch-faults.test.ts's).
+  api = await startTestApi({ events: false });
+  const owner = await api.createKey(OWNER);
+  const filer = await api.createKey(FILER);
+  ownerKey = owner.api_key;
+  filerKey = filer.api_key;
+  ownerActor = { type: 'key', key_id: owner.key_id, name: owner.name };
+  filerActor = { type: 'key', key_id: filer.key_id, name: filer.name };
+  const [{ dynamo }, { createBan }, { fileAppeal, decideAppeal }] = await Promise.all([
+    import('../../lib/storage/client'),
+    import('../../lib/domain/bans'),
+    import('../../lib/domain/appeals'),
+  ]);
+  domain = { createBan, fileAppeal, decideAppeal };
   faults = injectFaults(dynamo);
 });
 afterAll(async () => {
@@ -62,10 +85,37 @@ interface Filing {
   body: Record<string, unknown>;
 }
 
+/*
+ * A case's set-up (its ban, and the appeal and decision it starts from) is made through the domain
+ * functions the handlers call, each body parsed by its route's schema as the handler gets it, as
+ * the keys' holders: only the request under the fault, and its retry, go over HTTP.
+ */
+const setUpBan = async (device: string) => {
+  const body = createBanRequestSchema.parse(
+    banBody({ device_id: device, scope: 'global', allow_duplicate: true }),
+  );
+  const made = await domain.createBan(OWNER, GAME, body, ownerActor);
+  expect(made.status).toBe('created');
+  return made.ban_id;
+};
+const setUpAppeal = async (body: Record<string, unknown>) => {
+  const filed = await domain.fileAppeal(FILER, 'g-filer', createAppealRequestSchema.parse(body), filerActor);
+  expect(filed.result).toBe('created');
+};
+const setUpDecision = async (appealId: string, body: Record<string, unknown>) => {
+  const decided = await domain.decideAppeal(
+    OWNER,
+    appealId,
+    appealDecisionRequestSchema.parse(body),
+    ownerActor,
+  );
+  expect(decided.status).toBe('decided');
+};
+
 const newFiling = async (withKey: boolean): Promise<Filing> => {
   const since = new Date(Date.now() - 1_000).toISOString();
   const device = unique('apf');
-  const banId = await createBan(api, ownerKey, GAME, banBody({ device_id: device, scope: 'global' }));
+  const banId = await setUpBan(device);
   return {
     since,
     device,
@@ -118,7 +168,7 @@ const deciding = (
   writeCase<Filing & { decision: Record<string, unknown> }>({
     setup: async () => {
       const ctx = await newFiling(true);
-      expect((await fileAppeal(ctx.body)).status).toBe(201);
+      await setUpAppeal(ctx.body);
       return { ...ctx, decision: decision() };
     },
     send: (ctx) =>
@@ -167,12 +217,8 @@ const textsOf = (appealId: string) => appealTextsStored(api, appealId);
 const erasing = writeCase<Filing>({
   setup: async () => {
     const ctx = await newFiling(true);
-    expect((await fileAppeal({ ...ctx.body, contact: 'player@example.com' })).status).toBe(201);
-    const decided = await api.request('POST', `/v1/appeals/${ctx.appealId}/decision`, {
-      key: ownerKey,
-      body: { outcome: 'upheld' },
-    });
-    expect(decided.status).toBe(200);
+    await setUpAppeal({ ...ctx.body, contact: 'player@example.com' });
+    await setUpDecision(ctx.appealId, { outcome: 'upheld' });
     return ctx;
   },
   send: (ctx) => api.request('POST', `/v1/device/${ctx.device}/erase`, { key: ownerKey }),

@@ -1,5 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Grantor } from '../../lib/domain/api-keys';
+import { createBanRequestSchema, createKeyRequestSchema } from '../../lib/model/requests';
+import type { Actor } from '../../lib/model/responses';
 import {
   auditActorPrefix,
   auditDevicePrefix,
@@ -44,9 +47,17 @@ let key: string;
 let keyId: string;
 let otherKey: string;
 const totals = { cases: 0, injected: 0, events: 0 };
+/** The moderation key as the handlers see their caller. */
+let moderation: Grantor & { actor: Actor };
+let domain: {
+  createBan: typeof import('../../lib/domain/bans').createBan;
+  issueApiKey: typeof import('../../lib/domain/api-keys').issueApiKey;
+};
 
 beforeAll(async () => {
-  const started = await startWithPublishers([OWNER, OTHER]);
+  // No change log nor dispatcher: the trail and the items a request leaves are its own writes
+  // (the dispatcher under faults is dispatch-faults.test.ts's).
+  const started = await startWithPublishers([OWNER, OTHER], { events: false });
   api = started.api;
   otherKey = started.keys[OTHER];
   const made = await api.request('POST', '/v1/keys', {
@@ -55,7 +66,18 @@ beforeAll(async () => {
   });
   key = made.body.api_key;
   keyId = made.body.key_id;
-  const { dynamo } = await import('../../lib/storage/client');
+  moderation = {
+    scopes: made.body.scopes,
+    games: null,
+    expiresAt: made.body.expires_at ?? null,
+    actor: { type: 'key', key_id: keyId, name: 'moderation' },
+  };
+  const [{ dynamo }, { createBan }, { issueApiKey }] = await Promise.all([
+    import('../../lib/storage/client'),
+    import('../../lib/domain/bans'),
+    import('../../lib/domain/api-keys'),
+  ]);
+  domain = { createBan, issueApiKey };
   faults = injectFaults(dynamo);
 });
 afterAll(async () => {
@@ -67,8 +89,26 @@ afterAll(async () => {
 });
 
 const storage = () => import('../../lib/storage/client');
-const eventsOf = async (type: string, about: (e: Record<string, any>) => boolean) =>
-  (await storedEvents(OWNER)).filter((e) => e.type === type && about(e));
+/**
+ * The owner's events of `type` about what `about` picks; with `since` (a case's start), read from
+ * there: a case's device, key or ban is its own, so no event about it is older than the case.
+ */
+const eventsOf = async (type: string, about: (e: Record<string, any>) => boolean, since?: string) =>
+  (await storedEvents(OWNER, since)).filter((e) => e.type === type && about(e));
+/*
+ * What a case starts from (the bans a revoke or an erasure meets, the key a revoke revokes) is made
+ * through the domain functions the handlers call, each body parsed by its route's schema, as the
+ * moderation key: only the request under the fault, and its retry, go over HTTP.
+ */
+const setUpBan = async (game: string, ban: Record<string, unknown>) => {
+  const body = createBanRequestSchema.parse({ allow_duplicate: true, ...ban });
+  const made = await domain.createBan(OWNER, game, body, moderation.actor);
+  expect(made.status).toBe('created');
+  return made.ban_id;
+};
+
+/** A moment before a case's set-up, its events' lower bound. */
+const caseStart = () => new Date(Date.now() - 1_000).toISOString();
 const ownerBans = async (device: string) =>
   (await storedBans(device)).filter(
     (item) => item.publisher_id === OWNER && String(item.sk).startsWith('BAN#'),
@@ -110,17 +150,20 @@ let flip = false;
 
 const operations = {
   'creating a ban with an idempotency key': writeCase({
-    setup: async () => ({ body: banBody({ device_id: unique('af'), idempotency_key: unique('k') }) }),
+    setup: async () => ({
+      since: caseStart(),
+      body: banBody({ device_id: unique('af'), idempotency_key: unique('k') }),
+    }),
     send: ({ body }) => postBan(api, key, GAME, body),
-    afterFailure: async ({ body }) => {
+    afterFailure: async ({ since, body }) => {
       const bans = (await ownerBans(String(body.device_id))).map((b) => b.ban_id);
-      for (const event of await eventsOf('ban.created', (e) => e.device_id === body.device_id))
+      for (const event of await eventsOf('ban.created', (e) => e.device_id === body.device_id, since))
         expect(bans).toContain(event.ban_id);
     },
-    afterRetry: async ({ body }, res) => {
+    afterRetry: async ({ since, body }, res) => {
       expect([200, 201]).toContain(res.status);
       const bans = await ownerBans(String(body.device_id));
-      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id);
+      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id, since);
       expect(bans.map((b) => b.ban_id)).toEqual([res.body.ban_id]);
       expect(events.map((e) => e.ban_id)).toEqual([res.body.ban_id]);
     },
@@ -128,18 +171,18 @@ const operations = {
 
   'creating a ban without an idempotency key': writeCase({
     faultIndexCopies: true,
-    setup: async () => ({ body: banBody({ device_id: unique('af') }) }),
+    setup: async () => ({ since: caseStart(), body: banBody({ device_id: unique('af') }) }),
     send: ({ body }) => postBan(api, key, GAME, body),
-    afterFailure: async ({ body }) => {
+    afterFailure: async ({ since, body }) => {
       // No retry can reach this ban: a 503 means it was not made, and nothing claims it was.
       expect(await ownerBans(String(body.device_id))).toEqual([]);
-      expect(await eventsOf('ban.created', (e) => e.device_id === body.device_id)).toEqual([]);
+      expect(await eventsOf('ban.created', (e) => e.device_id === body.device_id, since)).toEqual([]);
       expect(await indexCopiesOf(String(body.device_id))).toEqual([]);
     },
-    afterRetry: async ({ body }, res) => {
+    afterRetry: async ({ since, body }, res) => {
       expect(res.status).toBe(201);
       expect((await ownerBans(String(body.device_id))).map((b) => b.ban_id)).toEqual([res.body.ban_id]);
-      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id);
+      const events = await eventsOf('ban.created', (e) => e.device_id === body.device_id, since);
       expect(events.map((e) => e.ban_id)).toEqual([res.body.ban_id]);
       expect(await indexCopiesOf(String(body.device_id))).toEqual([events[0], events[0]]);
     },
@@ -148,26 +191,27 @@ const operations = {
   'revoking a ban': writeCase({
     faultIndexCopies: true,
     setup: async () => {
+      const since = caseStart();
       const device = unique('af');
-      return { device, banId: await createBan(api, key, GAME, banBody({ device_id: device })) };
+      return { since, device, banId: await setUpBan(GAME, banBody({ device_id: device })) };
     },
     send: ({ device, banId }) => revokeBan(api, key, GAME, device, banId, { reason_code: 'appeal' }),
-    afterFailure: async ({ device, banId }) => {
+    afterFailure: async ({ since, device, banId }) => {
       // A fault in the policy read (beside the revoke) answers 503 while the revoke may still go
       // on: each is read before what is written ahead of it (the ban, then its event, then the
       // copies), so whatever a read finds, the later reads find what came before it.
       const copies = (await indexCopiesOf(device)).filter((e) => e.type === 'ban.revoked');
-      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
+      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId, since);
       const [ban] = await ownerBans(device);
       if (events.length > 0) expect(ban?.revoked_at).toBe(events[0]?.occurred_at);
       expect(events.length).toBeLessThanOrEqual(1);
       // A copy only of an event that is there (the retry puts the ones missing).
       for (const copy of copies) expect(copy).toEqual(events[0]);
     },
-    afterRetry: async ({ device, banId }, res) => {
+    afterRetry: async ({ since, device, banId }, res) => {
       expect(res.status).toBe(200);
       const [ban] = await ownerBans(device);
-      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId);
+      const events = await eventsOf('ban.revoked', (e) => e.ban_id === banId, since);
       expect(events).toHaveLength(1);
       expect(events[0]?.occurred_at).toBe(ban?.revoked_at);
       const copies = (await indexCopiesOf(device)).filter((e) => e.type === 'ban.revoked');
@@ -204,41 +248,40 @@ const operations = {
   }),
 
   'making a key': writeCase({
-    setup: async () => ({ name: unique('key') }),
+    setup: async () => ({ since: caseStart(), name: unique('key') }),
     send: ({ name }) => api.request('POST', '/v1/keys', { key, body: { name, scopes: ['bans:read'] } }),
-    afterFailure: async ({ name }) => {
+    afterFailure: async ({ since, name }) => {
       // The secret was never shown, so no retry can finish this key: it is withdrawn whole.
       expect((await storedKeys()).filter((k) => k.name === name)).toEqual([]);
-      expect(await eventsOf('key.created', (e) => e.key.name === name)).toEqual([]);
+      expect(await eventsOf('key.created', (e) => e.key.name === name, since)).toEqual([]);
     },
-    afterRetry: async ({ name }, res) => {
+    afterRetry: async ({ since, name }, res) => {
       expect(res.status).toBe(201);
       expect((await storedKeys()).filter((k) => k.name === name).map((k) => k.key_id)).toEqual([
         res.body.key_id,
       ]);
-      const events = await eventsOf('key.created', (e) => e.key.name === name);
+      const events = await eventsOf('key.created', (e) => e.key.name === name, since);
       expect(events.map((e) => e.key.key_id)).toEqual([res.body.key_id]);
     },
   }),
 
   'revoking a key': writeCase({
     setup: async () => {
-      const made = await api.request('POST', '/v1/keys', {
-        key,
-        body: { name: unique('doomed'), scopes: ['bans:read'] },
-      });
-      return { keyId: made.body.key_id as string };
+      const since = caseStart();
+      const body = createKeyRequestSchema.parse({ name: unique('doomed'), scopes: ['bans:read'] });
+      const made = await domain.issueApiKey(OWNER, moderation, body, moderation.actor);
+      return { since, keyId: made.key_id };
     },
     send: ({ keyId }) => api.request('POST', `/v1/keys/${keyId}/revoke`, { key }),
-    afterFailure: async ({ keyId }) => {
-      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId);
+    afterFailure: async ({ since, keyId }) => {
+      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId, since);
       const stored = (await storedKeys()).find((k) => k.key_id === keyId);
       if (events.length > 0) expect(stored?.revoked_at).toBe(events[0]?.occurred_at);
       expect(events.length).toBeLessThanOrEqual(1);
     },
-    afterRetry: async ({ keyId }, res) => {
+    afterRetry: async ({ since, keyId }, res) => {
       expect(res.status).toBe(200);
-      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId);
+      const events = await eventsOf('key.revoked', (e) => e.key.key_id === keyId, since);
       expect(events).toHaveLength(1);
       expect(events[0]?.occurred_at).toBe(res.body.revoked_at);
     },
@@ -246,22 +289,18 @@ const operations = {
 
   'erasing a device': writeCase({
     setup: async () => {
+      const since = caseStart();
       const device = unique('af-erase');
       const idem = [unique('k'), unique('k')];
-      await createBan(api, key, GAME, banBody({ device_id: device, idempotency_key: idem[0] }));
-      await createBan(
-        api,
-        key,
-        'g-af-2',
-        banBody({ device_id: device, scope: 'publisher', idempotency_key: idem[1] }),
-      );
-      await createBan(api, key, GAME, banBody({ device_id: device, scope: 'global' }));
+      await setUpBan(GAME, banBody({ device_id: device, idempotency_key: idem[0] }));
+      await setUpBan('g-af-2', banBody({ device_id: device, scope: 'publisher', idempotency_key: idem[1] }));
+      await setUpBan(GAME, banBody({ device_id: device, scope: 'global' }));
       const theirs = await createBan(api, otherKey, GAME, banBody({ device_id: device, scope: 'global' }));
-      return { device, idem, theirs, finished: false };
+      return { since, device, idem, theirs, finished: false };
     },
     send: ({ device }) => api.request('POST', `/v1/device/${device}/erase`, { key }),
     afterFailure: async (ctx) => {
-      const events = await eventsOf('device.erased', (e) => e.device_id === ctx.device);
+      const events = await eventsOf('device.erased', (e) => e.device_id === ctx.device, ctx.since);
       expect(events.length).toBeLessThanOrEqual(1);
       if (events.length > 0) expect(await ownerBans(ctx.device)).toEqual([]);
       // Only the marker's delete was lost: the erasure had finished, and its event says so.
@@ -269,14 +308,14 @@ const operations = {
         events.length > 0 &&
         !(await storedBans(ctx.device)).some((i) => i.sk === erasureKey(ctx.device, OWNER).sk);
     },
-    afterRetry: async ({ device, idem, theirs, finished }, res) => {
+    afterRetry: async ({ since, device, idem, theirs, finished }, res) => {
       expect(res.status).toBe(200);
       // The whole count, however much the failed attempt had done, unless it had done it all.
       expect(res.body).toEqual({ device_id: device, erased_bans: finished ? 0 : 3 });
       expect((await storedBans(device)).map((b) => b.ban_id)).toEqual([theirs]);
       expect(await storedRecord(OWNER, GAME, idem[0] as string)).toBeUndefined();
       expect(await storedRecord(OWNER, 'g-af-2', idem[1] as string)).toBeUndefined();
-      const events = await eventsOf('device.erased', (e) => e.device_id === device);
+      const events = await eventsOf('device.erased', (e) => e.device_id === device, since);
       expect(events.map((e) => e.erased_bans)).toEqual([3]);
       expect((await storedBans(device)).some((item) => item.sk === erasureKey(device, OWNER).sk)).toBe(false);
     },

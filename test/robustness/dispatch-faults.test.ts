@@ -1,8 +1,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { scopes } from '@kernel/scopes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import type { DeliveryRef } from '../../lib/domain/deliveries';
+import {
+  createBanRequestSchema,
+  createWebhookRequestSchema,
+  policyPatchSchema,
+  revokeBanRequestSchema,
+} from '../../lib/model/requests';
+import type { Actor } from '../../lib/model/responses';
 import { banKey, deliveryPartition, directoryKey, partitions, policyKey } from '../../lib/storage/keys';
 import type { TestApi } from '../support/api';
 import { startTestApi } from '../support/api';
@@ -29,19 +37,45 @@ let lib: {
   dynamo: typeof import('../../lib/storage/client').dynamo;
   tableName: string;
   directoryEntryFromItem: typeof import('../../lib/domain/publishers').directoryEntryFromItem;
+  createWebhook: typeof import('../../lib/domain/webhooks').createWebhook;
+  deleteWebhook: typeof import('../../lib/domain/webhooks').deleteWebhook;
+  createBan: typeof import('../../lib/domain/bans').createBan;
+  revokeBan: typeof import('../../lib/domain/bans').revokeBan;
+  updatePolicy: typeof import('../../lib/domain/policy').updatePolicy;
 };
 const totals = { cases: 0, injected: 0 };
 
 beforeAll(async () => {
   api = await startTestApi({ events: false });
-  const [{ dispatchChanges }, { readFeed }, { dynamo, tableName }, { directoryEntryFromItem }] =
-    await Promise.all([
-      import('../../lib/domain/dispatch'),
-      import('../../lib/domain/feed'),
-      import('../../lib/storage/client'),
-      import('../../lib/domain/publishers'),
-    ]);
-  lib = { dispatchChanges, readFeed, dynamo, tableName: tableName(), directoryEntryFromItem };
+  const [
+    { dispatchChanges },
+    { readFeed },
+    { dynamo, tableName },
+    { directoryEntryFromItem },
+    { createWebhook, deleteWebhook },
+    { createBan, revokeBan },
+    { updatePolicy },
+  ] = await Promise.all([
+    import('../../lib/domain/dispatch'),
+    import('../../lib/domain/feed'),
+    import('../../lib/storage/client'),
+    import('../../lib/domain/publishers'),
+    import('../../lib/domain/webhooks'),
+    import('../../lib/domain/bans'),
+    import('../../lib/domain/policy'),
+  ]);
+  lib = {
+    dispatchChanges,
+    readFeed,
+    dynamo,
+    tableName: tableName(),
+    directoryEntryFromItem,
+    createWebhook,
+    deleteWebhook,
+    createBan,
+    revokeBan,
+    updatePolicy,
+  };
   faults = injectFaults(dynamo);
 });
 afterAll(async () => {
@@ -52,28 +86,40 @@ afterAll(async () => {
 
 let n = 0;
 
-/** Two publishers with a webhook each, and the records of five changes of the first one's. */
+/**
+ * Two publishers with a webhook each, and the records of five changes of the first one's. The
+ * changes are made through the domain functions the handlers call, with each request's body
+ * parsed by its route's schema as the handler gets it: what is dispatched is the items they store
+ * (the API's HTTP path, authorizer and contract are the integration suite's).
+ */
 const scenario = async () => {
   n += 1;
   const a = `dispatch-a-${n}`;
   const b = `dispatch-b-${n}`;
-  const keyA = (await api.createKey(a)).api_key;
-  const keyB = (await api.createKey(b)).api_key;
   const hooks: string[] = [];
-  for (const key of [keyA, keyB]) {
-    const res = await api.request('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/hook' } });
-    expect(res.status).toBe(201);
-    hooks.push(res.body.webhook_id);
+  const actors: Actor[] = [];
+  for (const publisher of [a, b]) {
+    const made = await api.createKey(publisher);
+    const actor: Actor = { type: 'key', key_id: made.key_id, name: made.name };
+    const caller = { scopes, games: null, expiresAt: null };
+    const body = createWebhookRequestSchema.parse({ url: 'http://127.0.0.1:9/hook' });
+    hooks.push((await lib.createWebhook(publisher, caller, body, actor)).webhook_id);
+    actors.push(actor);
   }
+  const [actorA, actorB] = actors as [Actor, Actor];
   const device = `dispatch-device-${n}`;
-  const ban = async (scope: string) =>
-    (
-      await api.request('POST', '/v1/bans', {
-        key: keyA,
-        game: 'g1',
-        body: { device_id: device, ban_type: 'cheat', scope, reason_code: 'aimbot', details: { n } },
-      })
-    ).body.ban_id as number;
+  const ban = async (scope: string) => {
+    const body = createBanRequestSchema.parse({
+      device_id: device,
+      ban_type: 'cheat',
+      scope,
+      reason_code: 'aimbot',
+      details: { n },
+    });
+    const made = await lib.createBan(a, 'g1', body, actorA);
+    expect(made.status).toBe('created');
+    return made.ban_id;
+  };
   const gameBan = await ban('game');
   const globalBan = await ban('global');
   const item = async (key: Record<string, string>) =>
@@ -87,12 +133,9 @@ const scenario = async () => {
     item(isBan(globalBan)),
     item(isPolicy),
   ]);
-  await api.request('POST', `/v1/device/${device}/bans/${gameBan}/revoke`, {
-    key: keyA,
-    game: 'g1',
-    body: { reason_code: 'appeal' },
-  });
-  await api.request('PUT', '/v1/policy', { key: keyA, body: { enforce_global: false } });
+  const revoke = revokeBanRequestSchema.parse({ reason_code: 'appeal' });
+  await lib.revokeBan(a, 'g1', device, gameBan, revoke.reason_code, actorA);
+  await lib.updatePolicy(a, policyPatchSchema.parse({ enforce_global: false }), actorA);
   const [revokedItem, policyAfter] = await Promise.all([item(isBan(gameBan)), item(isPolicy)]);
   const keysOf = (i: Record<string, unknown>) => marshall({ pk: i.pk, sk: i.sk });
   const at = Date.now() / 1000;
@@ -113,11 +156,8 @@ const scenario = async () => {
     },
   ] as ChangeRecord[];
   const retire = async () => {
-    for (const [key, hook] of [
-      [keyA, hooks[0]],
-      [keyB, hooks[1]],
-    ])
-      expect((await api.request('DELETE', `/v1/webhooks/${hook}`, { key })).status).toBe(204);
+    await lib.deleteWebhook(a, null, hooks[0] as string, actorA);
+    await lib.deleteWebhook(b, null, hooks[1] as string, actorB);
   };
   return {
     a,
@@ -192,14 +232,10 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
     `${partitions.feed}GAME#${s.a}#g1`,
     `${partitions.feed}GLOBAL`,
   ]) {
-    const seqs = (await storedPartition(pk))
-      .filter((item) => String(item.sk).startsWith('SEQ#'))
-      .map((item) => Number(String(item.sk).slice(4)))
-      .sort((x, y) => x - y);
+    const appended = (await storedPartition(pk)).filter((item) => String(item.sk).startsWith('SEQ#'));
+    const seqs = appended.map((item) => Number(String(item.sk).slice(4))).sort((x, y) => x - y);
     expect(seqs, pk).toEqual(seqs.map((_seq, index) => index + 1));
-    const ids = (await storedPartition(pk))
-      .filter((item) => String(item.sk).startsWith('SEQ#'))
-      .map((i) => i.event_id);
+    const ids = appended.map((i) => i.event_id);
     expect(new Set(ids).size, pk).toBe(ids.length);
   }
   // One delivery per event and webhook, every one handed to the queue at least once.

@@ -16,7 +16,7 @@ import {
   listAll,
   postBan,
   revokeBan,
-  startTwoPublishers,
+  startWithPublishers,
   storedBans,
   storedRecord,
   type TestApi,
@@ -45,7 +45,11 @@ let injectedTotal = 0;
 let cases = 0;
 
 beforeAll(async () => {
-  ({ api, keyA: ownerKey, keyB: otherKey } = await startTwoPublishers(OWNER, OTHER));
+  // No change log nor dispatcher: what is checked here is what requests answer and store.
+  const started = await startWithPublishers([OWNER, OTHER], { events: false });
+  api = started.api;
+  ownerKey = started.keys[OWNER];
+  otherKey = started.keys[OTHER];
   // The same module instance the handlers use: the API runs in this process.
   const { dynamo } = await import('../../lib/storage/client');
   faults = injectFaults(dynamo);

@@ -31,7 +31,11 @@ export const runTs = async (entry: string, args: string[], env: NodeJS.ProcessEn
   return { code, stdout, stderr };
 };
 
-/** Starts a long-running TypeScript entry point and waits until its stdout matches `ready`. */
+/**
+ * Starts a long-running TypeScript entry point and waits until its stdout matches `ready` and ends
+ * a line: the banner's lines are each written whole (a pipe's writes are synchronous on Linux), so
+ * the output is then the banner up to that line, and no timer decides when it has all arrived.
+ */
 export const startTs = async (entry: string, env: NodeJS.ProcessEnv, ready: RegExp) => {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     env,
@@ -46,12 +50,9 @@ export const startTs = async (entry: string, env: NodeJS.ProcessEnv, ready: RegE
     const timer = setTimeout(() => fail(new Error(`not ready in time:\n${stdout}\n${stderr}`)), 30_000);
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
-      if (ready.test(stdout)) {
-        // Give the rest of the banner a moment to arrive.
-        setTimeout(() => {
-          clearTimeout(timer);
-          done();
-        }, 300);
+      if (ready.test(stdout) && stdout.endsWith('\n')) {
+        clearTimeout(timer);
+        done();
       }
     });
     child.once('exit', (code) => fail(new Error(`exited with ${code}:\n${stdout}\n${stderr}`)));
