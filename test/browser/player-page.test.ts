@@ -176,6 +176,39 @@ describe("the player's page", () => {
     expect(unexpectedProblems(problems)).toEqual([]);
   });
 
+  it("says a refused appeal in the player's language, never the API's English words", async () => {
+    const device = 'player-phone-4';
+    const banId = await ban(device, {});
+    const link = await mint(device);
+    const { page, problems } = await phone('fr-FR');
+    await page.goto(`${server.url}${link.path}`);
+    const form = page.getByRole('form', { name: 'Faire appel' });
+    await form.getByLabel('Pourquoi c’est une erreur').fill('Ce n’était pas moi.');
+    // Meanwhile the ban was appealed through another link (a second tab, a support agent).
+    const other = await mint(device);
+    const filed = await fetch(`${server.url}/v1/player/appeals`, {
+      method: 'POST',
+      headers: { 'X-Player-Link': other.secret, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ban_id: banId, message: 'Appealed from another link.' }),
+    });
+    expect(filed.status).toBe(201);
+    await form.getByRole('button', { name: 'Envoyer l’appel' }).click();
+    await form
+      .getByRole('alert')
+      .getByText(
+        'Cette restriction a déjà fait l’objet d’un appel, ou ne peut plus en faire l’objet. Rechargez la page pour la voir telle qu’elle est.',
+      )
+      .waitFor();
+    expect(await page.getByText('Your publisher').count()).toBe(0);
+    await axeClean(page, 'player-page-refused');
+    await page.reload();
+    await page
+      .getByRole('status')
+      .getByText(/Votre appel du .* est en cours d’examen\./)
+      .waitFor();
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
   it('is served at /player/ with the console headers, and nothing else is under /player/', async () => {
     const moved = await fetch(`${server.url}/player`, { redirect: 'manual' });
     expect(moved.status).toBe(308);

@@ -3,7 +3,7 @@ import { APPEAL_CONTACT_MAX, APPEAL_TEXT_MAX } from '@kernel/player-message';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../api';
 import { loadPage, type Refusal, sendAppeal } from './requests';
-import { dateIn, type Words, wordsFor } from './words';
+import { dateIn, refusalText, type Words, wordsFor } from './words';
 
 /**
  * The player's page: the restrictions the link's device has in the link's game, each with its
@@ -69,13 +69,7 @@ const RefusalNotice = ({
   onRetry: () => void;
 }) => (
   <div class="notice error" role="alert">
-    <p>
-      {refusal.kind === 'ended'
-        ? words.ended
-        : refusal.kind === 'unavailable'
-          ? words.unavailable
-          : refusal.message}
-    </p>
+    <p>{refusalText(words, refusal)}</p>
     {refusal.kind !== 'ended' && (
       <button type="button" onClick={onRetry}>
         {words.retry}
@@ -282,11 +276,7 @@ const AppealForm = ({
       />
       {refusal && (
         <p class="notice error" role="alert">
-          {refusal.kind === 'ended'
-            ? words.ended
-            : refusal.kind === 'unavailable'
-              ? words.unavailable
-              : refusal.message}
+          {refusalText(words, refusal)}
         </p>
       )}
       <button type="submit" disabled={sending || message.trim() === ''}>

@@ -11,8 +11,14 @@ export type Refusal =
   | { kind: 'ended' }
   /** Busy or unreachable (429, 503, no answer): the same request may be tried again. */
   | { kind: 'unavailable' }
-  /** Refused for what it asked (403, 404, 409, 400): the API's own words. */
-  | { kind: 'refused'; message: string };
+  /** The link does not let the player do this (403). */
+  | { kind: 'not_allowed' }
+  /** What it names is not on this page any more (404). */
+  | { kind: 'gone' }
+  /** Appealed already, or no longer appealable (409). */
+  | { kind: 'conflict' }
+  /** The request itself is wrong (400, 413): the text is too long or holds what it may not. */
+  | { kind: 'invalid' };
 
 export type Answer<T> = { ok: true; body: T } | { ok: false; refusal: Refusal };
 
@@ -47,11 +53,11 @@ const send = async <T>(
   if (res.ok) return { ok: true, body: parsed as T };
   if (res.status === 401) return { ok: false, refusal: { kind: 'ended' } };
   if (res.status === 429 || res.status >= 500) return { ok: false, refusal: { kind: 'unavailable' } };
-  const message = (parsed as { error?: { message?: unknown } })?.error?.message;
-  return {
-    ok: false,
-    refusal: { kind: 'refused', message: typeof message === 'string' ? message : `HTTP ${res.status}` },
-  };
+  // The API's own words are English: the page says each refusal in the player's language.
+  if (res.status === 403) return { ok: false, refusal: { kind: 'not_allowed' } };
+  if (res.status === 404) return { ok: false, refusal: { kind: 'gone' } };
+  if (res.status === 409) return { ok: false, refusal: { kind: 'conflict' } };
+  return { ok: false, refusal: { kind: 'invalid' } };
 };
 
 export const loadPage = (secret: string) =>

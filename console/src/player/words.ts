@@ -1,4 +1,5 @@
 import type { Schemas } from '../api';
+import type { Refusal } from './requests';
 
 /**
  * Everything the player's page says, in each language it speaks, picked by the browser's languages
@@ -51,6 +52,8 @@ export interface Words {
   cannotAppeal: string;
   askForAppealLink: string;
   linkEnds: (when: string) => string;
+  /** Why an appeal or the page was refused, past the link's end and a busy service. */
+  refused: Record<'not_allowed' | 'gone' | 'conflict' | 'invalid', string>;
 }
 
 const en: Words = {
@@ -112,6 +115,13 @@ const en: Words = {
   cannotAppeal: 'This restriction cannot be appealed.',
   askForAppealLink: 'To appeal, ask the game for a link that lets you appeal.',
   linkEnds: (when) => `This link works until ${when}.`,
+  refused: {
+    not_allowed: 'This link does not let you appeal. Ask the game for a link that does.',
+    gone: 'This restriction is no longer on this page. Reload the page to see it as it is now.',
+    conflict:
+      'This restriction was appealed already, or can no longer be appealed. Reload the page to see it as it is now.',
+    invalid: 'The appeal could not be sent as written: check its text and try again.',
+  },
 };
 
 const de: Words = {
@@ -173,6 +183,14 @@ const de: Words = {
   cannotAppeal: 'Gegen diese Einschränkung ist kein Einspruch möglich.',
   askForAppealLink: 'Für einen Einspruch bitte das Spiel um einen Link, der ihn erlaubt.',
   linkEnds: (when) => `Dieser Link gilt bis ${when}.`,
+  refused: {
+    not_allowed:
+      'Mit diesem Link ist kein Einspruch möglich. Bitte das Spiel um einen Link, der ihn erlaubt.',
+    gone: 'Diese Einschränkung steht nicht mehr auf dieser Seite. Lade die Seite neu, um den aktuellen Stand zu sehen.',
+    conflict:
+      'Gegen diese Einschränkung wurde schon Einspruch eingelegt, oder er ist nicht mehr möglich. Lade die Seite neu, um den aktuellen Stand zu sehen.',
+    invalid: 'Der Einspruch konnte so nicht gesendet werden: Prüfe den Text und versuche es noch einmal.',
+  },
 };
 
 const fr: Words = {
@@ -236,6 +254,13 @@ const fr: Words = {
   cannotAppeal: 'Cette restriction ne peut pas faire l’objet d’un appel.',
   askForAppealLink: 'Pour faire appel, demandez au jeu un lien qui le permet.',
   linkEnds: (when) => `Ce lien fonctionne jusqu’au ${when}.`,
+  refused: {
+    not_allowed: 'Ce lien ne permet pas de faire appel. Demandez au jeu un lien qui le permet.',
+    gone: 'Cette restriction n’est plus sur cette page. Rechargez la page pour la voir telle qu’elle est.',
+    conflict:
+      'Cette restriction a déjà fait l’objet d’un appel, ou ne peut plus en faire l’objet. Rechargez la page pour la voir telle qu’elle est.',
+    invalid: 'L’appel n’a pas pu être envoyé tel quel : vérifiez son texte et réessayez.',
+  },
 };
 
 /** The languages the page speaks; the first is the fallback. */
@@ -251,6 +276,14 @@ export const wordsFor = (languages: readonly string[]): Words => {
   }
   return en;
 };
+
+/** What the page says of a refusal, in its language. */
+export const refusalText = (words: Words, refusal: Refusal): string =>
+  refusal.kind === 'ended'
+    ? words.ended
+    : refusal.kind === 'unavailable'
+      ? words.unavailable
+      : words.refused[refusal.kind];
 
 /** A time in the page's language, in the player's time zone. */
 export const dateIn = (words: Words, iso: string) =>
