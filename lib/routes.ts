@@ -975,7 +975,7 @@ export const createPlayerLinkRoute = {
   retry: 'never',
 } as const satisfies Route;
 
-/** The player's page: the link's item, then its publisher's policy, the device's bans and their appeals. */
+/** The player's page: the link's item and its minting key's, then its publisher's policy, the device's bans and their appeals. */
 export const getPlayerPageRoute = {
   id: 'getPlayerPage',
   method: 'GET',
@@ -984,7 +984,11 @@ export const getPlayerPageRoute = {
   auth: false,
   scope: null,
   request: { playerLink: true, query: localeQuerySchema },
-  table: { 'dynamodb:GetItem': ['playerLink', 'publisher', 'appeal'], 'dynamodb:Query': ['device'] },
+  // `keyId`: the minting key, still in force? (a revoked key's links end with it)
+  table: {
+    'dynamodb:GetItem': ['playerLink', 'keyId', 'publisher', 'appeal'],
+    'dynamodb:Query': ['device'],
+  },
   throttle: 'player',
   retry: 'read',
 } as const satisfies Route;
@@ -999,7 +1003,7 @@ export const filePlayerAppealRoute = {
   scope: null,
   request: { playerLink: true, body: playerAppealRequestSchema },
   table: {
-    'dynamodb:GetItem': ['playerLink', 'publisher', 'appeal', 'device'],
+    'dynamodb:GetItem': ['playerLink', 'keyId', 'publisher', 'appeal', 'device'],
     'dynamodb:Query': ['device'],
     'dynamodb:PutItem': ['appeal', 'appealQueue', 'audit'],
     'dynamodb:UpdateItem': ['device', 'appealQueue'],

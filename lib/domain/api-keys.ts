@@ -308,6 +308,23 @@ const keyPage = async (
 };
 
 /**
+ * Whether the key of this id still opens anything: it exists, is not revoked and has not expired.
+ * What a key made stands for it only while it does (a player's page link, lib/domain/player-links.ts).
+ * One consistent GetItem of its id item.
+ */
+export const keyInForce = async (keyId: string): Promise<boolean> => {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName(), Key: keyIdKey(keyId), ConsistentRead: true }),
+  );
+  if (!Item) return false;
+  const key = keyFromItem(Item);
+  return (
+    key.revoked_at === null &&
+    (key.expires_at === null || key.expires_at > new Date(clock.now()).toISOString())
+  );
+};
+
+/**
  * Revokes a key by its public id. The lookup item is revoked first: that is the one the
  * authorizer reads, so the key stops working even if the listing update then fails. Then
  * `key.revoked` is recorded, from the listing item, which keeps the first time and revoker:

@@ -18,6 +18,7 @@ import type {
 import { dynamo, tableName } from '../storage/client';
 import { appealIdOf, playerLinkKey } from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
+import { keyInForce } from './api-keys';
 import { readAppeal, type StoredAppeal } from './appeal-record';
 import { fileAppeal, toAppealView } from './appeals';
 import { localiseBan } from './ban-locales';
@@ -32,7 +33,8 @@ import { getPolicy } from './policy';
  * appeals, and nothing else. The link is a 256-bit random secret; the table keeps only its SHA-256
  * (the item `PLAYERLINK#<hash>` / `LINK`, deleted by its time to live after it ends), so neither
  * the table nor a log holds what opens a page. Everything the page reads is named by the link's
- * item, never by the request: no device, game or publisher the player sends is ever read.
+ * item, never by the request: no device, game or publisher the player sends is ever read. A link
+ * ends when it expires, or when the key that minted it is revoked or expires.
  * Why a stored secret rather than a signed token, and what the page shows: docs/player-rights.md.
  */
 
@@ -124,8 +126,12 @@ export const openPlayerLink = async (secret: string): Promise<PlayerLink> => {
     new GetCommand({ TableName: tableName(), Key: playerLinkKey(hashOf(secret)), ConsistentRead: true }),
   );
   const link = Item ? linkFromItem(Item) : undefined;
-  if (!link || link.expires_at <= new Date(clock.now()).toISOString())
-    throw new UnauthorizedError('This link is unknown or has ended: ask the game for a new one');
+  const ended = () => new UnauthorizedError('This link is unknown or has ended: ask the game for a new one');
+  if (!link || link.expires_at <= new Date(clock.now()).toISOString()) throw ended();
+  // A link stands for the key that minted it only while that key does: revoking a leaked key ends
+  // its links at once, not when they expire.
+  const minter = link.created_by;
+  if (minter.type === 'key' && minter.key_id !== null && !(await keyInForce(minter.key_id))) throw ended();
   return link;
 };
 

@@ -217,6 +217,25 @@ describe("the player's page", () => {
     expect((await appeal(secret, { ban_id: 1 })).status).toBe(401);
   });
 
+  it('ends with the key that minted it: revoked, the same 401 at once', async () => {
+    const owner = await publisher();
+    const server = await api.createKey(owner.id, 'game server', { scopes: ['bans:read', 'appeals:write'] });
+    const device = unique('dev');
+    const banId = await ban(owner.key, { device_id: device });
+    const { secret } = (await mint(server.api_key, { device_id: device, appeal: true })).body;
+    expect((await page(secret)).status).toBe(200);
+    const revoked = await api.request('POST', `/v1/keys/${server.key_id}/revoke`, { key: owner.key });
+    expect(revoked.status).toBe(200);
+    const before = await appealItems();
+    for (const res of [await page(secret), await appeal(secret, { ban_id: banId })]) {
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toBe('This link is unknown or has ended: ask the game for a new one');
+    }
+    expect(await appealItems()).toEqual(before);
+    // A link of the owner's key still opens the page.
+    expect((await page((await mint(owner.key, { device_id: device })).body.secret)).status).toBe(200);
+  });
+
   it('is minted only by a key that may read bans in that game, and appeals only with appeals:write', async () => {
     const owner = await publisher();
     const reader = (await api.createKey(owner.id, 'reader', { scopes: ['bans:read'], games: ['g1'] }))
