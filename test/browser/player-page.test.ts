@@ -225,6 +225,49 @@ describe("the player's page", () => {
       expect((await fetch(`${server.url}/player/${other}`)).status, other).toBe(404);
   });
 
+  it('closes when the link ends, and a replayed appeal files nothing more', async () => {
+    const device = 'player-phone-5';
+    const banId = await ban(device, {});
+    const minted = await server.call('POST', '/v1/player-links', {
+      game: GAME,
+      body: { device_id: device, appeal: true, expires_in_seconds: 60 },
+    });
+    expect(minted.status).toBe(201);
+    const { page, problems } = await phone();
+    await page.goto(`${server.url}${minted.body.path}`);
+    const card = page.getByRole('region', { name: 'Cheating: Applies in this game' });
+    await card.getByLabel('Why this is wrong').fill('Not me.');
+    await card.getByRole('button', { name: 'Send appeal' }).click();
+    await card
+      .getByRole('status')
+      .getByText(/is being reviewed/)
+      .waitFor();
+    // The same request sent again (a double tap, a replay of the link's request): the first appeal.
+    const replay = await fetch(`${server.url}/v1/player/appeals`, {
+      method: 'POST',
+      headers: { 'X-Player-Link': minted.body.secret, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ban_id: banId, message: 'Replayed.' }),
+    });
+    expect(replay.status).toBe(200);
+    expect(((await replay.json()) as { result: string }).result).toBe('idempotent_ok');
+    const queue = await server.call('GET', `/v1/appeals?device_id=${device}`);
+    expect(queue.body.items.map((a: { message: string }) => a.message)).toEqual(['Not me.']);
+    // A minute later the link has ended: the page says so and shows nothing of the device.
+    server.setClockOffset(61_000);
+    try {
+      await page.reload();
+      await page
+        .getByRole('alert')
+        .getByText('This link has ended or is not valid. Ask the game for a new one.')
+        .waitFor();
+      expect(await page.getByRole('region').count()).toBe(0);
+      await axeClean(page, 'player-page-expired');
+    } finally {
+      server.setClockOffset(0);
+    }
+    expect(unexpectedProblems(problems)).toEqual([]);
+  });
+
   it('opens nothing with an altered link, and says so for a link without its secret', async () => {
     const device = 'player-phone-3';
     await ban(device, { player_message: 'Not for this page.' });

@@ -49,6 +49,11 @@ export interface LocalServer {
    * tool on the server's folder.
    */
   publisherKey(publisherId: string): Promise<string>;
+  /**
+   * Moves the server's clock `offsetMs` ahead of the wall clock (0: back), so a test reaches an
+   * expiry without waiting. Only a server in this process has its clock here: another throws.
+   */
+  setClockOffset(offsetMs: number): void;
   stop(): Promise<void>;
 }
 
@@ -61,6 +66,7 @@ interface Running {
   people: LocalServer['people'];
   /** Whether it runs in this process (its store is this process's). */
   here: boolean;
+  setClockOffset(offsetMs: number): void;
   stop(): Promise<void>;
 }
 
@@ -88,6 +94,7 @@ const startInProcess = async (env: NodeJS.ProcessEnv): Promise<Running> => {
         devKey: key.api_key,
         people: { viewer: byRole('viewer'), moderator: byRole('moderator'), admin: byRole('admin') },
         here: true,
+        setClockOffset: (offsetMs) => api.setClockOffset(offsetMs),
         stop: async () => {
           try {
             await api.close();
@@ -123,6 +130,9 @@ const startChild = async (env: NodeJS.ProcessEnv): Promise<Running> => {
     devKey: (/bsk_[A-Za-z0-9_-]{43}/.exec(printed) as RegExpExecArray)[0],
     people: { viewer: person('viewer'), moderator: person('moderator'), admin: person('admin') },
     here: false,
+    setClockOffset: () => {
+      throw new Error("a server in a child process keeps its own clock: set it in the test's first server");
+    },
     stop: async () => {
       await server.stop('SIGTERM');
     },
@@ -184,6 +194,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
       if (made.code !== 0) throw new Error(`npm run keys -- create: ${made.code} ${made.stderr}`);
       return JSON.parse(made.stdout).api_key;
     },
+    setClockOffset: (offsetMs) => running.setClockOffset(offsetMs),
     stop: async () => {
       await running.stop();
       rmSync(dataDir, { recursive: true, force: true });
