@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import { appealKey, banKey, partitions } from '../../lib/storage/keys';
 import { startTestApi, type TestApi } from '../support/api';
+import { signIn } from '../support/sign-in';
 
 /**
  * The transparency report (DSA Art. 15 and 24; docs/player-rights.md): two publishers make bans of
@@ -25,7 +26,7 @@ let api: TestApi;
 let dispatchChanges: typeof import('../../lib/domain/dispatch').dispatchChanges;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ people: true });
   ({ dispatchChanges } = await import('../../lib/domain/dispatch'));
 });
 afterAll(() => api?.close());
@@ -60,8 +61,8 @@ interface MadeAppeal {
   created_at: string;
   decided_at: string | null;
   outcome: 'upheld' | 'overturned' | 'shortened' | null;
-  /** Who decided it: the key's id. */
-  decided_by: string | null;
+  /** Who decided it: a key (its id) or a person (their subject). */
+  decided_by: ModeratorRow['moderator'] | null;
 }
 
 interface ModeratorRow {
@@ -105,9 +106,10 @@ const expectedCounts = (bans: readonly MadeBan[], appeals: readonly MadeAppeal[]
   for (const ban of made) byReason[ban.reason_code] = (byReason[ban.reason_code] ?? 0) + 1;
   const byModerator = new Map<string, ModeratorRow>();
   for (const appeal of decided) {
-    const id = appeal.decided_by as string;
+    const moderator = appeal.decided_by as ModeratorRow['moderator'];
+    const id = `${moderator.type}:${moderator.id}`;
     const row = byModerator.get(id) ?? {
-      moderator: { type: 'key' as const, id },
+      moderator,
       decided: 0,
       upheld: 0,
       overturned: 0,
@@ -156,8 +158,8 @@ const report = (key: string, query: string) =>
 const world = {} as {
   owner: { id: string; key: string; keyId: string };
   other: { id: string; key: string; keyId: string };
-  /** The owner's second moderator: a key of its own. */
-  moderator: { key: string; keyId: string };
+  /** The owner's second moderator: a person signed in. */
+  moderator: { token: string; sub: string };
   ownerBans: MadeBan[];
   otherBans: MadeBan[];
   appeals: MadeAppeal[];
@@ -193,8 +195,10 @@ const decide = async (key: string, appealId: string, body: Record<string, unknow
 
 beforeAll(async () => {
   const [owner, other] = [await publisher(), await publisher()];
-  const secondKey = await api.createKey(owner.id, 'second moderator');
-  const moderator = { key: secondKey.api_key, keyId: secondKey.key_id as string };
+  const person = await api.createPerson(owner.id, 'moderator');
+  const signedIn = await signIn(api.identity.issuer, api.identity.redirectUri, person.email, person.password);
+  if (!signedIn.ok) throw new Error(`could not sign in: ${signedIn.status}`);
+  const moderator = { token: signedIn.tokens.access_token, sub: person.sub };
   const ownerBans = [
     // A key's ban: detected and decided by automated means, on the terms.
     await create(owner.key, { ban_type: 'cheat', scope: 'game' }),
@@ -268,29 +272,34 @@ beforeAll(async () => {
   }));
   const decided = (
     index: number,
-    by: { keyId: string },
+    by: ModeratorRow['moderator'],
     decision: { decided_at: string; outcome: MadeAppeal['outcome'] },
   ) => {
     const appeal = appeals[index] as MadeAppeal;
     appeal.decided_at = decision.decided_at;
     appeal.outcome = decision.outcome;
-    appeal.decided_by = by.keyId;
+    appeal.decided_by = by;
   };
   // One decided at once (seconds, exact), two an hour and a half later (rounded), one left open.
-  decided(0, owner, await decide(owner.key, first.appeal_id, { outcome: 'upheld' }));
+  const ownerKey = { type: 'key' as const, id: owner.keyId };
+  // Two moderators: the person signed in decides the first, the owner's key the others.
+  decided(
+    0,
+    { type: 'user', id: moderator.sub },
+    await decide(moderator.token, first.appeal_id, { outcome: 'upheld' }),
+  );
   await api.settle();
   api.setClockOffset(90 * 60_000);
   try {
-    // Two moderators: the second key decides one.
     decided(
       1,
-      moderator,
-      await decide(moderator.key, second.appeal_id, {
+      ownerKey,
+      await decide(owner.key, second.appeal_id, {
         outcome: 'shortened',
         expires_at: later(2 * DAY_MS),
       }),
     );
-    decided(2, owner, await decide(owner.key, third.appeal_id, { outcome: 'overturned' }));
+    decided(2, ownerKey, await decide(owner.key, third.appeal_id, { outcome: 'overturned' }));
     await api.settle();
   } finally {
     api.setClockOffset(0);
@@ -360,16 +369,16 @@ describe('the transparency report', () => {
       {
         moderator: { type: 'key', id: world.owner.keyId },
         decided: 2,
-        upheld: 1,
+        upheld: 0,
         overturned: 1,
-        shortened: 0,
+        shortened: 1,
       },
       {
-        moderator: { type: 'key', id: world.moderator.keyId },
+        moderator: { type: 'user', id: world.moderator.sub },
         decided: 1,
-        upheld: 0,
+        upheld: 1,
         overturned: 0,
-        shortened: 1,
+        shortened: 0,
       },
     ]);
   });
@@ -571,7 +580,9 @@ describe('the transparency report', () => {
         expect(find(day.day, 'reason', code)).toBe(String(count));
       for (const row of day.appeals.by_moderator as ModeratorRow[])
         for (const name of ['decided', 'upheld', 'overturned', 'shortened'] as const)
-          expect(find(day.day, `moderator_${name}`, `key:${row.moderator.id}`)).toBe(String(row[name]));
+          expect(find(day.day, `moderator_${name}`, `${row.moderator.type}:${row.moderator.id}`)).toBe(
+            String(row[name]),
+          );
       expect(find(day.day, 'appeals', 'overturned')).toBe(String(day.appeals.overturned));
       expect(find(day.day, 'time_to_decision_seconds', 'median')).toBe(
         day.appeals.median_seconds_to_decision === null ? '' : String(day.appeals.median_seconds_to_decision),
@@ -582,8 +593,9 @@ describe('the transparency report', () => {
     expect(find('total', 'reason', 'aimbot')).toBe('4');
     expect(find('total', 'reason', 'mistake')).toBeUndefined();
     expect(find('total', 'moderator_decided', `key:${world.owner.keyId}`)).toBe('2');
-    expect(find('total', 'moderator_shortened', `key:${world.moderator.keyId}`)).toBe('1');
-    expect(find('total', 'moderator_upheld', `key:${world.moderator.keyId}`)).toBe('0');
+    expect(find('total', 'moderator_shortened', `key:${world.owner.keyId}`)).toBe('1');
+    expect(find('total', 'moderator_upheld', `user:${world.moderator.sub}`)).toBe('1');
+    expect(find('total', 'moderator_shortened', `user:${world.moderator.sub}`)).toBe('0');
     expect(find('total', 'time_to_decision_seconds', 'p90')).toBe(
       String(json.appeals.p90_seconds_to_decision),
     );
