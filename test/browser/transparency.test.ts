@@ -1,5 +1,6 @@
 import type { Browser, Locator, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn as personSignIn } from '../support/sign-in';
 import { launchChromium } from './support/chromium';
 import { eventually, openSection, rowsOf, signIn } from './support/console';
 import {
@@ -16,7 +17,7 @@ import { type LocalServer, startServer } from './support/server';
 /**
  * The Transparency page: the publisher's transparency report for a period, its charts drawn in the
  * page (restrictions by day, by category, by reason, the appeals' outcomes as shares, and each
- * moderator's: two keys decide) and its table, each figure held to what
+ * moderator's: two keys and a person decide, the person shown by their email) and its table, each figure held to what
  * `GET /v1/transparency-report` answers for the same period. Another publisher's bans are in neither.
  */
 
@@ -59,6 +60,7 @@ beforeAll(async () => {
       },
     }),
     await ban({ device_id: 'tr-page-4', statement: { category: 'scams_and_fraud' } }),
+    await ban({ device_id: 'tr-page-5', reason_code: 'wallhack' }),
   ];
   await ban(
     {
@@ -78,11 +80,17 @@ beforeAll(async () => {
     ).status,
   ).toBe(200);
   second = await server.makeKey('second moderator', ['appeals:decide']);
-  // Two by the development key, one by the second.
+  // The moderator of the development publisher signs in as the console would, for an access token.
+  const settings = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as { issuer: string };
+  const { email, password } = server.people.moderator;
+  const signed = await personSignIn(settings.issuer, server.consoleUrl, email, password);
+  if (!signed.ok) throw new Error(`moderator sign-in: ${signed.status}`);
+  // Two by the development key, one by the second key, one by the person.
   for (const [index, outcome, key] of [
     [0, 'upheld', undefined],
     [1, 'overturned', undefined],
     [2, 'upheld', second.api_key],
+    [4, 'overturned', signed.tokens.access_token],
   ] as const) {
     const contested = made[index] as { ban_id: number; device_id: string };
     const filed = await server.call('POST', '/v1/appeals', {
@@ -123,7 +131,7 @@ describe('the Transparency page', () => {
     // The dispatcher counts the changes moments after them: the API's answer once it has all of them.
     const { body: report } = await eventually(
       () => server.call('GET', `/v1/transparency-report?from=${period.from}&to=${period.to}`),
-      (answer) => answer.body.restrictions.total >= 4 && answer.body.appeals.decided >= 3,
+      (answer) => answer.body.restrictions.total >= 5 && answer.body.appeals.decided >= 4,
     );
     expect(report.restrictions.by_category.protection_of_minors).toBe(0);
     expect(report.restrictions.by_ground.illegal).toBeGreaterThanOrEqual(1);
@@ -171,7 +179,7 @@ describe('the Transparency page', () => {
       .toContain(`upheld ${report.appeals.upheld} (${share(report.appeals.upheld)}%)`);
 
     // By reason: a bar for each reason code with restrictions, none for another publisher's.
-    expect(report.restrictions.by_reason).toMatchObject({ aimbot: 3, threats: 1 });
+    expect(report.restrictions.by_reason).toMatchObject({ aimbot: 3, threats: 1, wallhack: 1 });
     expect(report.restrictions.by_reason.rival_reason).toBeUndefined();
     expect(await marksOf(page.locator('#transparency-by-reason'), 'data-label')).toEqual(
       report.restrictions.by_reason,
@@ -192,6 +200,11 @@ describe('the Transparency page', () => {
       overturned: 0,
       shortened: 0,
     });
+    const person = moderators.find((row) => row.moderator.type === 'user');
+    expect(person).toMatchObject({ decided: 1, overturned: 1 });
+    // The console knows the person's email from the people list; a key is shown by its id.
+    const shownAs = (moderator: ModeratorRow['moderator']) =>
+      moderator.type === 'user' ? server.people.moderator.email : `key ${moderator.id}`;
     const byModerator = page.locator('#transparency-by-moderator');
     expect(
       await byModerator
@@ -207,7 +220,7 @@ describe('the Transparency page', () => {
       });
       await expect
         .poll(() => block.locator('figcaption').textContent())
-        .toContain(`Decided by key ${row.moderator.id}, by outcome`);
+        .toContain(`Decided by ${shownAs(row.moderator)}, by outcome`);
     }
 
     // The table: every number of the answer.
@@ -231,7 +244,7 @@ describe('the Transparency page', () => {
       expect(cell('Reason', code)).toBe(String(count));
     for (const row of moderators)
       for (const name of ['decided', 'upheld', 'overturned', 'shortened'] as const)
-        expect(cell(`Moderator ${name}`, `key ${row.moderator.id}`)).toBe(String(row[name]));
+        expect(cell(`Moderator ${name}`, shownAs(row.moderator))).toBe(String(row[name]));
     expect(cell('Time to decision', 'median')).toMatch(
       new RegExp(`^${report.appeals.median_seconds_to_decision} s `),
     );
