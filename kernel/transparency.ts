@@ -44,6 +44,28 @@ export const restrictionDimensionNames = Object.keys(restrictionDimensions) as R
 export const reportAppealCounts = ['received', 'decided', 'upheld', 'overturned', 'shortened'] as const;
 export type ReportAppealCount = (typeof reportAppealCounts)[number];
 
+/** What a report says of each moderator: their decisions, then each outcome (`appeals.by_moderator`). */
+export const reportModeratorCounts = ['decided', 'upheld', 'overturned', 'shortened'] as const;
+export type ReportModeratorCount = (typeof reportModeratorCounts)[number];
+
+/** Who decided appeals, as a report names them: a person (their subject) or a key (its id). */
+export interface ReportModerator {
+  type: 'user' | 'key';
+  id: string;
+}
+
+/** A moderator's row of a report. */
+export type ReportModeratorRow = { moderator: ReportModerator } & Record<ReportModeratorCount, number>;
+
+/** The order a report lists moderators in: most decisions first, then by type and id. */
+export const compareModeratorRows = (a: ReportModeratorRow, b: ReportModeratorRow): number =>
+  b.decided - a.decided ||
+  (a.moderator.id < b.moderator.id ? -1 : a.moderator.id > b.moderator.id ? 1 : 0) ||
+  (a.moderator.type < b.moderator.type ? -1 : a.moderator.type > b.moderator.type ? 1 : 0);
+
+/** A moderator as one CSV value: `user:<sub>` or `key:<key_id>`. */
+export const moderatorValue = (moderator: ReportModerator): string => `${moderator.type}:${moderator.id}`;
+
 /**
  * Time to decision, as the rollups keep it: whole seconds rounded up to three significant digits.
  * Exact below 1,000 seconds (about 17 minutes); beyond, at most 1% above the true time, so a day's
@@ -77,7 +99,10 @@ export const percentileOfCounts = (counts: ReadonlyMap<number, number>, p: numbe
  * order, then the same rows for the whole period with `day` = `total`. Dimensions: `restrictions`
  * (value `total`), each restriction dimension with each of its values, `revocations` (`total`),
  * `appeals` (received, decided, upheld, overturned, shortened) and `time_to_decision_seconds`
- * (`median`, `p90`; `count` empty without decisions).
+ * (`median`, `p90`; `count` empty without decisions); then `reason` (each reason code with a count,
+ * in code order) and `moderator_decided`, `moderator_upheld`, `moderator_overturned`,
+ * `moderator_shortened` (value `user:<sub>` or `key:<key_id>`, moderators in the report's order).
+ * A day lists only the reasons and moderators it has; the period lists all of its own.
  */
 export const REPORT_CSV_HEADER = ['day', 'dimension', 'value', 'count'] as const;
 export const REPORT_CSV_TOTAL_DAY = 'total';

@@ -419,7 +419,7 @@ export interface paths {
   "/v1/transparency-report": {
     /**
      * Your transparency report for a period (DSA Art. 15 and 24)
-     * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made), the bans revoked, and the appeals of your bans received and decided, by outcome, with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count). Needs `audit:read` and a key for every game.
+     * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made) and reason code (`by_reason`: the codes with bans only), the bans revoked, and the appeals of your bans received and decided, by outcome and by moderator (`by_moderator`: who decided, a person's subject or a key's id, with their outcomes; most decisions first), with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count); reasons are rows `reason,<code>`, moderators rows `moderator_<decided|upheld|overturned|shortened>,<user:sub|key:key_id>`, only those with counts. Needs `audit:read` and a key for every game.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -1786,6 +1786,9 @@ export interface components {
           partially: number;
           not: number;
         };
+        by_reason: {
+          [key: string]: number;
+        };
       };
       revocations: number;
       appeals: {
@@ -1796,6 +1799,17 @@ export interface components {
         shortened: number;
         median_seconds_to_decision: number | null;
         p90_seconds_to_decision: number | null;
+        by_moderator: ({
+            moderator: {
+              /** @enum {string} */
+              type: "user" | "key";
+              id: string;
+            };
+            decided: number;
+            upheld: number;
+            overturned: number;
+            shortened: number;
+          })[];
       };
       by_day: ({
           day: string;
@@ -1841,6 +1855,9 @@ export interface components {
               partially: number;
               not: number;
             };
+            by_reason: {
+              [key: string]: number;
+            };
           };
           revocations: number;
           appeals: {
@@ -1851,6 +1868,17 @@ export interface components {
             shortened: number;
             median_seconds_to_decision: number | null;
             p90_seconds_to_decision: number | null;
+            by_moderator: ({
+                moderator: {
+                  /** @enum {string} */
+                  type: "user" | "key";
+                  id: string;
+                };
+                decided: number;
+                upheld: number;
+                overturned: number;
+                shortened: number;
+              })[];
           };
         })[];
       computed_at: string;
@@ -4138,7 +4166,7 @@ export interface operations {
   };
   /**
    * Your transparency report for a period (DSA Art. 15 and 24)
-   * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made), the bans revoked, and the appeals of your bans received and decided, by outcome, with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count). Needs `audit:read` and a key for every game.
+   * @description The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, at most 366 days; else a 400 naming `to`), counted by type, scope, ground, category, automated detection and automated decision (from each ban's statement of reasons, as made) and reason code (`by_reason`: the codes with bans only), the bans revoked, and the appeals of your bans received and decided, by outcome and by moderator (`by_moderator`: who decided, a person's subject or a key's id, with their outcomes; most decisions first), with the median and 90th percentile of the seconds from filing to decision (nearest rank over the decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed and the day it was decided; an erasure takes nothing away. Read from daily counts the service keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers `text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in day order, then the same rows for the whole period with `day` `total` (a null percentile: an empty count); reasons are rows `reason,<code>`, moderators rows `moderator_<decided|upheld|overturned|shortened>,<user:sub|key:key_id>`, only those with counts. Needs `audit:read` and a key for every game.
    *
    * Needs a key with the `audit:read` scope.
    */

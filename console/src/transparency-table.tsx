@@ -1,6 +1,7 @@
 import { restrictionDimensionNames, restrictionDimensions } from '@kernel/transparency';
 import { formatDuration, type Schemas } from './api';
 import { DataTable } from './data-table';
+import type { ModeratorName } from './transparency';
 
 /**
  * The transparency report's numbers for the period, as a table: every dimension with each of its
@@ -25,19 +26,24 @@ export const valueWords = (dimension: string, value: string) =>
 
 const seconds = (value: number | null) => (value === null ? '—' : `${value} s (${formatDuration(value)})`);
 
-export const ReportTable = ({ report }: { report: Report }) => {
+export const ReportTable = ({ report, moderatorName }: { report: Report; moderatorName: ModeratorName }) => {
   const rows: Array<[string, string, string | number]> = [['Restrictions', 'all', report.restrictions.total]];
   for (const dimension of restrictionDimensionNames) {
     const counts = report.restrictions[`by_${dimension}`] as Record<string, number>;
     for (const value of restrictionDimensions[dimension])
       rows.push([dimensionWords[dimension], valueWords(dimension, value), counts[value] ?? 0]);
   }
+  for (const [code, count] of Object.entries(report.restrictions.by_reason))
+    rows.push(['Reason', code, count]);
   rows.push(['Revocations', 'all', report.revocations]);
   const { appeals } = report;
   for (const name of ['received', 'decided', 'upheld', 'overturned', 'shortened'] as const)
     rows.push(['Appeals', name, appeals[name]]);
   rows.push(['Time to decision', 'median', seconds(appeals.median_seconds_to_decision)]);
   rows.push(['Time to decision', '90th percentile', seconds(appeals.p90_seconds_to_decision)]);
+  for (const row of appeals.by_moderator)
+    for (const name of ['decided', 'upheld', 'overturned', 'shortened'] as const)
+      rows.push([`Moderator ${name}`, moderatorName(row.moderator), row[name]]);
   return (
     <DataTable
       label="Transparency report table"

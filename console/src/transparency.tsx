@@ -1,6 +1,6 @@
 import { daysOfPeriod, isReportDay, REPORT_MAX_DAYS, restrictionDimensions } from '@kernel/transparency';
 import { useEffect, useState } from 'preact/hooks';
-import type { Call } from './api';
+import type { Call, Schemas } from './api';
 import { DayBars, LabelledBars, ShareBar } from './transparency-charts';
 import { ReportTable, valueWords } from './transparency-table';
 import { Field, Notice, ScopeGate, type ScopeKnowledge } from './ui';
@@ -8,8 +8,10 @@ import { type AnswerOf, useRead } from './ui-read';
 
 /**
  * The Transparency view (DSA Art. 15 and 24): the publisher's transparency report for a period of
- * UTC days, as `GET /v1/transparency-report` answers it: restrictions by day, by category, the
- * appeals' outcomes as shares, and every number in a table. Needs `audit:read` and a key for every game.
+ * UTC days, as `GET /v1/transparency-report` answers it: restrictions by day, by category, by
+ * reason, the appeals' outcomes as shares, each moderator's outcomes as shares, and every number in
+ * a table. Needs `audit:read` and a key for every game. A person who decided is shown by their email
+ * where the people list (`people:manage`) has it, else by their id, as a key is.
  */
 
 const DAY_MS = 86_400_000;
@@ -36,6 +38,15 @@ const periodProblems = ({ from, to }: Period) => {
   return errors;
 };
 
+type Moderator = Schemas['TransparencyReport']['appeals']['by_moderator'][number]['moderator'];
+
+/** How the page names a moderator: a person's email from the people list, else their id; a key's id. */
+export type ModeratorName = (moderator: Moderator) => string;
+const moderatorNameFrom =
+  (emails: ReadonlyMap<string, string>): ModeratorName =>
+  (moderator) =>
+    moderator.type === 'user' ? (emails.get(moderator.id) ?? moderator.id) : `key ${moderator.id}`;
+
 const readReport = (call: Call, period: Period) =>
   call('get', '/v1/transparency-report', { query: { from: period.from, to: period.to } });
 
@@ -43,6 +54,16 @@ export const TransparencyView = ({ call, knowledge }: { call: Call; knowledge: S
   const [draft, setDraft] = useState<Period>(lastThirtyDays);
   const [errors, setErrors] = useState<Partial<Record<keyof Period, string>>>({});
   const report = useRead<AnswerOf<typeof readReport>>({ latest: true });
+  // People's emails by subject, for naming moderators: only where this session may list people.
+  const [emails, setEmails] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    if (knowledge['people:manage'].held === false) return;
+    void call('get', '/v1/people', {}).then((answer) => {
+      if (answer.ok && answer.status === 200)
+        setEmails(new Map(answer.body.items.map((person) => [person.person_id, person.email])));
+    });
+  }, []);
+  const moderatorName = moderatorNameFrom(emails);
   const show = (period: Period) => {
     const problems = periodProblems(period);
     setErrors(problems);
@@ -63,8 +84,9 @@ export const TransparencyView = ({ call, knowledge }: { call: Call; knowledge: S
       <h2 id="transparency-heading">Transparency</h2>
       <p>
         What a transparency report under the Digital Services Act (Art. 15 and 24) counts: the bans made, by
-        type, scope, ground, category and automated means; the bans revoked; the appeals received and decided,
-        and how long decisions took. Days are UTC; the API answers the same as CSV.
+        type, scope, ground, category, automated means and reason; the bans revoked; the appeals received and
+        decided, by outcome and by moderator, and how long decisions took. Days are UTC; the API answers the
+        same as CSV.
       </p>
       <ScopeGate scope="audit:read" known={knowledge} what="The transparency report">
         <form
@@ -121,6 +143,15 @@ export const TransparencyView = ({ call, knowledge }: { call: Call; knowledge: S
                 count: shown.restrictions.by_category[category],
               }))}
             />
+            <LabelledBars
+              id="transparency-by-reason"
+              title="Restrictions by reason"
+              empty="no restrictions in the period"
+              items={Object.entries(shown.restrictions.by_reason).map(([code, count]) => ({
+                label: code,
+                count,
+              }))}
+            />
             <ShareBar
               id="transparency-outcomes"
               title="Appeals decided, by outcome"
@@ -131,7 +162,33 @@ export const TransparencyView = ({ call, knowledge }: { call: Call; knowledge: S
                 { label: 'shortened', count: shown.appeals.shortened, tone: 'shortened' },
               ]}
             />
-            <ReportTable report={shown} />
+            <section id="transparency-by-moderator" aria-labelledby="transparency-by-moderator-heading">
+              <h4 id="transparency-by-moderator-heading">Appeals decided, by moderator</h4>
+              {shown.appeals.by_moderator.length === 0 ? (
+                <p>No appeal decided in the period.</p>
+              ) : (
+                shown.appeals.by_moderator.map((row, i) => (
+                  <div
+                    key={`${row.moderator.type}:${row.moderator.id}`}
+                    class="moderator-shares"
+                    data-moderator={`${row.moderator.type}:${row.moderator.id}`}
+                    data-decided={row.decided}
+                  >
+                    <ShareBar
+                      id={`transparency-moderator-${i}`}
+                      title={`Decided by ${moderatorName(row.moderator)}, by outcome`}
+                      empty="no appeal decided"
+                      parts={[
+                        { label: 'upheld', count: row.upheld, tone: 'upheld' },
+                        { label: 'overturned', count: row.overturned, tone: 'overturned' },
+                        { label: 'shortened', count: row.shortened, tone: 'shortened' },
+                      ]}
+                    />
+                  </div>
+                ))
+              )}
+            </section>
+            <ReportTable report={shown} moderatorName={moderatorName} />
           </>
         )}
       </ScopeGate>

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import * as clock from '../clock';
-import type { AppealSubject, Policy } from '../model/responses';
+import type { Actor, AppealSubject, Policy } from '../model/responses';
 import { APPEAL_SK, BAN_PREFIX, partitions } from '../storage/keys';
 import { appealFromItem, appealReach, appealSubject } from './appeal-record';
 import { eventIdOf } from './audit';
@@ -120,6 +120,17 @@ const banEvent = (
   device_id: ban.device_id,
   ban: shown(ban),
 });
+
+/**
+ * Who decided the appeal a change record shows decided (its new image's decision), for the
+ * transparency report's count by moderator: the `appeal.decided` event leaves it out, as every
+ * event's reader would otherwise see who moderates.
+ */
+export const deciderOfChange = (record: ChangeRecord): Actor | undefined => {
+  const keys = imageOf(record.dynamodb?.Keys);
+  if (!keys || !String(keys.pk).startsWith(partitions.appeal) || keys.sk !== APPEAL_SK) return undefined;
+  return appealFromItem(imageOf(record.dynamodb?.NewImage))?.decision?.decided_by;
+};
 
 /** The events one change record stands for: none, or one. */
 export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {

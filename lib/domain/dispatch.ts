@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { ReportModerator } from '@kernel/transparency';
 import * as clock from '../clock';
 import type { Actor, WebhookTest, WebhookTestEvent } from '../model/responses';
 import { originOf } from '../outbound/webhook-address';
 import { dynamo, tableName } from '../storage/client';
 import { queueDeliveries } from '../storage/delivery-queue';
 import { deliveryKey } from '../storage/keys';
-import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
-import { type ChangeRecord, eventsOfChange } from './change-events';
+import { actorIdOf, eventKeysOf, recordEvent, undoUnrecorded } from './audit';
+import { type ChangeEvent, type ChangeRecord, deciderOfChange, eventsOfChange } from './change-events';
 import {
   type DeliveryRef,
   deliveryFromItem,
@@ -32,7 +33,12 @@ export const dispatchChanges = async (
   records: readonly ChangeRecord[],
   enqueue: (refs: readonly DeliveryRef[]) => Promise<void>,
 ): Promise<{ events: number; deliveries: number }> => {
-  const events = records.flatMap(eventsOfChange);
+  const deciders = new Map<string, ReportModerator>();
+  const events = records.flatMap((record) => {
+    const made = eventsOfChange(record);
+    noteDeciders(record, made, deciders);
+    return made;
+  });
   if (events.length === 0) return { events: 0, deliveries: 0 };
   // Only the partitions of the publishers these events concern (all that have webhooks for a global ban).
   const webhooks = await webhooksConcerning(events);
@@ -49,9 +55,23 @@ export const dispatchChanges = async (
     countInDirectory(events),
     noteGamesUsed(events),
     // The transparency report's daily rollups (lib/domain/transparency-rollups.ts).
-    countInReport(events),
+    countInReport(events, deciders),
   ]);
   return { events: events.length, deliveries: refs.length };
+};
+
+/** Who decided each `appeal.decided` event's appeal, read from its change record (the event leaves it out). */
+const noteDeciders = (
+  record: ChangeRecord,
+  events: readonly ChangeEvent[],
+  deciders: Map<string, ReportModerator>,
+) => {
+  const decided = events.filter((event) => event.type === 'appeal.decided');
+  if (decided.length === 0) return;
+  const actor = deciderOfChange(record);
+  const id = actor ? actorIdOf(actor) : null;
+  if (!actor || id === null) return;
+  for (const event of decided) deciders.set(event.event_id, { type: actor.type, id });
 };
 
 /**

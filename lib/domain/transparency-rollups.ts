@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { roundDecisionSeconds } from '@kernel/transparency';
+import { type ReportModerator, roundDecisionSeconds } from '@kernel/transparency';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
 import { dynamo, tableName } from '../storage/client';
@@ -50,6 +50,21 @@ export const DECISION_TIME_PREFIX = 't_';
 /** The counter of restrictions by one value of one dimension: `type_cheat`, `category_violence`, `automated_detection_true`. */
 export const restrictionAttribute = (dimension: string, value: string) => `${dimension}_${value}`;
 
+/** Restrictions by the ban's reason code: `reason_<reason_code>`. */
+export const REASON_PREFIX = 'reason_';
+export const reasonAttribute = (reasonCode: string) => `${REASON_PREFIX}${reasonCode}`;
+
+/** Decisions by who made them and their outcome: `decider_<type>:<id>_<outcome>`, e.g. `decider_key:k_1_upheld`. */
+export const DECIDER_PREFIX = 'decider_';
+export const deciderAttribute = (moderator: ReportModerator, outcome: string) =>
+  `${DECIDER_PREFIX}${moderator.type}:${moderator.id}_${outcome}`;
+
+/**
+ * Who decided each `appeal.decided` event's appeal, by event id. The event does not say (its shape
+ * is the feed's and webhooks'); the change record it came from does: the appeal item's decision.
+ */
+export type DecidersByEventId = ReadonlyMap<string, ReportModerator>;
+
 /** What one event adds to its day's item. */
 export interface ReportContribution {
   event_id: string;
@@ -61,7 +76,10 @@ export interface ReportContribution {
 
 const dayOf = (at: string) => new Date(Date.parse(at)).toISOString().slice(0, 10);
 
-export const reportContributionOf = (event: ChangeEvent): ReportContribution | undefined => {
+export const reportContributionOf = (
+  event: ChangeEvent,
+  deciders: DecidersByEventId = new Map(),
+): ReportContribution | undefined => {
   const adds = new Map<string, number>();
   let at: string | null = null;
   switch (event.type) {
@@ -71,6 +89,7 @@ export const reportContributionOf = (event: ChangeEvent): ReportContribution | u
       adds.set('restrictions', 1);
       adds.set(restrictionAttribute('type', ban.ban_type), 1);
       adds.set(restrictionAttribute('scope', ban.scope), 1);
+      adds.set(reasonAttribute(ban.reason_code), 1);
       const statement = statementOfBan(ban);
       if (statement) {
         adds.set(restrictionAttribute('ground', statement.ground), 1);
@@ -94,6 +113,9 @@ export const reportContributionOf = (event: ChangeEvent): ReportContribution | u
       at = appeal.decided_at;
       adds.set('appeals_decided', 1);
       adds.set(`appeals_${appeal.outcome}`, 1);
+      // A decision whose decider is not known (the operator's keys tool has no key id) is counted under no moderator.
+      const decider = deciders.get(event.event_id);
+      if (decider) adds.set(deciderAttribute(decider, appeal.outcome), 1);
       const seconds = (Date.parse(appeal.decided_at) - Date.parse(appeal.created_at)) / SECOND;
       adds.set(`${DECISION_TIME_PREFIX}${roundDecisionSeconds(seconds)}`, 1);
       break;
@@ -277,12 +299,16 @@ const countDay = async (publisherId: string, day: string, contributions: readonl
 
 /**
  * The dispatcher's part: counts a batch's bans made and revoked and appeals filed and decided in
- * their owners' day items, each exactly once however often the batch is handed on.
+ * their owners' day items, each exactly once however often the batch is handed on; each decision
+ * also under who made it (`deciders`, from the change records: decidersOfChange).
  */
-export const countInReport = async (events: readonly ChangeEvent[]): Promise<void> => {
+export const countInReport = async (
+  events: readonly ChangeEvent[],
+  deciders: DecidersByEventId = new Map(),
+): Promise<void> => {
   const byDay = new Map<string, ReportContribution[]>();
   for (const event of events) {
-    const contribution = reportContributionOf(event);
+    const contribution = reportContributionOf(event, deciders);
     if (!contribution) continue;
     const key = `${contribution.publisher_id}\n${contribution.day}`;
     const list = byDay.get(key) ?? [];

@@ -1,12 +1,16 @@
 import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import {
+  compareModeratorRows,
   daysOfPeriod,
+  moderatorValue,
   percentileOfCounts,
   REPORT_CSV_HEADER,
   REPORT_CSV_TOTAL_DAY,
   REPORT_MAX_DAYS,
+  type ReportModeratorRow,
   type RestrictionDimension,
   reportAppealCounts,
+  reportModeratorCounts,
   restrictionDimensionNames,
   restrictionDimensions,
 } from '@kernel/transparency';
@@ -30,6 +34,8 @@ const numberOf = (value: unknown) => (typeof value === 'number' && Number.isFini
 /** A day item's attribute names (transparency-rollups.ts writes them; kept here apart from its imports). */
 const DECISION_TIME = /^t_(\d+)$/;
 const restrictionAttribute = (dimension: string, value: string) => `${dimension}_${value}`;
+const REASON = /^reason_(.+)$/;
+const DECIDER = /^decider_(user|key):(.+)_(upheld|overturned|shortened)$/;
 
 const DAY_MS = 86_400_000;
 
@@ -84,6 +90,37 @@ const byDimension = (item: Item | undefined, dimension: RestrictionDimension) =>
     ]),
   );
 
+/** Restrictions by reason code: the codes counted, in code order. */
+const byReasonOf = (item: Item | undefined): Record<string, number> => {
+  const reasons: [string, number][] = [];
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const match = REASON.exec(name);
+    if (match && numberOf(value) > 0) reasons.push([match[1] as string, numberOf(value)]);
+  }
+  return Object.fromEntries(reasons.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+};
+
+/** Decisions by moderator and outcome, in the report's order (compareModeratorRows). */
+const byModeratorOf = (item: Item | undefined): ReportModeratorRow[] => {
+  const rows = new Map<string, ReportModeratorRow>();
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const match = DECIDER.exec(name);
+    if (!match || numberOf(value) <= 0) continue;
+    const [, type, id, outcome] = match as unknown as [string, 'user' | 'key', string, 'upheld'];
+    const key = `${type}:${id}`;
+    const row =
+      rows.get(key) ??
+      ({
+        moderator: { type, id },
+        ...Object.fromEntries(reportModeratorCounts.map((n) => [n, 0])),
+      } as ReportModeratorRow);
+    row[outcome] += numberOf(value);
+    row.decided += numberOf(value);
+    rows.set(key, row);
+  }
+  return [...rows.values()].sort(compareModeratorRows);
+};
+
 /** The counts of one item (a day), or of the sum of several, with their decision times. */
 const countsOf = (item: Item | undefined, times: ReadonlyMap<number, number>): ReportCounts => {
   const appeals = Object.fromEntries(
@@ -98,12 +135,14 @@ const countsOf = (item: Item | undefined, times: ReadonlyMap<number, number>): R
       by_category: byDimension(item, 'category'),
       by_automated_detection: byDimension(item, 'automated_detection'),
       by_automated_decision: byDimension(item, 'automated_decision'),
+      by_reason: byReasonOf(item),
     } as ReportCounts['restrictions'],
     revocations: numberOf(item?.revocations),
     appeals: {
       ...appeals,
       median_seconds_to_decision: percentileOfCounts(times, 50),
       p90_seconds_to_decision: percentileOfCounts(times, 90),
+      by_moderator: byModeratorOf(item),
     },
   };
 };
@@ -157,6 +196,10 @@ const rowsOf = (day: string, counts: ReportCounts): (string | number | null)[][]
   for (const name of reportAppealCounts) rows.push([day, 'appeals', name, counts.appeals[name]]);
   rows.push([day, 'time_to_decision_seconds', 'median', counts.appeals.median_seconds_to_decision]);
   rows.push([day, 'time_to_decision_seconds', 'p90', counts.appeals.p90_seconds_to_decision]);
+  for (const [code, n] of Object.entries(counts.restrictions.by_reason)) rows.push([day, 'reason', code, n]);
+  for (const row of counts.appeals.by_moderator)
+    for (const name of reportModeratorCounts)
+      rows.push([day, `moderator_${name}`, moderatorValue(row.moderator), row[name]]);
   return rows;
 };
 

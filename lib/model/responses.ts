@@ -8,7 +8,7 @@ import {
   statementGrounds,
   statementSources,
 } from '@kernel/statement-of-reasons';
-import { reportAppealCounts, restrictionDimensions } from '@kernel/transparency';
+import { reportAppealCounts, reportModeratorCounts, restrictionDimensions } from '@kernel/transparency';
 import * as z from 'zod/mini';
 import { type ErrorCode, errorStatus } from './error-codes';
 import {
@@ -1123,6 +1123,14 @@ const restrictionCountsSchema = z.strictObject({
   by_category: countsOf(restrictionDimensions.category),
   by_automated_detection: countsOf(restrictionDimensions.automated_detection),
   by_automated_decision: countsOf(restrictionDimensions.automated_decision),
+  /** By the ban's reason code: each code with restrictions (none with 0), summing to `total`. */
+  by_reason: z.record(z.string(), count),
+});
+
+/** One moderator's decisions of a period: who (a person's subject or a key's id), how many, each outcome. */
+const reportModeratorSchema = z.strictObject({
+  moderator: z.strictObject({ type: z.enum(['user', 'key']), id: z.string() }),
+  ...countsOf(reportModeratorCounts).shape,
 });
 
 /** The appeals of a period: received (filed), decided, by outcome, and the time decisions took. */
@@ -1131,6 +1139,8 @@ const reportAppealsSchema = z.strictObject({
   /** Of the decisions in the period, seconds from filing to decision (nearest rank; null without decisions). */
   median_seconds_to_decision: z.nullable(count),
   p90_seconds_to_decision: z.nullable(count),
+  /** The decisions by who made them: most decisions first, then by id; only moderators with decisions. */
+  by_moderator: z.array(reportModeratorSchema),
 });
 
 const reportCountsShape = {

@@ -1,7 +1,7 @@
 import { defaultPolicyFlags } from '@kernel/policy-flags';
 import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '@kernel/policy-trust';
 import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
-import { REPORT_MAX_DAYS, restrictionDimensions } from '@kernel/transparency';
+import { REPORT_MAX_DAYS, type ReportModeratorRow, restrictionDimensions } from '@kernel/transparency';
 import type * as z from 'zod/mini';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
@@ -547,6 +547,8 @@ const reportCounts = (
   revocations: number,
   appeals: { received: number; decided: number; upheld: number; overturned: number; shortened: number },
   times: { median: number | null; p90: number | null },
+  byReason: Record<string, number>,
+  byModerator: readonly ReportModeratorRow[],
 ) => {
   const dimension = <V extends readonly string[]>(name: string, values: V) =>
     Object.fromEntries(values.map((value) => [value, restrictions[`${name}_${value}`] ?? 0])) as Record<
@@ -562,10 +564,23 @@ const reportCounts = (
       by_category: dimension('category', restrictionDimensions.category),
       by_automated_detection: dimension('automated_detection', restrictionDimensions.automated_detection),
       by_automated_decision: dimension('automated_decision', restrictionDimensions.automated_decision),
+      by_reason: byReason,
     },
     revocations,
-    appeals: { ...appeals, median_seconds_to_decision: times.median, p90_seconds_to_decision: times.p90 },
+    appeals: {
+      ...appeals,
+      median_seconds_to_decision: times.median,
+      p90_seconds_to_decision: times.p90,
+      by_moderator: [...byModerator],
+    },
   };
+};
+const reportModerator: ReportModeratorRow = {
+  moderator: { type: 'user', id: '8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13' },
+  decided: 1,
+  upheld: 0,
+  overturned: 1,
+  shortened: 0,
 };
 const reportFirstDay = reportCounts(
   {
@@ -586,6 +601,8 @@ const reportFirstDay = reportCounts(
   0,
   { received: 1, decided: 0, upheld: 0, overturned: 0, shortened: 0 },
   { median: null, p90: null },
+  { aimbot: 2, hate_speech: 1 },
+  [],
 );
 const reportSecondDay = reportCounts(
   {
@@ -600,6 +617,8 @@ const reportSecondDay = reportCounts(
   1,
   { received: 0, decided: 1, upheld: 0, overturned: 1, shortened: 0 },
   { median: 5280, p90: 5280 },
+  { fraud: 1 },
+  [reportModerator],
 );
 const reportExample = {
   publisher_id: 'acme',
@@ -628,6 +647,8 @@ const reportExample = {
     1,
     { received: 1, decided: 1, upheld: 0, overturned: 1, shortened: 0 },
     { median: 5280, p90: 5280 },
+    { aimbot: 2, fraud: 1, hate_speech: 1 },
+    [reportModerator],
   ),
   by_day: [
     { day: '2026-03-01', ...reportFirstDay },
@@ -1778,7 +1799,9 @@ export const operations = {
       'The restrictions (bans) your publisher made in the days `from` to `to` (UTC, both included, ' +
       `at most ${REPORT_MAX_DAYS} days; else a 400 naming \`to\`), counted by type, scope, ground, ` +
       "category, automated detection and automated decision (from each ban's statement of reasons, as " +
-      'made), the bans revoked, and the appeals of your bans received and decided, by outcome, with ' +
+      'made) and reason code (`by_reason`: the codes with bans only), the bans revoked, and the appeals ' +
+      'of your bans received and decided, by outcome and by moderator (`by_moderator`: who decided, a ' +
+      "person's subject or a key's id, with their outcomes; most decisions first), with " +
       'the median and 90th percentile of the seconds from filing to decision (nearest rank over the ' +
       'decisions of the period; null without any; exact below 1,000 seconds, beyond rounded up to three ' +
       'significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts ' +
@@ -1787,7 +1810,9 @@ export const operations = {
       'keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers ' +
       '`text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in ' +
       'day order, then the same rows for the whole period with `day` `total` (a null percentile: an ' +
-      'empty count). Needs `audit:read` and a key for every game.',
+      'empty count); reasons are rows `reason,<code>`, moderators rows `moderator_<decided|upheld|' +
+      'overturned|shortened>,<user:sub|key:key_id>`, only those with counts. Needs `audit:read` and a ' +
+      'key for every game.',
     responses: {
       200: {
         ...response(transparencyReportSchema, 'The report (JSON; with `format=csv`, CSV).', reportExample),
@@ -1799,6 +1824,13 @@ export const operations = {
           '…',
           'total,time_to_decision_seconds,median,5280',
           'total,time_to_decision_seconds,p90,5280',
+          'total,reason,aimbot,2',
+          'total,reason,fraud,1',
+          'total,reason,hate_speech,1',
+          'total,moderator_decided,user:8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13,1',
+          'total,moderator_upheld,user:8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13,0',
+          'total,moderator_overturned,user:8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13,1',
+          'total,moderator_shortened,user:8f2c41e0-3b1a-4d7e-9c55-2a6f0d9e7b13,0',
           '',
         ].join('\r\n'),
       },

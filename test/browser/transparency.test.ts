@@ -1,5 +1,6 @@
 import type { Browser, Locator, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn as personSignIn } from '../support/sign-in';
 import { launchChromium } from './support/chromium';
 import { eventually, openSection, rowsOf, signIn } from './support/console';
 import {
@@ -15,9 +16,9 @@ import { type LocalServer, startServer } from './support/server';
 
 /**
  * The Transparency page: the publisher's transparency report for a period, its charts drawn in the
- * page (restrictions by day, by category, the appeals' outcomes as shares) and its table, each
- * figure held to what `GET /v1/transparency-report` answers for the same period. Another
- * publisher's bans are in neither.
+ * page (restrictions by day, by category, by reason, the appeals' outcomes as shares, and each
+ * moderator's: two keys and a person decide, the person shown by their email) and its table, each figure held to what
+ * `GET /v1/transparency-report` answers for the same period. Another publisher's bans are in neither.
  */
 
 const GAME = 'transparency-game';
@@ -25,6 +26,8 @@ const GAME = 'transparency-game';
 let server: LocalServer;
 let browser: Browser;
 let console_: ConsolePage;
+/** The second moderator: a key of the development publisher's that decides one appeal. */
+let second: { key_id: string; api_key: string };
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
@@ -57,8 +60,16 @@ beforeAll(async () => {
       },
     }),
     await ban({ device_id: 'tr-page-4', statement: { category: 'scams_and_fraud' } }),
+    await ban({ device_id: 'tr-page-5', reason_code: 'wallhack' }),
   ];
-  await ban({ device_id: 'tr-page-rival', statement: { category: 'protection_of_minors' } }, rival);
+  await ban(
+    {
+      device_id: 'tr-page-rival',
+      reason_code: 'rival_reason',
+      statement: { category: 'protection_of_minors' },
+    },
+    rival,
+  );
   const revoked = made[3] as { ban_id: number; device_id: string };
   expect(
     (
@@ -68,7 +79,19 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(200);
-  for (const [index, outcome] of ['upheld', 'overturned'].entries()) {
+  second = await server.makeKey('second moderator', ['appeals:decide']);
+  // The moderator of the development publisher signs in as the console would, for an access token.
+  const settings = (await (await fetch(`${server.consoleUrl}sign-in.json`)).json()) as { issuer: string };
+  const { email, password } = server.people.moderator;
+  const signed = await personSignIn(settings.issuer, server.consoleUrl, email, password);
+  if (!signed.ok) throw new Error(`moderator sign-in: ${signed.status}`);
+  // Two by the development key, one by the second key, one by the person.
+  for (const [index, outcome, key] of [
+    [0, 'upheld', undefined],
+    [1, 'overturned', undefined],
+    [2, 'upheld', second.api_key],
+    [4, 'overturned', signed.tokens.access_token],
+  ] as const) {
     const contested = made[index] as { ban_id: number; device_id: string };
     const filed = await server.call('POST', '/v1/appeals', {
       game: GAME,
@@ -76,6 +99,7 @@ beforeAll(async () => {
     });
     expect(filed.status, JSON.stringify(filed.body)).toBe(201);
     const decided = await server.call('POST', `/v1/appeals/${filed.body.appeal_id}/decision`, {
+      ...(key ? { key } : {}),
       body: { outcome },
     });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
@@ -107,7 +131,7 @@ describe('the Transparency page', () => {
     // The dispatcher counts the changes moments after them: the API's answer once it has all of them.
     const { body: report } = await eventually(
       () => server.call('GET', `/v1/transparency-report?from=${period.from}&to=${period.to}`),
-      (answer) => answer.body.restrictions.total >= 4 && answer.body.appeals.decided >= 2,
+      (answer) => answer.body.restrictions.total >= 5 && answer.body.appeals.decided >= 4,
     );
     expect(report.restrictions.by_category.protection_of_minors).toBe(0);
     expect(report.restrictions.by_ground.illegal).toBeGreaterThanOrEqual(1);
@@ -154,6 +178,51 @@ describe('the Transparency page', () => {
       .poll(() => outcomes.locator('figcaption').textContent())
       .toContain(`upheld ${report.appeals.upheld} (${share(report.appeals.upheld)}%)`);
 
+    // By reason: a bar for each reason code with restrictions, none for another publisher's.
+    expect(report.restrictions.by_reason).toMatchObject({ aimbot: 3, threats: 1, wallhack: 1 });
+    expect(report.restrictions.by_reason.rival_reason).toBeUndefined();
+    expect(await marksOf(page.locator('#transparency-by-reason'), 'data-label')).toEqual(
+      report.restrictions.by_reason,
+    );
+    // By moderator: one share bar each, in the API's order, the second key's among them.
+    type ModeratorRow = {
+      moderator: { type: 'user' | 'key'; id: string };
+      decided: number;
+      upheld: number;
+      overturned: number;
+      shortened: number;
+    };
+    const moderators = report.appeals.by_moderator as ModeratorRow[];
+    expect(moderators.find((row) => row.moderator.id === second.key_id)).toEqual({
+      moderator: { type: 'key', id: second.key_id },
+      decided: 1,
+      upheld: 1,
+      overturned: 0,
+      shortened: 0,
+    });
+    const person = moderators.find((row) => row.moderator.type === 'user');
+    expect(person).toMatchObject({ decided: 1, overturned: 1 });
+    // The console knows the person's email from the people list; a key is shown by its id.
+    const shownAs = (moderator: ModeratorRow['moderator']) =>
+      moderator.type === 'user' ? server.people.moderator.email : `key ${moderator.id}`;
+    const byModerator = page.locator('#transparency-by-moderator');
+    expect(
+      await byModerator
+        .locator('[data-moderator]')
+        .evaluateAll((blocks) => blocks.map((b) => b.getAttribute('data-moderator'))),
+    ).toEqual(moderators.map((row) => `${row.moderator.type}:${row.moderator.id}`));
+    for (const row of moderators) {
+      const block = byModerator.locator(`[data-moderator="${row.moderator.type}:${row.moderator.id}"]`);
+      expect(await marksOf(block, 'data-label')).toEqual({
+        upheld: row.upheld,
+        overturned: row.overturned,
+        shortened: row.shortened,
+      });
+      await expect
+        .poll(() => block.locator('figcaption').textContent())
+        .toContain(`Decided by ${shownAs(row.moderator)}, by outcome`);
+    }
+
     // The table: every number of the answer.
     const rows = await rowsOf(table);
     const cell = (dimension: string, value: string) =>
@@ -171,6 +240,11 @@ describe('the Transparency page', () => {
     expect(cell('Revocations', 'all')).toBe(String(report.revocations));
     expect(cell('Appeals', 'received')).toBe(String(report.appeals.received));
     expect(cell('Appeals', 'overturned')).toBe(String(report.appeals.overturned));
+    for (const [code, count] of Object.entries(report.restrictions.by_reason as Record<string, number>))
+      expect(cell('Reason', code)).toBe(String(count));
+    for (const row of moderators)
+      for (const name of ['decided', 'upheld', 'overturned', 'shortened'] as const)
+        expect(cell(`Moderator ${name}`, shownAs(row.moderator))).toBe(String(row[name]));
     expect(cell('Time to decision', 'median')).toMatch(
       new RegExp(`^${report.appeals.median_seconds_to_decision} s `),
     );

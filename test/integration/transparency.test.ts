@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../lib/domain/change-events';
 import { appealKey, banKey, partitions } from '../../lib/storage/keys';
 import { startTestApi, type TestApi } from '../support/api';
+import { signIn } from '../support/sign-in';
 
 /**
  * The transparency report (DSA Art. 15 and 24; docs/player-rights.md): two publishers make bans of
@@ -25,7 +26,7 @@ let api: TestApi;
 let dispatchChanges: typeof import('../../lib/domain/dispatch').dispatchChanges;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ people: true });
   ({ dispatchChanges } = await import('../../lib/domain/dispatch'));
 });
 afterAll(() => api?.close());
@@ -37,7 +38,8 @@ const unique = (prefix: string) => {
 };
 const publisher = async () => {
   const id = unique('tr');
-  return { id, key: (await api.createKey(id, 'transparency test')).api_key };
+  const made = await api.createKey(id, 'transparency test');
+  return { id, key: made.api_key, keyId: made.key_id as string };
 };
 
 const DAY_MS = 86_400_000;
@@ -49,6 +51,7 @@ interface MadeBan {
   device_id: string;
   ban_type: 'cheat' | 'social';
   scope: 'game' | 'publisher' | 'global';
+  reason_code: string;
   created_at: string;
   revoked_at: string | null;
   statement: Statement;
@@ -58,6 +61,16 @@ interface MadeAppeal {
   created_at: string;
   decided_at: string | null;
   outcome: 'upheld' | 'overturned' | 'shortened' | null;
+  /** Who decided it: a key (its id) or a person (their subject). */
+  decided_by: ModeratorRow['moderator'] | null;
+}
+
+interface ModeratorRow {
+  moderator: { type: 'user' | 'key'; id: string };
+  decided: number;
+  upheld: number;
+  overturned: number;
+  shortened: number;
 }
 
 /** What a report must say of these bans and appeals for the days `days` (zero where nothing happened). */
@@ -89,6 +102,23 @@ const expectedCounts = (bans: readonly MadeBan[], appeals: readonly MadeAppeal[]
     );
     times.set(seconds, (times.get(seconds) ?? 0) + 1);
   }
+  const byReason: Record<string, number> = {};
+  for (const ban of made) byReason[ban.reason_code] = (byReason[ban.reason_code] ?? 0) + 1;
+  const byModerator = new Map<string, ModeratorRow>();
+  for (const appeal of decided) {
+    const moderator = appeal.decided_by as ModeratorRow['moderator'];
+    const id = `${moderator.type}:${moderator.id}`;
+    const row = byModerator.get(id) ?? {
+      moderator,
+      decided: 0,
+      upheld: 0,
+      overturned: 0,
+      shortened: 0,
+    };
+    row.decided += 1;
+    row[appeal.outcome as 'upheld'] += 1;
+    byModerator.set(id, row);
+  }
   return {
     restrictions: {
       total: made.length,
@@ -98,6 +128,7 @@ const expectedCounts = (bans: readonly MadeBan[], appeals: readonly MadeAppeal[]
       by_category: by('category'),
       by_automated_detection: by('automated_detection'),
       by_automated_decision: by('automated_decision'),
+      by_reason: byReason,
     },
     revocations: bans.filter(
       (ban) => ban.revoked_at !== null && (on === undefined || dayOf(ban.revoked_at) === on),
@@ -110,6 +141,12 @@ const expectedCounts = (bans: readonly MadeBan[], appeals: readonly MadeAppeal[]
       shortened: decided.filter((a) => a.outcome === 'shortened').length,
       median_seconds_to_decision: percentileOfCounts(times, 50),
       p90_seconds_to_decision: percentileOfCounts(times, 90),
+      // Most decisions first, then by id.
+      by_moderator: [...byModerator.values()].sort(
+        (a, b) =>
+          b.decided - a.decided ||
+          (a.moderator.id < b.moderator.id ? -1 : a.moderator.id > b.moderator.id ? 1 : 0),
+      ),
     },
   };
 };
@@ -119,8 +156,10 @@ const report = (key: string, query: string) =>
 
 /** The scenario, made once: owner's bans and appeals, and the other publisher's. */
 const world = {} as {
-  owner: { id: string; key: string };
-  other: { id: string; key: string };
+  owner: { id: string; key: string; keyId: string };
+  other: { id: string; key: string; keyId: string };
+  /** The owner's second moderator: a person signed in. */
+  moderator: { token: string; sub: string };
   ownerBans: MadeBan[];
   otherBans: MadeBan[];
   appeals: MadeAppeal[];
@@ -156,6 +195,10 @@ const decide = async (key: string, appealId: string, body: Record<string, unknow
 
 beforeAll(async () => {
   const [owner, other] = [await publisher(), await publisher()];
+  const person = await api.createPerson(owner.id, 'moderator');
+  const signedIn = await signIn(api.identity.issuer, api.identity.redirectUri, person.email, person.password);
+  if (!signedIn.ok) throw new Error(`could not sign in: ${signedIn.status}`);
+  const moderator = { token: signedIn.tokens.access_token, sub: person.sub };
   const ownerBans = [
     // A key's ban: detected and decided by automated means, on the terms.
     await create(owner.key, { ban_type: 'cheat', scope: 'game' }),
@@ -225,22 +268,38 @@ beforeAll(async () => {
     created_at: (a as { created_at: string }).created_at,
     decided_at: null,
     outcome: null,
+    decided_by: null,
   }));
-  const decided = (index: number, decision: { decided_at: string; outcome: MadeAppeal['outcome'] }) => {
+  const decided = (
+    index: number,
+    by: ModeratorRow['moderator'],
+    decision: { decided_at: string; outcome: MadeAppeal['outcome'] },
+  ) => {
     const appeal = appeals[index] as MadeAppeal;
     appeal.decided_at = decision.decided_at;
     appeal.outcome = decision.outcome;
+    appeal.decided_by = by;
   };
   // One decided at once (seconds, exact), two an hour and a half later (rounded), one left open.
-  decided(0, await decide(owner.key, first.appeal_id, { outcome: 'upheld' }));
+  const ownerKey = { type: 'key' as const, id: owner.keyId };
+  // Two moderators: the person signed in decides the first, the owner's key the others.
+  decided(
+    0,
+    { type: 'user', id: moderator.sub },
+    await decide(moderator.token, first.appeal_id, { outcome: 'upheld' }),
+  );
   await api.settle();
   api.setClockOffset(90 * 60_000);
   try {
     decided(
       1,
-      await decide(owner.key, second.appeal_id, { outcome: 'shortened', expires_at: later(2 * DAY_MS) }),
+      ownerKey,
+      await decide(owner.key, second.appeal_id, {
+        outcome: 'shortened',
+        expires_at: later(2 * DAY_MS),
+      }),
     );
-    decided(2, await decide(owner.key, third.appeal_id, { outcome: 'overturned' }));
+    decided(2, ownerKey, await decide(owner.key, third.appeal_id, { outcome: 'overturned' }));
     await api.settle();
   } finally {
     api.setClockOffset(0);
@@ -259,6 +318,7 @@ beforeAll(async () => {
   const gameOf = (ban: MadeBan, fallback: string) => (ban === ownerBans[6] ? 'g2' : fallback);
   world.owner = owner;
   world.other = other;
+  world.moderator = moderator;
   world.ownerBans = await Promise.all(ownerBans.map((ban) => now(owner, ban, gameOf(ban, 'g1'))));
   world.otherBans = await Promise.all(otherBans.map((ban) => now(other, ban, 'o1')));
   world.appeals = appeals;
@@ -297,6 +357,30 @@ describe('the transparency report', () => {
     expect(totals.revocations).toBe(3);
     expect(totals.appeals).toMatchObject({ received: 4, decided: 3, upheld: 1, overturned: 1, shortened: 1 });
     expect(totals.appeals.p90_seconds_to_decision).toBeGreaterThanOrEqual(90 * 60);
+    expect(totals.restrictions.by_reason).toEqual({ aimbot: 4, fraud: 1, harassment: 1, hate_speech: 1 });
+    // The codes in code order.
+    expect(Object.keys(totals.restrictions.by_reason)).toEqual([
+      'aimbot',
+      'fraud',
+      'harassment',
+      'hate_speech',
+    ]);
+    expect(totals.appeals.by_moderator).toEqual([
+      {
+        moderator: { type: 'key', id: world.owner.keyId },
+        decided: 2,
+        upheld: 0,
+        overturned: 1,
+        shortened: 1,
+      },
+      {
+        moderator: { type: 'user', id: world.moderator.sub },
+        decided: 1,
+        upheld: 1,
+        overturned: 0,
+        shortened: 0,
+      },
+    ]);
   });
 
   it("holds the other publisher's own bans only, not those of another nor the appeals it filed on them", async () => {
@@ -307,6 +391,10 @@ describe('the transparency report', () => {
     expect(totals).toEqual(expectedCounts(world.otherBans, []));
     expect(totals.restrictions.total).toBe(2);
     expect(totals.appeals.received).toBe(0);
+    // None of the owner's reasons but the one both used, and none of its moderators' decisions.
+    expect(totals.restrictions.by_reason).toEqual({ aimbot: 2 });
+    expect(totals.appeals.by_moderator).toEqual([]);
+    for (const day of res.body.by_day) expect(day.appeals.by_moderator).toEqual([]);
   });
 
   it('counts a change record handed on again once, whenever it comes again', async () => {
@@ -464,13 +552,21 @@ describe('the transparency report', () => {
       .split('\r\n')
       .map((line) => line.split(','));
     expect(rows[0]).toEqual([...REPORT_CSV_HEADER]);
-    const perDay =
+    const fixedPerDay =
       1 +
       restrictionDimensionNames.reduce((sum, d) => sum + restrictionDimensions[d].length, 0) +
       1 +
       reportAppealCounts.length +
       2;
-    expect(rows.length).toBe(1 + (json.days + 1) * perDay);
+    // Then a row per reason and four per moderator, of those each day (and the period) has.
+    const variable = (counts: Record<string, any>) =>
+      Object.keys(counts.restrictions.by_reason).length + 4 * counts.appeals.by_moderator.length;
+    expect(rows.length).toBe(
+      1 +
+        (json.days + 1) * fixedPerDay +
+        (json.by_day as Array<Record<string, any>>).reduce((sum, day) => sum + variable(day), 0) +
+        variable(json),
+    );
     const find = (day: string, dimension: string, value: string) =>
       rows.find((row) => row[0] === day && row[1] === dimension && row[2] === value)?.[3];
     for (const day of json.by_day as Array<Record<string, any>>) {
@@ -480,6 +576,13 @@ describe('the transparency report', () => {
         String(day.restrictions.by_automated_detection.false),
       );
       expect(find(day.day, 'revocations', 'total')).toBe(String(day.revocations));
+      for (const [code, count] of Object.entries(day.restrictions.by_reason))
+        expect(find(day.day, 'reason', code)).toBe(String(count));
+      for (const row of day.appeals.by_moderator as ModeratorRow[])
+        for (const name of ['decided', 'upheld', 'overturned', 'shortened'] as const)
+          expect(find(day.day, `moderator_${name}`, `${row.moderator.type}:${row.moderator.id}`)).toBe(
+            String(row[name]),
+          );
       expect(find(day.day, 'appeals', 'overturned')).toBe(String(day.appeals.overturned));
       expect(find(day.day, 'time_to_decision_seconds', 'median')).toBe(
         day.appeals.median_seconds_to_decision === null ? '' : String(day.appeals.median_seconds_to_decision),
@@ -487,6 +590,12 @@ describe('the transparency report', () => {
     }
     expect(find('total', 'restrictions', 'total')).toBe('7');
     expect(find('total', 'category', 'scams_and_fraud')).toBe('1');
+    expect(find('total', 'reason', 'aimbot')).toBe('4');
+    expect(find('total', 'reason', 'mistake')).toBeUndefined();
+    expect(find('total', 'moderator_decided', `key:${world.owner.keyId}`)).toBe('2');
+    expect(find('total', 'moderator_shortened', `key:${world.owner.keyId}`)).toBe('1');
+    expect(find('total', 'moderator_upheld', `user:${world.moderator.sub}`)).toBe('1');
+    expect(find('total', 'moderator_shortened', `user:${world.moderator.sub}`)).toBe('0');
     expect(find('total', 'time_to_decision_seconds', 'p90')).toBe(
       String(json.appeals.p90_seconds_to_decision),
     );

@@ -212,17 +212,19 @@ const expectDispatchedOnce = async (s: Scenario, queued: Set<string>) => {
     global_bans: 1,
     active_global_bans: 1,
   });
-  // The transparency rollups counted both bans made and the revoke once (the erasure takes nothing away).
+  // The transparency rollups counted both bans made (and their reason) and the revoke once (the erasure takes nothing away).
   const days = await storedPartition(`${partitions.report}${s.a}`);
   const sum = (name: string) => days.reduce((total, day) => total + Number(day[name] ?? 0), 0);
   expect({
     restrictions: sum('restrictions'),
     revocations: sum('revocations'),
     global: sum('scope_global'),
+    aimbot: sum('reason_aimbot'),
   }).toEqual({
     restrictions: 2,
     revocations: 1,
     global: 1,
+    aimbot: 2,
   });
   const feedB = await lib.readFeed(s.b, 'g1', { limit: 500 });
   expect(feedB.items.filter((e) => e.device_id === s.device).map((e) => e.type)).toEqual(['ban.created']);
