@@ -82,6 +82,8 @@ export type RouteInput<R extends RouteSpec> = {
   path: Out<R['request']['path']>;
   /** The request's `Accept-Language` header as sent (kernel/locales.ts reads it; never refused). */
   acceptLanguage: string | undefined;
+  /** The request's `Accept` header as sent (lib/http/media-types.ts reads it; never refused). */
+  accept: string | undefined;
 };
 
 export interface Reply {
@@ -481,6 +483,7 @@ const validator = ({ request: spec }: RouteSpec): MiddlewareObj<Event, APIGatewa
       query: spec.query ? query : undefined,
       body,
       acceptLanguage: headers['accept-language'],
+      accept: headers.accept,
     };
   },
 });

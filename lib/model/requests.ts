@@ -1061,7 +1061,8 @@ export const transparencyReportQuerySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     from: reportDay(),
     to: reportDay(),
-    format: z._default(z.enum(['json', 'csv']), 'json'),
+    /** `json` or `csv`; absent: as `Accept` prefers (lib/http/media-types.ts), else JSON. */
+    format: z.optional(z.enum(['json', 'csv'])),
   }),
 );
 export type TransparencyReportQuery = z.output<typeof transparencyReportQuerySchema>;

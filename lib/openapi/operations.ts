@@ -1807,15 +1807,20 @@ export const operations = {
       'significant digits: at most 1% high). Each of them again for every day in `by_day`. A ban counts ' +
       'on the day it was made, a revocation on the day it was revoked, an appeal on the day it was filed ' +
       'and the day it was decided; an erasure takes nothing away. Read from daily counts the service ' +
-      'keeps as changes happen (seconds behind them), never from the bans. `format=csv` answers ' +
-      '`text/csv`: a header row `day,dimension,value,count`, one row per day and (dimension, value) in ' +
+      'keeps as changes happen (seconds behind them), never from the bans. `format=csv`, or without ' +
+      '`format` an `Accept` that prefers `text/csv` over `application/json`, answers `text/csv` ' +
+      '(without `format` the answer carries `Vary: Accept`): a header row `day,dimension,value,count`, one row per day and (dimension, value) in ' +
       'day order, then the same rows for the whole period with `day` `total` (a null percentile: an ' +
       'empty count); reasons are rows `reason,<code>`, moderators rows `moderator_<decided|upheld|' +
       'overturned|shortened>,<user:sub|key:key_id>`, only those with counts. Needs `audit:read` and a ' +
       'key for every game.',
     responses: {
       200: {
-        ...response(transparencyReportSchema, 'The report (JSON; with `format=csv`, CSV).', reportExample),
+        ...response(
+          transparencyReportSchema,
+          'The report: JSON, or CSV (`format=csv`, or `Accept: text/csv`).',
+          reportExample,
+        ),
         csv: [
           'day,dimension,value,count',
           '2026-03-01,restrictions,total,3',

@@ -542,6 +542,38 @@ describe('the transparency report', () => {
     expect(await total()).toBe(2);
   });
 
+  it('answers CSV for an Accept that prefers it, JSON otherwise, and format over Accept', async () => {
+    const csv = await report(world.owner.key, `${period()}&format=csv`);
+    const asked = (accept: string, query = period()) =>
+      api.request('GET', `/v1/transparency-report?${query}`, {
+        key: world.owner.key,
+        headers: { Accept: accept },
+      });
+    for (const accept of ['text/csv', 'text/csv, application/json;q=0.5', 'application/json;q=0.2, text/*']) {
+      const res = await asked(accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get('content-type'), accept).toBe('text/csv; charset=utf-8');
+      expect(res.headers.get('vary'), accept).toBe('Accept');
+      // The same rows, but for when each was read.
+      expect(res.text.split('\r\n').length, accept).toBe(csv.text.split('\r\n').length);
+    }
+    for (const accept of [
+      'application/json',
+      '*/*',
+      'text/csv;q=0.5, application/json',
+      'text/csv;q=x',
+      '',
+    ]) {
+      const res = await asked(accept);
+      expect(res.headers.get('content-type'), accept).toContain('application/json');
+      expect(res.body.publisher_id, accept).toBe(world.owner.id);
+    }
+    // `format` decides whatever Accept says, and then the answer does not vary by it.
+    const json = await asked('text/csv', `${period()}&format=json`);
+    expect(json.headers.get('content-type')).toContain('application/json');
+    expect(json.headers.get('vary')).toBeNull();
+  });
+
   it('answers the same as CSV: a header, then a row per day and dimension, then the period', async () => {
     const json = (await report(world.owner.key, period())).body;
     const res = await report(world.owner.key, `${period()}&format=csv`);
