@@ -109,19 +109,19 @@ const Restrictions = ({
   </>
 );
 
-const RestrictionCard = ({
-  restriction,
-  linkAppeals,
-  secret,
-  words,
-  onChange,
-}: {
+/** What a restriction's card, and its appeal part, are drawn from. */
+interface RestrictionProps {
   restriction: Restriction;
+  /** Whether the link lets the player appeal. */
   linkAppeals: boolean;
   secret: string;
   words: Words;
+  /** The page is read again (after an appeal is filed). */
   onChange: () => void;
-}) => {
+}
+
+const RestrictionCard = (props: RestrictionProps) => {
+  const { restriction, words } = props;
   const heading = `restriction-${restriction.ban_id}`;
   return (
     <section
@@ -142,13 +142,7 @@ const RestrictionCard = ({
       </dl>
       {restriction.player_message && <p class="message">{restriction.player_message}</p>}
       {restriction.statement && <StatementOfReasons statement={restriction.statement} words={words} />}
-      <AppealPart
-        restriction={restriction}
-        linkAppeals={linkAppeals}
-        secret={secret}
-        words={words}
-        onChange={onChange}
-      />
+      <AppealPart {...props} />
     </section>
   );
 };
@@ -192,19 +186,7 @@ const StatementOfReasons = ({ statement, words }: { statement: Statement; words:
   </>
 );
 
-const AppealPart = ({
-  restriction,
-  linkAppeals,
-  secret,
-  words,
-  onChange,
-}: {
-  restriction: Restriction;
-  linkAppeals: boolean;
-  secret: string;
-  words: Words;
-  onChange: () => void;
-}) => {
+const AppealPart = ({ restriction, linkAppeals, secret, words, onChange }: RestrictionProps) => {
   const { appeal } = restriction;
   if (appeal)
     return (

@@ -1,3 +1,4 @@
+import { lookupLocale } from '@kernel/locales';
 import type { Schemas } from '../api';
 import type { Refusal } from './requests';
 
@@ -266,15 +267,17 @@ const fr: Words = {
 /** The languages the page speaks; the first is the fallback. */
 export const PAGE_LANGUAGES: readonly Words[] = [en, de, fr];
 
-/** The page's words for the browser's languages, in the player's order of preference. */
+/**
+ * The page's words for the browser's languages, in the player's order of preference: the kernel's
+ * RFC 4647 lookup (`de-AT`, then `de`), English when none matches; dates in the browser's own tag
+ * for that language (`en-GB` writes 1 June, `en-US` June 1).
+ */
 export const wordsFor = (languages: readonly string[]): Words => {
-  const known = new Map(PAGE_LANGUAGES.map((words) => [words.locale, words]));
-  for (const tag of languages) {
-    const lower = tag.toLowerCase();
-    const found = known.get(lower) ?? known.get(lower.split('-')[0] ?? '');
-    if (found) return { ...found, dateLocale: tag };
-  }
-  return en;
+  const available = PAGE_LANGUAGES.map((words) => words.locale);
+  const locale = lookupLocale(languages, available, en.locale);
+  const words = PAGE_LANGUAGES.find((w) => w.locale === locale) ?? en;
+  const dateLocale = languages.find((tag) => lookupLocale([tag], available, '') === locale);
+  return dateLocale === undefined ? words : { ...words, dateLocale };
 };
 
 /** What the page says of a refusal, in its language. */
