@@ -19,6 +19,7 @@ import type { Actor, Appeal, AppealCreation, AppealList, AppealStats } from '../
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { filteredPage } from '../storage/filtered-pages';
+import { itemsBetween } from '../storage/key-ranges';
 import {
   APPEAL_DAY_PREFIX,
   appealDayKey,
@@ -772,27 +773,18 @@ const oldestOpen = async (publisherId: string): Promise<string | null> => {
 
 const storedRollups = async (publisherId: string, first: string, last: string) => {
   const found = new Map<string, DayRollup>();
-  const pages = paginateQuery(
-    { client: dynamo },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':pk': appealQueuePartition(publisherId),
-        ':first': appealDayKey(publisherId, first).sk,
-        ':last': appealDayKey(publisherId, last).sk,
-      },
-      ConsistentRead: true,
-    },
+  const items = await itemsBetween(
+    appealQueuePartition(publisherId),
+    appealDayKey(publisherId, first).sk,
+    appealDayKey(publisherId, last).sk,
   );
-  for await (const page of pages)
-    for (const item of page.Items ?? []) {
-      const day = String(item.sk).slice(APPEAL_DAY_PREFIX.length);
-      const outcomes = item.outcomes as DayRollup['outcomes'] | undefined;
-      const seconds = item.seconds as number[] | undefined;
-      if (!outcomes || !Array.isArray(seconds)) throw new IntegrityError('stored appeal rollup is malformed');
-      found.set(day, { outcomes: { ...emptyRollup().outcomes, ...outcomes }, seconds: [...seconds] });
-    }
+  for (const item of items) {
+    const day = String(item.sk).slice(APPEAL_DAY_PREFIX.length);
+    const outcomes = item.outcomes as DayRollup['outcomes'] | undefined;
+    const seconds = item.seconds as number[] | undefined;
+    if (!outcomes || !Array.isArray(seconds)) throw new IntegrityError('stored appeal rollup is malformed');
+    found.set(day, { outcomes: { ...emptyRollup().outcomes, ...outcomes }, seconds: [...seconds] });
+  }
   return found;
 };
 

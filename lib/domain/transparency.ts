@@ -1,4 +1,3 @@
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import {
   compareModeratorRows,
   daysOfPeriod,
@@ -17,7 +16,7 @@ import {
 import * as clock from '../clock';
 import type { TransparencyReportQuery } from '../model/requests';
 import type { ReportCounts, TransparencyReport } from '../model/responses';
-import { dynamo, tableName } from '../storage/client';
+import { itemsBetween } from '../storage/key-ranges';
 import { REPORT_DAY_PREFIX, reportDayKey, reportPartition } from '../storage/keys';
 import { InvalidInputError } from './errors';
 
@@ -53,23 +52,12 @@ const checkPeriod = (from: string, to: string) => {
 
 /** The rollup items of the period's days, by day: one Query (more pages only past 1 MB). */
 const readRollups = async (publisherId: string, from: string, to: string) => {
-  const found = new Map<string, Item>();
-  const pages = paginateQuery(
-    { client: dynamo },
-    {
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-      ExpressionAttributeValues: {
-        ':pk': reportPartition(publisherId),
-        ':first': reportDayKey(publisherId, from).sk,
-        ':last': reportDayKey(publisherId, to).sk,
-      },
-      ConsistentRead: true,
-    },
+  const items = await itemsBetween(
+    reportPartition(publisherId),
+    reportDayKey(publisherId, from).sk,
+    reportDayKey(publisherId, to).sk,
   );
-  for await (const page of pages)
-    for (const item of page.Items ?? []) found.set(String(item.sk).slice(REPORT_DAY_PREFIX.length), item);
-  return found;
+  return new Map(items.map((item) => [String(item.sk).slice(REPORT_DAY_PREFIX.length), item as Item]));
 };
 
 /** One item's decision times: rounded seconds → how many decisions took them. */
