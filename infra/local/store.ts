@@ -67,9 +67,17 @@ const listen = (server: ReturnType<typeof dynalite>) =>
     server.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
   });
 
+type ReturnableIterator = { close(): Promise<void>; next(): Promise<unknown>; [RETURNED]?: true };
+
 interface LevelIteratorClass {
-  prototype: { return?: (this: { close(): Promise<void> }) => Promise<void> };
+  prototype: {
+    return?: (this: ReturnableIterator) => Promise<void>;
+    next(this: ReturnableIterator): Promise<unknown>;
+  };
 }
+
+/** Marks an iterator closed by `return()`: its stream has ended, whatever it asks for next. */
+const RETURNED = Symbol.for('device-ban-service.iterator-returned');
 
 /**
  * Makes dynalite close the LevelDB iterators it reads through. Each Query and Scan reads through a
@@ -79,7 +87,8 @@ interface LevelIteratorClass {
  * snapshot on disk, the iterator and what it holds in memory), some 20 kB per read for as long as
  * the store was open. Giving the iterator classes that `return()` routes both paths to `close()`.
  * Applied at run time to the copies of abstract-level that dynalite's stores use (idempotent);
- * test/unit/local-store.test.ts fails if an iterator stays open after a read.
+ * test/unit/local-store.test.ts fails if an iterator stays open after a read, or if one returned
+ * rejects a read its stream had started ahead.
  */
 export const closeDynaliteIterators = () => {
   const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -96,14 +105,26 @@ export const closeDynaliteIterators = () => {
   for (const level of levels)
     for (const name of ['AbstractIterator', 'AbstractKeyIterator', 'AbstractValueIterator']) {
       const prototype = level[name]?.prototype;
-      if (prototype && !Object.hasOwn(prototype, 'return'))
-        Object.defineProperty(prototype, 'return', {
-          value: function (this: { close(): Promise<void> }) {
-            return this.close();
-          },
-          configurable: true,
-          writable: true,
-        });
+      if (!prototype || Object.hasOwn(prototype, 'return')) continue;
+      Object.defineProperty(prototype, 'return', {
+        value: function (this: ReturnableIterator) {
+          this[RETURNED] = true;
+          return this.close();
+        },
+        configurable: true,
+        writable: true,
+      });
+      // dynalite's stream reads ahead: a read it started before the iterator was returned would
+      // otherwise reject (LEVEL_ITERATOR_NOT_OPEN) into an error event no one listens to any more,
+      // an uncaught exception. A returned iterator has simply ended.
+      const next = prototype.next;
+      Object.defineProperty(prototype, 'next', {
+        value: function (this: ReturnableIterator) {
+          return this[RETURNED] ? Promise.resolve(undefined) : next.call(this);
+        },
+        configurable: true,
+        writable: true,
+      });
     }
 };
 

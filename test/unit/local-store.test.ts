@@ -112,3 +112,27 @@ describe.each([
     }
   });
 });
+
+describe("an iterator dynalite's stream returned", () => {
+  it('has ended for a read the stream started ahead: no rejection, nothing uncaught', async () => {
+    await openStore({ env: { DATA_DIR: ':memory:' } }).then((store) => store.close());
+    const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+    const { MemoryLevel } = createRequire(fromDynalite.resolve('memory-level'))('memory-level');
+    const db = new MemoryLevel();
+    try {
+      await db.put('a', '1');
+      await db.put('b', '2');
+      const iterator = db.values();
+      expect(await iterator.next()).toBe('1');
+      await iterator.return();
+      // Before the patch: a LEVEL_ITERATOR_NOT_OPEN rejection, which the stream turns into an error event.
+      await expect(iterator.next()).resolves.toBeUndefined();
+      // An iterator closed any other way still refuses to read.
+      const closed = db.values();
+      await closed.close();
+      await expect(closed.next()).rejects.toMatchObject({ code: 'LEVEL_ITERATOR_NOT_OPEN' });
+    } finally {
+      await db.close();
+    }
+  });
+});
