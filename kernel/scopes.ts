@@ -17,6 +17,8 @@ export const scopes = [
   'appeals:decide',
   /** Lists, invites, disables and re-enables the publisher's people and sets their roles (admins). */
   'people:manage',
+  /** Reads everything the publisher holds, kind by kind, and all of it about one device (GET /v1/exports, Art. 15). */
+  'data:export',
 ] as const;
 export type Scope = (typeof scopes)[number];
 

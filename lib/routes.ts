@@ -1,6 +1,7 @@
 import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
+import { exportPathSchema, exportQuerySchema } from './model/exports';
 import {
   appealClaimRequestSchema,
   appealDecisionRequestSchema,
@@ -1032,6 +1033,57 @@ export const transparencyReportRoute = {
   retry: 'read',
 } as const satisfies Route;
 
+/**
+ * One page of everything the publisher holds of one kind (lib/domain/exports.ts): `data:export`,
+ * a scope of its own (it reads every other scope's data), and every game's, so no bound key reads
+ * it. The first page records `data.exported`.
+ */
+export const exportDataRoute = {
+  id: 'exportData',
+  method: 'GET',
+  path: '/v1/exports/{kind}',
+  handler: 'export-data',
+  auth: true,
+  scope: 'data:export',
+  request: { path: exportPathSchema, query: exportQuerySchema, everyGame: true },
+  // `bannedDevices`: the index that lists every ban of the publisher (bans, appeals); `device`:
+  // each ban; `appeal`: each appeal; `audit`: the trail (and the filer's appeal.created events)
+  // and the export's event; `publisher`: the policy, the reasons and the keys' listing items
+  // (never a key's lookup item, which is keyed by its hash); `webhook`: the webhooks, never
+  // their secrets (`webhookSecret` is not granted).
+  table: {
+    'dynamodb:Query': ['bannedDevices', 'audit', 'publisher', 'webhook'],
+    'dynamodb:GetItem': ['device', 'appeal', 'publisher'],
+    'dynamodb:PutItem': ['audit'],
+  },
+  // A page reads up to 1,000 bans one by one: the batch class's limits, never the reads' own.
+  throttle: 'batch',
+  // A repeated first page is a new export (a new as_of, a second event); later pages only read.
+  retry: 'read',
+} as const satisfies Route;
+
+/**
+ * Everything the publisher holds on one device (a data subject's request, GDPR Art. 15): its bans
+ * there with their appeals, the appeals it filed on others' bans there, its trail's events about
+ * the device. Recorded as `data.exported` of kind `device`.
+ */
+export const deviceDataRoute = {
+  id: 'deviceData',
+  method: 'GET',
+  path: '/v1/device/{device_id}/data',
+  handler: 'device-data',
+  auth: true,
+  scope: 'data:export',
+  request: { path: devicePathSchema, everyGame: true },
+  table: {
+    'dynamodb:Query': ['device', 'audit'],
+    'dynamodb:GetItem': ['appeal'],
+    'dynamodb:PutItem': ['audit'],
+  },
+  throttle: 'read',
+  retry: 'read',
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -1081,6 +1133,8 @@ export const routes = [
   filePlayerAppealRoute,
   openApiRoute,
   transparencyReportRoute,
+  exportDataRoute,
+  deviceDataRoute,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -104,7 +104,7 @@ export interface paths {
      * List the publishers that make global bans, with their track record
      * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
      *
-     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
+     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `data:export` scope.
      */
     get: operations["listPublishers"];
   };
@@ -425,6 +425,24 @@ export interface paths {
      */
     get: operations["transparencyReport"];
   };
+  "/v1/exports/{kind}": {
+    /**
+     * Export everything your publisher holds of one kind, in pages
+     * @description One kind of what your publisher holds, in a stable order, in pages of `limit` items (1 to 1000, default 500): `bans` (every ban you made, revoked and expired ones too, each as an import row of `POST /v1/imports` with its `ban_id`, `updated_at` and `previous_expires_at` if its expiry moved, and its `appeals` as you see them; `external_id` is the imported ban's own, else `ban:<ban_id>`), `appeals` (those of your bans, then those you filed on others' bans), `audit` (your trail, oldest first), `policy`, `trust` (the policy's trust settings), `reasons` (one item each: what their GET answers), `webhooks` (never a secret) and `keys` (never a secret, a hash or its last characters). The first page (no `cursor`) fixes `as_of`, now: every page lists only what was made before it, so an export read while changes go on lists each item that existed then exactly once and nothing newer; an item changed since is read as it is now. Page with `next_cursor` (it carries `as_of`) until it is null; a cursor of another kind or publisher is a 400. The first page records `data.exported` in your audit trail, once per export. Needs `data:export` and a key for every game.
+     *
+     * Needs a key with the `data:export` scope.
+     */
+    get: operations["exportData"];
+  };
+  "/v1/device/{device_id}/data": {
+    /**
+     * Everything your publisher holds on one device (a data subject request)
+     * @description What a player may ask for under GDPR Art. 15: your bans on the device, whole (as the `bans` export holds them, with their history and appeals), the appeals you filed on other publishers' bans there (as a filer sees them), and the events of your audit trail about the device, oldest first. Another publisher's call shows only what it holds. Recorded in your audit trail as `data.exported` of kind `device`. Needs `data:export` and a key for every game.
+     *
+     * Needs a key with the `data:export` scope.
+     */
+    get: operations["deviceData"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -561,7 +579,7 @@ export interface components {
     };
     CreateKeyRequest: {
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
       games?: string[];
       expires_at?: string | null;
     };
@@ -979,7 +997,7 @@ export interface components {
     ApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -994,7 +1012,7 @@ export interface components {
     ListedApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1007,7 +1025,7 @@ export interface components {
       key_id: string;
       api_key: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1225,7 +1243,7 @@ export interface components {
       key: {
         key_id: string;
         name: string;
-        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
         games: string[] | null;
         expires_at: string | null;
         /** @enum {string} */
@@ -1303,6 +1321,16 @@ export interface components {
         role: "viewer" | "moderator" | "admin";
         enabled: boolean;
       };
+    }) | ({
+      /** @constant */
+      type: "data.exported";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      /** @enum {string} */
+      kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys" | "device";
+      as_of: string;
+      device_id?: string;
     }) | {
       /** @constant */
       type: "webhook.tested";
@@ -1883,6 +1911,112 @@ export interface components {
         })[];
       computed_at: string;
     };
+    ExportPage: {
+      /** @enum {string} */
+      kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys";
+      as_of: string;
+      items: (components["schemas"]["ExportedBan"] | components["schemas"]["ExportedAppeal"] | components["schemas"]["AuditEvent"] | components["schemas"]["Policy"] | components["schemas"]["Trust"] | components["schemas"]["ReasonCatalogue"] | components["schemas"]["ExportedWebhook"] | components["schemas"]["ExportedKey"])[];
+      next_cursor: string | null;
+    };
+    ExportedBan: {
+      external_id: string;
+      device_id: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      reason_code: string;
+      game_id: string;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      revoke_reason_code?: string;
+      details?: {
+        [key: string]: unknown;
+      };
+      player_message?: string;
+      appealable?: boolean;
+      statement?: {
+        [key: string]: unknown;
+      };
+      translations?: {
+        [key: string]: {
+          [key: string]: string;
+        };
+      };
+      ban_id: number;
+      updated_at?: string;
+      previous_expires_at?: string | null;
+      appeals: components["schemas"]["ExportedAppeal"][];
+    };
+    ExportedAppeal: {
+      appeal_id: string;
+      /** @enum {string} */
+      status: "open" | "decided";
+      device_id: string;
+      ban_id: number;
+      ban_publisher_id: string;
+      filed_by: {
+        publisher_id: string;
+        game_id: string;
+      };
+      player_link_id: string | null;
+      message: string | null;
+      contact: string | null;
+      created_at: string;
+      decision: ({
+        /** @enum {string} */
+        outcome: "upheld" | "overturned" | "shortened";
+        note: string | null;
+        player_message: string | null;
+        expires_at: string | null;
+        decided_at: string;
+        decided_by: components["schemas"]["Actor"] | null;
+        applied_at: string | null;
+      }) | null;
+      erased_at: string | null;
+      claimed_by: components["schemas"]["Actor"] | null;
+      claimed_until: string | null;
+      created_by: components["schemas"]["Actor"];
+    };
+    ExportedKey: {
+      key_id: string;
+      name: string;
+      scopes: (("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[]) | null;
+      games: string[] | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      created_by: components["schemas"]["Actor"] | null;
+    };
+    Trust: {
+      global_sources: "all" | {
+        only: string[];
+      } | {
+        except: string[];
+      };
+      global_quorum: number;
+      rep_global_sources: "all" | {
+        only: string[];
+      } | {
+        except: string[];
+      };
+      rep_global_quorum: number;
+    };
+    ExportedWebhook: {
+      webhook_id: string;
+      url: string;
+      events: ("ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided")[];
+      games: string[] | null;
+      created_at: string;
+    };
+    DeviceData: {
+      device_id: string;
+      as_of: string;
+      bans: components["schemas"]["ExportedBan"][];
+      appeals_filed: components["schemas"]["ExportedAppeal"][];
+      audit: components["schemas"]["AuditEvent"][];
+    };
   };
   responses: {
     /** @description `invalid_json`: the body is not parseable JSON (or is empty where one is required). `invalid_request`: a field, header, path or query value fails validation, or the query has an unknown or repeated parameter; `details` names each field and its issue. */
@@ -2450,7 +2584,7 @@ export interface operations {
    * List the publishers that make global bans, with their track record
    * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
    *
-   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
+   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `data:export` scope.
    */
   listPublishers: {
     parameters: {
@@ -3205,7 +3339,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "data.exported";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c
@@ -4199,6 +4333,86 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["TransparencyReport"];
           "text/csv": string;
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Export everything your publisher holds of one kind, in pages
+   * @description One kind of what your publisher holds, in a stable order, in pages of `limit` items (1 to 1000, default 500): `bans` (every ban you made, revoked and expired ones too, each as an import row of `POST /v1/imports` with its `ban_id`, `updated_at` and `previous_expires_at` if its expiry moved, and its `appeals` as you see them; `external_id` is the imported ban's own, else `ban:<ban_id>`), `appeals` (those of your bans, then those you filed on others' bans), `audit` (your trail, oldest first), `policy`, `trust` (the policy's trust settings), `reasons` (one item each: what their GET answers), `webhooks` (never a secret) and `keys` (never a secret, a hash or its last characters). The first page (no `cursor`) fixes `as_of`, now: every page lists only what was made before it, so an export read while changes go on lists each item that existed then exactly once and nothing newer; an item changed since is read as it is now. Page with `next_cursor` (it carries `as_of`) until it is null; a cursor of another kind or publisher is a 400. The first page records `data.exported` in your audit trail, once per export. Needs `data:export` and a key for every game.
+   *
+   * Needs a key with the `data:export` scope.
+   */
+  exportData: {
+    parameters: {
+      query?: {
+        /**
+         * @description Most items to return: 1 to 1000. Digits only. A page may hold fewer.
+         * @example 500
+         */
+        limit?: number;
+        /**
+         * @description The previous page's `next_cursor` (opaque, bound to the publisher and kind it was returned for; it carries the export's `as_of`): the items after that page. Absent: a new export.
+         * @example YzEuWG81LXprRzZMd1hpN1U5TC57ImFzX29mIjoiMjAyNi0wMy0wNFQxODoyMDozMS41MTJaIiwiYWZ0ZXIiOiJkZXZpY2UtN2YzYTljIzAwNTgyOTIwMzI0OTEwMDkifQ
+         */
+        cursor?: string;
+      };
+      path: {
+        /**
+         * @description What to export: `bans`, `appeals`, `audit`, `policy`, `trust`, `reasons`, `webhooks` or `keys`.
+         * @example bans
+         */
+        kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys";
+      };
+    };
+    responses: {
+      /** @description A page of the kind asked for. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ExportPage"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Everything your publisher holds on one device (a data subject request)
+   * @description What a player may ask for under GDPR Art. 15: your bans on the device, whole (as the `bans` export holds them, with their history and appeals), the appeals you filed on other publishers' bans there (as a filer sees them), and the events of your audit trail about the device, oldest first. Another publisher's call shows only what it holds. Recorded in your audit trail as `data.exported` of kind `device`. Needs `data:export` and a key for every game.
+   *
+   * Needs a key with the `data:export` scope.
+   */
+  deviceData: {
+    parameters: {
+      path: {
+        /**
+         * @description The device (as sent when the ban was made; percent-encode it).
+         * @example device-7f3a9c
+         */
+        device_id: string;
+      };
+    };
+    responses: {
+      /** @description What your publisher holds on the device. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceData"];
         };
       };
       400: components["responses"]["BadRequest"];

@@ -24,6 +24,8 @@ export interface ClientOptions {
 
 type Page<K extends KeyedOperationId> = Result<K>;
 type Item<K extends KeyedOperationId> = Result<K> extends { items: Array<infer I> } ? I : never;
+/** What an export reads: `bans`, `appeals`, `audit`, `policy`, `trust`, `reasons`, `webhooks` or `keys`. */
+export type ExportKind = PathParams<'exportData'>['kind'];
 
 /** The language an enforcement answer reads its bans' texts in: sent as `?locale=` (docs/api.md#languages). */
 export interface LocaleOption {
@@ -169,6 +171,14 @@ export interface BanClient {
   ): Promise<Result<'claimAppeal'>>;
   releaseAppealClaim(appeal_id: string, options?: CallOptions): Promise<Result<'releaseAppealClaim'>>;
   /** The report as JSON: the CSV (`format=csv`) is for a browser or curl, not this client. */
+  /** One page of an export of `kind` (the first page fixes `as_of`; pass `next_cursor` on). */
+  exportData(
+    kind: ExportKind,
+    query?: Query<'exportData'>,
+    options?: CallOptions,
+  ): Promise<Result<'exportData'>>;
+  /** Everything the publisher holds on one device (a data subject's request). */
+  deviceData(device_id: string, options?: CallOptions): Promise<Result<'deviceData'>>;
   transparencyReport(
     query: Omit<Query<'transparencyReport'>, 'format'>,
     options?: CallOptions,
@@ -181,6 +191,12 @@ export interface BanClient {
     query?: Query<'listBans'>,
     options?: CallOptions,
   ): Paged<Item<'listBans'>, Page<'listBans'>>;
+  /** Everything of one kind the publisher holds, as of the first page (exportData), page after page. */
+  exportItems(
+    kind: ExportKind,
+    query?: Query<'exportData'>,
+    options?: CallOptions,
+  ): Paged<Item<'exportData'>, Page<'exportData'>>;
   /** The audit trail, newest first (listAudit). */
   auditEvents(query?: Query<'listAudit'>, options?: CallOptions): Paged<Item<'listAudit'>, Page<'listAudit'>>;
   /** The publishers that made global bans, each with its record (listPublishers). */
@@ -355,6 +371,10 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     claimAppeal: (appealId, claim = {}, o) => call('claimAppeal', { path: [appealId], body: claim }, o),
     releaseAppealClaim: (appealId, o) => call('releaseAppealClaim', { path: [appealId] }, o),
     transparencyReport: (query, o) => call('transparencyReport', { query }, o),
+    exportData: (kind, query, o) => call('exportData', { path: [kind], query }, o),
+    deviceData: (device, o) => call('deviceData', { path: [device] }, o),
+    exportItems: (kind, query = {}, o) =>
+      new Paged((cursor) => client.exportData(kind, { ...query, cursor }, o), query.cursor),
 
     bans: (game, device, query = {}, o) =>
       new Paged((cursor) => client.listBans(game, device, { ...query, cursor }, o), query.cursor),

@@ -77,4 +77,6 @@ export const operationTable = {
   filePlayerAppeal: { method: 'POST', path: '/v1/player/appeals', pathParams: [], game: false, retry: 'repeatable' },
   openapi: { method: 'GET', path: '/openapi.json', pathParams: [], game: false, retry: 'read' },
   transparencyReport: { method: 'GET', path: '/v1/transparency-report', pathParams: [], game: false, retry: 'read' },
+  exportData: { method: 'GET', path: '/v1/exports/{kind}', pathParams: ['kind'], game: false, retry: 'read' },
+  deviceData: { method: 'GET', path: '/v1/device/{device_id}/data', pathParams: ['device_id'], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;

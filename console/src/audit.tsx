@@ -32,6 +32,7 @@ export const auditTypes = [
   'webhook.tested',
   'person.invited',
   'person.updated',
+  'data.exported',
 ] as const satisfies readonly AuditType[];
 // Every type the API documents is offered: this fails to compile when one is added.
 const everyType: Exclude<AuditType, (typeof auditTypes)[number]> extends never ? true : never = true;
@@ -83,6 +84,10 @@ const summary = (event: AuditEvent): string => {
       return `${event.person.email}: ${event.before.role === event.after.role ? event.after.role : `${event.before.role} to ${event.after.role}`}, ${event.after.enabled ? 'enabled' : 'disabled'}${event.before.enabled === event.after.enabled ? '' : event.after.enabled ? ' again' : ''}`;
     case 'webhook.tested':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: test event ${event.test_event_id} sent`;
+    case 'data.exported':
+      return event.device_id === undefined
+        ? `export of ${event.kind} as of ${formatTime(event.as_of)}`
+        : `everything held on ${event.device_id} exported`;
   }
 };
 

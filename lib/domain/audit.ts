@@ -142,7 +142,7 @@ export const undoUnrecorded = async (
 /** An event's sort key past AUDIT_EVENT_PREFIX: where a cursor may resume. */
 const CURSOR = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[A-Za-z0-9_-]{24}$/;
 
-const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
+export const eventFromItem = (item: Record<string, unknown>): AuditEvent => {
   const event = item.event as Record<string, unknown> | undefined;
   if (
     typeof event?.event_id !== 'string' ||

@@ -640,7 +640,7 @@ export type PutPublisherRequest = z.output<typeof putPublisherRequestSchema>;
  * Digits only, then one issue: `too_small` or `too_big` past the bounds, however many digits
  * (the last stage is what the OpenAPI document shows: an integer between the bounds).
  */
-const integerParam = (min: number, max: number) =>
+export const integerParam = (min: number, max: number) =>
   z.pipe(
     z.pipe(
       z.string().check(z.regex(/^[0-9]+$/, 'must be an integer')),
@@ -752,6 +752,7 @@ export const auditEventTypes = [
   'person.invited',
   'person.updated',
   'device_formats.updated',
+  'data.exported',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

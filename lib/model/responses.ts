@@ -1,4 +1,5 @@
 import { devicePlatforms } from '@kernel/device-formats';
+import { exportKinds } from '@kernel/exports';
 import { roles } from '@kernel/people';
 import { scopes } from '@kernel/scopes';
 import {
@@ -866,6 +867,16 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     after: z.strictObject({ role: z.enum(roles), enabled: z.boolean() }),
   }),
   z.strictObject({
+    type: z.literal('data.exported'),
+    ...eventBase,
+    /** What was exported: an export kind (GET /v1/exports/{kind}), or `device` (GET /v1/device/{device_id}/data). */
+    kind: z.enum([...exportKinds, 'device']),
+    /** The export's point in time: what was made before it is in it. */
+    as_of: timestamp,
+    /** The device, for kind `device`. */
+    device_id: z.optional(z.string()),
+  }),
+  z.strictObject({
     type: z.literal('webhook.tested'),
     ...eventBase,
     webhook: z.strictObject({ webhook_id: z.string(), url_origin: z.string() }),
@@ -1163,3 +1174,97 @@ export const transparencyReportSchema = z.strictObject({
 });
 export type TransparencyReport = z.output<typeof transparencyReportSchema>;
 export type ReportCounts = Omit<TransparencyReport['by_day'][number], 'day'>;
+
+/** An appeal as an export holds it: the appeal as its reader sees it (owner or filer), and who filed it. */
+export const exportedAppealSchema = z.strictObject({
+  ...appealSchema.shape,
+  /** Who filed it: a key, a person, or the player's link's minter. */
+  created_by: actorSchema,
+});
+export type ExportedAppeal = z.output<typeof exportedAppealSchema>;
+
+/**
+ * A ban as an export holds it: an import row (POST /v1/imports takes it as it is, its `ban_id`,
+ * `updated_at`, `previous_expires_at` and `appeals` aside) with what only the export carries.
+ */
+export const exportedBanSchema = z.strictObject({
+  /** The studio's id of an imported ban; `ban:<ban_id>` for one made here. */
+  external_id: z.string(),
+  device_id: z.string(),
+  ban_type: banTypeSchema,
+  scope: banScopeSchema,
+  reason_code: z.string(),
+  /** The game it was made from, whatever its scope. */
+  game_id: z.string(),
+  created_at: timestamp,
+  expires_at: z.nullable(timestamp),
+  revoked_at: z.nullable(timestamp),
+  revoke_reason_code: z.optional(z.string()),
+  details: z.optional(z.record(z.string(), z.unknown())),
+  player_message: z.optional(z.string()),
+  /** Present only when false. */
+  appealable: z.optional(z.boolean()),
+  /** Its statement of reasons as a create gives it: the fields it has. */
+  statement: z.optional(z.record(z.string(), z.unknown())),
+  /** Its texts in other languages, by language tag. */
+  translations: z.optional(z.record(z.string(), z.record(z.string(), z.string()))),
+  ban_id: banId,
+  /** When its expiry last moved (an appeal decided `shortened`), and from what. */
+  updated_at: z.optional(timestamp),
+  previous_expires_at: z.optional(z.nullable(timestamp)),
+  /** Its appeals (whoever filed them), as its owner sees them, oldest first. */
+  appeals: z.array(exportedAppealSchema),
+});
+export type ExportedBan = z.output<typeof exportedBanSchema>;
+
+/** A key as an export holds it: never its secret, its hash, nor its last characters. */
+export const exportedKeySchema = z.strictObject({
+  key_id: z.string(),
+  name: z.string(),
+  /** null: every scope, those added later included. */
+  scopes: z.nullable(z.array(z.enum(scopes))),
+  games: z.nullable(z.array(z.string())),
+  created_at: timestamp,
+  expires_at: z.nullable(timestamp),
+  revoked_at: z.nullable(timestamp),
+  created_by: z.nullable(actorSchema),
+});
+export type ExportedKey = z.output<typeof exportedKeySchema>;
+
+/** The policy's trust settings (the `trust` kind). */
+export const trustSchema = z.strictObject(policyTrustResponseShape);
+
+/** One page of an export: its items are of the kind asked for. */
+export const exportPageSchema = z.strictObject({
+  kind: z.enum(exportKinds),
+  /** The export's point in time, fixed by its first page: only what was made before it is listed. */
+  as_of: timestamp,
+  items: z.array(
+    z.union([
+      exportedBanSchema,
+      exportedAppealSchema,
+      auditEventSchema,
+      policySchema,
+      trustSchema,
+      reasonCatalogueSchema,
+      webhookSchema,
+      exportedKeySchema,
+    ]),
+  ),
+  /** Where the next page starts (it carries `as_of`); null when there is none. */
+  next_cursor: z.nullable(z.string()),
+});
+export type ExportPage = z.output<typeof exportPageSchema>;
+
+/** Everything a publisher holds on one device (GET /v1/device/{device_id}/data). */
+export const deviceDataSchema = z.strictObject({
+  device_id: z.string(),
+  as_of: timestamp,
+  /** Its bans on the device, whole, with their appeals. */
+  bans: z.array(exportedBanSchema),
+  /** The appeals it filed on other publishers' bans of the device, as a filer sees them. */
+  appeals_filed: z.array(exportedAppealSchema),
+  /** The events of its audit trail about the device, oldest first. */
+  audit: z.array(auditEventSchema),
+});
+export type DeviceData = z.output<typeof deviceDataSchema>;

@@ -12,6 +12,7 @@ import type { $ZodType } from 'zod/v4/core';
 import packageJson from '../../package.json' with { type: 'json' };
 import { auditReaderOf } from '../domain/audit';
 import { cursorOf } from '../domain/cursors';
+import { exportCursor } from '../domain/exports';
 import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import {
@@ -62,6 +63,7 @@ import {
   conflictHolderSchema,
   deliveryListSchema,
   deliverySchema,
+  deviceDataSchema,
   deviceFormatsSchema,
   directoryEntrySchema,
   directorySchema,
@@ -73,6 +75,10 @@ import {
   erasureSchema,
   errorEnvelopeSchema,
   expiringBanListSchema,
+  exportedAppealSchema,
+  exportedBanSchema,
+  exportedKeySchema,
+  exportPageSchema,
   feedEventSchema,
   feedPageSchema,
   fieldIssueSchema,
@@ -101,8 +107,10 @@ import {
   revokedBanSchema,
   snapshotBanSchema,
   transparencyReportSchema,
+  trustSchema,
   webhookHealthSchema,
   webhookListSchema,
+  webhookSchema,
   webhookTestSchema,
 } from '../model/responses';
 import { CONTROL_CHARACTERS, FORMAT_CHARACTERS, INVISIBLE_CHARACTERS } from '../model/unicode-ranges';
@@ -222,6 +230,13 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [playerPageSchema, 'PlayerPage'],
   [playerAppealCreationSchema, 'PlayerAppealCreation'],
   [transparencyReportSchema, 'TransparencyReport'],
+  [exportPageSchema, 'ExportPage'],
+  [exportedBanSchema, 'ExportedBan'],
+  [exportedAppealSchema, 'ExportedAppeal'],
+  [exportedKeySchema, 'ExportedKey'],
+  [trustSchema, 'Trust'],
+  [webhookSchema, 'ExportedWebhook'],
+  [deviceDataSchema, 'DeviceData'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -609,6 +624,24 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
       'OPEN#2026-03-02T09:00:00.000Z#apl_Q2x4b1ZpTm5HdGh3cE1aWl',
     ),
   },
+  'exportData.limit': {
+    description: 'Most items to return: 1 to 1000. Digits only. A page may hold fewer.',
+    example: 500,
+  },
+  'exportData.cursor': {
+    description:
+      "The previous page's `next_cursor` (opaque, bound to the publisher and kind it was returned " +
+      "for; it carries the export's `as_of`): the items after that page. Absent: a new export.",
+    example: exportCursor('acme', 'bans', {
+      as_of: '2026-03-04T18:20:31.512Z',
+      after: 'device-7f3a9c#0058292032491009',
+    }),
+  },
+  kind: {
+    description:
+      'What to export: `bans`, `appeals`, `audit`, `policy`, `trust`, `reasons`, `webhooks` or `keys`.',
+    example: 'bans',
+  },
   'listAppeals.ban_id': { description: 'Only the appeal of this ban.', example: 1042 },
   'listAppeals.device_id': { description: 'Only appeals about this device.', example: 'device-7f3a9c' },
   appeal_id: {
@@ -895,6 +928,10 @@ const tags: Record<Tag, string> = {
     'is retried with exponential backoff and jitter for at least 24 hours, then the delivery is ' +
     '`failed`. Redirects are not followed, and a URL whose name resolves to a private, loopback or ' +
     'link-local address is refused.',
+  Export:
+    'Everything your publisher holds, kind by kind, in pages that make one consistent listing at the ' +
+    "first page's `as_of`, and all of it about one device (a data subject's request). Needs " +
+    '`data:export` and a key for every game; each export is recorded in the audit trail (`data.exported`).',
   Audit:
     "What your publisher's keys changed, newest first: one event per change that took effect (a " +
     'repeated request adds none), with the key that made it. Never a secret, never ban details.',

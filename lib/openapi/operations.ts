@@ -3,6 +3,7 @@ import { defaultPolicyTrust, QUORUM_MAX, TRUST_SOURCES_MAX } from '@kernel/polic
 import { EEA_COUNTRIES } from '@kernel/statement-of-reasons';
 import { REPORT_MAX_DAYS, type ReportModeratorRow, restrictionDimensions } from '@kernel/transparency';
 import type * as z from 'zod/mini';
+import { exportCursor } from '../domain/exports';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
 import {
@@ -22,6 +23,7 @@ import {
   type Delivery,
   type DeviceFormats,
   deliveryListSchema,
+  deviceDataSchema,
   deviceFormatsSchema,
   directorySchema,
   dsaStatementPageSchema,
@@ -32,6 +34,7 @@ import {
   erasureSchema,
   type errorEnvelopeSchema,
   expiringBanListSchema,
+  exportPageSchema,
   type FeedEvent,
   feedPageSchema,
   gamesUsedSchema,
@@ -82,6 +85,7 @@ export type Tag =
   | 'Keys'
   | 'People'
   | 'Audit'
+  | 'Export'
   | 'Appeals'
   | 'Player'
   | 'Documentation';
@@ -1839,6 +1843,118 @@ export const operations = {
           '',
         ].join('\r\n'),
       },
+    },
+  },
+
+  exportData: {
+    summary: 'Export everything your publisher holds of one kind, in pages',
+    tag: 'Export',
+    description:
+      'One kind of what your publisher holds, in a stable order, in pages of `limit` items (1 to 1000, ' +
+      'default 500): `bans` (every ban you made, revoked and expired ones too, each as an import row of ' +
+      '`POST /v1/imports` with its `ban_id`, `updated_at` and `previous_expires_at` if its expiry moved, ' +
+      "and its `appeals` as you see them; `external_id` is the imported ban's own, else `ban:<ban_id>`), " +
+      "`appeals` (those of your bans, then those you filed on others' bans), `audit` (your trail, oldest " +
+      "first), `policy`, `trust` (the policy's trust settings), `reasons` (one item each: what their GET " +
+      'answers), `webhooks` (never a secret) and `keys` (never a secret, a hash or its last characters). ' +
+      'The first page (no `cursor`) fixes `as_of`, now: every page lists only what was made before it, so ' +
+      'an export read while changes go on lists each item that existed then exactly once and nothing ' +
+      'newer; an item changed since is read as it is now. Page with `next_cursor` (it carries `as_of`) ' +
+      'until it is null; a cursor of another kind or publisher is a 400. The first page records ' +
+      '`data.exported` in your audit trail, once per export. Needs `data:export` and a key for every game.',
+    responses: {
+      200: response(exportPageSchema, 'A page of the kind asked for.', {
+        kind: 'bans',
+        as_of: NOW,
+        items: [
+          {
+            external_id: 'ban:1042',
+            device_id: DEVICE,
+            ban_type: 'social',
+            scope: 'game',
+            reason_code: 'chat.toxicity',
+            game_id: GAME,
+            created_at: '2026-03-01T21:04:11.093Z',
+            expires_at: '2026-04-01T00:00:00.000Z',
+            revoked_at: null,
+            details: { report_id: 'r-5521', reports: 3 },
+            player_message:
+              'You are muted in chat until 1 April for repeated abuse reported by other players.',
+            statement: {
+              ground: 'terms',
+              terms_clause: 'Community rules, 2.1: no abuse of other players',
+              terms_url: 'https://acme.example/community-rules#2.1',
+              facts: 'You are muted in chat until 1 April for repeated abuse reported by other players.',
+              automated_detection: false,
+              automated_decision: 'not',
+              source: 'notice',
+              category: 'illegal_or_harmful_speech',
+            },
+            ban_id: 1042,
+            appeals: [
+              {
+                ...appealOpen,
+                created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'support site' },
+              },
+            ],
+          },
+        ],
+        next_cursor: exportCursor('acme', 'bans', { as_of: NOW, after: `${DEVICE}#0000000000001042` }),
+      }),
+    },
+  },
+
+  deviceData: {
+    summary: 'Everything your publisher holds on one device (a data subject request)',
+    tag: 'Export',
+    description:
+      'What a player may ask for under GDPR Art. 15: your bans on the device, whole (as the `bans` ' +
+      "export holds them, with their history and appeals), the appeals you filed on other publishers' " +
+      'bans there (as a filer sees them), and the events of your audit trail about the device, oldest ' +
+      "first. Another publisher's call shows only what it holds. Recorded in your audit trail as " +
+      '`data.exported` of kind `device`. Needs `data:export` and a key for every game.',
+    responses: {
+      200: response(deviceDataSchema, 'What your publisher holds on the device.', {
+        device_id: DEVICE,
+        as_of: NOW,
+        bans: [
+          {
+            external_id: 'ban:1042',
+            device_id: DEVICE,
+            ban_type: 'social',
+            scope: 'game',
+            reason_code: 'chat.toxicity',
+            game_id: GAME,
+            created_at: '2026-03-01T21:04:11.093Z',
+            expires_at: '2026-04-01T00:00:00.000Z',
+            revoked_at: '2026-03-04T18:20:31.512Z',
+            revoke_reason_code: 'appeal.accepted',
+            ban_id: 1042,
+            appeals: [
+              {
+                ...appealDecided,
+                created_by: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'support site' },
+              },
+            ],
+          },
+        ],
+        appeals_filed: [],
+        audit: [
+          {
+            type: 'ban.created',
+            event_id: 'evt_Qm3vX8pLr2Tz4KwB9sC1aEo5',
+            occurred_at: '2026-03-01T21:04:11.093Z',
+            actor: { type: 'key', key_id: 'key_Qm3vX8pLr2Tz', name: 'moderation tool' },
+            device_id: DEVICE,
+            ban_id: 1042,
+            ban_type: 'social',
+            scope: 'game',
+            game_id: GAME,
+            reason_code: 'chat.toxicity',
+            expires_at: '2026-04-01T00:00:00.000Z',
+          },
+        ],
+      }),
     },
   },
 } as const satisfies { [Id in RouteId]: OperationDoc<Id> };

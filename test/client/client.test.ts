@@ -127,6 +127,8 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   claimAppeal: (c) => c.claimAppeal('apl_1', { duration_seconds: 600 }),
   releaseAppealClaim: (c) => c.releaseAppealClaim('apl_1'),
   transparencyReport: (c) => c.transparencyReport({ from: '2026-03-01', to: '2026-03-31' }),
+  exportData: (c) => c.exportData('bans', { limit: 100 }),
+  deviceData: (c) => c.deviceData('d-1'),
 };
 const pathValues: Record<string, string> = {
   device_id: 'd-1',
@@ -135,6 +137,7 @@ const pathValues: Record<string, string> = {
   person_id: 'person_1',
   webhook_id: 'wh_1',
   appeal_id: 'apl_1',
+  kind: 'bans',
 };
 
 describe('every route of lib/routes.ts', () => {

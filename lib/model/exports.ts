@@ -1,0 +1,24 @@
+import { EXPORT_PAGE_DEFAULT, EXPORT_PAGE_MAX, exportKinds } from '@kernel/exports';
+import * as z from 'zod/mini';
+import { integerParam } from './requests';
+
+/**
+ * The export API's requests (GET /v1/exports/{kind}, docs/import-export.md#export). Built in calls
+ * marked pure, as in ./requests.ts, so a bundle keeps only what it uses; the answers' shapes are in
+ * ./responses.ts.
+ */
+
+const define = <T>(make: () => T): T => make();
+
+export const exportPathSchema = /* @__PURE__ */ define(() => z.strictObject({ kind: z.enum(exportKinds) }));
+
+/** A page: `limit` items at most; the cursor is opaque (the domain decodes and checks it). */
+export const exportQuerySchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    limit: z._default(integerParam(1, EXPORT_PAGE_MAX), EXPORT_PAGE_DEFAULT),
+    cursor: z.optional(
+      z.string().check(z.regex(/^[A-Za-z0-9_-]{1,1000}$/, 'must be a next_cursor this API returned')),
+    ),
+  }),
+);
+export type ExportQuery = z.output<typeof exportQuerySchema>;
