@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { exportKinds } from '@kernel/exports';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -684,6 +685,19 @@ describe('every function, under the role the template gives it', () => {
     const ending = await call('listExpiringBans', owner, { query: { within_hours: '48' } });
     expect(ending.status).toBe(200);
     expect(ending.body.items.map((b: { device_id: string }) => b.device_id)).toEqual(['iam-appeal-1']);
+    // The exports, every kind paged two items at a time, and the device call of each party.
+    for (const kind of exportKinds) {
+      let query: Record<string, string> = { limit: '2' };
+      for (;;) {
+        const page = await call('exportData', owner, { path: { kind }, query });
+        expect(page.status, `${kind}: ${JSON.stringify(page.body)}`).toBe(200);
+        if (page.body.next_cursor === null) break;
+        query = { limit: '2', cursor: page.body.next_cursor };
+      }
+      expect((await call('exportData', other, { path: { kind } })).status).toBe(200);
+    }
+    for (const who of [owner, other])
+      expect((await call('deviceData', who, { path: { device_id: 'iam-appeal-1' } })).status).toBe(200);
     // The filer erases what it holds of the device (its appeal's texts), then the owner its bans.
     expect((await call('eraseDevice', other, { path: { device_id: 'iam-appeal-1' }, body: {} })).status).toBe(
       200,
@@ -935,6 +949,15 @@ describe('every function, under the role the template gives it', () => {
             body: { outcome: 'shortened', expires_at: new Date(Date.now() + 86_400_000).toISOString() },
           },
         };
+      },
+      // The export's one write is its event, after it read the page.
+      exportData: async () => {
+        await appealed();
+        return { who: owner, request: { path: { kind: 'bans' }, query: { limit: '2' } } };
+      },
+      deviceData: async () => {
+        const { device } = await appealed();
+        return { who: owner, request: { path: { device_id: device } } };
       },
     } satisfies Record<string, Setup>;
     const prefixOf = (key: string | undefined) =>
