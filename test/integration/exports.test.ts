@@ -1,5 +1,6 @@
 import { exportKinds } from '@kernel/exports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importRowSchema } from '../../lib/model/imports';
 import { startTestApi, type TestApi } from '../support/api';
 import { expectUnavailable, injectFaults } from '../support/faults';
 
@@ -55,6 +56,10 @@ const exportAll = async (key: string, kind: string, limit = 500) => {
   } while (cursor);
   return { items: pages.flatMap((page) => page.items) as any[], pages };
 };
+
+/** What only an export carries beside an import row. */
+const asImportRow = ({ ban_id: _id, appeals: _a, updated_at: _u, previous_expires_at: _p, ...row }: any) =>
+  row;
 
 describe('the export of a publisher', () => {
   it('holds every ban the publisher made, revoked ones too, as import rows with their appeals', async () => {
@@ -125,6 +130,11 @@ describe('the export of a publisher', () => {
       revoke_reason_code: 'mistake',
       appeals: [],
     });
+    // Each item is an import row once the export's own fields are set aside.
+    for (const item of items) {
+      const parsed = importRowSchema.safeParse(asImportRow(item));
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    }
     // The filer's export holds its own ban and the appeal it filed, never the owner's bans.
     const theirs = await exportAll(filer.key, 'bans');
     expect(theirs.items.map((item) => item.device_id)).toEqual([device]);
