@@ -595,12 +595,16 @@ describe('per-publisher limits', () => {
     expect(plan.Quota).toBeUndefined();
   });
 
-  test("the usage plan's entries are the batch's and the feed's only, far within API Gateway's quota of 20", () => {
+  test("the usage plan's entries are the batch class's and the feed's only, far within API Gateway's quota of 20", () => {
     // 29 entries (one per authorized method, HEAD included) failed the first deploy on a default
     // account; one per write method was 15. Read and write routes add none (test/infra/scale.test.ts).
     const plan = plans[0]?.[1].Properties ?? {};
     const entries = Object.keys(plan.ApiStages[0].Throttle ?? {});
-    expect(entries.sort()).toEqual(['/v1/enforcement/batch/POST', '/v1/events/GET']);
+    expect(entries.sort()).toEqual([
+      '/v1/enforcement/batch/POST',
+      '/v1/events/GET',
+      '/v1/exports/{kind}/GET',
+    ]);
     expect(entries.length).toBeLessThanOrEqual(USAGE_PLAN_ENTRY_QUOTA);
     expect(USAGE_PLAN_ENTRY_QUOTA).toBe(20);
   });
@@ -1026,9 +1030,12 @@ describe('table access: least privilege', () => {
     appealStats: 'appealQueue',
     listEvents: 'deployment',
     getEnforcementSnapshot: 'deployment',
+    // An export's first page and a device's data record their `data.exported` event.
+    exportData: 'audit',
+    deviceData: 'audit',
   };
 
-  test("read-only routes cannot write, but for the stats' daily rollup and the deployment id; health cannot touch the table", () => {
+  test("read-only routes cannot write, but for the stats' daily rollup, the deployment id and the exports' events; health cannot touch the table", () => {
     for (const route of routes) {
       const statements = statementsOf(route.id);
       const actions = statements.flatMap((s) => [s.Action].flat());
