@@ -151,6 +151,34 @@ describe('the export of a publisher', () => {
     expect(ownedAppeals.items.map((appeal) => appeal.appeal_id)).toEqual([filed.body.appeal_id]);
   });
 
+  it("names an imported ban by the studio's external_id, a native one by ban:<ban_id>", async () => {
+    const owner = await publisher();
+    const device = unique('dev');
+    const imported = await ban(owner.key, { device_id: device });
+    const native = await ban(owner.key, { device_id: device, reason_code: 'wallhack' });
+    // What an import stores on its ban (POST /v1/imports): the batch and the studio's id.
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { banKey } = await import('../../lib/storage/keys');
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: banKey(device, imported),
+        UpdateExpression: 'SET imported = :imported',
+        ExpressionAttributeValues: { ':imported': { batch_id: 'b-1', external_id: 'sourcebans:42' } },
+      }),
+    );
+    const { items } = await exportAll(owner.key, 'bans');
+    expect(Object.fromEntries(items.map((item) => [item.ban_id, item.external_id]))).toEqual({
+      [imported]: 'sourcebans:42',
+      [native]: `ban:${native}`,
+    });
+    const data = await api.request('GET', `/v1/device/${device}/data`, { key: owner.key });
+    expect(data.body.bans.map((item: { external_id: string }) => item.external_id).sort()).toEqual(
+      ['sourcebans:42', `ban:${native}`].sort(),
+    );
+  });
+
   it('pages a consistent listing as of the first page: bans made meanwhile are absent, none skipped or repeated', async () => {
     const owner = await publisher();
     const before: number[] = [];
