@@ -183,6 +183,8 @@ describe('the export of a publisher', () => {
     const owner = await publisher();
     const before: number[] = [];
     for (let i = 0; i < 7; i += 1) before.push(await ban(owner.key, { device_id: `${unique('pg')}-${i}` }));
+    // `~` is the highest character a device id may hold: its bans sort last.
+    before.push(await ban(owner.key, { device_id: `~${unique('tilde')}` }));
     const first = await exportPage(owner.key, 'bans', '?limit=2');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
