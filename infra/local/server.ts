@@ -13,7 +13,7 @@ import { startLocalEventsThread } from './events-thread';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import type { LocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
-import { ensureTable, openStore, type Store, useStore } from './store';
+import { ensureTable, openStore, publishApiUrl, type Store, useStore } from './store';
 import { startTtlSweeper, type TtlSweeper, ttlSweepSecondsFrom } from './ttl-sweeper';
 
 /**
@@ -145,6 +145,8 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => done());
     });
     const { address, port } = server.address() as AddressInfo;
+    const url = `http://${address}:${port}`;
+    const unpublish = publishApiUrl(store, url);
     const consoleUrl = `http://${address}:${port}/console/`;
     // People sign in at the local provider; the authorizer reads its settings at its next call.
     if (options.identityPort !== false) {
@@ -165,7 +167,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       signIn = { ...identity.console, idle_minutes: options.idleMinutes ?? DEFAULT_IDLE_MINUTES };
     }
     return {
-      url: `http://${address}:${port}`,
+      url,
       consoleUrl: options.console === false ? undefined : consoleUrl,
       identity,
       store,
@@ -183,6 +185,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
           server.close(() => done());
           server.closeIdleConnections();
         });
+        unpublish();
         await identity?.close();
         await sweeper?.close();
         await events?.close();
