@@ -17,6 +17,11 @@ export const scopes = [
   'appeals:decide',
   /** Lists, invites, disables and re-enables the publisher's people and sets their roles (admins). */
   'people:manage',
+  /**
+   * Imports bans with their history (POST /v1/imports): backdating a ban's creation, expiry and
+   * revocation is more than making one now, so `bans:write` alone does not allow it.
+   */
+  'bans:import',
 ] as const;
 export type Scope = (typeof scopes)[number];
 

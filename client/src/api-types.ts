@@ -104,7 +104,7 @@ export interface paths {
      * List the publishers that make global bans, with their track record
      * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
      *
-     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
+     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `bans:import` scope.
      */
     get: operations["listPublishers"];
   };
@@ -561,7 +561,7 @@ export interface components {
     };
     CreateKeyRequest: {
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import")[];
       games?: string[];
       expires_at?: string | null;
     };
@@ -979,7 +979,7 @@ export interface components {
     ApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -994,7 +994,7 @@ export interface components {
     ListedApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1007,7 +1007,7 @@ export interface components {
       key_id: string;
       api_key: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1225,7 +1225,7 @@ export interface components {
       key: {
         key_id: string;
         name: string;
-        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage")[];
+        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import")[];
         games: string[] | null;
         expires_at: string | null;
         /** @enum {string} */
@@ -2450,7 +2450,7 @@ export interface operations {
    * List the publishers that make global bans, with their track record
    * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
    *
-   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` scope.
+   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `bans:import` scope.
    */
   listPublishers: {
     parameters: {

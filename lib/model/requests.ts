@@ -316,7 +316,7 @@ export const parseRfc3339 = (value: string): Date | undefined => {
 };
 
 /** An expiry: a date-time, its checks made here; `expiresAtSchema` makes it optional and nullable. */
-const expiryInstant = () =>
+export const expiryInstant = () =>
   z.pipe(
     z.string(),
     z.transform((value: string, ctx) => {
@@ -368,7 +368,7 @@ const jsonDepth = (value: unknown): number => {
   return max;
 };
 
-const detailsSchema = /* @__PURE__ */ define(() =>
+export const detailsSchema = /* @__PURE__ */ define(() =>
   z.optional(
     z.nullable(
       z
