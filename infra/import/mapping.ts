@@ -1,5 +1,6 @@
 import { platformId } from '@kernel/device-formats';
 import { PLAYER_MESSAGE_MAX } from '@kernel/player-message';
+import { type ImportRow, importRowSchema } from '../../lib/model/imports';
 
 /**
  * Turns a record of the file into a row of `POST /v1/imports`, or a refusal when the record cannot
@@ -19,25 +20,9 @@ export type Mapped =
   | { ok: true; row: Record<string, unknown>; externalId: string | null }
   | { ok: false; refusal: Refusal; externalId: string | null };
 
-/** The fields of an import row: what a CSV column may be mapped to. */
-export const ROW_FIELDS = [
-  'external_id',
-  'device_id',
-  'ban_type',
-  'scope',
-  'reason_code',
-  'game_id',
-  'created_at',
-  'expires_at',
-  'revoked_at',
-  'revoke_reason_code',
-  'details',
-  'player_message',
-  'appealable',
-  'statement',
-  'translations',
-] as const;
-export type RowField = (typeof ROW_FIELDS)[number];
+/** The fields of an import row (lib/model/imports.ts): what a CSV column may be mapped to. */
+export const ROW_FIELDS = Object.keys(importRowSchema.shape) as ReadonlyArray<keyof ImportRow>;
+export type RowField = keyof ImportRow;
 const isRowField = (name: string): name is RowField => (ROW_FIELDS as readonly string[]).includes(name);
 
 /** Fields whose CSV cell holds JSON (an object). */
