@@ -34,6 +34,13 @@ const stopAfter = Number(process.env.IMPORT_STOP_AFTER_BATCHES);
 if (Number.isInteger(stopAfter) && stopAfter > 0) options.stopAfterBatches = stopAfter;
 
 console.error(`import: ${options.file} → ${url}${options.dryRun ? ' (dry run)' : ''}`);
+// The state file is replaced whole after each answered batch: stopping at any moment loses nothing.
+process.once('SIGINT', () => {
+  console.error(
+    `\nimport: interrupted${options.dryRun ? '' : `: run the same command again to resume (${options.state})`}`,
+  );
+  process.exit(1);
+});
 try {
   const outcome = await runImport(
     options,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importClient } from '../../infra/import/client';
-import type { Progress } from '../../infra/import/progress';
+import { type Progress, progressLine } from '../../infra/import/progress';
 import { type ImportOptions, runImport } from '../../infra/import/run';
 import type { ImportRequest, ImportResult, ImportRowResult } from '../../lib/model/imports';
 
@@ -372,5 +372,23 @@ describe('npm run import against the contract', () => {
       next: { offset: 0, line: 1 },
       rows: 0,
     });
+  });
+});
+
+describe('the progress line', () => {
+  it('says rows, the share of the file, the rate of this run and the time left by bytes', () => {
+    expect(
+      progressLine({
+        rows: 150_000,
+        rowsThisRun: 100_000,
+        seconds: 50,
+        bytesRead: 60,
+        bytesAtStart: 20,
+        size: 100,
+      }),
+    ).toBe('150,000 rows, 60.0% of the file, 2,000 rows/s, 0:50 left');
+    expect(
+      progressLine({ rows: 0, rowsThisRun: 0, seconds: 0, bytesRead: 0, bytesAtStart: 0, size: 10 }),
+    ).toBe('0 rows, 0.0% of the file, 0 rows/s, ? left');
   });
 });
