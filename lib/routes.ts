@@ -1080,6 +1080,7 @@ export const routes = [
   putPublisherRoute,
   listPublishersRoute,
   createBanRoute,
+  importBansRoute,
   listSocialBansRoute,
   listCheatBansRoute,
   listBansRoute,

@@ -288,7 +288,7 @@ export const checkBanReach = (scope: BanScope, boundGames: readonly string[] | n
  * What a statement may not be: an `illegal` one without its law and explanation (from the create or
  * the catalogue reason), or one given fields of the ground it is not on.
  */
-const statementRefusal = (request: CreateBanRequest, statement: Statement) => {
+export const statementRefusal = (request: Pick<CreateBanRequest, 'statement'>, statement: Statement) => {
   const [stray] = otherGroundFields(request.statement ?? {}, statement.ground);
   if (stray !== undefined)
     return new InvalidInputError(

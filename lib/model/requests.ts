@@ -752,6 +752,7 @@ export const auditEventTypes = [
   'person.invited',
   'person.updated',
   'device_formats.updated',
+  'bans.imported',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 
