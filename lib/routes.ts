@@ -658,7 +658,7 @@ export const listDsaStatementsRoute = {
   retry: 'read',
 } as const satisfies Route;
 
-/** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
+/** Deletes the caller's bans on a device, and the idempotency and import records holding copies of them. */
 export const eraseDeviceRoute = {
   id: 'eraseDevice',
   method: 'POST',
@@ -677,7 +677,7 @@ export const eraseDeviceRoute = {
     'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
     'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
-    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices', 'expiringBans'],
+    'dynamodb:DeleteItem': ['device', 'idempotency', 'importedRow', 'bannedDevices', 'expiringBans'],
   },
   throttle: 'write',
   retry: 'repeatable',

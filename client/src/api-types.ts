@@ -1566,7 +1566,7 @@ export interface components {
     WebhookTest: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;
@@ -1591,7 +1591,7 @@ export interface components {
     Delivery: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;

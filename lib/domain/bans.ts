@@ -37,6 +37,7 @@ import {
   devicePartition,
   erasureKey,
   idempotencyKey,
+  importedRowKey,
 } from '../storage/keys';
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
@@ -845,6 +846,15 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
         new DeleteCommand({
           TableName: tableName(),
           Key: idempotencyKey(publisherId, ban.game_id, ban.idempotency_key),
+        }),
+      );
+    }
+    // An imported ban's record holds a copy of it, and would make a re-import put it back.
+    if (ban.imported !== undefined) {
+      await dynamo.send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: importedRowKey(publisherId, ban.imported.external_id),
         }),
       );
     }

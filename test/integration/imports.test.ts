@@ -390,4 +390,105 @@ describe('POST /v1/imports', () => {
     expect(audit.body.items).toHaveLength(1);
     expect(audit.body.items[0].created).toBe(1);
   });
+
+  it('carries ban.created, and ban.revoked for a revoked one, in the feed for imported bans', async () => {
+    const a = await publisher();
+    const device = unique('imp-feed');
+    const res = await importRows(a.key, [
+      row({ device_id: device, reason_code: 'kept' }),
+      row({
+        device_id: device,
+        reason_code: 'lifted',
+        created_at: '2018-01-01T00:00:00Z',
+        revoked_at: '2018-02-01T00:00:00Z',
+        revoke_reason_code: 'appeal_granted',
+      }),
+    ]);
+    const [kept, lifted] = res.body.rows.map((r: any) => r.ban_id);
+    await api.settle();
+    const feed = await api.request('GET', '/v1/events?limit=100', { key: a.key, game: 'g-imp' });
+    expect(feed.status).toBe(200);
+    const mine = feed.body.items.filter((e: any) => e.device_id === device);
+    expect(mine.map((e: any) => [e.type, e.ban.ban_id, e.occurred_at]).sort()).toEqual(
+      [
+        ['ban.created', kept, '2019-03-04T12:00:00.000Z'],
+        ['ban.created', lifted, '2018-01-01T00:00:00.000Z'],
+        ['ban.revoked', lifted, '2018-02-01T00:00:00.000Z'],
+      ].sort(),
+    );
+    // Another publisher's feed carries none of them.
+    const b = await publisher();
+    const theirs = await api.request('GET', '/v1/events?limit=100', { key: b.key, game: 'g-imp' });
+    expect(theirs.body.items.filter((e: any) => e.device_id === device)).toEqual([]);
+  });
+
+  it('sends webhooks one bans.imported event per batch and no event per imported ban', async () => {
+    const a = await publisher();
+    const hook = await api.request('POST', '/v1/webhooks', {
+      key: a.key,
+      body: { url: `${receiver.url}/hooks` },
+    });
+    expect(hook.status).toBe(201);
+    const b = await publisher();
+    const other = await api.request('POST', '/v1/webhooks', {
+      key: b.key,
+      body: { url: `${receiver.url}/hooks` },
+    });
+    const body = {
+      batch_id: unique('batch'),
+      rows: [
+        row(),
+        row({ revoked_at: '2019-03-05T00:00:00Z', revoke_reason_code: 'appeal_granted' }),
+        row({ created_at: 'x' }),
+      ],
+    };
+    const first = await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body });
+    expect(first.body.counts).toMatchObject({ created: 2, refused: 1 });
+    // A retry of the batch is the same batch: no second summary.
+    await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body });
+    // A native ban after it, whose event is delivered: everything before it has been dispatched.
+    const native = await api.request('POST', '/v1/bans', {
+      key: a.key,
+      game: 'g-imp',
+      body: { device_id: unique('imp-native'), ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' },
+    });
+    await api.settle();
+    await receiver.waitFor(() =>
+      receiver.verified(hook.body.secret).some((e) => e.ban?.ban_id === native.body.ban_id),
+    );
+    const delivered = receiver.verified(hook.body.secret);
+    const summaries = delivered.filter((e) => e.type === 'bans.imported');
+    expect(summaries).toEqual([
+      {
+        event_id: expect.stringMatching(/^evt_/),
+        type: 'bans.imported',
+        occurred_at: expect.any(String),
+        publisher_id: a.id,
+        device_id: null,
+        import: { batch_id: body.batch_id, created: 2, already_imported: 0, changed: 0, refused: 1 },
+      },
+    ]);
+    const importedIds = first.body.rows.map((r: any) => r.ban_id).filter((id: unknown) => id !== null);
+    expect(delivered.filter((e) => importedIds.includes(e.ban?.ban_id))).toEqual([]);
+    expect(receiver.verified(other.body.secret).filter((e) => e.type === 'bans.imported')).toEqual([]);
+    // Listed among the webhook's deliveries.
+    const deliveries = await api.request('GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries`, {
+      key: a.key,
+    });
+    expect(deliveries.body.items.filter((d: any) => d.type === 'bans.imported')).toHaveLength(1);
+  });
+
+  it('erases an imported ban with its record, so a re-import makes it anew rather than restore it', async () => {
+    const a = await publisher();
+    const erased = row();
+    const first = await importRows(a.key, [erased]);
+    const gone = await api.request('POST', `/v1/device/${erased.device_id}/erase`, { key: a.key });
+    expect(gone.status).toBe(200);
+    expect(gone.body.erased_bans).toBe(1);
+    expect(await storedItem(importedRowKey(a.id, erased.external_id as string))).toBeUndefined();
+    expect((await listAll(a.key, erased.device_id as string)).items).toEqual([]);
+    const again = await importRows(a.key, [erased]);
+    expect(again.body.rows[0].status).toBe('created');
+    expect(again.body.rows[0].ban_id).not.toBe(first.body.rows[0].ban_id);
+  });
 });
