@@ -343,6 +343,21 @@ describe('POST /v1/imports', () => {
     ).toEqual([]);
   });
 
+  it('takes a body past the 64 KiB of other routes, up to 1 MiB (413 beyond, nothing stored)', async () => {
+    const a = await publisher();
+    const message = 'This device is banned for cheating. '.repeat(11);
+    const rows = Array.from({ length: 150 }, () => row({ player_message: message }));
+    const body = { batch_id: unique('batch'), rows };
+    expect(JSON.stringify(body).length).toBeGreaterThan(64 * 1024);
+    const res = await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body });
+    expect(res.status).toBe(200);
+    expect(res.body.counts.created).toBe(150);
+    const huge = { batch_id: unique('batch'), rows: [row({ details: { blob: 'x'.repeat(1024 * 1024) } })] };
+    const tooBig = await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body: huge });
+    expect(tooBig.status).toBe(413);
+    expect(await storedItem(importedRowKey(a.id, huge.rows[0]?.external_id as string))).toBeUndefined();
+  });
+
   it('needs the scope bans:import, which bans:write alone does not give', async () => {
     const writer = await publisher({ scopes: ['bans:write', 'bans:read'] });
     const res = await importRows(writer.key, [row()]);
