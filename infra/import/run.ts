@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
-import { type ImportAnswer, type ImportBatch, ImportFailure } from './client';
+import { IMPORT_MAX_BODY_BYTES, type ImportRowResult } from '../../lib/model/imports';
+import { BODY_OVERHEAD_BYTES, type ImportAnswer, type ImportBatch, ImportFailure } from './client';
 import {
   csvColumns,
   type Mapped,
@@ -51,12 +52,58 @@ export interface ImportOutcome {
 
 export type SendBatch = (batch: ImportBatch) => Promise<ImportAnswer>;
 
-/** One record of the file, mapped, with where the next one starts. */
+/** One record of the file, mapped (a row with its JSON text), with where the next one starts. */
 interface Item {
   line: number;
   next: Position;
   mapped: Mapped;
+  json?: string;
 }
+
+/** The most a row's JSON may take: a request of it alone must fit the API's body limit. */
+const ROW_MAX_BYTES = IMPORT_MAX_BODY_BYTES - BODY_OVERHEAD_BYTES;
+
+/** Serialises a mapped row, refusing one too large to send (the API would refuse its whole request). */
+const serialised = (item: Item): Item => {
+  if (!item.mapped.ok) return item;
+  const json = JSON.stringify(item.mapped.row);
+  if (Buffer.byteLength(json) <= ROW_MAX_BYTES) return { ...item, json };
+  return {
+    ...item,
+    mapped: {
+      ok: false,
+      externalId: item.mapped.externalId,
+      refusal: {
+        field: 'row',
+        issue: 'too_big',
+        message: `a row over ${ROW_MAX_BYTES} bytes of JSON cannot be sent`,
+      },
+    },
+  };
+};
+
+/**
+ * The requests of one batch: its rows in order, cut where a request would pass the API's body
+ * limit. The cut depends on the rows alone, so a resumed run cuts a batch the same way and sends
+ * each request under the same id (its first row's line).
+ */
+const requestsOf = (items: readonly Item[]) => {
+  const requests: Array<{ line: number; rows: string[] }> = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (item.json === undefined) continue;
+    const size = Buffer.byteLength(item.json) + 1;
+    const last = requests.at(-1);
+    if (last && bytes + size <= ROW_MAX_BYTES) {
+      last.rows.push(item.json);
+      bytes += size;
+    } else {
+      requests.push({ line: item.line, rows: [item.json] });
+      bytes = size;
+    }
+  }
+  return requests;
+};
 
 const fileDigest = async (file: string) => {
   const hash = createHash('sha256');
@@ -257,15 +304,18 @@ export const runImport = async (
   };
 
   const dispatch = (batch: Item[]) => {
-    const rows = batch.flatMap((item) => (item.mapped.ok ? [item.mapped.row] : []));
-    const answer =
-      rows.length === 0
+    const requests = requestsOf(batch);
+    const answer: Promise<ImportAnswer | null> =
+      requests.length === 0
         ? Promise.resolve(null)
-        : send({
-            batch_id: `${prefix}:${(batch[0] as Item).line}`,
-            ...(options.dryRun ? { dry_run: true } : {}),
-            rows,
-          });
+        : Promise.all(
+            requests.map(({ line, rows }) =>
+              send({ batch_id: `${prefix}:${line}`, ...(options.dryRun ? { dry_run: true } : {}), rows }),
+            ),
+          ).then((answers) => ({
+            ...(answers[0] as ImportAnswer),
+            rows: answers.flatMap((a) => a.rows as ImportRowResult[]),
+          }));
     // Settled in order by commitOldest; a failure meanwhile must not be an unhandled rejection.
     answer.catch(() => {});
     inFlight.push({ items: batch, answer });
@@ -274,7 +324,7 @@ export const runImport = async (
   try {
     let batch: Item[] = [];
     for await (const item of items) {
-      batch.push(item);
+      batch.push(serialised(item));
       if (batch.length < options.batch) continue;
       dispatch(batch);
       batch = [];

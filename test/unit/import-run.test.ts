@@ -355,6 +355,24 @@ describe('npm run import against the contract', () => {
     await expect(run()).rejects.toThrow('was written for another version of');
   });
 
+  it('cuts a batch where a request would pass the body limit, and refuses a row too large to send', async () => {
+    const big = (n: number, kb: number) => row(n, { details: { note: 'x'.repeat(kb * 1024) } });
+    const content = [big(1, 300), big(2, 300), big(3, 300), big(4, 300), big(5, 1100), row(6)].join('\n');
+    const { run, report } = setUp('large.jsonl', content);
+    expect(await run()).toMatchObject({ code: 2, counts: { created: 5, refused: 1 } });
+    expect(fake.requests.map((r) => [r.body.batch_id.split(':').at(-1), r.body.rows.length])).toEqual([
+      ['1', 3],
+      ['4', 2],
+    ]);
+    expect(report()[0]).toMatchObject({
+      line: 5,
+      external_id: 'ext-5',
+      status: 'refused',
+      field: 'row',
+      issue: 'too_big',
+    });
+  });
+
   it('retries a 503 and a 429 (after Retry-After) and answers as if they had not happened', async () => {
     fake.failFirst({ status: 503, retryAfter: '0' }, { status: 429, retryAfter: '0' });
     const { run } = setUp('retry.jsonl', row(1));
