@@ -7,6 +7,7 @@ import { eventsRows, type measureEvents } from './delivery';
 import { feedPollingRows, type measureFeedPolling } from './feed-polling';
 import { gameServerRows, type measureGameServers } from './game-servers';
 import { hotItemRows } from './hot-item';
+import { importRows, type measureImport } from './import';
 import type { measureInProcessParts } from './in-process-part';
 import { type measurePolicyReach, policyReachRows } from './policy-reach';
 import { type measureRelay, relayRows } from './relay';
@@ -21,6 +22,7 @@ type FeedPollingResult = FiguresOf<typeof measureFeedPolling>;
 type ConsoleFigures = FiguresOf<typeof measureConsole>;
 type RelayFigures = FiguresOf<typeof measureRelay>;
 type PolicyReachFigures = FiguresOf<typeof measurePolicyReach>;
+type ImportFigures = FiguresOf<typeof measureImport>;
 
 /**
  * `npm run bench`: every figure as a ratio to a baseline measured in the same run, because these
@@ -41,6 +43,8 @@ type PolicyReachFigures = FiguresOf<typeof measurePolicyReach>;
  * second, a change's way to every reader, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
  * Part 12 (the reach of a policy change over POLICY_REACH_BANS, default 100,000, live bans, against
  * the store's Queries of the same items) alone: `npx tsx bench/policy-reach.ts`.
+ * Part 13 (`npm run import` of IMPORT_BENCH_ROWS, default 20,000, generated JSON lines into `npm start`
+ * on a fresh store: rows/s, the CLI's and the server's memory) alone: `npx tsx bench/import.ts`.
  *
  * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
  * runs every part at a token size (seconds, not minutes; figures meaningless) and writes its results
@@ -68,6 +72,7 @@ if (short) {
     RELAY_BENCH_TAIL_MS: '3000',
     POLICY_REACH_BANS: '500',
     POLICY_REACH_RUNS: '1',
+    IMPORT_BENCH_ROWS: '500',
   };
   for (const [name, value] of Object.entries(tokenSizes)) process.env[name] ??= value;
 }
@@ -117,6 +122,10 @@ const relay = await runPart<RelayFigures>('bench/relay.ts', 'measureRelay');
 
 step('policy reach (POST /v1/policy/preview over 100,000 live bans, against the same Queries)');
 const policyReach = await runPart<PolicyReachFigures>('bench/policy-reach.ts', 'measurePolicyReach');
+
+const importRowCount = Number(process.env.IMPORT_BENCH_ROWS ?? 20_000);
+step(`import (npm run import of ${importRowCount} JSON lines into npm start on a fresh store)`);
+const importRun = await runPart<ImportFigures>('bench/import.ts', 'measureImport', [importRowCount]);
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');
@@ -240,13 +249,14 @@ const rows: Row[] = [
   ...feedPollingRows(feedPolling),
   ...relayRows(relay),
   ...policyReachRows(policyReach),
+  ...importRows(importRun),
 ];
 
 console.table(rows);
 mkdirSync(dirname(resultsFile), { recursive: true });
 writeFileSync(
   resultsFile,
-  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, policyReach, console: consoleTimings, summary: rows }, null, 2)}\n`,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), node: process.version, seconds, importRuns, invocations, deliveryEvents, sizes, coldImports, sourceMaps, roundTrips, hotItem, overhead, personAuthorization: personAuth, throughput, scale, events, gameServers, feedPolling, relay, policyReach, import: importRun, console: consoleTimings, summary: rows }, null, 2)}\n`,
 );
 const failed = rows.filter((r) => !r.ok);
 step(`done: ${rows.length - failed.length} of ${rows.length} rows meet their target; ${resultsFile} written`);

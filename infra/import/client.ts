@@ -1,0 +1,100 @@
+import { type ImportRequest, type ImportResult, importResultSchema } from '../../lib/model/imports';
+
+/**
+ * Sends one batch to `POST /v1/imports` and reads its answer. A batch is safe to send again (the
+ * server answers a repeated batch_id as it did the first time), so a 429, a 503, a 5xx or a lost
+ * connection is retried with backoff (Retry-After when given). What no retry can mend (401, 403,
+ * a 400 for the whole request, an answer not of the contract) fails the run.
+ */
+
+export type ImportAnswer = ImportResult;
+/** A request's body with its rows already serialised (each row's JSON text, in order). */
+export interface ImportBatch {
+  batch_id: ImportRequest['batch_id'];
+  dry_run?: boolean;
+  rows: string[];
+}
+
+/** The body of a batch, its rows spliced in as they were serialised. */
+export const importBody = (batch: ImportBatch) =>
+  `{"batch_id":${JSON.stringify(batch.batch_id)},${batch.dry_run ? '"dry_run":true,' : ''}"rows":[${batch.rows.join(',')}]}`;
+
+/** What importBody adds around the rows, at most (a 64-character batch id, dry_run, brackets and commas). */
+export const BODY_OVERHEAD_BYTES = 128;
+
+/** A failure of the whole run (exit 1), with what the server said. */
+export class ImportFailure extends Error {}
+
+export interface ClientOptions {
+  url: string;
+  key: string;
+  game: string | undefined;
+  /** Attempts per batch before the run fails (default 8). */
+  attempts?: number;
+  /** First backoff in ms, doubled per attempt up to 30 s (default 500). */
+  backoffMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+const describe = (status: number, body: string) => {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
+    if (error) return `${status} ${error.code}: ${error.message}`;
+  } catch {
+    // not the error shape: the text as it is
+  }
+  return `${status} ${body.slice(0, 200)}`;
+};
+
+const retryAfterMs = (header: string | null) => {
+  const seconds = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, 60_000) : undefined;
+};
+
+export const importClient = ({ url, key, game, attempts = 8, backoffMs = 500 }: ClientOptions) => {
+  const endpoint = new URL('/v1/imports', url).href;
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+  };
+  if (game !== undefined) headers['x-game-id'] = game;
+  return async (batch: ImportBatch): Promise<ImportAnswer> => {
+    const body = importBody(batch);
+    let wait = backoffMs;
+    let last = '';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(endpoint, { method: 'POST', headers, body });
+      } catch (error) {
+        last = `no answer from ${endpoint}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`;
+        await sleep(wait);
+        wait = Math.min(wait * 2, 30_000);
+        continue;
+      }
+      const text = await response.text();
+      if (response.ok) {
+        let parsed: ReturnType<typeof importResultSchema.safeParse>;
+        try {
+          parsed = importResultSchema.safeParse(JSON.parse(text));
+        } catch {
+          throw new ImportFailure(`batch ${batch.batch_id}: the answer is not JSON: ${text.slice(0, 200)}`);
+        }
+        if (!parsed.success || parsed.data.rows.length !== batch.rows.length)
+          throw new ImportFailure(
+            `batch ${batch.batch_id}: the answer is not one outcome per row of the batch`,
+          );
+        return parsed.data;
+      }
+      last = describe(response.status, text);
+      if (response.status === 429 || response.status >= 500) {
+        await sleep(retryAfterMs(response.headers.get('retry-after')) ?? wait);
+        wait = Math.min(wait * 2, 30_000);
+        continue;
+      }
+      throw new ImportFailure(`batch ${batch.batch_id}: ${last}`);
+    }
+    throw new ImportFailure(`batch ${batch.batch_id}: gave up after ${attempts} attempts: ${last}`);
+  };
+};
