@@ -80,6 +80,8 @@ export interface StoredAppeal {
   claim?: StoredClaim;
   /** Counts the claim's changes, never reset: a queue entry's copy of the claim is only ever replaced by a later one. */
   claim_version?: number;
+  /** Imported with its ban (lib/domain/appeal-imports.ts): the ban's batch and external id. */
+  imported?: { batch_id: string; external_id: string };
 }
 
 /** Who an appeal concerns: its ban's owner (and the game of a `game` ban), and its filer (and the game it filed from). */

@@ -188,21 +188,30 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       appeal.decision !== undefined &&
       appealFromItem(before)?.status === 'open';
     if (!opened && !decided) return [];
-    const type = opened ? 'appeal.created' : 'appeal.decided';
-    return [
-      {
-        event_id: eventIdOf(appeal.ban_publisher_id, type, appeal.appeal_id),
-        type,
-        occurred_at: opened ? appeal.created_at : (appeal.decision?.decided_at ?? appeal.created_at),
-        publisher_id: appeal.ban_publisher_id,
-        filer_publisher_id: appeal.filer_publisher_id,
-        ban_game_id: appeal.ban_scope === 'game' ? appeal.ban_game_id : null,
-        device_id: appeal.device_id,
-        appeal: opened
+    const eventOf = (type: 'appeal.created' | 'appeal.decided'): ChangeEvent => ({
+      event_id: eventIdOf(appeal.ban_publisher_id, type, appeal.appeal_id),
+      type,
+      occurred_at:
+        type === 'appeal.created' ? appeal.created_at : (appeal.decision?.decided_at ?? appeal.created_at),
+      publisher_id: appeal.ban_publisher_id,
+      filer_publisher_id: appeal.filer_publisher_id,
+      ban_game_id: appeal.ban_scope === 'game' ? appeal.ban_game_id : null,
+      device_id: appeal.device_id,
+      appeal:
+        type === 'appeal.created'
           ? appealSubject({ ...appeal, status: 'open', decision: undefined })
           : appealSubject(appeal),
-      },
-    ];
+    });
+    if (!opened) return [eventOf('appeal.decided')];
+    // An appeal decided before it was stored (only an import makes one) has both in its history;
+    // an imported appeal's events go to no webhook, as its ban's (the batch's summary stands for them).
+    const made =
+      appeal.decision === undefined
+        ? [eventOf('appeal.created')]
+        : [eventOf('appeal.created'), eventOf('appeal.decided')];
+    return appeal.imported === undefined
+      ? made
+      : made.map((event) => ({ ...event, imported: true as const }));
   }
   // The policy: made with its defaults (INSERT) is no change of anyone's; each update is.
   if (record.eventName !== 'MODIFY' || !after) return [];

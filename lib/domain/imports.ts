@@ -19,6 +19,7 @@ import { batchGetItems, batchPutItems } from '../storage/batches';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { importBatchKey, importedRowKey } from '../storage/keys';
+import { appealRefusal, importAppeals, withImportedAppeals } from './appeal-imports';
 import { recordEvent } from './audit';
 import { allocateImportedIds, IMPORT_EARLIEST_MS } from './ban-ids';
 import { translationRefusal, translationsForBan } from './ban-locales';
@@ -379,7 +380,9 @@ export const importBans = async (
       player_message: row.player_message ?? reason?.player_message ?? undefined,
       actor: actor.type === 'user' ? 'person' : 'key',
     });
-    const problem = ruleRefusal(row, rowGame, nowIso, boundGames, catalogue, statement);
+    const problem =
+      ruleRefusal(row, rowGame, nowIso, boundGames, catalogue, statement) ??
+      appealRefusal(row, rowGame, nowIso, boundGames, publisherId);
     if (problem) {
       refuse(problem);
       continue;
@@ -439,7 +442,11 @@ export const importBans = async (
     // 3. Ids in created_at order, then each row's claim.
     const ids = await allocateImportedIds(fresh.map((c) => Date.parse(c.row.created_at)));
     const claims = await mapWithConcurrency(fresh, WRITE_CONCURRENCY, async (c) => {
-      const ban = { ...c.ban, ban_id: ids[fresh.indexOf(c)] as number } as Ban;
+      const ban = withImportedAppeals(
+        { ...c.ban, ban_id: ids[fresh.indexOf(c)] as number } as Ban,
+        c.row,
+        publisherId,
+      );
       const holder = await claimRow(publisherId, request.batch_id, c, ban);
       return { c, ban, holder };
     });
@@ -460,6 +467,15 @@ export const importBans = async (
         ...bannedDeviceItems(ban),
         ...[expiringBanItem(ban)].filter((item) => item !== undefined),
       ]),
+    );
+    // 4b. The owner's appeals of those bans, with their queue entries (./appeal-imports.ts).
+    await importAppeals(
+      publisherId,
+      batch.actor,
+      toPut.map((ban) => ({
+        ban,
+        row: checked.find((c) => c.row.external_id === ban.imported?.external_id)?.row,
+      })),
     );
   }
 

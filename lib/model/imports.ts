@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
 import {
+  appealContactSchema,
+  appealOutcomes,
+  appealTextSchema,
   banScopeSchema,
   banTranslationsSchema,
   banTypeSchema,
@@ -8,6 +11,7 @@ import {
   expiryInstant,
   gameIdSchema,
   playerMessageSchema,
+  publisherIdSchema,
   reasonCodeSchema,
   statementInputSchema,
 } from './requests';
@@ -51,6 +55,56 @@ export const importRequestSchema = /* @__PURE__ */ define(() =>
 );
 export type ImportRequest = z.output<typeof importRequestSchema>;
 
+/** The most appeals one row may carry (an export's ban has one per publisher that filed). */
+export const IMPORT_MAX_APPEALS = 100;
+
+/** An imported appeal's decision, as the export writes it (its decider and applied_at are not imported). */
+export const importAppealDecisionSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    outcome: z.enum(appealOutcomes),
+    note: z.optional(z.nullable(appealTextSchema)),
+    player_message: z.optional(z.nullable(playerMessageSchema)),
+    /** `shortened`: the ban's new expiry (required then, and only then). */
+    expires_at: z.optional(z.nullable(importInstantSchema)),
+    decided_at: importInstantSchema,
+    /** Who decided, in the old deployment: not imported (the importing key or person decides). */
+    decided_by: z.optional(z.unknown()),
+    /** When its effects were done: kept when given, else decided_at. */
+    applied_at: z.optional(z.nullable(importInstantSchema)),
+  }),
+);
+
+/**
+ * One appeal of an imported ban, in the shape the export writes (lib/domain/exports.ts): an appeal
+ * of the ban's owner (no `filed_by`, or one naming the ban's publisher) is imported as the
+ * importing publisher's; one another publisher filed is not (that publisher may not exist here).
+ * The fields after `decision` are the export's and are read for nothing but `erased_at`.
+ */
+export const importAppealSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    created_at: importInstantSchema,
+    /** Agrees with `decision`: `decided` with one, `open` without. */
+    status: z.optional(z.enum(['open', 'decided'])),
+    message: z.optional(z.nullable(appealTextSchema)),
+    contact: z.optional(z.nullable(appealContactSchema)),
+    /** Who filed it, from which game; absent: the ban's owner, from the ban's game. */
+    filed_by: z.optional(z.strictObject({ publisher_id: publisherIdSchema, game_id: gameIdSchema })),
+    /** The ban's publisher in the export; absent: the importing publisher. */
+    ban_publisher_id: z.optional(publisherIdSchema),
+    decision: z.optional(z.nullable(importAppealDecisionSchema)),
+    /** When the player's texts were erased (then message and contact are null). */
+    erased_at: z.optional(z.nullable(importInstantSchema)),
+    appeal_id: z.optional(z.unknown()),
+    device_id: z.optional(z.unknown()),
+    ban_id: z.optional(z.unknown()),
+    player_link_id: z.optional(z.unknown()),
+    claimed_by: z.optional(z.unknown()),
+    claimed_until: z.optional(z.unknown()),
+    created_by: z.optional(z.unknown()),
+  }),
+);
+export type ImportAppeal = z.output<typeof importAppealSchema>;
+
 /**
  * One row: a ban as POST /v1/bans takes it, with its history (created_at, expires_at, revoked_at)
  * and the studio's id of it. The rules that need the clock or the publisher's state (created_at not
@@ -77,6 +131,8 @@ export const importRowSchema = /* @__PURE__ */ define(() =>
     appealable: z.optional(z.boolean()),
     statement: z.optional(statementInputSchema),
     translations: z.optional(banTranslationsSchema),
+    /** Its appeals, as the export writes them (lib/domain/appeal-imports.ts). */
+    appeals: z.optional(z.array(importAppealSchema).check(z.maxLength(IMPORT_MAX_APPEALS))),
   }),
 );
 export type ImportRow = z.output<typeof importRowSchema>;
