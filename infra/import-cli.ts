@@ -1,12 +1,14 @@
 import { resolve } from 'node:path';
 import { importClient } from './import/client';
 import { IMPORT_USAGE, parseImportCommand } from './import/command';
+import { applyExportSettings, headerGameOf, NOT_CARRIED } from './import/export-dir';
 import { stderrProgress } from './import/progress';
 import { runImport } from './import/run';
 import { runningApiUrl } from './local/store';
 
 /**
- * `npm run import -- --file bans.jsonl|bans.csv [options]`: imports a file of past bans through
+ * `npm run import -- --file bans.jsonl|bans.csv [options]` (or `--from-export <dir>`: an export's
+ * reasons and policy first, through their routes, then its bans with their appeals): imports a file of past bans through
  * `POST /v1/imports`, in batches, resumably (docs/import-export.md). It only reads and maps the
  * file; the server validates every row. Progress goes to stderr, a line per row that was not
  * created to the report file; the exit code says whether every row was made (0), some were
@@ -42,6 +44,14 @@ process.once('SIGINT', () => {
   process.exit(1);
 });
 try {
+  if (options.fromExport !== undefined) {
+    const say = (line: string) => console.error(`import: ${line}`);
+    say(`from the export in ${options.fromExport}: ${NOT_CARRIED}`);
+    options.game ??= headerGameOf(options.file);
+    if (options.dryRun)
+      say('dry run: the reasons and policy are not put, the bans are checked against those here');
+    else await applyExportSettings(options.fromExport, { url, key }, say);
+  }
   const outcome = await runImport(
     options,
     importClient({ url, key, game: options.game }),

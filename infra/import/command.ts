@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { IMPORT_MAX_ROWS } from '../../lib/model/imports';
 import { gameIdSchema } from '../../lib/model/requests';
+import { exportBansFile } from './export-dir';
 import type { ImportOptions } from './run';
 
 /**
@@ -15,8 +16,12 @@ export const IMPORT_BATCH_MAX = IMPORT_MAX_ROWS;
 
 export const IMPORT_USAGE = `Usage:
   npm run import -- --file <bans.jsonl|bans.csv> [options]
+  npm run import -- --from-export <dir> [options]
 
 Options:
+  --from-export <dir>    a directory npm run export wrote: its reasons and policy (with trust) are
+                         put first, then its bans.jsonl imported with their appeals (keys,
+                         webhooks and the audit trail are not carried over)
   --url <url>            the API (default: the npm start serving DATA_DIR, else http://localhost:3000)
   --key <key>            an API key with the bans:import scope (default: env BAN_API_KEY)
   --game <game_id>       X-Game-Id: the game of rows that name none
@@ -87,6 +92,7 @@ const commandOf = (argv: readonly string[], { env, localUrl }: ImportCommandTarg
     allowPositionals: true,
     options: {
       file: { type: 'string' },
+      'from-export': { type: 'string' },
       url: { type: 'string' },
       key: { type: 'string' },
       game: { type: 'string' },
@@ -104,8 +110,20 @@ const commandOf = (argv: readonly string[], { env, localUrl }: ImportCommandTarg
   });
   if (values.help) return { command: 'help' };
   if (positionals.length > 0) refuse(`unexpected argument: ${positionals[0]} (the file goes after --file)`);
-  if (values.file === undefined) return refuse('--file is required');
-  const file = resolve(values.file);
+  const fromExport = values['from-export'] === undefined ? undefined : resolve(values['from-export']);
+  if (fromExport !== undefined && values.file !== undefined)
+    refuse('--file and --from-export do not go together (the export names its file)');
+  if (fromExport !== undefined && (values.format ?? 'jsonl') !== 'jsonl')
+    refuse("--from-export reads the export's JSON lines");
+  let file: string;
+  if (fromExport !== undefined) {
+    try {
+      file = exportBansFile(fromExport);
+    } catch (error) {
+      return refuse((error as Error).message);
+    }
+  } else if (values.file === undefined) return refuse('--file or --from-export is required');
+  else file = resolve(values.file);
   const format =
     values.format ?? (/\.jsonl?$/i.test(file) ? 'jsonl' : /\.csv$/i.test(file) ? 'csv' : undefined);
   if (format === undefined)
@@ -144,6 +162,7 @@ const commandOf = (argv: readonly string[], { env, localUrl }: ImportCommandTarg
       report: resolve(values.report ?? `${file}.${dryRun ? 'dry-run' : 'import'}-report.jsonl`),
       state: resolve(values.state ?? `${file}.import-state.json`),
       restart: values.restart,
+      ...(fromExport === undefined ? {} : { fromExport }),
     },
   };
 };

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { IMPORT_MAX_BODY_BYTES, type ImportRowResult } from '../../lib/model/imports';
 import { BODY_OVERHEAD_BYTES, type ImportAnswer, type ImportBatch, ImportFailure } from './client';
+import { mapExportLine } from './export-dir';
 import {
   csvColumns,
   type Mapped,
@@ -37,6 +38,8 @@ export interface ImportOptions {
   report: string;
   state: string;
   restart: boolean;
+  /** `--from-export`: the export directory the file is the bans of (lines read by ./export-dir.ts). */
+  fromExport?: string;
   /** Stops as an interruption would after this many batches are answered (a test's hook). */
   stopAfterBatches?: number;
 }
@@ -127,7 +130,7 @@ const openItems = async (
           yield {
             line: physical.line,
             next: { offset: physical.end, line: physical.line + 1 },
-            mapped: mapJsonLine(physical.text),
+            mapped: options.fromExport ? mapExportLine(physical.text) : mapJsonLine(physical.text),
           };
         }
       })(),

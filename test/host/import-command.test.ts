@@ -12,7 +12,10 @@ const TARGET = { env: { BAN_API_KEY: 'bsk_env' }, localUrl: undefined };
 
 describe('npm run import arguments', () => {
   it.each([
-    [[], '--file is required'],
+    [[], '--file or --from-export is required'],
+    [['--from-export', 'dir', '--file', 'bans.jsonl'], '--file and --from-export do not go together'],
+    [['--from-export', 'dir', '--format', 'csv'], "--from-export reads the export's JSON lines"],
+    [['--from-export', '/nonexistent-export-dir'], 'has no manifest.json'],
     [['--file', 'bans.txt'], 'ends in neither .jsonl nor .csv'],
     [['--file', 'bans.csv', '--format', 'xml'], '--format must be jsonl or csv'],
     [['--file', 'bans.csv', '--preset', 'banmanager'], 'unknown --preset banmanager'],
