@@ -120,7 +120,7 @@ export interface paths {
   "/v1/imports": {
     /**
      * Import bans with their history
-     * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+     * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. A row may carry `appeals` as `GET /v1/exports/bans` writes them: the ban owner's own appeal is made an appeal of the imported ban (filed and decided by your key, with its times, texts and decision, in your queue); one another publisher filed is not imported. Webhooks get one `bans.imported` event per batch instead of an event per ban or appeal. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
      *
      * Needs a key with the `bans:import` scope.
      */
@@ -696,6 +696,44 @@ export interface components {
           legal_ground?: string;
         };
       };
+      appeals?: ({
+          /**
+           * Format: date-time
+           * @description RFC 3339 date-time with an offset (`Z` or `±hh:mm`), stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`. `created_at` and `revoked_at` from 1990-01-01 and not in the future; `expires_at` later than `created_at` (it may be past: the ban has ended).
+           */
+          created_at: string;
+          /** @enum {string} */
+          status?: "open" | "decided";
+          message?: string | null;
+          contact?: string | null;
+          filed_by?: {
+            publisher_id: string;
+            game_id: string;
+          };
+          ban_publisher_id?: string;
+          decision?: ({
+            /** @enum {string} */
+            outcome: "upheld" | "overturned" | "shortened";
+            note?: string | null;
+            player_message?: string | null;
+            expires_at?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time with an offset (`Z` or `±hh:mm`), stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`. `created_at` and `revoked_at` from 1990-01-01 and not in the future; `expires_at` later than `created_at` (it may be past: the ban has ended).
+             */
+            decided_at: string;
+            decided_by?: unknown;
+            applied_at?: string | null;
+          }) | null;
+          erased_at?: string | null;
+          appeal_id?: unknown;
+          device_id?: unknown;
+          ban_id?: unknown;
+          player_link_id?: unknown;
+          claimed_by?: unknown;
+          claimed_until?: unknown;
+          created_by?: unknown;
+        })[];
     };
     Health: {
       ok: boolean;
@@ -2794,7 +2832,7 @@ export interface operations {
   };
   /**
    * Import bans with their history
-   * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+   * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. A row may carry `appeals` as `GET /v1/exports/bans` writes them: the ban owner's own appeal is made an appeal of the imported ban (filed and decided by your key, with its times, texts and decision, in your queue); one another publisher filed is not imported. Webhooks get one `bans.imported` event per batch instead of an event per ban or appeal. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
    *
    * Needs a key with the `bans:import` scope.
    */
