@@ -2,7 +2,7 @@ import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import { exportPathSchema, exportQuerySchema } from './model/exports';
-import { importRequestSchema } from './model/imports';
+import { IMPORT_MAX_BODY_BYTES, importRequestSchema } from './model/imports';
 import {
   appealClaimRequestSchema,
   appealDecisionRequestSchema,
@@ -157,6 +157,8 @@ export interface RequestSpec {
   /** The route acts on every game of the publisher: a key bound to games is refused (403). */
   readonly everyGame?: boolean;
   readonly body?: z.ZodMiniType;
+  /** The most bytes its body may have, when not the API's MAX_BODY_BYTES (lib/http/chain.ts). */
+  readonly maxBodyBytes?: number;
   readonly query?: z.ZodMiniType;
   /** The path parameters. */
   readonly path?: z.ZodMiniType;
@@ -392,7 +394,9 @@ export const importBansRoute = {
   handler: 'import-bans',
   auth: true,
   scope: 'bans:import',
-  request: { game: true, body: importRequestSchema },
+  // 500 rows of a few hundred bytes each are more than the API's 64 KiB: 1 MiB, well within
+  // API Gateway's 10 MB and Lambda's 6 MB.
+  request: { game: true, body: importRequestSchema, maxBodyBytes: IMPORT_MAX_BODY_BYTES },
   // The rows' records read in batches, then each new one claimed (a conditional put) and a lost
   // claim read; the ban id slots (ADD); the bans put (conditional, never over one that changed
   // since); their index entries written in batches; the batch record claimed, read and
@@ -659,7 +663,7 @@ export const listDsaStatementsRoute = {
   retry: 'read',
 } as const satisfies Route;
 
-/** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
+/** Deletes the caller's bans on a device, and the idempotency and import records holding copies of them. */
 export const eraseDeviceRoute = {
   id: 'eraseDevice',
   method: 'POST',
@@ -678,7 +682,7 @@ export const eraseDeviceRoute = {
     'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
     'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
-    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices', 'expiringBans'],
+    'dynamodb:DeleteItem': ['device', 'idempotency', 'importedRow', 'bannedDevices', 'expiringBans'],
   },
   throttle: 'write',
   retry: 'repeatable',
@@ -1132,6 +1136,7 @@ export const routes = [
   putPublisherRoute,
   listPublishersRoute,
   createBanRoute,
+  importBansRoute,
   listSocialBansRoute,
   listCheatBansRoute,
   listBansRoute,

@@ -117,6 +117,15 @@ export interface paths {
      */
     post: operations["createBan"];
   };
+  "/v1/imports": {
+    /**
+     * Import bans with their history
+     * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+     *
+     * Needs a key with the `bans:import` scope.
+     */
+    post: operations["importBans"];
+  };
   "/v1/device/{device_id}/bans/social": {
     /**
      * List the social bans of a device that the caller can see
@@ -631,6 +640,63 @@ export interface components {
       duration_seconds?: number;
       take_over?: boolean;
     };
+    ImportRequest: {
+      batch_id: string;
+      dry_run?: boolean;
+      /** @description 1-500 rows, each checked on its own (ImportRow): a row that is not valid is answered `refused` with its error, and the request goes on with the others. */
+      rows: components["schemas"]["ImportRow"][];
+    };
+    ImportRow: {
+      external_id: string;
+      device_id: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      reason_code: string;
+      game_id?: string;
+      /**
+       * Format: date-time
+       * @description RFC 3339 date-time with an offset (`Z` or `±hh:mm`), stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`. `created_at` and `revoked_at` from 1990-01-01 and not in the future; `expires_at` later than `created_at` (it may be past: the ban has ended).
+       */
+      created_at: string;
+      expires_at?: string | null;
+      revoked_at?: string | null;
+      revoke_reason_code?: string;
+      details?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+      player_message?: string;
+      appealable?: boolean;
+      statement?: {
+        /** @enum {string} */
+        ground?: "terms" | "illegal";
+        terms_clause?: string;
+        terms_url?: string;
+        legal_ground?: string;
+        illegal_explanation?: string;
+        facts?: string;
+        automated_detection?: boolean;
+        /** @enum {string} */
+        automated_decision?: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source?: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      };
+    };
     Health: {
       ok: boolean;
     };
@@ -765,6 +831,31 @@ export interface components {
       created_at: string;
       expires_at: string | null;
     }]>;
+    ImportResult: {
+      batch_id: string;
+      dry_run: boolean;
+      counts: {
+        created: number;
+        already_imported: number;
+        changed: number;
+        refused: number;
+      };
+      rows: components["schemas"]["ImportRowResult"][];
+    };
+    ImportRowResult: {
+      index: number;
+      external_id: string | null;
+      /** @enum {string} */
+      status: "created" | "already_imported" | "changed" | "refused";
+      ban_id: number | null;
+      device_id: string | null;
+      changed_fields?: string[];
+      error?: {
+        field: string;
+        issue: string;
+        message: string;
+      };
+    };
     RevokedBan: {
       ban_id: number;
       /** @enum {string} */
@@ -1261,6 +1352,17 @@ export interface components {
       };
     } | {
       /** @constant */
+      type: "bans.imported";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      batch_id: string;
+      created: number;
+      already_imported: number;
+      changed: number;
+      refused: number;
+    } | {
+      /** @constant */
       type: "device.erased";
       event_id: string;
       occurred_at: string;
@@ -1492,7 +1594,7 @@ export interface components {
     WebhookTest: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;
@@ -1517,7 +1619,7 @@ export interface components {
     Delivery: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;
@@ -2691,6 +2793,83 @@ export interface operations {
     };
   };
   /**
+   * Import bans with their history
+   * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+   *
+   * Needs a key with the `bans:import` scope.
+   */
+  importBans: {
+    parameters: {
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "batch_id": "legacy-2019:1",
+         *   "rows": [
+         *     {
+         *       "external_id": "legacy:4711",
+         *       "device_id": "steam:76561197960287930",
+         *       "ban_type": "cheat",
+         *       "scope": "game",
+         *       "reason_code": "aimbot",
+         *       "created_at": "2019-03-04T12:00:00Z",
+         *       "expires_at": null,
+         *       "player_message": "This device is banned for using cheat software."
+         *     },
+         *     {
+         *       "external_id": "legacy:4712",
+         *       "device_id": "steam:76561197960287931",
+         *       "ban_type": "social",
+         *       "scope": "game",
+         *       "reason_code": "harassment",
+         *       "created_at": "2019-03-05T08:30:00Z",
+         *       "expires_at": "2019-04-05T08:30:00Z",
+         *       "revoked_at": "2019-03-06T10:00:00Z",
+         *       "revoke_reason_code": "appeal_granted"
+         *     },
+         *     {
+         *       "external_id": "legacy:4713",
+         *       "device_id": "steam:76561197960287932",
+         *       "ban_type": "cheat",
+         *       "scope": "game",
+         *       "reason_code": "wallhack",
+         *       "created_at": "2031-01-01T00:00:00Z"
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["ImportRequest"];
+      };
+    };
+    responses: {
+      /** @description What became of each row, in their order. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ImportResult"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
    * List the social bans of a device that the caller can see
    * @description The social bans of the device that the caller can see, newest first. Visibility, paging and `counts` are described under the Bans tag.
    *
@@ -3339,7 +3518,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "data.exported";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "bans.imported" | "data.exported";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c

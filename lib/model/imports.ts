@@ -25,13 +25,20 @@ const define = <T>(make: () => T): T => make();
 /** The most rows one request may carry: 500 rows are 20 BatchWriteItem calls of 25 at most. */
 export const IMPORT_MAX_ROWS = 500;
 
+/** The most bytes an import's body may have (other routes: 64 KiB). */
+export const IMPORT_MAX_BODY_BYTES = 1024 * 1024;
+
 /** The client's name for a batch: a repeat of the same name is the same batch, answered the same. */
 export const BATCH_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export const BATCH_ID_RULE = 'must be 1-64 characters of A-Z a-z 0-9 . _ : -';
 
 /** A studio's own id of a row: printable, no control characters (C0, DEL, C1), 1-128 code points. */
-export const EXTERNAL_ID_PATTERN = /^[^\p{Cc}]{1,128}$/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
+export const EXTERNAL_ID_PATTERN = /^[^\u0000-\u001F\u007F-\u009F]{1,128}$/u;
 export const EXTERNAL_ID_RULE = 'must be 1-128 characters, none of them a control character';
+
+/** A time of a row's history: an RFC 3339 date-time, stored as UTC to the millisecond. */
+export const importInstantSchema = /* @__PURE__ */ define(() => expiryInstant());
 
 export const importRequestSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
@@ -59,11 +66,11 @@ export const importRowSchema = /* @__PURE__ */ define(() =>
     reason_code: reasonCodeSchema,
     /** The game of the ban; absent: the X-Game-Id header's. */
     game_id: z.optional(gameIdSchema),
-    created_at: expiryInstant(),
+    created_at: importInstantSchema,
     /** Absent or null: permanent. May be in the past (the ban has ended). */
-    expires_at: z.optional(z.nullable(expiryInstant())),
+    expires_at: z.optional(z.nullable(importInstantSchema)),
     /** When it was revoked; needs revoke_reason_code. */
-    revoked_at: z.optional(z.nullable(expiryInstant())),
+    revoked_at: z.optional(z.nullable(importInstantSchema)),
     revoke_reason_code: z.optional(reasonCodeSchema),
     details: detailsSchema,
     player_message: z.optional(playerMessageSchema),
