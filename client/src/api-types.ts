@@ -3556,7 +3556,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "data.exported" | "bans.imported";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "bans.imported" | "data.exported";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c

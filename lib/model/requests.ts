@@ -752,8 +752,8 @@ export const auditEventTypes = [
   'person.invited',
   'person.updated',
   'device_formats.updated',
-  'data.exported',
   'bans.imported',
+  'data.exported',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
 

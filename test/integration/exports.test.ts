@@ -209,6 +209,47 @@ describe('the export of a publisher', () => {
     expect((await exportAll(owner.key, 'bans')).items).toHaveLength(before.length + during.length);
   });
 
+  it("pages the appeals of the publisher's bans, then those it filed, each once at any page size", async () => {
+    const owner = await publisher();
+    const [a, b] = [await publisher(), await publisher()];
+    const file = async (key: string, game: string, device: string, banId: number) => {
+      const res = await api.request('POST', '/v1/appeals', {
+        key,
+        game,
+        body: { device_id: device, ban_id: banId, message: 'Not me.' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.appeal_id as string;
+    };
+    const own: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const device = `${unique('ap')}-${i}`;
+      const banId = await ban(owner.key, { device_id: device, scope: 'global' });
+      // Two filers of one ban: its appeals, oldest first.
+      own.push(await file(a.key, 'ga', device, banId));
+      own.push(await file(b.key, 'gb', device, banId));
+    }
+    const filed: string[] = [];
+    for (const other of [a, b]) {
+      const device = unique('theirs');
+      filed.push(
+        await file(owner.key, 'g1', device, await ban(other.key, { device_id: device, scope: 'global' })),
+      );
+    }
+    for (const limit of [1, 2, 3, 500]) {
+      const { items } = await exportAll(owner.key, 'appeals', limit);
+      expect(
+        items.map((appeal) => appeal.appeal_id),
+        `limit ${limit}`,
+      ).toEqual([...own, ...filed]);
+    }
+    // A filer's export: the appeal of its own ban, then those it filed; nothing of the other filer's.
+    const ofA = (await exportAll(a.key, 'appeals')).items;
+    expect(ofA.map((appeal) => appeal.appeal_id)).toEqual([filed[0], own[0], own[2]]);
+    // Those it filed on the owner's bans name it as their filer.
+    expect(ofA.slice(1).every((appeal) => appeal.filed_by.publisher_id === a.id)).toBe(true);
+  });
+
   it('holds the trail oldest first, the policy, trust, reasons, webhooks and keys, never a secret', async () => {
     const owner = await publisher();
     const other = await publisher();
