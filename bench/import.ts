@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { startLocalServer } from './local-server';
 
 /**
- * Part 13: `npm run import` of IMPORT_BENCH_ROWS (default 20,000) generated JSON lines against
+ * Part 13: `npm run import` of IMPORT_BENCH_ROWS (default 20,000) generated JSON lines, in batches of
+ * IMPORT_BENCH_BATCH (default 500) with IMPORT_BENCH_CONCURRENCY (default 4) in flight, against
  * `npm start` on a fresh DATA_DIR (both child processes, as an operator runs them): rows per second,
  * and the resident memory of the CLI and of the server sampled through the run. The CLI streams
  * the file, so its memory should not grow with the rows: its RSS a quarter of the way through
@@ -15,6 +16,8 @@ import { startLocalServer } from './local-server';
 
 export interface ImportFigures {
   rows: number;
+  batch: number;
+  concurrency: number;
   file_mb: number;
   seconds: number;
   rows_per_second: number;
@@ -73,6 +76,8 @@ const mb = (n: number) => Number(n.toFixed(1));
 
 export const measureImport = async (
   rows = Number(process.env.IMPORT_BENCH_ROWS ?? 20_000),
+  batch = Number(process.env.IMPORT_BENCH_BATCH ?? 500),
+  concurrency = Number(process.env.IMPORT_BENCH_CONCURRENCY ?? 4),
 ): Promise<ImportFigures> => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));
   const file = join(dir, 'bans.jsonl');
@@ -95,6 +100,10 @@ export const measureImport = async (
           server.key,
           '--game',
           GAME,
+          '--batch',
+          String(batch),
+          '--concurrency',
+          String(concurrency),
         ],
         {
           env: {
@@ -132,6 +141,8 @@ export const measureImport = async (
       const end = samples.at(-1);
       return {
         rows,
+        batch,
+        concurrency,
         file_mb: mb(statSync(file).size / 1024 / 1024),
         seconds: Number(seconds.toFixed(2)),
         rows_per_second: Math.round(rows / seconds),
@@ -158,7 +169,7 @@ const FLAT_MB = 32;
 export const importRows = (f: ImportFigures) => [
   {
     part: '13 import',
-    subject: `npm run import of ${f.rows.toLocaleString('en')} JSON lines (${f.file_mb} MB) into npm start, 500 a batch, 4 in flight`,
+    subject: `npm run import of ${f.rows.toLocaleString('en')} JSON lines (${f.file_mb} MB) into npm start, ${f.batch} a batch, ${f.concurrency} in flight`,
     value: `${f.rows_per_second.toLocaleString('en')} rows/s (${f.seconds} s)`,
     baseline: `peak RSS: CLI ${f.cli_peak_rss_mb} MB, server ${f.server_peak_rss_mb} MB`,
     ratio: null,

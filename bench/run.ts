@@ -125,7 +125,7 @@ const policyReach = await runPart<PolicyReachFigures>('bench/policy-reach.ts', '
 
 const importRowCount = Number(process.env.IMPORT_BENCH_ROWS ?? 20_000);
 step(`import (npm run import of ${importRowCount} JSON lines into npm start on a fresh store)`);
-const importRun = await runPart<ImportFigures>('bench/import.ts', 'measureImport', [importRowCount]);
+const importRun = await runPart<ImportFigures>('bench/import.ts', 'measureImport');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');
