@@ -39,7 +39,7 @@ import { getReasons } from './reasons';
  */
 
 /** Writes in flight at once (claims, ban puts). */
-const WRITE_CONCURRENCY = 16;
+const WRITE_CONCURRENCY = 25;
 
 type Refusal = NonNullable<ImportRowResult['error']>;
 

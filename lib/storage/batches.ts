@@ -5,6 +5,7 @@ import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../concurrency';
 import { dynamo, tableName } from './client';
 
 /**
@@ -55,9 +56,12 @@ export const batchGetItems = async (keys: readonly Key[]): Promise<Item[]> => {
   return found;
 };
 
-/** Puts every item (unconditionally: a batch write has no condition), 25 a call. */
+/** BatchWriteItem calls in flight at once. */
+const WRITE_CONCURRENCY = 4;
+
+/** Puts every item (unconditionally: a batch write has no condition), 25 a call, 4 calls at once. */
 export const batchPutItems = async (items: readonly Item[]): Promise<void> => {
-  for (const chunk of chunks(items, WRITE_LIMIT)) {
+  await mapWithConcurrency(chunks(items, WRITE_LIMIT), WRITE_CONCURRENCY, async (chunk) => {
     let request: Record<string, WriteRequest[]> | undefined = {
       [tableName()]: chunk.map((Item) => ({ PutRequest: { Item } })),
     };
@@ -67,5 +71,5 @@ export const batchPutItems = async (items: readonly Item[]): Promise<void> => {
       const answer = await dynamo.send(new BatchWriteCommand({ RequestItems: request }));
       request = answer.UnprocessedItems as Record<string, WriteRequest[]> | undefined;
     }
-  }
+  });
 };

@@ -590,17 +590,19 @@ describe('per-publisher limits', () => {
     expect(apiStage.Throttle['/v1/events/GET']).toEqual({ RateLimit: 2_500, BurstLimit: 2_500 });
     expect(apiStage.Throttle['/v1/events/HEAD']).toBeUndefined();
     expect(apiStage.Throttle['/v1/enforcement/batch/POST']).toEqual({ RateLimit: 5, BurstLimit: 10 });
+    // Imports have their own entry, so a migration never takes a publisher's read and write bucket.
+    expect(apiStage.Throttle['/v1/imports/POST']).toEqual({ RateLimit: 5, BurstLimit: 10 });
     expect(throttleClasses.feed.publisher.rateLimit * 4).toBe(throttleClasses.feed.rateLimit);
     // No period quota: limits are rates only.
     expect(plan.Quota).toBeUndefined();
   });
 
-  test("the usage plan's entries are the batch's and the feed's only, far within API Gateway's quota of 20", () => {
+  test("the usage plan's entries are the batch's, the feed's and the import's only, far within API Gateway's quota of 20", () => {
     // 29 entries (one per authorized method, HEAD included) failed the first deploy on a default
     // account; one per write method was 15. Read and write routes add none (test/infra/scale.test.ts).
     const plan = plans[0]?.[1].Properties ?? {};
     const entries = Object.keys(plan.ApiStages[0].Throttle ?? {});
-    expect(entries.sort()).toEqual(['/v1/enforcement/batch/POST', '/v1/events/GET']);
+    expect(entries.sort()).toEqual(['/v1/enforcement/batch/POST', '/v1/events/GET', '/v1/imports/POST']);
     expect(entries.length).toBeLessThanOrEqual(USAGE_PLAN_ENTRY_QUOTA);
     expect(USAGE_PLAN_ENTRY_QUOTA).toBe(20);
   });

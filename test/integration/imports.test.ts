@@ -346,12 +346,14 @@ describe('POST /v1/imports', () => {
   it('takes a body past the 64 KiB of other routes, up to 1 MiB (413 beyond, nothing stored)', async () => {
     const a = await publisher();
     const message = 'This device is banned for cheating. '.repeat(11);
-    const rows = Array.from({ length: 150 }, () => row({ player_message: message }));
+    const rows = Array.from({ length: 100 }, () =>
+      row({ player_message: message, details: { note: 'n'.repeat(300) } }),
+    );
     const body = { batch_id: unique('batch'), rows };
     expect(JSON.stringify(body).length).toBeGreaterThan(64 * 1024);
     const res = await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body });
     expect(res.status).toBe(200);
-    expect(res.body.counts.created).toBe(150);
+    expect(res.body.counts.created).toBe(100);
     const huge = { batch_id: unique('batch'), rows: [row({ details: { blob: 'x'.repeat(1024 * 1024) } })] };
     const tooBig = await api.request('POST', '/v1/imports', { key: a.key, game: 'g-imp', body: huge });
     expect(tooBig.status).toBe(413);
@@ -505,5 +507,36 @@ describe('POST /v1/imports', () => {
     const again = await importRows(a.key, [erased]);
     expect(again.body.rows[0].status).toBe('created');
     expect(again.body.rows[0].ban_id).not.toBe(first.body.rows[0].ban_id);
+  });
+
+  it('counts imported bans and their revocations in the transparency report on the days they happened', async () => {
+    const a = await publisher();
+    await importRows(a.key, [
+      row({ created_at: '2019-06-01T10:00:00Z', reason_code: 'aimbot' }),
+      row({
+        created_at: '2019-06-01T11:00:00Z',
+        reason_code: 'wallhack',
+        revoked_at: '2019-06-03T09:00:00Z',
+        revoke_reason_code: 'appeal_granted',
+      }),
+    ]);
+    await api.settle();
+    const res = await api.request('GET', '/v1/transparency-report?from=2019-06-01&to=2019-06-03', {
+      key: a.key,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.restrictions).toMatchObject({ total: 2, by_reason: { aimbot: 1, wallhack: 1 } });
+    expect(res.body.revocations).toBe(1);
+    expect(res.body.by_day.map((d: any) => [d.day, d.restrictions.total, d.revocations])).toEqual([
+      ['2019-06-01', 2, 0],
+      ['2019-06-02', 0, 0],
+      ['2019-06-03', 0, 1],
+    ]);
+    // Another publisher's report counts none of them.
+    const b = await publisher();
+    const theirs = await api.request('GET', '/v1/transparency-report?from=2019-06-01&to=2019-06-03', {
+      key: b.key,
+    });
+    expect(theirs.body.restrictions.total).toBe(0);
   });
 });
