@@ -43,7 +43,7 @@ type ImportFigures = FiguresOf<typeof measureImport>;
  * second, a change's way to every reader, the relay's memory and CPU) alone: `npx tsx bench/relay.ts`.
  * Part 12 (the reach of a policy change over POLICY_REACH_BANS, default 100,000, live bans, against
  * the store's Queries of the same items) alone: `npx tsx bench/policy-reach.ts`.
- * Part 13 (`npm run import` of IMPORT_BENCH_ROWS, default 20,000, generated JSON lines into `npm start`
+ * Part 13 (`npm run import` of IMPORT_BENCH_ROWS, default 5,000, generated JSON lines into `npm start`
  * on a fresh store: rows/s, the CLI's and the server's memory) alone: `npx tsx bench/import.ts`.
  *
  * Each part that starts a store or an API runs in a process of its own (bench/part.ts). BENCH_SHORT=1
@@ -123,9 +123,9 @@ const relay = await runPart<RelayFigures>('bench/relay.ts', 'measureRelay');
 step('policy reach (POST /v1/policy/preview over 100,000 live bans, against the same Queries)');
 const policyReach = await runPart<PolicyReachFigures>('bench/policy-reach.ts', 'measurePolicyReach');
 
-const importRowCount = Number(process.env.IMPORT_BENCH_ROWS ?? 20_000);
+const importRowCount = Number(process.env.IMPORT_BENCH_ROWS ?? 5_000);
 step(`import (npm run import of ${importRowCount} JSON lines into npm start on a fresh store)`);
-const importRun = await runPart<ImportFigures>('bench/import.ts', 'measureImport', [importRowCount]);
+const importRun = await runPart<ImportFigures>('bench/import.ts', 'measureImport');
 
 step('console (first load, sign-in and a device lookup in Chromium)');
 const consoleTimings = await runPart<ConsoleFigures>('bench/console.ts', 'measureConsole');

@@ -95,6 +95,10 @@ export const importClient = ({ url, key, game, attempts = 8, backoffMs = 500 }: 
       }
       throw new ImportFailure(`batch ${batch.batch_id}: ${last}`);
     }
-    throw new ImportFailure(`batch ${batch.batch_id}: gave up after ${attempts} attempts: ${last}`);
+    // A request the API cannot finish before its deadline answers 503 every time: fewer rows a request can.
+    const hint = last.startsWith('503')
+      ? ' (if every attempt ran into the deadline, a smaller --batch helps)'
+      : '';
+    throw new ImportFailure(`batch ${batch.batch_id}: gave up after ${attempts} attempts: ${last}${hint}`);
   };
 };

@@ -108,6 +108,14 @@ const requestsOf = (items: readonly Item[]) => {
   return requests;
 };
 
+const existsWithAtLeast = (path: string, bytes: number) => {
+  try {
+    return statSync(path).size >= bytes;
+  } catch {
+    return false;
+  }
+};
+
 const fileDigest = async (file: string) => {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }))
@@ -268,6 +276,10 @@ export const runImport = async (
     );
   else if (saved)
     say(`resuming at line ${saved.next.line} (${saved.rows} rows answered before; ${options.state})`);
+  if (saved && saved.report_bytes > 0 && !existsWithAtLeast(options.report, saved.report_bytes))
+    throw new ImportFailure(
+      `${options.report} lacks the report of the rows answered before: resume with the report it wrote, or --restart`,
+    );
   const report = openReport(options.report, saved ? saved.report_bytes : 0);
   const bytesAtStart = saved ? saved.next.offset : 0;
   const rowsAtStart = state.rows;

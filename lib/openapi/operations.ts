@@ -999,6 +999,7 @@ export const operations = {
       'decision, in your queue); one another publisher filed is not imported. ' +
       'Webhooks get one `bans.imported` event per batch instead of an event per ban or appeal. `dry_run: true` ' +
       'checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). ' +
+      'The body may be up to 1 MiB (other routes: 64 KiB). ' +
       'The rules: docs/import-export.md.',
     request: {
       batch_id: 'legacy-2019:1',

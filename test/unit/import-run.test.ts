@@ -355,6 +355,16 @@ describe('npm run import against the contract', () => {
     await expect(run()).rejects.toThrow('was written for another version of');
   });
 
+  it('will not resume into a report that lacks what was answered before', async () => {
+    const { run, all } = setUp('moved.jsonl', [row(1), 'bad', row(3)].join('\n'), { batch: 1 });
+    await run({ stopAfterBatches: 2 });
+    await expect(run({ report: join(dir, 'elsewhere.jsonl') })).rejects.toThrow(
+      'lacks the report of the rows answered before',
+    );
+    expect(await run()).toMatchObject({ code: 2, rows: 3, counts: { created: 2, refused: 1 } });
+    expect(readFileSync(all.report, 'utf8').split('\n')[0]).toContain('"line":2');
+  });
+
   it('cuts a batch where a request would pass the body limit, and refuses a row too large to send', async () => {
     const big = (n: number, kb: number) => row(n, { details: { note: 'x'.repeat(kb * 1024) } });
     const content = [big(1, 300), big(2, 300), big(3, 300), big(4, 300), big(5, 1100), row(6)].join('\n');
