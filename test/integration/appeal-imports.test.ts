@@ -206,6 +206,38 @@ describe('imported appeals', () => {
     expect((await queue(a.key, 'open'))[0].message).toBe('Again?');
   });
 
+  it('counts an imported decision of a day already rolled up in the stats, once', async () => {
+    const a = await publisher();
+    // The first stats call rolls up every ended day of the window, this one empty.
+    const empty = await api.request('GET', '/v1/appeals/stats', { key: a.key });
+    expect(empty.body).toMatchObject({ decided: 0 });
+    const day = Date.now() - 3 * 86_400_000;
+    const rows = [
+      row({
+        created_at: new Date(day - 7_200_000).toISOString(),
+        appeals: [
+          {
+            created_at: new Date(day - 3_600_000).toISOString(),
+            decision: { outcome: 'overturned', decided_at: new Date(day).toISOString() },
+          },
+        ],
+        revoked_at: new Date(day).toISOString(),
+        revoke_reason_code: 'appeal_overturned',
+      }),
+    ];
+    expect((await importRows(a.key, rows)).body.counts.created).toBe(1);
+    const counted = await api.request('GET', '/v1/appeals/stats', { key: a.key });
+    expect(counted.body).toMatchObject({
+      decided: 1,
+      outcomes: { upheld: 0, overturned: 1, shortened: 0 },
+      time_to_decision_seconds: { median: 3600, p90: 3600 },
+    });
+    // Imported again (another batch): the day's sum is not added to twice.
+    expect((await importRows(a.key, rows)).body.counts.already_imported).toBe(1);
+    const again = await api.request('GET', '/v1/appeals/stats', { key: a.key });
+    expect(again.body).toMatchObject({ decided: 1, outcomes: { overturned: 1 } });
+  });
+
   it("leaves out another publisher's appeal, and keeps its decision's new message untranslated", async () => {
     const a = await publisher();
     const device = unique('aimp-other');
