@@ -25,8 +25,8 @@ export const ROW_FIELDS = Object.keys(importRowSchema.shape) as ReadonlyArray<ke
 export type RowField = keyof ImportRow;
 const isRowField = (name: string): name is RowField => (ROW_FIELDS as readonly string[]).includes(name);
 
-/** Fields whose CSV cell holds JSON (an object). */
-const JSON_FIELDS: ReadonlySet<RowField> = new Set(['details', 'statement', 'translations']);
+/** Fields whose CSV cell holds JSON (an object; `appeals`: a list). */
+const JSON_FIELDS: ReadonlySet<RowField> = new Set(['details', 'statement', 'translations', 'appeals']);
 
 const refuse = (field: string, issue: string, message: string, externalId: string | null = null): Mapped => ({
   ok: false,
@@ -100,7 +100,12 @@ export const mapCsvRecord = (columns: CsvColumns, cells: readonly string[]): Map
       try {
         row[field] = JSON.parse(cell);
       } catch {
-        return refuse(field, 'invalid_json', `${field} must be a JSON object`, externalIdOf(row));
+        return refuse(
+          field,
+          'invalid_json',
+          `${field} must be a JSON ${field === 'appeals' ? 'list' : 'object'}`,
+          externalIdOf(row),
+        );
       }
     } else if (field === 'appealable' && (cell === 'true' || cell === 'false')) row[field] = cell === 'true';
     else row[field] = cell;
