@@ -400,12 +400,16 @@ export const importBansRoute = {
   // The rows' records read in batches, then each new one claimed (a conditional put) and a lost
   // claim read; the ban id slots (ADD); the bans put (conditional, never over one that changed
   // since); their index entries written in batches; the batch record claimed, read and
-  // completed; the catalogue read (strict reasons, statements); the batch's audit event.
+  // completed; the catalogue read (strict reasons, statements); the batch's audit event. The
+  // rows' appeals (lib/domain/appeal-imports.ts): each put once (a lost put read), its queue
+  // entry put, then read again and deleted if it was decided meanwhile, and a rolled-up day of
+  // decisions updated.
   table: {
     'dynamodb:BatchGetItem': ['importedRow'],
-    'dynamodb:GetItem': ['importedRow', 'importBatch', 'publisher'],
-    'dynamodb:PutItem': ['importedRow', 'importBatch', 'device', 'audit'],
-    'dynamodb:UpdateItem': ['importSlot', 'importBatch'],
+    'dynamodb:GetItem': ['importedRow', 'importBatch', 'publisher', 'appeal'],
+    'dynamodb:PutItem': ['importedRow', 'importBatch', 'device', 'audit', 'appeal', 'appealQueue'],
+    'dynamodb:UpdateItem': ['importSlot', 'importBatch', 'appealQueue'],
+    'dynamodb:DeleteItem': ['appealQueue'],
     'dynamodb:BatchWriteItem': ['bannedDevices', 'expiringBans'],
   },
   throttle: 'import',

@@ -480,8 +480,20 @@ describe('every function, under the role the template gives it', () => {
         created_at: '2019-01-02T00:00:00Z',
         revoked_at: '2019-01-03T00:00:00Z',
         revoke_reason_code: 'appeal',
+        // Decided on a day the stats rolled up already (the call below): that day's sum is updated.
+        appeals: [
+          {
+            created_at: '2019-01-02T12:00:00Z',
+            decision: { outcome: 'upheld', decided_at: new Date(Date.now() - 3 * 86_400_000).toISOString() },
+          },
+        ],
       },
     ];
+    // Its first row's open appeal in the queue.
+    Object.assign(rows[0] as object, {
+      appeals: [{ created_at: '2019-01-05T00:00:00Z', message: 'Not me.' }],
+    });
+    expect((await call('appealStats', owner)).status).toBe(200);
     const imported = await call('importBans', owner, { game: 'g1', body: { batch_id: 'iam-b1', rows } });
     expect(imported.status).toBe(200);
     expect(imported.body.counts.created).toBe(2);
@@ -1249,6 +1261,17 @@ describe('every function, under the role the template gives it', () => {
         partitions.importedRow,
         importIn('iam-race-b1'),
         importIn('iam-race-b2'),
+      ),
+    ).toBe(200);
+    // An imported open appeal decided between its put and its queue entry's: the entry is deleted.
+    const appealed = {
+      ...raced,
+      external_id: 'iam-race-xa',
+      appeals: [{ created_at: '2019-05-06T00:00:00Z' }],
+    };
+    expect(
+      await staged('importBans', 'PutItem', partitions.appealQueue, decide, () =>
+        call('importBans', owner, { game: 'g1', body: { batch_id: 'iam-race-b3', rows: [appealed] } }),
       ),
     ).toBe(200);
     expect(denials()).toEqual([]);
