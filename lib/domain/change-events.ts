@@ -25,8 +25,8 @@ interface EventBase {
   /** Whose change it is: the ban's owner, or the policy's publisher. */
   publisher_id: string;
   /**
-   * Made by an import (the ban's INSERT): in the feed like any other, to no webhook (the batch's
-   * `bans.imported` summary stands for them). Later changes of an imported ban are not.
+   * Made by an import (the INSERT of an imported ban or appeal): in the feed like any other, to no
+   * webhook (the batch's `bans.imported` summary stands for them). Later changes of either are not.
    */
   imported?: true;
 }
