@@ -8,7 +8,7 @@ import { eventIdOf } from '../../lib/domain/audit';
 import { type ChangeRecord, eventsOfChange, importSummariesOfChange } from '../../lib/domain/change-events';
 import { DEFAULT_RETRY_BASE_MS, RETRY_WINDOW_BASES, retryDelayMs } from '../../lib/domain/deliveries';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { banKey, importBatchKey, policyKey, publisherKeyKey } from '../../lib/storage/keys';
+import { appealKey, banKey, importBatchKey, policyKey, publisherKeyKey } from '../../lib/storage/keys';
 import { stubSettings, unstubSettings } from '../support/settings';
 
 /**
@@ -77,6 +77,52 @@ describe('events of a change record', () => {
     expect(later.map((e) => [e.type, e.imported])).toEqual([['ban.revoked', undefined]]);
     // A native ban's INSERT is not marked.
     expect(eventsOfChange(record('INSERT', undefined, ban))[0]?.imported).toBeUndefined();
+  });
+
+  it('makes appeal.created and appeal.decided of an imported appeal stored decided, each at its time, marked as an import', () => {
+    const appeal = {
+      ...appealKey('apl_imported'),
+      appeal_id: 'apl_imported',
+      status: 'decided',
+      device_id: 'device-1',
+      ban_id: 42,
+      ban_publisher_id: 'pub-a',
+      ban_scope: 'game',
+      ban_game_id: 'g1',
+      filer_publisher_id: 'pub-a',
+      filer_game_id: 'g1',
+      created_at: '2019-03-04T12:00:00.000Z',
+      created_by: { type: 'key', key_id: 'key_1', name: 'importer' },
+      decision: {
+        outcome: 'upheld',
+        decided_at: '2019-03-06T00:00:00.000Z',
+        decided_by: { type: 'key', key_id: 'key_1', name: 'importer' },
+      },
+      imported: { batch_id: 'b1', external_id: 'x1' },
+    };
+    const events = eventsOfChange(record('INSERT', undefined, appeal));
+    expect(events.map((e) => [e.type, e.occurred_at, e.event_id, e.imported])).toEqual([
+      [
+        'appeal.created',
+        '2019-03-04T12:00:00.000Z',
+        eventIdOf('pub-a', 'appeal.created', 'apl_imported'),
+        true,
+      ],
+      [
+        'appeal.decided',
+        '2019-03-06T00:00:00.000Z',
+        eventIdOf('pub-a', 'appeal.decided', 'apl_imported'),
+        true,
+      ],
+    ]);
+    expect(events.map((e) => 'appeal' in e && [e.appeal.status, e.appeal.outcome])).toEqual([
+      ['open', null],
+      ['decided', 'upheld'],
+    ]);
+    // An imported open appeal decided later: that decision is no import's.
+    const { decision: _decision, ...open } = { ...appeal, status: 'open' };
+    const decided = eventsOfChange(record('MODIFY', open, { ...appeal }));
+    expect(decided.map((e) => [e.type, e.imported])).toEqual([['appeal.decided', undefined]]);
   });
 
   it("makes one bans.imported summary of an import batch's first completion, and no feed event", () => {
