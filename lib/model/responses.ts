@@ -1195,7 +1195,8 @@ export type ExportedAppeal = z.output<typeof exportedAppealSchema>;
 
 /**
  * A ban as an export holds it: an import row (POST /v1/imports takes it as it is, its `ban_id`,
- * `updated_at`, `previous_expires_at` and `appeals` aside) with what only the export carries.
+ * `updated_at` and `previous_expires_at` aside; its `appeals` are the row's) with what only the
+ * export carries.
  */
 export const exportedBanSchema = z.strictObject({
   /** The studio's id of an imported ban; `ban:<ban_id>` for one made here. */
