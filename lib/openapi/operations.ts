@@ -994,7 +994,7 @@ export const operations = {
       '`batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was ' +
       'lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, ' +
       "the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. " +
-      'A row may carry `appeals` as `GET /v1/exports/bans` writes them: the ban owner\'s own appeal ' +
+      "A row may carry `appeals` as `GET /v1/exports/bans` writes them: the ban owner's own appeal " +
       'is made an appeal of the imported ban (filed and decided by your key, with its times, texts and ' +
       'decision, in your queue); one another publisher filed is not imported. ' +
       'Webhooks get one `bans.imported` event per batch instead of an event per ban or appeal. `dry_run: true` ' +
