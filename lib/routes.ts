@@ -2,7 +2,7 @@ import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
 import { exportPathSchema, exportQuerySchema } from './model/exports';
-import { IMPORT_MAX_BODY_BYTES, importRequestSchema } from './model/imports';
+import { IMPORT_MAX_BODY_BYTES, IMPORT_TIMEOUT_SECONDS, importRequestSchema } from './model/imports';
 import {
   appealClaimRequestSchema,
   appealDecisionRequestSchema,
@@ -198,6 +198,11 @@ export interface Route {
   readonly sendsDeliveries?: boolean;
   /** Data files its function reads at run time: the stack puts each beside its bundle. */
   readonly files?: readonly BundledFile[];
+  /**
+   * Its function's time limit when not the default 10 s (infra/stack/service-function.ts), locally
+   * and deployed alike: at most 28 s, inside API Gateway's 29 s integration limit.
+   */
+  readonly timeoutSeconds?: number;
 }
 
 export const healthRoute = {
@@ -413,6 +418,9 @@ export const importBansRoute = {
     'dynamodb:BatchWriteItem': ['bannedDevices', 'expiringBans'],
   },
   throttle: 'import',
+  // A batch of 500 rows writes a few thousand items: more than the 10 s the single-ban routes
+  // get, on a busy local store above all; 28 s stays inside API Gateway's 29 s.
+  timeoutSeconds: IMPORT_TIMEOUT_SECONDS,
   // A repeat of the same batch_id answers what the first did (its rows `created`, same ban ids).
   retry: 'repeatable',
 } as const satisfies Route;

@@ -330,7 +330,7 @@ export const createGateway = (options: GatewayOptions) => {
         } as APIGatewayProxyEvent['requestContext']['identity'],
       },
     };
-    const deadline = now + timeoutMs;
+    const deadline = now + (route.timeoutSeconds === undefined ? timeoutMs : route.timeoutSeconds * 1000);
     const context = {
       awsRequestId: randomUUID(),
       functionName: route.id,

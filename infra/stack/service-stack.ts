@@ -235,8 +235,10 @@ export class ServiceStack extends Stack {
     const deliverySenders: LambdaFunction[] = [];
     for (const route of routes) {
       const domain: RouteDomain = routeDomainOf(route);
+      const { timeoutSeconds } = route as Route;
       const fn = makeFunction(route as Route & { handler: FunctionHandler }, {
         scope: nested(routeStackId(domain), `the functions of the ${domain} routes`),
+        ...(timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(timeoutSeconds) }),
       });
       if ('sendsDeliveries' in route && route.sendsDeliveries) deliverySenders.push(fn);
       // The Lambda proxy integration LambdaIntegration builds, without the permission it adds per

@@ -26,7 +26,7 @@ import { translationRefusal, translationsForBan } from './ban-locales';
 import { type Ban, banFromCopy, banToItem } from './ban-record';
 import { bannedDeviceItems } from './banned-devices';
 import { statementRefusal } from './bans';
-import { IntegrityError } from './errors';
+import { ConflictError, IntegrityError } from './errors';
 import { expiringBanItem } from './expiring-bans';
 import { getReasons } from './reasons';
 
@@ -233,6 +233,7 @@ const outcomeOf = (
 const claimBatch = async (
   publisherId: string,
   batchId: string,
+  rowsDigest: string,
   now: string,
   actor: Actor,
 ): Promise<{ startedAt: string; actor: Actor }> => {
@@ -241,7 +242,14 @@ const claimBatch = async (
     await dynamo.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...Key, publisher_id: publisherId, batch_id: batchId, started_at: now, actor },
+        Item: {
+          ...Key,
+          publisher_id: publisherId,
+          batch_id: batchId,
+          rows_digest: rowsDigest,
+          started_at: now,
+          actor,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -253,6 +261,12 @@ const claimBatch = async (
   const by = actorFromStored(Item?.actor);
   if (typeof Item?.started_at !== 'string' || !by)
     throw new IntegrityError('import batch record is malformed');
+  // A repeat is the same rows again; other rows under the name would be counted by the first
+  // request's audit event and webhook, so they are refused.
+  if (Item.rows_digest !== rowsDigest)
+    throw new ConflictError(
+      'This batch_id named a batch of other rows: a new batch needs a batch_id of its own',
+    );
   return { startedAt: Item.started_at, actor: by };
 };
 
@@ -340,7 +354,15 @@ export const importBans = async (
   const nowIso = new Date(clock.now()).toISOString();
   const [catalogue, batch] = await Promise.all([
     getReasons(publisherId),
-    dryRun ? undefined : claimBatch(publisherId, request.batch_id, nowIso, actor),
+    dryRun
+      ? undefined
+      : claimBatch(
+          publisherId,
+          request.batch_id,
+          createHash('sha256').update(canonical(request.rows)).digest('base64url'),
+          nowIso,
+          actor,
+        ),
   ]);
   const results: ImportRowResult[] = [];
   const checked: CheckedRow[] = [];

@@ -32,6 +32,9 @@ export const IMPORT_MAX_ROWS = 500;
 /** The most bytes an import's body may have (other routes: 64 KiB). */
 export const IMPORT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** An import's time limit, locally and deployed (lib/routes.ts `timeoutSeconds`). */
+export const IMPORT_TIMEOUT_SECONDS = 28;
+
 /** The client's name for a batch: a repeat of the same name is the same batch, answered the same. */
 export const BATCH_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export const BATCH_ID_RULE = 'must be 1-64 characters of A-Z a-z 0-9 . _ : -';

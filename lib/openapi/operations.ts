@@ -992,7 +992,8 @@ export const operations = {
       'imported before answers `already_imported` (the same content) or `changed` with ' +
       '`changed_fields` (nothing is applied: the first import stands). A repeat of the same ' +
       '`batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was ' +
-      'lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, ' +
+      'lost is safe to send again; other rows under a `batch_id` already used are a 409 `conflict`, ' +
+      'and nothing is stored. An imported ban is a ban like any other (listings, enforcement, ' +
       "the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. " +
       "A row may carry `appeals` as `GET /v1/exports/bans` writes them: the ban owner's own appeal " +
       'is made an appeal of the imported ban (filed and decided by your key, with its times, texts and ' +
@@ -1001,6 +1002,7 @@ export const operations = {
       'checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). ' +
       'The body may be up to 1 MiB (other routes: 64 KiB). ' +
       'The rules: docs/import-export.md.',
+    conflict: true,
     request: {
       batch_id: 'legacy-2019:1',
       rows: [

@@ -182,7 +182,11 @@ const allFunctions = [...apiFunctions, ...eventFunctions, tokenClaimsFunction];
 
 /** 10 s behind the API (under its 29 s); the stream's and the queue's functions have their own. */
 const timeoutOf = (id: string) =>
-  id === eventsDispatcherFunction.id ? 60 : id === webhookSenderFunction.id ? 30 : 10;
+  id === eventsDispatcherFunction.id
+    ? 60
+    : id === webhookSenderFunction.id
+      ? 30
+      : ((routes.find((route) => route.id === id) as Route | undefined)?.timeoutSeconds ?? 10);
 
 describe('functions', () => {
   test("one per route plus the authorizer, the events dispatcher, the webhook sender and the pool's token trigger", () => {
@@ -200,8 +204,12 @@ describe('functions', () => {
     expect(modules).toEqual(allFunctions.map((f) => handlerEntry(f.handler)).sort());
   });
 
-  test('the timeouts: 10 s for the API, 60 s for the dispatcher, 30 s for the sender', () => {
+  test('the timeouts: 10 s for the API but 28 s for an import, 60 s for the dispatcher, 30 s for the sender', () => {
     expect(FUNCTION_TIMEOUT.toSeconds()).toBe(10);
+    expect(routes.filter((route) => (route as Route).timeoutSeconds !== undefined).map((r) => r.id)).toEqual([
+      'importBans',
+    ]);
+    expect(timeoutOf('importBans')).toBe(28);
     expect(DISPATCHER_TIMEOUT.toSeconds()).toBe(60);
     expect(SENDER_TIMEOUT.toSeconds()).toBe(30);
   });

@@ -223,6 +223,39 @@ describe('POST /v1/imports', () => {
     ]);
   });
 
+  it('answers 409 conflict for other rows under a batch_id already used, storing nothing, and keeps the batch as it was', async () => {
+    const a = await publisher();
+    const b = await publisher();
+    const batchId = unique('batch');
+    const first = await api.request('POST', '/v1/imports', {
+      key: a.key,
+      game: 'g-imp',
+      body: { batch_id: batchId, rows: [row()] },
+    });
+    expect(first.body.counts.created).toBe(1);
+    const stored = await importItems(a.id);
+    const other = row();
+    const reused = await api.request('POST', '/v1/imports', {
+      key: a.key,
+      game: 'g-imp',
+      body: { batch_id: batchId, rows: [other] },
+    });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe('conflict');
+    expect(await importItems(a.id)).toEqual(stored);
+    expect((await listAll(a.key, other.device_id as string)).items).toEqual([]);
+    const events = (await storedEvents(a.id)).filter((e: any) => e.type === 'bans.imported');
+    expect(events).toEqual([expect.objectContaining({ batch_id: batchId, created: 1 })]);
+    // Batch names are each publisher's own: another publisher may use the same one.
+    const theirs = await api.request('POST', '/v1/imports', {
+      key: b.key,
+      game: 'g-imp',
+      body: { batch_id: batchId, rows: [other] },
+    });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.counts.created).toBe(1);
+  });
+
   it('refuses each bad row with its field and issue, storing nothing for it, while the good rows are created', async () => {
     const a = await publisher();
     const catalogue = await api.request('PUT', '/v1/reasons', {

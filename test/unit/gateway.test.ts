@@ -291,3 +291,40 @@ describe('the local gateway log', () => {
     expect(logs.lines.join('')).not.toContain('secret-key-material');
   });
 });
+
+describe("the local gateway's time limit", () => {
+  it("gives a handler its route's own time limit when the route names one, else 10 s, as the stack does", async () => {
+    const slow: Route = { ...route, id: 'slow', path: '/v1/slow', timeoutSeconds: 28 };
+    const remaining: ProxyHandler = async (_event, context) => ({
+      statusCode: 200,
+      body: JSON.stringify({ remaining: context.getRemainingTimeInMillis() }),
+    });
+    server = createServer(
+      createGateway({
+        routes: [route, slow],
+        handlers: new Map([
+          ['thing', remaining],
+          ['slow', remaining],
+        ]),
+        authorizer: async () => allow(),
+        authorizerCacheSeconds: 0,
+      }),
+    );
+    await new Promise<void>((done) => server?.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const remainingOf = async (path: string) =>
+      (
+        (await (
+          await fetch(`http://127.0.0.1:${port}${path}`, { headers: { Authorization: 'Bearer k' } })
+        ).json()) as {
+          remaining: number;
+        }
+      ).remaining;
+    const slowRoute = await remainingOf('/v1/slow');
+    const plainRoute = await remainingOf('/v1/things/1');
+    expect(slowRoute).toBeGreaterThan(27_000);
+    expect(slowRoute).toBeLessThanOrEqual(28_000);
+    expect(plainRoute).toBeGreaterThan(9_000);
+    expect(plainRoute).toBeLessThanOrEqual(10_000);
+  });
+});
