@@ -7,7 +7,7 @@ import { startLocalServer } from './local-server';
 
 /**
  * Part 13: `npm run import` of IMPORT_BENCH_ROWS (default 5,000) generated JSON lines, in batches of
- * IMPORT_BENCH_BATCH (default 100) with IMPORT_BENCH_CONCURRENCY (default 2) in flight, against
+ * IMPORT_BENCH_BATCH (default 250, the CLI's) with IMPORT_BENCH_CONCURRENCY (default 2) in flight, against
  * `npm start` on a fresh DATA_DIR (both child processes, as an operator runs them): rows per second,
  * and the resident memory of the CLI and of the server sampled through the run. The CLI streams
  * the file, so its memory should not grow with the rows: its RSS a quarter of the way through
@@ -80,7 +80,7 @@ export const measureImport = async (
   rows = Number(process.env.IMPORT_BENCH_ROWS ?? 5_000),
   // Not the CLI's 500 and 4 for now: the local route takes about 20 ms a row, so 500 rows pass
   // its 10 s deadline (503 on every attempt); docs/performance.md, part 13.
-  batch = Number(process.env.IMPORT_BENCH_BATCH ?? 100),
+  batch = Number(process.env.IMPORT_BENCH_BATCH ?? 250),
   concurrency = Number(process.env.IMPORT_BENCH_CONCURRENCY ?? 2),
 ): Promise<ImportFigures> => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));

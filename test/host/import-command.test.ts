@@ -44,7 +44,7 @@ describe('npm run import arguments', () => {
     expect(parsed.ok && parsed.run.command === 'import' && parsed.run.key).toBe('bsk_flag');
   });
 
-  it('defaults to the running local server, the file beside report and state, 500 rows, 4 in flight', () => {
+  it('defaults to the running local server, the file beside report and state, 250 rows, 2 in flight', () => {
     const parsed = parseImportCommand(['--file', 'data/bans.jsonl'], {
       ...TARGET,
       localUrl: 'http://127.0.0.1:4567',
@@ -63,8 +63,8 @@ describe('npm run import arguments', () => {
           preset: undefined,
           game: undefined,
           dryRun: false,
-          batch: 500,
-          concurrency: 4,
+          batch: 250,
+          concurrency: 2,
           report: `${file}.import-report.jsonl`,
           state: `${file}.import-state.json`,
           restart: false,
