@@ -25,6 +25,7 @@ import type {
   Erasure,
   ListedBan,
   Policy,
+  ReasonCatalogue,
   RevokedBan,
 } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
@@ -307,6 +308,50 @@ export const statementRefusal = (request: Pick<CreateBanRequest, 'statement'>, s
   return undefined;
 };
 
+/** What a ban holds of the request that makes it (a create's, or an import's row), but its times and makers. */
+export type BanRequestFields = Pick<
+  CreateBanRequest,
+  | 'device_id'
+  | 'ban_type'
+  | 'scope'
+  | 'reason_code'
+  | 'details'
+  | 'player_message'
+  | 'appealable'
+  | 'statement'
+  | 'translations'
+>;
+
+/**
+ * The ban a request makes in `gameId`, with its resolved statement, before its id, times and
+ * makers: one construction for a create and an import alike.
+ */
+export const banOfRequest = (
+  publisherId: string,
+  gameId: string,
+  request: BanRequestFields,
+  catalogue: ReasonCatalogue,
+  statement: Statement,
+) => {
+  const reason = catalogue.reasons.find((r) => r.code === request.reason_code);
+  const translations = translationsForBan(request, reason, statement);
+  return {
+    device_id: request.device_id,
+    ban_type: request.ban_type,
+    scope: request.scope,
+    publisher_id: publisherId,
+    game_id: gameId,
+    reason_code: request.reason_code,
+    ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
+    ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
+    ...(request.appealable === false ? { appealable: false } : {}),
+    statement,
+    // Its language stored only when not the default: bans without it read as en (ban-locales.ts).
+    ...(catalogue.default_locale === DEFAULT_LOCALE ? {} : { locale: catalogue.default_locale }),
+    ...(translations === undefined ? {} : { translations }),
+  } satisfies Partial<Ban>;
+};
+
 export const createBan = async (
   publisherId: string,
   gameId: string,
@@ -383,22 +428,9 @@ export const createBan = async (
     await recordCreated(original);
     return creationResult(original, 'idempotent_ok');
   }
-  const translations = translationsForBan(request, reason, statement);
   const ban: Ban = {
     ban_id: banId,
-    device_id: request.device_id,
-    ban_type: request.ban_type,
-    scope: request.scope,
-    publisher_id: publisherId,
-    game_id: gameId,
-    reason_code: request.reason_code,
-    ...(request.details ? { details_json: JSON.stringify(request.details) } : {}),
-    ...(request.player_message === undefined ? {} : { player_message: request.player_message }),
-    ...(request.appealable === false ? { appealable: false } : {}),
-    statement,
-    // Its language stored only when not the default: bans without it read as en (ban-locales.ts).
-    ...(catalogue.default_locale === DEFAULT_LOCALE ? {} : { locale: catalogue.default_locale }),
-    ...(translations === undefined ? {} : { translations }),
+    ...banOfRequest(publisherId, gameId, request, catalogue, statement),
     created_at: now,
     expires_at: request.expires_at ?? null,
     revoked_at: null,

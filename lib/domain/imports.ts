@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_LOCALE } from '@kernel/locales';
 import { resolveStatement } from '@kernel/statement-of-reasons';
 import type { core } from 'zod/mini';
 import * as clock from '../clock';
@@ -22,10 +21,10 @@ import { importBatchKey, importedRowKey } from '../storage/keys';
 import { appealRefusal, importAppeals, withImportedAppeals } from './appeal-imports';
 import { recordEvent } from './audit';
 import { allocateImportedIds, IMPORT_EARLIEST_MS } from './ban-ids';
-import { translationRefusal, translationsForBan } from './ban-locales';
+import { translationRefusal } from './ban-locales';
 import { type Ban, banFromCopy, banToItem } from './ban-record';
 import { bannedDeviceItems } from './banned-devices';
-import { statementRefusal } from './bans';
+import { banOfRequest, statementRefusal } from './bans';
 import { ConflictError, IntegrityError } from './errors';
 import { expiringBanItem } from './expiring-bans';
 import { getReasons } from './reasons';
@@ -154,22 +153,9 @@ const banOfRow = (
   catalogue: ReasonCatalogue,
   statement: ReturnType<typeof resolveStatement>,
 ): Omit<Ban, 'ban_id'> => {
-  const reason = catalogue.reasons.find((r) => r.code === row.reason_code);
-  const translations = translationsForBan(row, reason, statement);
   const revoked = row.revoked_at ?? null;
   return {
-    device_id: row.device_id,
-    ban_type: row.ban_type,
-    scope: row.scope,
-    publisher_id: publisherId,
-    game_id: gameId,
-    reason_code: row.reason_code,
-    ...(row.details ? { details_json: JSON.stringify(row.details) } : {}),
-    ...(row.player_message === undefined ? {} : { player_message: row.player_message }),
-    ...(row.appealable === false ? { appealable: false } : {}),
-    statement,
-    ...(catalogue.default_locale === DEFAULT_LOCALE ? {} : { locale: catalogue.default_locale }),
-    ...(translations === undefined ? {} : { translations }),
+    ...banOfRequest(publisherId, gameId, row, catalogue, statement),
     created_at: row.created_at,
     expires_at: row.expires_at ?? null,
     revoked_at: revoked,
