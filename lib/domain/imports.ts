@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveStatement } from '@kernel/statement-of-reasons';
 import type { core } from 'zod/mini';
 import * as clock from '../clock';
@@ -15,6 +15,7 @@ import {
 } from '../model/imports';
 import type { Actor, ReasonCatalogue } from '../model/responses';
 import { batchGetItems, batchPutItems } from '../storage/batches';
+import { claimOrRead } from '../storage/claims';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { importBatchKey, importedRowKey } from '../storage/keys';
@@ -223,27 +224,16 @@ const claimBatch = async (
   now: string,
   actor: Actor,
 ): Promise<{ startedAt: string; actor: Actor }> => {
-  const Key = importBatchKey(publisherId, batchId);
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...Key,
-          publisher_id: publisherId,
-          batch_id: batchId,
-          rows_digest: rowsDigest,
-          started_at: now,
-          actor,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return { startedAt: now, actor };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
+  const claim = await claimOrRead({
+    ...importBatchKey(publisherId, batchId),
+    publisher_id: publisherId,
+    batch_id: batchId,
+    rows_digest: rowsDigest,
+    started_at: now,
+    actor,
+  });
+  if (claim.claimed) return { startedAt: now, actor };
+  const Item = claim.holder;
   const by = actorFromStored(Item?.actor);
   if (typeof Item?.started_at !== 'string' || !by)
     throw new IntegrityError('import batch record is malformed');
@@ -263,29 +253,17 @@ const claimRow = async (
   checked: CheckedRow,
   ban: Ban,
 ): Promise<RowRecord | undefined> => {
-  const Key = importedRowKey(publisherId, checked.row.external_id);
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...Key,
-          publisher_id: publisherId,
-          external_id: checked.row.external_id,
-          batch_id: batchId,
-          digest: checked.digest,
-          content: checked.content,
-          ban,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return undefined;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
-  const record = recordOf(Item);
+  const claim = await claimOrRead({
+    ...importedRowKey(publisherId, checked.row.external_id),
+    publisher_id: publisherId,
+    external_id: checked.row.external_id,
+    batch_id: batchId,
+    digest: checked.digest,
+    content: checked.content,
+    ban,
+  });
+  if (claim.claimed) return undefined;
+  const record = recordOf(claim.holder);
   if (!record) throw new IntegrityError('import record vanished after a failed claim');
   // Our own record: the put landed but its answer was lost. Ban ids are unique, so only this
   // attempt holds this one.
