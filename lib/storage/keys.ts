@@ -54,6 +54,8 @@ export const partitions = {
   report: 'REPORT#',
   /** Which change events the transparency rollups have counted, kept a few days (lib/domain/transparency.ts). */
   reportMarker: 'REPORTMARK#',
+  /** Each publisher's export jobs (lib/domain/export-jobs.ts): state and checkpoint, kept as long as their files. */
+  exportJob: 'EXPORTJOB#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -393,4 +395,13 @@ export const decidedAppealKey = (publisherId: string, decidedAt: string, appealI
 export const appealDayKey = (publisherId: string, day: string) => ({
   pk: appealQueuePartition(publisherId),
   sk: `${APPEAL_DAY_PREFIX}${day}`,
+});
+
+/**
+ * One export job of a publisher (lib/domain/export-jobs.ts): its state, its checkpoint (where the
+ * next part file starts) and the part files written so far.
+ */
+export const exportJobKey = (publisherId: string, exportId: string) => ({
+  pk: `${partitions.exportJob}${publisherId}`,
+  sk: `JOB#${exportId}`,
 });
