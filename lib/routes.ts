@@ -1110,8 +1110,9 @@ export const startExportJobRoute = {
     'dynamodb:PutItem': ['exportJob', 'audit'],
     'dynamodb:DeleteItem': ['exportJob', 'audit'],
   },
-  // One job reads everything the publisher holds: the batch class's limits, as the paged export.
-  throttle: 'batch',
+  // One write and a message: the writes' class. The job's reads run behind the queue, at most
+  // EXPORT_MAX_CONCURRENCY jobs at once (infra/stack/export-jobs.ts), never on the API's limits.
+  throttle: 'write',
   // A repeat starts a second job.
   retry: 'never',
   queuesExportJobs: true,
