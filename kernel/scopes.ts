@@ -17,6 +17,11 @@ export const scopes = [
   'appeals:decide',
   /** Lists, invites, disables and re-enables the publisher's people and sets their roles (admins). */
   'people:manage',
+  /**
+   * Imports bans with their history (POST /v1/imports): backdating a ban's creation, expiry and
+   * revocation is more than making one now, so `bans:write` alone does not allow it.
+   */
+  'bans:import',
   /** Reads everything the publisher holds, kind by kind, and all of it about one device (GET /v1/exports, Art. 15). */
   'data:export',
 ] as const;

@@ -7,6 +7,7 @@ import {
   exportPathSchema,
   exportQuerySchema,
 } from './model/exports';
+import { IMPORT_MAX_BODY_BYTES, importRequestSchema } from './model/imports';
 import {
   appealClaimRequestSchema,
   appealDecisionRequestSchema,
@@ -65,7 +66,9 @@ export type TableAction =
   | 'dynamodb:Query'
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem';
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:BatchWriteItem';
 
 /**
  * What a function does to the table, exactly: each action its lib/ code sends, with the partitions
@@ -123,6 +126,14 @@ export const throttleClasses = {
    * line up after a deploy or an outage (half the stage's burst, which is only half its rate).
    */
   feed: { rateLimit: 10_000, burstLimit: 5_000, publisher: { rateLimit: 2_500, burstLimit: 2_500 } },
+  /**
+   * Imports (POST /v1/imports): up to 500 rows a request, each some 5 writes (its record, its
+   * ban, its index entries) and a read, so 20 requests/s is up to 10,000 rows/s for the stage.
+   * A class of its own so that a studio's migration, which sends as fast as it is let, never
+   * takes the write bucket that bans and revocations share with enforcement; each publisher a
+   * quarter of it (5/s: 2,500 rows/s, a million rows in under 7 minutes).
+   */
+  import: { rateLimit: 20, burstLimit: 40, publisher: { rateLimit: 5, burstLimit: 10 } },
   /** No key and no database: health checks and the API description. */
   public: { rateLimit: 50, burstLimit: 100, publisher: null },
   /**
@@ -151,6 +162,8 @@ export interface RequestSpec {
   /** The route acts on every game of the publisher: a key bound to games is refused (403). */
   readonly everyGame?: boolean;
   readonly body?: z.ZodMiniType;
+  /** The most bytes its body may have, when not the API's MAX_BODY_BYTES (lib/http/chain.ts). */
+  readonly maxBodyBytes?: number;
   readonly query?: z.ZodMiniType;
   /** The path parameters. */
   readonly path?: z.ZodMiniType;
@@ -381,6 +394,32 @@ export const createBanRoute = {
   },
   throttle: 'write',
   retry: 'idempotency_key',
+} as const satisfies Route;
+
+export const importBansRoute = {
+  id: 'importBans',
+  method: 'POST',
+  path: '/v1/imports',
+  handler: 'import-bans',
+  auth: true,
+  scope: 'bans:import',
+  // 500 rows of a few hundred bytes each are more than the API's 64 KiB: 1 MiB, well within
+  // API Gateway's 10 MB and Lambda's 6 MB.
+  request: { game: true, body: importRequestSchema, maxBodyBytes: IMPORT_MAX_BODY_BYTES },
+  // The rows' records read in batches, then each new one claimed (a conditional put) and a lost
+  // claim read; the ban id slots (ADD); the bans put (conditional, never over one that changed
+  // since); their index entries written in batches; the batch record claimed, read and
+  // completed; the catalogue read (strict reasons, statements); the batch's audit event.
+  table: {
+    'dynamodb:BatchGetItem': ['importedRow'],
+    'dynamodb:GetItem': ['importedRow', 'importBatch', 'publisher'],
+    'dynamodb:PutItem': ['importedRow', 'importBatch', 'device', 'audit'],
+    'dynamodb:UpdateItem': ['importSlot', 'importBatch'],
+    'dynamodb:BatchWriteItem': ['bannedDevices', 'expiringBans'],
+  },
+  throttle: 'import',
+  // A repeat of the same batch_id answers what the first did (its rows `created`, same ban ids).
+  retry: 'repeatable',
 } as const satisfies Route;
 
 /** A listing reads the policy (for `enforced`) and the device's bans. */
@@ -633,7 +672,7 @@ export const listDsaStatementsRoute = {
   retry: 'read',
 } as const satisfies Route;
 
-/** Deletes the caller's bans on a device, and the idempotency records holding copies of them. */
+/** Deletes the caller's bans on a device, and the idempotency and import records holding copies of them. */
 export const eraseDeviceRoute = {
   id: 'eraseDevice',
   method: 'POST',
@@ -652,7 +691,7 @@ export const eraseDeviceRoute = {
     'dynamodb:GetItem': ['appeal'],
     'dynamodb:PutItem': ['device', 'audit'],
     'dynamodb:UpdateItem': ['appeal', 'appealQueue'],
-    'dynamodb:DeleteItem': ['device', 'idempotency', 'bannedDevices', 'expiringBans'],
+    'dynamodb:DeleteItem': ['device', 'idempotency', 'importedRow', 'bannedDevices', 'expiringBans'],
   },
   throttle: 'write',
   retry: 'repeatable',
@@ -1146,6 +1185,7 @@ export const routes = [
   putPublisherRoute,
   listPublishersRoute,
   createBanRoute,
+  importBansRoute,
   listSocialBansRoute,
   listCheatBansRoute,
   listBansRoute,

@@ -104,7 +104,7 @@ export interface paths {
      * List the publishers that make global bans, with their track record
      * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
      *
-     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `data:export` scope.
+     * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `bans:import` or `data:export` scope.
      */
     get: operations["listPublishers"];
   };
@@ -116,6 +116,15 @@ export interface paths {
      * Needs a key with the `bans:write` scope.
      */
     post: operations["createBan"];
+  };
+  "/v1/imports": {
+    /**
+     * Import bans with their history
+     * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+     *
+     * Needs a key with the `bans:import` scope.
+     */
+    post: operations["importBans"];
   };
   "/v1/device/{device_id}/bans/social": {
     /**
@@ -224,7 +233,7 @@ export interface paths {
   "/v1/audit": {
     /**
      * Read your publisher's audit trail
-     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+     * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after), `data.exported` (an export read: its `kind` and `as_of`, and the `device_id` of a device's data). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
      *
      * Needs a key with the `audit:read` scope.
      */
@@ -600,7 +609,7 @@ export interface components {
     };
     CreateKeyRequest: {
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[];
       games?: string[];
       expires_at?: string | null;
     };
@@ -651,6 +660,63 @@ export interface components {
     AppealClaimRequest: {
       duration_seconds?: number;
       take_over?: boolean;
+    };
+    ImportRequest: {
+      batch_id: string;
+      dry_run?: boolean;
+      /** @description 1-500 rows, each checked on its own (ImportRow): a row that is not valid is answered `refused` with its error, and the request goes on with the others. */
+      rows: components["schemas"]["ImportRow"][];
+    };
+    ImportRow: {
+      external_id: string;
+      device_id: string;
+      /** @enum {string} */
+      ban_type: "cheat" | "social";
+      /** @enum {string} */
+      scope: "game" | "publisher" | "global";
+      reason_code: string;
+      game_id?: string;
+      /**
+       * Format: date-time
+       * @description RFC 3339 date-time with an offset (`Z` or `±hh:mm`), stored and returned as UTC `YYYY-MM-DDTHH:mm:ss.sssZ`. `created_at` and `revoked_at` from 1990-01-01 and not in the future; `expires_at` later than `created_at` (it may be past: the ban has ended).
+       */
+      created_at: string;
+      expires_at?: string | null;
+      revoked_at?: string | null;
+      revoke_reason_code?: string;
+      details?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+      player_message?: string;
+      appealable?: boolean;
+      statement?: {
+        /** @enum {string} */
+        ground?: "terms" | "illegal";
+        terms_clause?: string;
+        terms_url?: string;
+        legal_ground?: string;
+        illegal_explanation?: string;
+        facts?: string;
+        automated_detection?: boolean;
+        /** @enum {string} */
+        automated_decision?: "fully" | "partially" | "not";
+        /** @enum {string} */
+        source?: "own_initiative" | "notice" | "trusted_flagger" | "other_notification";
+        territorial_scope?: ("AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK")[];
+        /** @enum {string} */
+        category?: "animal_welfare" | "consumer_information" | "cyber_violence" | "cyber_violence_against_women" | "data_protection_and_privacy_violations" | "illegal_or_harmful_speech" | "intellectual_property_infringements" | "negative_effects_on_civic_discourse_or_elections" | "not_specified_notice" | "other_violation_tc" | "protection_of_minors" | "risk_for_public_security" | "scams_and_fraud" | "self_harm" | "unsafe_and_prohibited_products" | "violence";
+      };
+      translations?: {
+        [key: string]: {
+          /** @description What a game may show the player, as it is: 1-500 characters (code points) of plain text, with no control characters (newlines included) or bidirectional overrides, and not only spaces. Returned as `player_message` to every caller who sees the ban: it is written for players, unlike `details`. Erasing the device removes it. */
+          player_message?: string;
+          facts?: string;
+          terms_clause?: string;
+          illegal_explanation?: string;
+          legal_ground?: string;
+        };
+      };
     };
     Health: {
       ok: boolean;
@@ -786,6 +852,31 @@ export interface components {
       created_at: string;
       expires_at: string | null;
     }]>;
+    ImportResult: {
+      batch_id: string;
+      dry_run: boolean;
+      counts: {
+        created: number;
+        already_imported: number;
+        changed: number;
+        refused: number;
+      };
+      rows: components["schemas"]["ImportRowResult"][];
+    };
+    ImportRowResult: {
+      index: number;
+      external_id: string | null;
+      /** @enum {string} */
+      status: "created" | "already_imported" | "changed" | "refused";
+      ban_id: number | null;
+      device_id: string | null;
+      changed_fields?: string[];
+      error?: {
+        field: string;
+        issue: string;
+        message: string;
+      };
+    };
     RevokedBan: {
       ban_id: number;
       /** @enum {string} */
@@ -1018,7 +1109,7 @@ export interface components {
     ApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1033,7 +1124,7 @@ export interface components {
     ListedApiKey: {
       key_id: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1046,7 +1137,7 @@ export interface components {
       key_id: string;
       api_key: string;
       name: string;
-      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
+      scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[];
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -1264,7 +1355,7 @@ export interface components {
       key: {
         key_id: string;
         name: string;
-        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[];
+        scopes: ("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[];
         games: string[] | null;
         expires_at: string | null;
         /** @enum {string} */
@@ -1280,6 +1371,17 @@ export interface components {
         key_id: string;
         name: string;
       };
+    } | {
+      /** @constant */
+      type: "bans.imported";
+      event_id: string;
+      occurred_at: string;
+      actor: components["schemas"]["Actor"];
+      batch_id: string;
+      created: number;
+      already_imported: number;
+      changed: number;
+      refused: number;
     } | {
       /** @constant */
       type: "device.erased";
@@ -1515,7 +1617,7 @@ export interface components {
     WebhookTest: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;
@@ -1540,7 +1642,7 @@ export interface components {
     Delivery: {
       event_id: string;
       /** @enum {string} */
-      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test";
+      type: "ban.created" | "ban.revoked" | "ban.erased" | "policy.updated" | "ban.updated" | "appeal.created" | "appeal.decided" | "webhook.test" | "bans.imported";
       occurred_at: string;
       device_id: string | null;
       ban_id: number | null;
@@ -2005,7 +2107,7 @@ export interface components {
     ExportedKey: {
       key_id: string;
       name: string;
-      scopes: (("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "data:export")[]) | null;
+      scopes: (("bans:read" | "bans:write" | "policy:read" | "policy:write" | "keys:manage" | "audit:read" | "appeals:write" | "appeals:decide" | "people:manage" | "bans:import" | "data:export")[]) | null;
       games: string[] | null;
       created_at: string;
       expires_at: string | null;
@@ -2639,7 +2741,7 @@ export interface operations {
    * List the publishers that make global bans, with their track record
    * @description Every publisher that has made a global ban, in `publisher_id` order: its `display_name` (null until it sets one), `active_global_bans` (not revoked, not erased, not expired: to the second for bans lasting at most 6 hours, counted to the end of the hour or UTC day they end in for longer ones), `global_bans` (every one it made, erased ones included), `revoked_within_30_days` (revoked by it, or on an appeal it decided, within 30 days of being made), and `revoked_within_30_days_share`: of its `global_bans_past_30_days` (bans whose 30 days are over, counted from the UTC day after), the share revoked within them, null while there is none. Erasing a ban (a privacy deletion) ends it but is not a revocation. Counted as the change feed is written, so a ban shows here a moment after it is made. Any key may read it. Page with `next_cursor` until it is null.
    *
-   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `data:export` scope.
+   * Needs a key with the `bans:read` or `bans:write` or `policy:read` or `policy:write` or `keys:manage` or `audit:read` or `appeals:write` or `appeals:decide` or `people:manage` or `bans:import` or `data:export` scope.
    */
   listPublishers: {
     parameters: {
@@ -2733,6 +2835,83 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["BanCreationResult"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Import bans with their history
+   * @description Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes it plus its own `external_id` (your id of it) and its history: `created_at` (required, from 1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and `revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` imported before answers `already_imported` (the same content) or `changed` with `changed_fields` (nothing is applied: the first import stands). A repeat of the same `batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). The rules: docs/import-export.md.
+   *
+   * Needs a key with the `bans:import` scope.
+   */
+  importBans: {
+    parameters: {
+      header: {
+        /**
+         * @description The game the request is for: it scopes `game` bans and idempotency keys.
+         * @example space-raiders
+         */
+        "X-Game-Id": string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "batch_id": "legacy-2019:1",
+         *   "rows": [
+         *     {
+         *       "external_id": "legacy:4711",
+         *       "device_id": "steam:76561197960287930",
+         *       "ban_type": "cheat",
+         *       "scope": "game",
+         *       "reason_code": "aimbot",
+         *       "created_at": "2019-03-04T12:00:00Z",
+         *       "expires_at": null,
+         *       "player_message": "This device is banned for using cheat software."
+         *     },
+         *     {
+         *       "external_id": "legacy:4712",
+         *       "device_id": "steam:76561197960287931",
+         *       "ban_type": "social",
+         *       "scope": "game",
+         *       "reason_code": "harassment",
+         *       "created_at": "2019-03-05T08:30:00Z",
+         *       "expires_at": "2019-04-05T08:30:00Z",
+         *       "revoked_at": "2019-03-06T10:00:00Z",
+         *       "revoke_reason_code": "appeal_granted"
+         *     },
+         *     {
+         *       "external_id": "legacy:4713",
+         *       "device_id": "steam:76561197960287932",
+         *       "ban_type": "cheat",
+         *       "scope": "game",
+         *       "reason_code": "wallhack",
+         *       "created_at": "2031-01-01T00:00:00Z"
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["ImportRequest"];
+      };
+    };
+    responses: {
+      /** @description What became of each row, in their order. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ImportResult"];
         };
       };
       400: components["responses"]["BadRequest"];
@@ -3373,7 +3552,7 @@ export interface operations {
   };
   /**
    * Read your publisher's audit trail
-   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
+   * @description The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` (the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after), `data.exported` (an export read: its `kind` and `as_of`, and the `device_id` of a device's data). Each names its `actor`: the key that made the change (its id and name then), or the operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, `type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` until it is null. A cursor holds its filters: sent with other filters it is a 400. With a filter that matches few events a page may hold fewer than `limit` items and still have a `next_cursor`.
    *
    * Needs a key with the `audit:read` scope.
    */
@@ -3394,7 +3573,7 @@ export interface operations {
          * @description Only events of this type.
          * @example ban.revoked
          */
-        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "data.exported";
+        type?: "ban.created" | "ban.revoked" | "policy.updated" | "key.created" | "key.revoked" | "device.erased" | "webhook.created" | "webhook.deleted" | "ban.updated" | "appeal.created" | "appeal.decided" | "reasons.updated" | "publisher.updated" | "webhook.tested" | "appeal.claimed" | "appeal.released" | "person.invited" | "person.updated" | "device_formats.updated" | "bans.imported" | "data.exported";
         /**
          * @description Only events about this device.
          * @example device-7f3a9c

@@ -61,6 +61,15 @@ export interface BanClient {
   listPublishers(query?: Query<'listPublishers'>, options?: CallOptions): Promise<Result<'listPublishers'>>;
   /** Without `idempotency_key` the client makes one, sent again on each retry of this call. */
   createBan(game_id: string, ban: Body<'createBan'>, options?: CallOptions): Promise<Result<'createBan'>>;
+  /**
+   * Imports up to 500 bans with their history (scope `bans:import`); each row is answered on its
+   * own. Safe to retry: a repeat of the same `batch_id` answers the same rows and ban ids.
+   */
+  importBans(
+    game_id: string,
+    batch: Body<'importBans'>,
+    options?: CallOptions,
+  ): Promise<Result<'importBans'>>;
   listSocialBans(
     game_id: string,
     device_id: string,
@@ -336,6 +345,7 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     putPublisher: (profile, o) => call('putPublisher', { body: profile }, o),
     listPublishers: (query, o) => call('listPublishers', { query }, o),
     createBan: (game, ban, o) => call('createBan', { game, body: ban }, o),
+    importBans: (game, batch, o) => call('importBans', { game, body: batch }, o),
     listSocialBans: (game, device, query, o) => call('listSocialBans', { game, path: [device], query }, o),
     listCheatBans: (game, device, query, o) => call('listCheatBans', { game, path: [device], query }, o),
     listBans: (game, device, query, o) => call('listBans', { game, path: [device], query }, o),

@@ -41,6 +41,7 @@ export const operationTable = {
   putPublisher: { method: 'PUT', path: '/v1/publisher', pathParams: [], game: false, retry: 'never' },
   listPublishers: { method: 'GET', path: '/v1/publishers', pathParams: [], game: false, retry: 'read' },
   createBan: { method: 'POST', path: '/v1/bans', pathParams: [], game: true, retry: 'idempotency_key' },
+  importBans: { method: 'POST', path: '/v1/imports', pathParams: [], game: true, retry: 'repeatable' },
   listSocialBans: { method: 'GET', path: '/v1/device/{device_id}/bans/social', pathParams: ['device_id'], game: true, retry: 'read' },
   listCheatBans: { method: 'GET', path: '/v1/device/{device_id}/bans/cheat', pathParams: ['device_id'], game: true, retry: 'read' },
   listBans: { method: 'GET', path: '/v1/device/{device_id}/bans', pathParams: ['device_id'], game: true, retry: 'read' },

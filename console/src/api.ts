@@ -124,6 +124,7 @@ export const scopeUses: Record<Scope, string> = {
   'appeals:write': "file appeals on a player's behalf",
   'appeals:decide': 'work the appeals queue: decide appeals, read their stats',
   'people:manage': "manage the publisher's people: invite, disable, change roles",
+  'bans:import': 'import bans with their history (creation, expiry, revocation times)',
   'data:export': 'export everything the publisher holds, and all of it about one device',
 };
 

@@ -27,6 +27,7 @@ export const auditTypes = [
   'key.created',
   'key.revoked',
   'device.erased',
+  'bans.imported',
   'webhook.created',
   'webhook.deleted',
   'webhook.tested',
@@ -74,6 +75,8 @@ const summary = (event: AuditEvent): string => {
       return `key ${event.key.key_id} "${event.key.name}"`;
     case 'device.erased':
       return `${event.device_id}: ${event.erased_bans} ${event.erased_bans === 1 ? 'ban' : 'bans'} erased`;
+    case 'bans.imported':
+      return `import batch ${event.batch_id}: ${event.created} created, ${event.already_imported} already imported, ${event.changed} changed, ${event.refused} refused`;
     case 'webhook.created':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: ${event.webhook.events.join(' ')}; games ${event.webhook.games?.join(', ') ?? 'all'}`;
     case 'webhook.deleted':

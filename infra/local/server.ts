@@ -20,7 +20,7 @@ import { type ExportJobHandler, type LocalExportJobs, startLocalExportJobs } fro
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import type { LocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
-import { ensureTable, openStore, type Store, useStore } from './store';
+import { ensureTable, openStore, publishApiUrl, type Store, useStore } from './store';
 import { startTtlSweeper, type TtlSweeper, ttlSweepSecondsFrom } from './ttl-sweeper';
 
 /**
@@ -169,6 +169,8 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => done());
     });
     const { address, port } = server.address() as AddressInfo;
+    const url = `http://${address}:${port}`;
+    const unpublish = publishApiUrl(store, url);
     const consoleUrl = `http://${address}:${port}/console/`;
     baseUrl = `http://${address}:${port}`;
     // People sign in at the local provider; the authorizer reads its settings at its next call.
@@ -190,7 +192,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       signIn = { ...identity.console, idle_minutes: options.idleMinutes ?? DEFAULT_IDLE_MINUTES };
     }
     return {
-      url: `http://${address}:${port}`,
+      url,
       consoleUrl: options.console === false ? undefined : consoleUrl,
       identity,
       store,
@@ -209,6 +211,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
           server.close(() => done());
           server.closeIdleConnections();
         });
+        unpublish();
         await identity?.close();
         await exportFiles.close();
         await sweeper?.close();

@@ -39,6 +39,8 @@ export interface StoreOptions {
 }
 
 const STORE_FILE = 'store.json';
+/** Where a running `npm start` says its API listens, for the tools that call it (`npm run import`). */
+const API_FILE = 'api.json';
 
 const isAlive = (pid: number) => {
   try {
@@ -126,6 +128,24 @@ export const closeDynaliteIterators = () => {
         writable: true,
       });
     }
+};
+
+/** The URL of the API that a live `npm start` serves over `dataDir`, if any. */
+export const runningApiUrl = (dataDir: string): string | undefined => {
+  try {
+    const { url, pid } = JSON.parse(readFileSync(join(dataDir, API_FILE), 'utf8'));
+    return typeof url === 'string' && typeof pid === 'number' && isAlive(pid) ? url : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Says where this process's API listens, beside the store it owns; returns what takes it back. */
+export const publishApiUrl = (store: Store, url: string): (() => void) => {
+  if (!store.embedded || !store.dataDir) return () => {};
+  const file = join(store.dataDir, API_FILE);
+  writeFileSync(file, JSON.stringify({ url, pid: process.pid }));
+  return () => rmSync(file, { force: true });
 };
 
 /** Whether `env` names a table in AWS itself (TABLE_NAME without DYNAMODB_ENDPOINT): a deployed stage's. */

@@ -73,6 +73,8 @@ const TABLE_OPERATIONS = [
   Operation.UPDATE_ITEM,
   Operation.DELETE_ITEM,
   Operation.QUERY,
+  Operation.BATCH_GET_ITEM,
+  Operation.BATCH_WRITE_ITEM,
 ];
 
 /** The namespace of the stage's own metrics: one per stage, so stages in one account stay apart. */

@@ -99,6 +99,8 @@ const banRecordSchema = /* @__PURE__ */ (() =>
     updated_at: z.optional(timestamp()),
     updated_by: z.optional(actor()),
     previous_expires_at: z.optional(z.nullable(timestamp())),
+    /** Imported (POST /v1/imports, lib/domain/imports.ts): the batch and the studio's id of the row. */
+    imported: z.optional(z.object({ batch_id: z.string(), external_id: z.string() })),
   }))();
 
 export type Ban = z.output<typeof banRecordSchema>;
@@ -195,6 +197,13 @@ const banChecks = {
   updated_at: optional(string),
   updated_by: optional(actorCheck),
   previous_expires_at: optional(nullable(string)),
+  imported: optional(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      string((value as { batch_id?: unknown }).batch_id) &&
+      string((value as { external_id?: unknown }).external_id),
+  ),
 } satisfies { [K in keyof Ban]-?: Check };
 
 const banFields = Object.keys(banChecks) as (keyof Ban)[];

@@ -32,16 +32,20 @@ import { normalisedPrefix } from './device-formats';
 /** The ban's entry: written again as it is by a retry. */
 export const noteBannedDevice = async (ban: Ban) => {
   await Promise.all(
-    bannedDeviceKeys(ban.publisher_id, ban.device_id, ban.ban_id).map((key) =>
-      dynamo.send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...key, device_id: ban.device_id, game_id: ban.game_id, created_at: ban.created_at },
-        }),
-      ),
-    ),
+    bannedDeviceItems(ban).map((Item) => dynamo.send(new PutCommand({ TableName: tableName(), Item }))),
   );
 };
+
+/** The index entries of a ban, as noteBannedDevice puts them (an import writes them in batches). */
+export const bannedDeviceItems = (
+  ban: Pick<Ban, 'publisher_id' | 'device_id' | 'ban_id' | 'game_id' | 'created_at'>,
+) =>
+  bannedDeviceKeys(ban.publisher_id, ban.device_id, ban.ban_id).map((key) => ({
+    ...key,
+    device_id: ban.device_id,
+    game_id: ban.game_id,
+    created_at: ban.created_at,
+  }));
 
 /**
  * The console's search: `listBannedDevices`, with a prefix that is a whole platform id typed bare

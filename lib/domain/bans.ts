@@ -37,6 +37,7 @@ import {
   devicePartition,
   erasureKey,
   idempotencyKey,
+  importedRowKey,
 } from '../storage/keys';
 import { appealsToErase, eraseAppealTexts } from './appeal-record';
 import { eventKeysOf, recordEvent, undoUnrecorded } from './audit';
@@ -288,7 +289,7 @@ export const checkBanReach = (scope: BanScope, boundGames: readonly string[] | n
  * What a statement may not be: an `illegal` one without its law and explanation (from the create or
  * the catalogue reason), or one given fields of the ground it is not on.
  */
-const statementRefusal = (request: CreateBanRequest, statement: Statement) => {
+export const statementRefusal = (request: Pick<CreateBanRequest, 'statement'>, statement: Statement) => {
   const [stray] = otherGroundFields(request.statement ?? {}, statement.ground);
   if (stray !== undefined)
     return new InvalidInputError(
@@ -845,6 +846,15 @@ const eraseOnce = async (publisherId: string, deviceId: string, actor: Actor): P
         new DeleteCommand({
           TableName: tableName(),
           Key: idempotencyKey(publisherId, ban.game_id, ban.idempotency_key),
+        }),
+      );
+    }
+    // An imported ban's record holds a copy of it, and would make a re-import put it back.
+    if (ban.imported !== undefined) {
+      await dynamo.send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: importedRowKey(publisherId, ban.imported.external_id),
         }),
       );
     }

@@ -24,6 +24,11 @@ interface EventBase {
   occurred_at: string;
   /** Whose change it is: the ban's owner, or the policy's publisher. */
   publisher_id: string;
+  /**
+   * Made by an import (the ban's INSERT): in the feed like any other, to no webhook (the batch's
+   * `bans.imported` summary stands for them). Later changes of an imported ban are not.
+   */
+  imported?: true;
 }
 
 /** An event as the dispatcher stores and hands it on, before it is shown to a reader. */
@@ -142,7 +147,12 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
   if (String(keys.sk).startsWith(BAN_PREFIX)) {
     if (record.eventName === 'INSERT' && after) {
       const ban = banFromItem(after);
-      return [banEvent('ban.created', ban, ban.created_at)];
+      // A ban revoked before it was stored (only an import makes one) has both in its history.
+      const made =
+        ban.revoked_at === null
+          ? [banEvent('ban.created', ban, ban.created_at)]
+          : [banEvent('ban.created', ban, ban.created_at), banEvent('ban.revoked', ban, ban.revoked_at)];
+      return ban.imported === undefined ? made : made.map((event) => ({ ...event, imported: true as const }));
     }
     if (record.eventName === 'MODIFY' && after) {
       const ban = banFromItem(after);
@@ -167,6 +177,8 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
     }
     return [];
   }
+  // An import batch's completion is a webhook summary (importSummariesOfChange), not a feed event.
+  if (String(keys.pk).startsWith(partitions.importBatch)) return [];
   if (String(keys.pk).startsWith(partitions.appeal) && keys.sk === APPEAL_SK) {
     const appeal = appealFromItem(after);
     if (!appeal) return [];
@@ -204,6 +216,53 @@ export const eventsOfChange = (record: ChangeRecord): ChangeEvent[] => {
       publisher_id: policy.publisher_id,
       device_id: null,
       policy,
+    },
+  ];
+};
+
+/**
+ * The one webhook event of an import batch (lib/domain/imports.ts): its counts, when it finished.
+ * Not in the feed, which carries the imported bans themselves; their own events go to no webhook.
+ */
+export interface ImportSummaryEvent {
+  event_id: string;
+  type: 'bans.imported';
+  occurred_at: string;
+  publisher_id: string;
+  device_id: null;
+  import: { batch_id: string; created: number; already_imported: number; changed: number; refused: number };
+  /** The games of the bans the batch made: a webhook bound to games takes it when they are all its own. */
+  games: string[];
+}
+
+const countOf = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) ? value : 0);
+
+/** The summary a change record stands for: a batch record's first completion, or nothing. */
+export const importSummariesOfChange = (record: ChangeRecord): ImportSummaryEvent[] => {
+  const keys = imageOf(record.dynamodb?.Keys);
+  if (!keys || !String(keys.pk).startsWith(partitions.importBatch)) return [];
+  if (!isChangeSource(String(keys.pk), String(keys.sk)) || record.eventName !== 'MODIFY') return [];
+  const before = imageOf(record.dynamodb?.OldImage);
+  const after = imageOf(record.dynamodb?.NewImage);
+  if (!after || typeof after.finished_at !== 'string' || before?.finished_at !== undefined) return [];
+  const publisherId = String(after.publisher_id);
+  const batchId = String(after.batch_id);
+  const counts = (after.counts ?? {}) as Record<string, unknown>;
+  return [
+    {
+      event_id: eventIdOf(publisherId, 'bans.imported', batchId),
+      type: 'bans.imported',
+      occurred_at: after.finished_at,
+      publisher_id: publisherId,
+      device_id: null,
+      import: {
+        batch_id: batchId,
+        created: countOf(counts.created),
+        already_imported: countOf(counts.already_imported),
+        changed: countOf(counts.changed),
+        refused: countOf(counts.refused),
+      },
+      games: Array.isArray(after.games) ? after.games.map(String) : [],
     },
   ];
 };

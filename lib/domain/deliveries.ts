@@ -15,7 +15,7 @@ import { filteredPage } from '../storage/filtered-pages';
 import { deliveryKey, deliveryPartition, webhookKey } from '../storage/keys';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../storage/table';
 import { eventIdOf } from './audit';
-import type { ChangeEvent } from './change-events';
+import type { ChangeEvent, ImportSummaryEvent } from './change-events';
 import { cursorOf, sortKeyOf } from './cursors';
 import { IntegrityError } from './errors';
 import { toFeedEvent } from './feed';
@@ -78,26 +78,62 @@ export const recordDeliveries = async (
     receiversOf(event, webhooks).map((webhook) => ({ event, webhook })),
   );
   const recorded = await mapWithConcurrency(pairs, RECORD_CONCURRENCY, async ({ event, webhook }) => {
-    const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, event.occurred_at, event.event_id);
     const now = new Date(clock.now()).toISOString();
     const body = JSON.stringify(toFeedEvent(event, await policyOf(webhook.publisher_id), now));
-    const ref = { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: key.sk };
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: newDeliveryItem(key, ref, webhook.slot, event, body, now),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return ref;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const { Item } = await dynamo.send(
-        new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-      );
-      return Item?.status === 'pending' && Item.attempts === 0 ? ref : undefined;
-    }
+    return recordDelivery(webhook, event, body, now);
+  });
+  return recorded.filter((ref) => ref !== undefined);
+};
+
+/** Records one delivery once; the ref when it is still to attempt. */
+const recordDelivery = async (
+  webhook: StoredWebhook,
+  event: { event_id: string; type: DeliveryEventType; occurred_at: string },
+  body: string,
+  now: string,
+): Promise<DeliveryRef | undefined> => {
+  const key = deliveryKey(webhook.publisher_id, webhook.webhook_id, event.occurred_at, event.event_id);
+  const ref = { publisher_id: webhook.publisher_id, webhook_id: webhook.webhook_id, sk: key.sk };
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: newDeliveryItem(key, ref, webhook.slot, event, body, now),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return ref;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    );
+    return Item?.status === 'pending' && Item.attempts === 0 ? ref : undefined;
+  }
+};
+
+/**
+ * Records the deliveries of import batches' summaries (`bans.imported`) to the publisher's webhooks
+ * that take `ban.created` (the events the summary stands for), a webhook bound to games only when
+ * every game the batch made bans in is one of its own.
+ */
+export const recordImportDeliveries = async (
+  summaries: readonly ImportSummaryEvent[],
+  webhooks: readonly StoredWebhook[],
+): Promise<DeliveryRef[]> => {
+  const pairs = summaries.flatMap((summary) =>
+    webhooks
+      .filter(
+        (webhook) =>
+          webhook.publisher_id === summary.publisher_id &&
+          webhook.events.includes('ban.created') &&
+          (webhook.games === null || summary.games.every((game) => webhook.games?.includes(game))),
+      )
+      .map((webhook) => ({ summary, webhook })),
+  );
+  const recorded = await mapWithConcurrency(pairs, RECORD_CONCURRENCY, ({ summary, webhook }) => {
+    const { games: _games, ...event } = summary;
+    return recordDelivery(webhook, event, JSON.stringify(event), new Date(clock.now()).toISOString());
   });
   return recorded.filter((ref) => ref !== undefined);
 };

@@ -8,19 +8,26 @@ import { dynamo, tableName } from '../storage/client';
 import { queueDeliveries } from '../storage/delivery-queue';
 import { deliveryKey } from '../storage/keys';
 import { actorIdOf, eventKeysOf, recordEvent, undoUnrecorded } from './audit';
-import { type ChangeEvent, type ChangeRecord, deciderOfChange, eventsOfChange } from './change-events';
+import {
+  type ChangeEvent,
+  type ChangeRecord,
+  deciderOfChange,
+  eventsOfChange,
+  importSummariesOfChange,
+} from './change-events';
 import {
   type DeliveryRef,
   deliveryFromItem,
   newDeliveryItem,
   recordDeliveries,
+  recordImportDeliveries,
   redactErasedDeliveries,
 } from './deliveries';
 import { appendToFeed } from './feed';
 import { noteGamesUsed } from './games-used';
 import { countInDirectory } from './publishers';
 import { countInReport } from './transparency-rollups';
-import { reachableWebhook, webhooksConcerning } from './webhooks';
+import { publisherWebhooks, reachableWebhook, webhooksConcerning } from './webhooks';
 
 /**
  * The dispatcher: what happens to a batch of changes, on AWS (the stream's function,
@@ -39,14 +46,28 @@ export const dispatchChanges = async (
     noteDeciders(record, made, deciders);
     return made;
   });
-  if (events.length === 0) return { events: 0, deliveries: 0 };
+  const summaries = records.flatMap(importSummariesOfChange);
+  if (events.length === 0 && summaries.length === 0) return { events: 0, deliveries: 0 };
   // Only the partitions of the publishers these events concern (all that have webhooks for a global ban).
-  const webhooks = await webhooksConcerning(events);
+  const webhooks = events.length === 0 ? [] : await webhooksConcerning(events);
   // The feed, the deliveries, the directory's counts (lib/domain/publishers.ts) and the games
   // used (lib/domain/games-used.ts) are independent items: all are written at once, and deliveries are handed to the queue as soon as they are recorded.
   const [refs] = await Promise.all([
     (async () => {
-      const recorded = await recordDeliveries(events, webhooks);
+      const recorded = [
+        ...(await recordDeliveries(events, webhooks)),
+        // An import batch's one summary, to its publisher's webhooks only (never in the feed).
+        ...(summaries.length === 0
+          ? []
+          : await recordImportDeliveries(
+              summaries,
+              (
+                await Promise.all(
+                  [...new Set(summaries.map((summary) => summary.publisher_id))].map(publisherWebhooks),
+                )
+              ).flat(),
+            )),
+      ];
       await redactErasedDeliveries(events, webhooks);
       if (recorded.length > 0) await enqueue(recorded);
       return recorded;

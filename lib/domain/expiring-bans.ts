@@ -25,19 +25,20 @@ const KEPT_AFTER_EXPIRY_SECONDS = 86_400;
 export const noteExpiringBan = async (
   ban: Pick<Ban, 'publisher_id' | 'device_id' | 'ban_id' | 'expires_at'>,
 ) => {
-  if (ban.expires_at === null) return;
-  await dynamo.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
+  const Item = expiringBanItem(ban);
+  if (Item) await dynamo.send(new PutCommand({ TableName: tableName(), Item }));
+};
+
+/** A ban's entry as noteExpiringBan puts it; undefined for a permanent ban (an import batches them). */
+export const expiringBanItem = (ban: Pick<Ban, 'publisher_id' | 'device_id' | 'ban_id' | 'expires_at'>) =>
+  ban.expires_at === null
+    ? undefined
+    : {
         ...expiringBanKey(ban.publisher_id, ban.expires_at, ban.ban_id),
         device_id: ban.device_id,
         ban_id: ban.ban_id,
         [TIME_TO_LIVE_ATTRIBUTE]: Math.ceil(Date.parse(ban.expires_at) / 1000) + KEPT_AFTER_EXPIRY_SECONDS,
-      },
-    }),
-  );
-};
+      };
 
 /** The keys of every entry a ban may have: its expiry, and the one before an appeal shortened it. */
 export const expiringBanKeysOf = (ban: Ban) =>

@@ -46,6 +46,12 @@ import { publisherWebhooks, toWebhookView } from './webhooks';
  * What changed on an item after `as_of` (a ban revoked meanwhile) is read as it is now.
  */
 
+/**
+ * Past every entry by id in the index of banned devices: DEL sorts after `~`, the highest
+ * character a device id may hold, so an id that begins with `~` is still before it.
+ */
+const AFTER_BANNED_DEVICES = '\u007f';
+
 /** Bans (and appeals) read at once within a page. */
 const READ_CONCURRENCY = 16;
 
@@ -192,7 +198,7 @@ const bansPage = async (publisherId: string, position: Position, limit: number) 
   const { last, more } = await readInOrder(
     bannedDevicesPartition(publisherId),
     BANNED_DEVICES_BY_ID_FROM,
-    '~',
+    AFTER_BANNED_DEVICES,
     position.after,
     limit,
     async (entries) => {
@@ -226,7 +232,7 @@ const appealsPage = async (publisherId: string, position: Position, limit: numbe
     const own = await readInOrder(
       bannedDevicesPartition(publisherId),
       BANNED_DEVICES_BY_ID_FROM,
-      '~',
+      AFTER_BANNED_DEVICES,
       after,
       limit,
       async (entries) => {

@@ -507,13 +507,16 @@ export const deleteWebhook = async (
 
 /** The webhooks one event goes to: the owner's that ask for it, and for a global ban everyone's. */
 export const receiversOf = (event: ChangeEvent, webhooks: readonly StoredWebhook[]): StoredWebhook[] =>
-  webhooks.filter((webhook) => {
-    if (!webhook.events.includes(event.type)) return false;
-    // An appeal's events go to its ban's owner and its filer: a webhook bound to games takes what
-    // a key bound to them reads.
-    if ('appeal' in event) return readsAppealEvent(event, webhook.publisher_id, webhook.games);
-    if (webhook.publisher_id !== event.publisher_id)
-      return event.type !== 'policy.updated' && event.ban.scope === 'global';
-    if (event.type === 'policy.updated' || event.ban.scope !== 'game') return true;
-    return webhook.games === null || webhook.games.includes(event.ban.game_id);
-  });
+  // The events an import made go to no webhook: its batch's one `bans.imported` summary stands for them.
+  event.imported === true
+    ? []
+    : webhooks.filter((webhook) => {
+        if (!webhook.events.includes(event.type)) return false;
+        // An appeal's events go to its ban's owner and its filer: a webhook bound to games takes what
+        // a key bound to them reads.
+        if ('appeal' in event) return readsAppealEvent(event, webhook.publisher_id, webhook.games);
+        if (webhook.publisher_id !== event.publisher_id)
+          return event.type !== 'policy.updated' && event.ban.scope === 'global';
+        if (event.type === 'policy.updated' || event.ban.scope !== 'game') return true;
+        return webhook.games === null || webhook.games.includes(event.ban.game_id);
+      });

@@ -217,15 +217,15 @@ const decodeUtf8 = (bytes: Buffer) => {
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
 /** Size first (413), then content type (415), then UTF-8 (400), before any parsing happens. */
-const bodyGuard = (): MiddlewareObj<Event, APIGatewayProxyResult> => ({
+const bodyGuard = (maxBytes: number): MiddlewareObj<Event, APIGatewayProxyResult> => ({
   name: 'bodyGuard',
   before: (request) => {
     const { event } = request;
     const raw = event.body ?? '';
     const decoded = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
     const bytes = decoded ? decoded.byteLength : Buffer.byteLength(raw);
-    if (bytes > MAX_BODY_BYTES) {
-      throw new ApiError('payload_too_large', `The request body must be at most ${MAX_BODY_BYTES} bytes`);
+    if (bytes > maxBytes) {
+      throw new ApiError('payload_too_large', `The request body must be at most ${maxBytes} bytes`);
     }
     if (!JSON_CONTENT_TYPE.test(event.headers?.['content-type'] ?? '')) {
       throw new ApiError('unsupported_media_type', 'Content-Type must be application/json');
@@ -530,7 +530,7 @@ export const httpRoute = <const R extends RouteSpec>(
     .use(lowerCaseHeaders())
     .use(keyAccess(route));
   if (route.request.body) {
-    chain.use(bodyGuard()).use(jsonBody());
+    chain.use(bodyGuard(route.request.maxBodyBytes ?? MAX_BODY_BYTES)).use(jsonBody());
   }
   return chain
     .use(validator(route))

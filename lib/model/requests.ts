@@ -316,7 +316,7 @@ export const parseRfc3339 = (value: string): Date | undefined => {
 };
 
 /** An expiry: a date-time, its checks made here; `expiresAtSchema` makes it optional and nullable. */
-const expiryInstant = () =>
+export const expiryInstant = () =>
   z.pipe(
     z.string(),
     z.transform((value: string, ctx) => {
@@ -368,7 +368,7 @@ const jsonDepth = (value: unknown): number => {
   return max;
 };
 
-const detailsSchema = /* @__PURE__ */ define(() =>
+export const detailsSchema = /* @__PURE__ */ define(() =>
   z.optional(
     z.nullable(
       z
@@ -752,6 +752,7 @@ export const auditEventTypes = [
   'person.invited',
   'person.updated',
   'device_formats.updated',
+  'bans.imported',
   'data.exported',
 ] as const;
 export type AuditEventType = (typeof auditEventTypes)[number];
@@ -818,10 +819,11 @@ export const feedEventTypes = [
 export type FeedEventType = (typeof feedEventTypes)[number];
 
 /**
- * What a delivery carries: a feed event, or the test a publisher asks for
- * (`POST /v1/webhooks/{webhook_id}/test`), which goes to that one webhook and is never in the feed.
+ * What a delivery carries: a feed event, the test a publisher asks for
+ * (`POST /v1/webhooks/{webhook_id}/test`), which goes to that one webhook, or an import batch's
+ * summary (`bans.imported`); neither of the last two is in the feed.
  */
-export const deliveryEventTypes = [...feedEventTypes, 'webhook.test'] as const;
+export const deliveryEventTypes = [...feedEventTypes, 'webhook.test', 'bans.imported'] as const;
 export type DeliveryEventType = (typeof deliveryEventTypes)[number];
 
 /** `GET /v1/events`: oldest first from the cursor (opaque; the domain decodes and checks it). */

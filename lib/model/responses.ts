@@ -831,6 +831,16 @@ export const auditEventSchema = z.discriminatedUnion('type', [
     key: z.strictObject({ key_id: z.string(), name: z.string() }),
   }),
   z.strictObject({
+    type: z.literal('bans.imported'),
+    ...eventBase,
+    /** One import batch (POST /v1/imports): its id and what became of its rows, never the rows. */
+    batch_id: z.string(),
+    created: count,
+    already_imported: count,
+    changed: count,
+    refused: count,
+  }),
+  z.strictObject({
     type: z.literal('device.erased'),
     ...eventBase,
     device_id: z.string(),

@@ -17,6 +17,14 @@ import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
 import { exportJobRequestSchema } from '../model/exports';
 import {
+  IMPORT_MAX_ROWS,
+  importInstantSchema,
+  importRequestSchema,
+  importResultSchema,
+  importRowResultSchema,
+  importRowSchema,
+} from '../model/imports';
+import {
   appealClaimRequestSchema,
   appealDecisionRequestSchema,
   catalogueReasonSchema,
@@ -172,6 +180,8 @@ const requestComponents = new Map<z.ZodMiniType, string>([
   [playerAppealRequestSchema, 'PlayerAppealRequest'],
   [appealDecisionRequestSchema, 'AppealDecisionRequest'],
   [appealClaimRequestSchema, 'AppealClaimRequest'],
+  [importRequestSchema, 'ImportRequest'],
+  [importRowSchema, 'ImportRow'],
 ]);
 const responseComponents = new Map<z.ZodMiniType, string>([
   [healthSchema, 'Health'],
@@ -183,6 +193,8 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [directoryEntrySchema, 'DirectoryEntry'],
   [catalogueReasonResponseSchema, 'CatalogueReason'],
   [banCreationResultSchema, 'BanCreationResult'],
+  [importResultSchema, 'ImportResult'],
+  [importRowResultSchema, 'ImportRowResult'],
   [listedBanSchema, 'ListedBan'],
   [banListSchema, 'BanList'],
   [revokedBanSchema, 'RevokedBan'],
@@ -279,6 +291,31 @@ const publisherIdList = {
 };
 
 const described = new Map<$ZodType, JsonSchema>([
+  [
+    importRequestSchema.shape.rows,
+    {
+      type: 'array',
+      items: { $ref: '#/components/schemas/ImportRow' },
+      minItems: 1,
+      maxItems: IMPORT_MAX_ROWS,
+      description:
+        `1-${IMPORT_MAX_ROWS} rows, each checked on its own (ImportRow): a row that is not valid is ` +
+        'answered `refused` with its error, and the request goes on with the others.',
+    },
+  ],
+  [
+    importInstantSchema,
+    {
+      type: 'string',
+      format: 'date-time',
+      pattern: RFC3339_PATTERN,
+      description:
+        'RFC 3339 date-time with an offset (`Z` or `±hh:mm`), stored and returned as UTC ' +
+        '`YYYY-MM-DDTHH:mm:ss.sssZ`. `created_at` and `revoked_at` from 1990-01-01 and not in the ' +
+        'future; `expires_at` later than `created_at` (it may be past: the ban has ended).',
+      examples: ['2019-03-04T12:00:00Z'],
+    },
+  ],
   [
     globalSourcesSchema,
     {

@@ -6,6 +6,7 @@ import type * as z from 'zod/mini';
 import { exportCursor } from '../domain/exports';
 import { allowedMethods, gatewayAnswers, methodNotAllowed } from '../http/gateway-answers';
 import type { ErrorCode } from '../model/error-codes';
+import { importResultSchema } from '../model/imports';
 import {
   type ApiKey,
   type Appeal,
@@ -979,6 +980,92 @@ export const operations = {
     },
   },
 
+  importBans: {
+    summary: 'Import bans with their history',
+    tag: 'Bans',
+    description:
+      'Imports up to 500 bans from another system (a migration), each row a ban as `POST /v1/bans` takes ' +
+      'it plus its own `external_id` (your id of it) and its history: `created_at` (required, from ' +
+      '1990-01-01 and not in the future), `expires_at` (may be past: the ban has ended) and ' +
+      '`revoked_at` with `revoke_reason_code`. Needs the scope `bans:import`. A row without `game_id` ' +
+      'is of the game `X-Game-Id` names. Each row is checked on its own: a bad one is `refused` with ' +
+      'its `error` (field, issue, message) and nothing is stored for it, while the others go on; only a ' +
+      'body that is not this shape (no rows, over 500, a bad `batch_id`) is a 400. An `external_id` ' +
+      'imported before answers `already_imported` (the same content) or `changed` with ' +
+      '`changed_fields` (nothing is applied: the first import stands). A repeat of the same ' +
+      '`batch_id` answers its rows `created` again with the same ban ids, so a batch whose answer was ' +
+      'lost is safe to send again. An imported ban is a ban like any other (listings, enforcement, ' +
+      "the feed's `ban.created`, and `ban.revoked` for a revoked one); its id sorts by `created_at`. " +
+      'Webhooks get one `bans.imported` event per batch instead of an event per ban. `dry_run: true` ' +
+      'checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). ' +
+      'The rules: docs/import-export.md.',
+    request: {
+      batch_id: 'legacy-2019:1',
+      rows: [
+        {
+          external_id: 'legacy:4711',
+          device_id: 'steam:76561197960287930',
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'aimbot',
+          created_at: '2019-03-04T12:00:00Z',
+          expires_at: null,
+          player_message: 'This device is banned for using cheat software.',
+        },
+        {
+          external_id: 'legacy:4712',
+          device_id: 'steam:76561197960287931',
+          ban_type: 'social',
+          scope: 'game',
+          reason_code: 'harassment',
+          created_at: '2019-03-05T08:30:00Z',
+          expires_at: '2019-04-05T08:30:00Z',
+          revoked_at: '2019-03-06T10:00:00Z',
+          revoke_reason_code: 'appeal_granted',
+        },
+        {
+          external_id: 'legacy:4713',
+          device_id: 'steam:76561197960287932',
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'wallhack',
+          created_at: '2031-01-01T00:00:00Z',
+        },
+      ],
+    },
+    responses: {
+      200: response(importResultSchema, 'What became of each row, in their order.', {
+        batch_id: 'legacy-2019:1',
+        dry_run: false,
+        counts: { created: 1, already_imported: 1, changed: 0, refused: 1 },
+        rows: [
+          {
+            index: 0,
+            external_id: 'legacy:4711',
+            status: 'created',
+            ban_id: 42_107_023_851_520,
+            device_id: 'steam:76561197960287930',
+          },
+          {
+            index: 1,
+            external_id: 'legacy:4712',
+            status: 'already_imported',
+            ban_id: 42_107_023_884_288,
+            device_id: 'steam:76561197960287931',
+          },
+          {
+            index: 2,
+            external_id: 'legacy:4713',
+            status: 'refused',
+            ban_id: null,
+            device_id: 'steam:76561197960287932',
+            error: { field: 'created_at', issue: 'in_future', message: 'must not be in the future' },
+          },
+        ],
+      }),
+    },
+  },
+
   listSocialBans: {
     summary: 'List the social bans of a device that the caller can see',
     tag: 'Bans',
@@ -1268,7 +1355,7 @@ export const operations = {
     description:
       "The caller's own publisher's events, newest first: `ban.created`, `ban.revoked`, `policy.updated` " +
       '(the eight flags before and after), `key.created`, `key.revoked`, `device.erased` (a count, not the ' +
-      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after). Each names its `actor`: the key that made the change (its id and name then), or the " +
+      "bans), `webhook.created`, `webhook.deleted` (by the URL's origin, never the secret), `webhook.tested` (a test event sent, and its `test_event_id`), `reasons.updated` (the catalogue's codes and `strict_reasons` after it), `publisher.updated` (the directory name before and after), `data.exported` (an export read: its `kind` and `as_of`, and the `device_id` of a device's data). Each names its `actor`: the key that made the change (its id and name then), or the " +
       "operator's keys tool (`key_id` null). Every change that took effect has exactly one event; a " +
       'repeated request (an idempotency key, a second revoke) adds none. Filter by `actor`, `device_id`, ' +
       '`type` and a time range (`from` <= occurred_at < `to`), in any combination; page with `next_cursor` ' +

@@ -54,6 +54,12 @@ export const partitions = {
   report: 'REPORT#',
   /** Which change events the transparency rollups have counted, kept a few days (lib/domain/transparency.ts). */
   reportMarker: 'REPORTMARK#',
+  /** The imported ban id slots of one second or millisecond (lib/domain/ban-ids.ts). */
+  importSlot: 'IMPORTSLOT#',
+  /** Each publisher's imported rows, by the SHA-256 of their external id (lib/domain/imports.ts). */
+  importedRow: 'IMPORTED#',
+  /** Each publisher's import batches (lib/domain/imports.ts): a batch's completion is a change. */
+  importBatch: 'IMPORT#',
   /** Each publisher's export jobs (lib/domain/export-jobs.ts): state and checkpoint, kept as long as their files. */
   exportJob: 'EXPORTJOB#',
 } as const;
@@ -164,6 +170,31 @@ export const reportMarkerKey = (eventId: string) => ({
 export const counterKey = (shard: number) => ({
   pk: `${partitions.counter}${String(shard).padStart(2, '0')}`,
   sk: 'BAN_ID',
+});
+
+/**
+ * The slot counter of one bucket of imported ban ids (lib/domain/ban-ids.ts): region `A` counts
+ * per second since 1990, region `B` per millisecond since the ban id epoch.
+ */
+export const importSlotKey = (region: 'A' | 'B', bucket: number) => ({
+  pk: `${partitions.importSlot}${region}#${bucket}`,
+  sk: 'SLOT',
+});
+
+/**
+ * A publisher's record of one imported row, by the SHA-256 (base64url) of its external id: any
+ * external id, whatever characters it holds, stays out of key syntax.
+ */
+export const importedRowKey = (publisherId: string, externalId: string) => ({
+  pk: `${partitions.importedRow}${publisherId}#${createHash('sha256').update(externalId).digest('base64url')}`,
+  sk: 'ROW',
+});
+
+export const IMPORT_BATCH_PREFIX = 'BATCH#';
+/** A publisher's import batch, by the client's batch id (lib/domain/imports.ts). */
+export const importBatchKey = (publisherId: string, batchId: string) => ({
+  pk: `${partitions.importBatch}${publisherId}`,
+  sk: `${IMPORT_BATCH_PREFIX}${batchId}`,
 });
 
 export const devicePartition = (deviceId: string) => `${partitions.device}${deviceId}`;

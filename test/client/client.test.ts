@@ -94,6 +94,20 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   listPublishers: (c) => c.listPublishers({ limit: 10 }),
   createBan: (c) =>
     c.createBan('g-1', { device_id: 'd-1', ban_type: 'cheat', scope: 'game', reason_code: 'aimbot' }),
+  importBans: (c) =>
+    c.importBans('g-1', {
+      batch_id: 'b-1',
+      rows: [
+        {
+          external_id: 'x-1',
+          device_id: 'd-1',
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'aimbot',
+          created_at: '2020-01-01T00:00:00Z',
+        },
+      ],
+    }),
   listSocialBans: (c) => c.listSocialBans('g-1', 'd-1', { status: 'all' }),
   listCheatBans: (c) => c.listCheatBans('g-1', 'd-1'),
   listBans: (c) => c.listBans('g-1', 'd-1', { type: 'social' }),
@@ -242,6 +256,7 @@ describe('retries', () => {
   });
 
   it.each([
+    'importBans',
     'revokeBan',
     'revokeKey',
     'eraseDevice',

@@ -225,6 +225,8 @@ const TIME_FIELDS = new Set([
   'first_global_ban_at',
   'last_global_ban_at',
   'claimed_until',
+  // An export's point in time: its first page's now.
+  'as_of',
 ]);
 /**
  * Durations in whole seconds (an appeal's age, its time to decision) or milliseconds (the feed's
@@ -318,12 +320,17 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
         : [`${at}.${key}: ${key in shown ? 'missing' : 'not shown in the docs'}`],
     );
   }
-  // A message quoting an id the docs showed earlier (`… an open appeal: apl_…`) quotes the real one.
+  // A message quoting an id the docs showed earlier (`… an open appeal: apl_…`) quotes the real
+  // one; so does a text naming a ban id (an export's `external_id`, `ban:<ban_id>`).
   const expected =
     typeof shown === 'string'
       ? [...ids].reduce(
           (text, [id, real]) =>
-            typeof id === 'string' && typeof real === 'string' ? text.replaceAll(id, real) : text,
+            typeof id === 'string' && typeof real === 'string'
+              ? text.replaceAll(id, real)
+              : typeof id === 'number' && typeof real === 'number'
+                ? text.replaceAll(`ban:${id}`, `ban:${real}`)
+                : text,
           shown,
         )
       : shown;

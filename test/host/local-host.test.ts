@@ -255,6 +255,7 @@ describe('npm run keys', () => {
         'appeals:write',
         'appeals:decide',
         'people:manage',
+        'bans:import',
         'data:export',
       ],
       games: null,

@@ -484,6 +484,43 @@ describe('every function, under the role the template gives it', () => {
     });
     expect(byOther.status).toBe(201);
 
+    // An import: its rows made bans (one revoked, one ended), the batch repeated (the same answer),
+    // the rows again in another batch (already imported), and a dry run.
+    const rows = [
+      {
+        external_id: 'iam-x1',
+        device_id: 'iam-imported',
+        ban_type: 'cheat',
+        scope: 'game',
+        reason_code: 'aimbot',
+        created_at: '2019-01-01T00:00:00Z',
+        expires_at: '2019-02-01T00:00:00Z',
+      },
+      {
+        external_id: 'iam-x2',
+        device_id: 'iam-imported',
+        ban_type: 'social',
+        scope: 'publisher',
+        reason_code: 'spam',
+        created_at: '2019-01-02T00:00:00Z',
+        revoked_at: '2019-01-03T00:00:00Z',
+        revoke_reason_code: 'appeal',
+      },
+    ];
+    const imported = await call('importBans', owner, { game: 'g1', body: { batch_id: 'iam-b1', rows } });
+    expect(imported.status).toBe(200);
+    expect(imported.body.counts.created).toBe(2);
+    expect(
+      (await call('importBans', owner, { game: 'g1', body: { batch_id: 'iam-b1', rows } })).body,
+    ).toEqual(imported.body);
+    const again = await call('importBans', owner, { game: 'g1', body: { batch_id: 'iam-b2', rows } });
+    expect(again.body.counts.already_imported).toBe(2);
+    const dry = await call('importBans', owner, {
+      game: 'g1',
+      body: { batch_id: 'iam-b3', rows, dry_run: true },
+    });
+    expect(dry.status).toBe(200);
+
     const path = { device_id: 'iam-dev' };
     for (const id of ['listSocialBans', 'listCheatBans', 'listBans', 'getEnforcement'])
       expect((await call(id, owner, { game: 'g1', path })).status, id).toBe(200);
@@ -608,6 +645,9 @@ describe('every function, under the role the template gives it', () => {
     expect((await call('eraseDevice', owner, { path: { device_id: 'iam-erase' }, body: {} })).status).toBe(
       200,
     );
+    // An imported device: its import records go with its bans (DeleteItem on IMPORTED#).
+    const erasedImport = await call('eraseDevice', owner, { path: { device_id: 'iam-imported' }, body: {} });
+    expect(erasedImport.body.erased_bans).toBe(2);
     await dispatch();
     expect(denials()).toEqual([]);
     // The ban.erased delivery was queued beside the pending one.
@@ -896,6 +936,26 @@ describe('every function, under the role the template gives it', () => {
           },
         },
       }),
+      importBans: async () => ({
+        who: owner,
+        request: {
+          game: 'g1',
+          body: {
+            batch_id: fresh('iam-fault-batch'),
+            rows: [
+              {
+                external_id: fresh('iam-fault-x'),
+                device_id: fresh('iam-fault-imported'),
+                ban_type: 'cheat',
+                scope: 'game',
+                reason_code: 'aimbot',
+                created_at: '2020-01-01T00:00:00Z',
+                expires_at: until(),
+              },
+            ],
+          },
+        },
+      }),
       // Without an idempotency key no retry can finish the ban: a failure withdraws it.
       createBanWithoutKey: async () => ({
         who: owner,
@@ -1031,7 +1091,7 @@ describe('every function, under the role the template gives it', () => {
         }> = [];
         // Writes only: what a failed request leaves, and so what it withdraws, follows its writes.
         for (const { operation, key, sk } of faults.calls) {
-          if (!['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation)) continue;
+          if (!['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(operation)) continue;
           const keyPrefix = prefixOf(key);
           const nth = (seen.get(`${operation} ${keyPrefix}`) ?? 0) + 1;
           seen.set(`${operation} ${keyPrefix}`, nth);
@@ -1223,6 +1283,27 @@ describe('every function, under the role the template gives it', () => {
         await fileAsPlayer('iam-race-p3', playerErased),
       ),
     ).toBe(201);
+    // One row imported by two batches at once: the second's claim loses, and it reads the
+    // first's record (GetItem on IMPORTED#) to answer the row already imported.
+    const raced = {
+      external_id: 'iam-race-x',
+      device_id: 'iam-race-imported',
+      ban_type: 'cheat',
+      scope: 'game',
+      reason_code: 'aimbot',
+      created_at: '2019-05-05T00:00:00Z',
+    };
+    const importIn = (batch: string) => () =>
+      call('importBans', owner, { game: 'g1', body: { batch_id: batch, rows: [raced] } });
+    expect(
+      await staged(
+        'importBans',
+        'PutItem',
+        partitions.importedRow,
+        importIn('iam-race-b1'),
+        importIn('iam-race-b2'),
+      ),
+    ).toBe(200);
     expect(denials()).toEqual([]);
   });
 

@@ -114,7 +114,7 @@ describe(`${PROBES} probe routes added to the route table`, () => {
     expect(classPattern([...routes, ...probeRoutes(PROBES)], 'read', '4*')).toBe(
       classPattern(routes, 'read', '4*'),
     );
-    expect(Object.keys(throttleClasses)).toHaveLength(6);
+    expect(Object.keys(throttleClasses)).toHaveLength(7);
   });
 
   test(`headroom: at least ${PROBES} more routes before the first wall`, () => {

@@ -610,17 +610,24 @@ describe('per-publisher limits', () => {
     expect(apiStage.Throttle['/v1/events/GET']).toEqual({ RateLimit: 2_500, BurstLimit: 2_500 });
     expect(apiStage.Throttle['/v1/events/HEAD']).toBeUndefined();
     expect(apiStage.Throttle['/v1/enforcement/batch/POST']).toEqual({ RateLimit: 5, BurstLimit: 10 });
+    // Imports have their own entry, so a migration never takes a publisher's read and write bucket.
+    expect(apiStage.Throttle['/v1/imports/POST']).toEqual({ RateLimit: 5, BurstLimit: 10 });
     expect(throttleClasses.feed.publisher.rateLimit * 4).toBe(throttleClasses.feed.rateLimit);
     // No period quota: limits are rates only.
     expect(plan.Quota).toBeUndefined();
   });
 
-  test("the usage plan's entries are the batch's and the feed's only, far within API Gateway's quota of 20", () => {
+  test("the usage plan's entries are the batch class's, the feed's and the import's only, far within API Gateway's quota of 20", () => {
     // 29 entries (one per authorized method, HEAD included) failed the first deploy on a default
     // account; one per write method was 15. Read and write routes add none (test/infra/scale.test.ts).
     const plan = plans[0]?.[1].Properties ?? {};
     const entries = Object.keys(plan.ApiStages[0].Throttle ?? {});
-    expect(entries.sort()).toEqual(['/v1/enforcement/batch/POST', '/v1/events/GET']);
+    expect(entries.sort()).toEqual([
+      '/v1/enforcement/batch/POST',
+      '/v1/events/GET',
+      '/v1/exports/{kind}/GET',
+      '/v1/imports/POST',
+    ]);
     expect(entries.length).toBeLessThanOrEqual(USAGE_PLAN_ENTRY_QUOTA);
     expect(USAGE_PLAN_ENTRY_QUOTA).toBe(20);
   });
@@ -1048,9 +1055,12 @@ describe('table access: least privilege', () => {
     appealStats: 'appealQueue',
     listEvents: 'deployment',
     getEnforcementSnapshot: 'deployment',
+    // An export's first page and a device's data record their `data.exported` event.
+    exportData: 'audit',
+    deviceData: 'audit',
   };
 
-  test("read-only routes cannot write, but for the stats' daily rollup and the deployment id; health cannot touch the table", () => {
+  test("read-only routes cannot write, but for the stats' daily rollup, the deployment id and the exports' events; health cannot touch the table", () => {
     for (const route of routes) {
       const statements = statementsOf(route.id);
       const actions = statements.flatMap((s) => [s.Action].flat());

@@ -1,5 +1,6 @@
 import { exportKinds } from '@kernel/exports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importRowSchema } from '../../lib/model/imports';
 import { startTestApi, type TestApi } from '../support/api';
 import { expectUnavailable, injectFaults } from '../support/faults';
 
@@ -55,6 +56,10 @@ const exportAll = async (key: string, kind: string, limit = 500) => {
   } while (cursor);
   return { items: pages.flatMap((page) => page.items) as any[], pages };
 };
+
+/** What only an export carries beside an import row. */
+const asImportRow = ({ ban_id: _id, appeals: _a, updated_at: _u, previous_expires_at: _p, ...row }: any) =>
+  row;
 
 describe('the export of a publisher', () => {
   it('holds every ban the publisher made, revoked ones too, as import rows with their appeals', async () => {
@@ -125,6 +130,11 @@ describe('the export of a publisher', () => {
       revoke_reason_code: 'mistake',
       appeals: [],
     });
+    // Each item is an import row once the export's own fields are set aside.
+    for (const item of items) {
+      const parsed = importRowSchema.safeParse(asImportRow(item));
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    }
     // The filer's export holds its own ban and the appeal it filed, never the owner's bans.
     const theirs = await exportAll(filer.key, 'bans');
     expect(theirs.items.map((item) => item.device_id)).toEqual([device]);
@@ -141,10 +151,40 @@ describe('the export of a publisher', () => {
     expect(ownedAppeals.items.map((appeal) => appeal.appeal_id)).toEqual([filed.body.appeal_id]);
   });
 
+  it("names an imported ban by the studio's external_id, a native one by ban:<ban_id>", async () => {
+    const owner = await publisher();
+    const device = unique('dev');
+    const imported = await ban(owner.key, { device_id: device });
+    const native = await ban(owner.key, { device_id: device, reason_code: 'wallhack' });
+    // What an import stores on its ban (POST /v1/imports): the batch and the studio's id.
+    const { dynamo, tableName } = await import('../../lib/storage/client');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { banKey } = await import('../../lib/storage/keys');
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: banKey(device, imported),
+        UpdateExpression: 'SET imported = :imported',
+        ExpressionAttributeValues: { ':imported': { batch_id: 'b-1', external_id: 'sourcebans:42' } },
+      }),
+    );
+    const { items } = await exportAll(owner.key, 'bans');
+    expect(Object.fromEntries(items.map((item) => [item.ban_id, item.external_id]))).toEqual({
+      [imported]: 'sourcebans:42',
+      [native]: `ban:${native}`,
+    });
+    const data = await api.request('GET', `/v1/device/${device}/data`, { key: owner.key });
+    expect(data.body.bans.map((item: { external_id: string }) => item.external_id).sort()).toEqual(
+      ['sourcebans:42', `ban:${native}`].sort(),
+    );
+  });
+
   it('pages a consistent listing as of the first page: bans made meanwhile are absent, none skipped or repeated', async () => {
     const owner = await publisher();
     const before: number[] = [];
     for (let i = 0; i < 7; i += 1) before.push(await ban(owner.key, { device_id: `${unique('pg')}-${i}` }));
+    // `~` is the highest character a device id may hold: its bans sort last.
+    before.push(await ban(owner.key, { device_id: `~${unique('tilde')}` }));
     const first = await exportPage(owner.key, 'bans', '?limit=2');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
@@ -167,6 +207,47 @@ describe('the export of a publisher', () => {
     expect(ids.filter((id) => during.includes(id))).toEqual([]);
     // A new export lists them all.
     expect((await exportAll(owner.key, 'bans')).items).toHaveLength(before.length + during.length);
+  });
+
+  it("pages the appeals of the publisher's bans, then those it filed, each once at any page size", async () => {
+    const owner = await publisher();
+    const [a, b] = [await publisher(), await publisher()];
+    const file = async (key: string, game: string, device: string, banId: number) => {
+      const res = await api.request('POST', '/v1/appeals', {
+        key,
+        game,
+        body: { device_id: device, ban_id: banId, message: 'Not me.' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.appeal_id as string;
+    };
+    const own: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const device = `${unique('ap')}-${i}`;
+      const banId = await ban(owner.key, { device_id: device, scope: 'global' });
+      // Two filers of one ban: its appeals, oldest first.
+      own.push(await file(a.key, 'ga', device, banId));
+      own.push(await file(b.key, 'gb', device, banId));
+    }
+    const filed: string[] = [];
+    for (const other of [a, b]) {
+      const device = unique('theirs');
+      filed.push(
+        await file(owner.key, 'g1', device, await ban(other.key, { device_id: device, scope: 'global' })),
+      );
+    }
+    for (const limit of [1, 2, 3, 500]) {
+      const { items } = await exportAll(owner.key, 'appeals', limit);
+      expect(
+        items.map((appeal) => appeal.appeal_id),
+        `limit ${limit}`,
+      ).toEqual([...own, ...filed]);
+    }
+    // A filer's export: the appeal of its own ban, then those it filed; nothing of the other filer's.
+    const ofA = (await exportAll(a.key, 'appeals')).items;
+    expect(ofA.map((appeal) => appeal.appeal_id)).toEqual([filed[0], own[0], own[2]]);
+    // Those it filed on the owner's bans name it as their filer.
+    expect(ofA.slice(1).every((appeal) => appeal.filed_by.publisher_id === a.id)).toBe(true);
   });
 
   it('holds the trail oldest first, the policy, trust, reasons, webhooks and keys, never a secret', async () => {

@@ -54,6 +54,7 @@ describe('docs/openapi.json', () => {
       'getEnforcement',
       'getEnforcementBatch',
       'getEnforcementSnapshot',
+      'importBans',
       'listBans',
       'listCheatBans',
       'listEvents',

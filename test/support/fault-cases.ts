@@ -30,7 +30,7 @@ const prefixOf = (key: string | undefined) =>
   Object.values(partitions)
     .filter((prefix) => key?.startsWith(prefix))
     .sort((a, b) => b.length - a.length)[0] ?? '';
-const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
+const WRITES: readonly string[] = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 /** The dispatcher's own calls, made in the background from the change log (dispatch-faults.test.ts). */
 const DISPATCHED: readonly string[] = [
   partitions.feed,

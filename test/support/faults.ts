@@ -23,7 +23,15 @@ import type { ApiResponse } from './api';
  *   deserialisation, retries and timeouts are exercised end to end.
  */
 
-export type Operation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'Scan' | 'DeleteItem';
+export type Operation =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'Query'
+  | 'Scan'
+  | 'DeleteItem'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
 
 export type FaultKind =
   | 'ProvisionedThroughputExceededException'
@@ -75,8 +83,18 @@ export const faultError = (kind: FaultKind, attempts = 3): Error => {
   }
 };
 
-/** The partition key a DynamoDB request addresses, from plain or marshalled input. */
+/**
+ * The partition key a DynamoDB request addresses, from plain or marshalled input: a batch's, that
+ * of its first key or item.
+ */
 export const partitionKeyOf = (input: Record<string, any> | undefined): string | undefined => {
+  const batch: any = input?.RequestItems ? Object.values(input.RequestItems)[0] : undefined;
+  if (batch) {
+    const first = Array.isArray(batch)
+      ? (batch[0]?.PutRequest?.Item ?? batch[0]?.DeleteRequest?.Key)
+      : batch.Keys?.[0];
+    return partitionKeyOf({ Key: first });
+  }
   const raw = input?.Key?.pk ?? input?.Item?.pk ?? input?.ExpressionAttributeValues?.[':pk'];
   if (typeof raw === 'string') return raw;
   if (raw && typeof raw === 'object' && typeof raw.S === 'string') return raw.S;

@@ -95,6 +95,7 @@ describe('authorizer with a person signed in', () => {
         'appeals:write',
         'appeals:decide',
         'people:manage',
+        'bans:import',
         'data:export',
       ].sort(),
     );

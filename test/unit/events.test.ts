@@ -5,10 +5,10 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventIdOf } from '../../lib/domain/audit';
-import { type ChangeRecord, eventsOfChange } from '../../lib/domain/change-events';
+import { type ChangeRecord, eventsOfChange, importSummariesOfChange } from '../../lib/domain/change-events';
 import { DEFAULT_RETRY_BASE_MS, RETRY_WINDOW_BASES, retryDelayMs } from '../../lib/domain/deliveries';
 import { defaultPolicyFlags } from '../../lib/domain/policy';
-import { banKey, policyKey, publisherKeyKey } from '../../lib/storage/keys';
+import { banKey, importBatchKey, policyKey, publisherKeyKey } from '../../lib/storage/keys';
 import { stubSettings, unstubSettings } from '../support/settings';
 
 /**
@@ -56,6 +56,61 @@ const record = (
 };
 
 describe('events of a change record', () => {
+  it('makes ban.created and ban.revoked of an imported ban stored revoked, each at its own time, marked as an import', () => {
+    const imported = {
+      ...ban,
+      created_at: '2019-03-04T12:00:00.000Z',
+      revoked_at: '2019-03-05T00:00:00.000Z',
+      revoke_reason_code: 'appeal_granted',
+      imported: { batch_id: 'b1', external_id: 'x1' },
+    };
+    const events = eventsOfChange(record('INSERT', undefined, imported));
+    expect(events.map((e) => [e.type, e.occurred_at, e.event_id, e.imported])).toEqual([
+      ['ban.created', '2019-03-04T12:00:00.000Z', eventIdOf('pub-a', 'ban.created', '42'), true],
+      ['ban.revoked', '2019-03-05T00:00:00.000Z', eventIdOf('pub-a', 'ban.revoked', '42'), true],
+    ]);
+    // A later change of the imported ban is no import's: sent like any other.
+    const revokedLater = { ...imported, revoked_at: null };
+    const later = eventsOfChange(
+      record('MODIFY', revokedLater, { ...revokedLater, revoked_at: '2026-11-23T11:00:00.000Z' }),
+    );
+    expect(later.map((e) => [e.type, e.imported])).toEqual([['ban.revoked', undefined]]);
+    // A native ban's INSERT is not marked.
+    expect(eventsOfChange(record('INSERT', undefined, ban))[0]?.imported).toBeUndefined();
+  });
+
+  it("makes one bans.imported summary of an import batch's first completion, and no feed event", () => {
+    const started = {
+      ...importBatchKey('pub-a', 'b1'),
+      publisher_id: 'pub-a',
+      batch_id: 'b1',
+      started_at: '2026-11-23T10:00:00.000Z',
+    };
+    const done = {
+      ...started,
+      finished_at: '2026-11-23T10:00:02.000Z',
+      counts: { created: 2, already_imported: 1, changed: 0, refused: 3 },
+      games: ['g1'],
+    };
+    expect(eventsOfChange(record('INSERT', undefined, started))).toEqual([]);
+    expect(eventsOfChange(record('MODIFY', started, done))).toEqual([]);
+    expect(importSummariesOfChange(record('INSERT', undefined, started))).toEqual([]);
+    expect(importSummariesOfChange(record('MODIFY', started, done))).toEqual([
+      {
+        event_id: eventIdOf('pub-a', 'bans.imported', 'b1'),
+        type: 'bans.imported',
+        occurred_at: '2026-11-23T10:00:02.000Z',
+        publisher_id: 'pub-a',
+        device_id: null,
+        import: { batch_id: 'b1', created: 2, already_imported: 1, changed: 0, refused: 3 },
+        games: ['g1'],
+      },
+    ]);
+    // A repeat of the batch completes it again: no second summary.
+    expect(importSummariesOfChange(record('MODIFY', done, { ...done }))).toEqual([]);
+    expect(importSummariesOfChange(record('INSERT', undefined, ban))).toEqual([]);
+  });
+
   it('makes ban.created of an inserted ban, with the id the audit trail gives the same change', () => {
     const [event, ...more] = eventsOfChange(record('INSERT', undefined, ban));
     expect(more).toEqual([]);

@@ -25,6 +25,9 @@ import {
   gameFeedPartition,
   gamesUsedKey,
   idempotencyKey,
+  importBatchKey,
+  importedRowKey,
+  importSlotKey,
   keyIdKey,
   keySlotKey,
   leadingKeyPattern,
@@ -68,6 +71,14 @@ describe('item keys', () => {
       pk: 'AUDIT#acme',
       sk: 'EVENT#2026-11-23T08:00:00.000Z#evt_x',
     });
+    expect(importSlotKey('A', 1_167_609_600)).toEqual({ pk: 'IMPORTSLOT#A#1167609600', sk: 'SLOT' });
+    expect(importSlotKey('B', 29_030_400_000)).toEqual({ pk: 'IMPORTSLOT#B#29030400000', sk: 'SLOT' });
+    // The SHA-256 of the external id, base64url: no external id reaches the key's syntax.
+    expect(importedRowKey('acme', 'sb#1')).toEqual({
+      pk: 'IMPORTED#acme#_NZtA5Z1EDjh4ZaBH7k7s5y_-hkavjNfYW_1d5CL1TE',
+      sk: 'ROW',
+    });
+    expect(importBatchKey('acme', 'f00d:1')).toEqual({ pk: 'IMPORT#acme', sk: 'BATCH#f00d:1' });
     expect(erasureKey('dev-1', 'acme')).toEqual({ pk: 'DEVICE#dev-1', sk: 'ERASURE#acme' });
     expect(feedEntryKey(publisherFeedPartition('acme'), 7)).toEqual({
       pk: 'FEED#PUB#acme',
@@ -135,6 +146,9 @@ describe('item keys', () => {
       playerLink: playerLinkKey('ab12').pk,
       report: reportDayKey('acme', '2026-01-01').pk,
       reportMarker: reportMarkerKey('evt_1').pk,
+      importSlot: importSlotKey('A', 1).pk,
+      importedRow: importedRowKey('acme', 'row-1').pk,
+      importBatch: importBatchKey('acme', 'b1').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
