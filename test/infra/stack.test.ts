@@ -130,9 +130,11 @@ type Resource = {
 /**
  * Resources each template (the parent's, each nested stack's) may hold today: CloudFormation
  * refuses a template past 500. test/infra/scale.test.ts adds 60 probe routes and holds every
- * template under 500; this budget keeps today's stage far from it.
+ * template under 500; this budget keeps today's stage far from it. The parent holds the API's
+ * resources and methods, about four per route: 252 with the import and export-job routes, and
+ * 492 with the 60 probes, so the parent is where the next split is due (its methods by domain).
  */
-const TEMPLATE_RESOURCE_BUDGET = 250;
+const TEMPLATE_RESOURCE_BUDGET = 260;
 
 const synthesize = (context: Record<string, unknown>) => {
   const app = templateApp(context);
