@@ -227,6 +227,9 @@ const TIME_FIELDS = new Set([
   'claimed_until',
   // An export's point in time: its first page's now.
   'as_of',
+  // An export job's end, and when its files' URLs stop working.
+  'finished_at',
+  'url_expires_at',
 ]);
 /**
  * Durations in whole seconds (an appeal's age, its time to decision) or milliseconds (the feed's
@@ -247,7 +250,15 @@ const OPAQUE_FIELDS = new Set([
   // A person's id (a UUID) and their one-time password: random, of a fixed length.
   'person_id',
   'temporary_password',
+  // An export job's id.
+  'export_id',
 ]);
+/**
+ * An export file's download URL: signed by the server (a secret of its own run) and good until a
+ * time, so any URL of the local server's that names the same file, with an expiry and a signature.
+ */
+const EXPORT_FILE_URL =
+  /^http:\/\/[^/]+\/export-files\/[^/]+\/exp_[A-Za-z0-9_-]{22}\/([a-z]+-\d{5}\.jsonl)\?expires=\d+&signature=[0-9a-f]{64}$/;
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 /** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
 const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
@@ -284,6 +295,12 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
     return typeof got === 'string' && got.startsWith(prefix) && got.length === shown.length
       ? sameId(shown, got, ids, at)
       : [`${at}: an id like ${shown}, got ${JSON.stringify(got)}`];
+  }
+  if (field === 'url' && typeof shown === 'string' && EXPORT_FILE_URL.test(shown)) {
+    const file = EXPORT_FILE_URL.exec(shown)?.[1];
+    return typeof got === 'string' && EXPORT_FILE_URL.exec(got)?.[1] === file
+      ? []
+      : [`${at}: a download URL of ${file}, got ${JSON.stringify(got)}`];
   }
   if (field === 'request_id' && typeof shown === 'string') {
     return typeof got === 'string' && got.length > 0
