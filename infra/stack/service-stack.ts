@@ -367,6 +367,7 @@ export class ServiceStack extends Stack {
       table: this.table,
       topic: this.alarmTopic,
       events: this.events,
+      exportDeadLetters: this.exportJobs.deadLetters,
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 

@@ -1436,6 +1436,24 @@ describe('export jobs', () => {
     expect(EXPORT_VISIBILITY_TIMEOUT.toSeconds()).toBe(6 * EXPORT_JOB_TIMEOUT.toSeconds());
   });
 
+  test('a message on the dead-letter queue (a run that crashed at its last receipt) pages', () => {
+    const [alarm, ...more] = ofType('AWS::CloudWatch::Alarm').filter(([id]) =>
+      id.startsWith('ExportDeadLettersAlarm'),
+    );
+    expect(more).toHaveLength(0);
+    expect(alarm?.[1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::GetAtt': [logicalId(deadLetters.node.defaultChild), 'QueueName'] },
+        },
+      ],
+    });
+  });
+
   test('the job function: 15 minutes, 1 GB, one message a run, at most five jobs at once, told its bucket and queue', () => {
     const fn = resources[fnLogicalId(exportJobFunction.id)]?.Properties;
     expect(fn).toMatchObject({ Timeout: 900, MemorySize: EXPORT_JOB_MEMORY_MB });
@@ -1781,10 +1799,10 @@ describe('alarms and outputs', () => {
 
   test('every alarm notifies the alarm topic, and no traffic is not an alarm', () => {
     // API 5xx rate, table throttles, authorizer storage failures and throttles, the dispatcher's
-    // iterator age, the two failure queues, the deliveries' age, the sender's failures, and one per
-    // other function but the authorizer (errors and throttles together; the dispatcher's
-    // throttles), and the share of 429s of each route class.
-    expect(alarms).toHaveLength(4 + 5 + (allFunctions.length - 1) + Object.keys(throttleClasses).length);
+    // iterator age, the two failure queues, the deliveries' age, the sender's failures, the export
+    // jobs' dead letters, and one per other function but the authorizer (errors and throttles
+    // together; the dispatcher's throttles), and the share of 429s of each route class.
+    expect(alarms).toHaveLength(4 + 6 + (allFunctions.length - 1) + Object.keys(throttleClasses).length);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([topicRef]);
       expect(alarm.TreatMissingData).toBe('notBreaching');
