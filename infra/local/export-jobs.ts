@@ -4,13 +4,16 @@ import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as clock from '../../lib/clock';
 import { ApiError, errorResponse } from '../../lib/http/errors';
 import { describeError, log } from '../../lib/log';
 import { EXPORT_ID_PATTERN } from '../../lib/model/exports';
+import { dynamo, tableName } from '../../lib/storage/client';
 import { useLocalExportFiles } from '../../lib/storage/export-files';
 import { type ExportJobRef, useLocalExportQueue } from '../../lib/storage/export-queue';
+import { partitions } from '../../lib/storage/keys';
 
 /**
  * Export jobs under `npm start` (docs/import-export.md#export-jobs-large-exports): what the stack's
@@ -25,7 +28,8 @@ import { type ExportJobRef, useLocalExportQueue } from '../../lib/storage/export
  * - The queue: jobs run here, one message at a time, each handed to the export job function (its
  *   source, or its bundle with `bundles`) as an SQS event, with the receive count SQS would give: a
  *   message it fails on is handed on again after a short wait, as SQS does after its visibility
- *   timeout, until the function marks the job failed at its last receipt.
+ *   timeout, until the function marks the job failed at its last receipt. The queue dies with the
+ *   process, so a start over a local store queues again the jobs a stopped server left running.
  */
 
 /** The path the download URLs take on the local server. */
@@ -50,6 +54,12 @@ export interface LocalExportJobsOptions {
   handler: ExportJobHandler;
   /** How long each run is told it has (tests shorten it, to make the job queue itself again between parts). */
   runMs?: number;
+  /**
+   * Whether to queue again the jobs a previous run of the server left running (its queue died
+   * with it; SQS keeps a deployed one's): over a local store, never over a table on AWS, which
+   * this would scan whole.
+   */
+  resume?: boolean;
 }
 
 export interface LocalExportJobs {
@@ -144,6 +154,39 @@ export const startLocalExportJobs = async (options: LocalExportJobsOptions): Pro
     queue.push({ ref, receipts: 1 });
     setImmediate(() => void pump());
   });
+  if (options.resume) {
+    // In the background (a large store takes a while to scan), counted as waiting, so drain()
+    // resolves after the jobs it finds have run.
+    waiting += 1;
+    void (async () => {
+      try {
+        let start: Record<string, unknown> | undefined;
+        do {
+          const page: ScanCommandOutput = await dynamo.send(
+            new ScanCommand({
+              TableName: tableName(),
+              FilterExpression: 'begins_with(pk, :jobs) AND #status = :running',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':jobs': partitions.exportJob, ':running': 'running' },
+              ConsistentRead: true,
+              ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+          );
+          for (const item of page.Items ?? [])
+            queue.push({
+              ref: { publisher_id: String(item.publisher_id), export_id: String(item.export_id) },
+              receipts: 1,
+            });
+          start = page.LastEvaluatedKey;
+        } while (start && !closed);
+      } catch (error) {
+        log('error', 'local export jobs: the running jobs could not be read', describeError(error));
+      } finally {
+        waiting -= 1;
+        setImmediate(() => void pump());
+      }
+    })();
+  }
 
   const refuse = (res: ServerResponse, status: 403 | 404, message: string) => {
     const error = new ApiError(status === 403 ? 'forbidden' : 'not_found', message);

@@ -146,6 +146,8 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       baseUrl: () => baseUrl,
       handler: (await load(exportJobFunction.handler)).handler as ExportJobHandler,
       ...(options.exportRunMs === undefined ? {} : { runMs: options.exportRunMs }),
+      // The jobs a stopped server left running go on (a local store only: never a scan of AWS's).
+      resume: Boolean(store.endpoint),
     });
     const exportFiles = exportJobs;
 

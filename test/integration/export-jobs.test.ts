@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { exportKinds } from '@kernel/exports';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalApi } from '../../infra/local/server';
 import { startTestApi, type TestApi } from '../support/api';
 import { expectUnavailable, injectFaults } from '../support/faults';
 
@@ -386,5 +391,97 @@ describe('an export job whose runs are short', () => {
     const lines = await linesOf(job);
     expect(lines.get('bans')).toEqual(await pagedItems(owner.key, 'bans', short));
     expect(lines.get('policy')).toEqual(await pagedItems(owner.key, 'policy', short));
+  });
+});
+
+// The fault holds the first server's run back (the sources' client: not the bundles').
+describe.skipIf(Boolean(process.env.API_BUNDLES))('an export job left running by a stopped server', () => {
+  it('goes on from its checkpoint when the server starts again on the same store', async () => {
+    const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+    const dir = endpoint ? undefined : mkdtempSync(join(tmpdir(), 'export-restart-'));
+    const storeEnv = endpoint
+      ? {
+          DYNAMODB_ENDPOINT: endpoint,
+          TABLE_NAME: `test-${randomUUID()}`,
+          DYNAMODB_REQUEST_TIMEOUT_MS: '10000',
+        }
+      : { DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: dir };
+    const start = () =>
+      startLocalApi({
+        port: 0,
+        env: { ...process.env, ...storeEnv, EXPORT_PART_ITEMS: '2', LOG_LEVEL: 'silent' },
+        events: false,
+        identityPort: false,
+        console: false,
+      });
+    const call = async (url: string, method: string, path: string, key: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'X-Game-Id': 'g1',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const first = await start();
+    let exportId: string;
+    let key: string;
+    const { dynamo } = await import('../../lib/storage/client');
+    const faults = injectFaults(dynamo);
+    try {
+      const { createApiKey } = await import('../../lib/domain/api-keys');
+      key = (await createApiKey('xj-restart', 'restart')).api_key;
+      for (let i = 0; i < 3; i += 1) {
+        const made = await call(first.url, 'POST', '/v1/bans', key, {
+          device_id: `restart-dev-${i}`,
+          ban_type: 'cheat',
+          scope: 'game',
+          reason_code: 'aimbot',
+        });
+        expect(made.status).toBe(201);
+      }
+      // Every read of the bans fails: the job cannot end before the server stops.
+      faults.fail({
+        operation: 'Query',
+        keyPrefix: 'BANNED#',
+        times: Infinity,
+        error: 'InternalServerError',
+      });
+      const started = await call(first.url, 'POST', '/v1/export-jobs', key, { kinds: ['bans'] });
+      expect(started.status).toBe(202);
+      exportId = started.body.export_id;
+      expect((await call(first.url, 'GET', `/v1/export-jobs/${exportId}`, key)).body.status).toBe('running');
+    } finally {
+      faults.remove();
+      await first.close();
+    }
+    const second = await start();
+    try {
+      await second.exportJobs.drain();
+      const job = await call(second.url, 'GET', `/v1/export-jobs/${exportId}`, key);
+      expect(job.body.status).toBe('done');
+      expect(job.body.files.map((file: { part: number; items: number }) => [file.part, file.items])).toEqual([
+        [1, 2],
+        [2, 1],
+      ]);
+      const lines: unknown[] = [];
+      for (const file of job.body.files as Array<{ url: string }>) {
+        const text = await (await fetch(file.url)).text();
+        lines.push(
+          ...text
+            .trimEnd()
+            .split('\n')
+            .map((line) => JSON.parse(line)),
+        );
+      }
+      const paged = await call(second.url, 'GET', '/v1/exports/bans?limit=10', key);
+      expect(lines).toEqual(paged.body.items);
+    } finally {
+      await second.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
