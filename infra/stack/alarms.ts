@@ -210,7 +210,18 @@ const countLines = (
 
 export const addAlarms = (
   scope: Construct,
-  { stage, api, accessLogs, routes, functions, authorizer, table, topic, events, exportDeadLetters }: AlarmTargets,
+  {
+    stage,
+    api,
+    accessLogs,
+    routes,
+    functions,
+    authorizer,
+    table,
+    topic,
+    events,
+    exportDeadLetters,
+  }: AlarmTargets,
 ): Alarm[] => {
   const namespace = metricNamespace(stage);
   const storageFailures = countLines(
