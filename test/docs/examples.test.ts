@@ -17,9 +17,10 @@ import { type Receiver, startReceiver } from '../support/receiver';
  * http://127.0.0.1:4000. Times, durations in seconds and request ids match any value of their
  * kind; a ban id, and a random or derived id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`,
  * `apl_`), matches any such id, but the same one everywhere it appears, and later requests that use
- * it, and messages that quote it, are sent and compared with the real one. Each
- * request waits for the events of the ones before it to be dispatched, and a GET whose answer
- * differs is asked again for a few seconds (webhook deliveries are attempted in the background).
+ * it, and messages that quote it, are sent and compared with the real one. Each request waits
+ * for the events of the ones before it to be dispatched and their export jobs to run, and a GET
+ * whose answer differs is asked again for a few seconds (webhook deliveries are attempted in the
+ * background).
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -392,6 +393,8 @@ describe('the examples of docs/api.md', () => {
       const req = parseCurl(shellWords(command, vars));
       const where = `docs/api.md:${example.line} ${req.method} ${req.url.slice(vars.API?.length)}`;
       await api.settle();
+      // And for an export job started before it to have run (docs/api.md's reads it done).
+      await api.exportsSettled();
       const until = Date.now() + 5_000;
       for (;;) {
         const res = await send(req);
