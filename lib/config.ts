@@ -62,6 +62,19 @@ export const parseRequestTimeoutMs = (raw: string | undefined): number => {
   return ms;
 };
 
+/** The most lines one part file of an export job holds (lib/domain/export-job-run.ts). */
+export const DEFAULT_EXPORT_PART_ITEMS = 100_000;
+/** `EXPORT_PART_ITEMS`: lines per part file of an export job, 1 to 100,000 (fewer: smaller files, more of them). */
+export const parseExportPartItems = (raw: string | undefined): number => {
+  if (blank(raw)) return DEFAULT_EXPORT_PART_ITEMS;
+  const items = Number(raw);
+  if (!Number.isInteger(items) || items < 1 || items > DEFAULT_EXPORT_PART_ITEMS)
+    throw new Error(
+      `EXPORT_PART_ITEMS must be an integer from 1 to ${DEFAULT_EXPORT_PART_ITEMS}, got ${raw}`,
+    );
+  return items;
+};
+
 /** `WEBHOOK_RETRY_BASE_MS` (documented): tests and local runs shorten the whole retry schedule with it. */
 export const parseRetryBaseMs = (raw: string | undefined): number => {
   if (blank(raw)) return DEFAULT_RETRY_BASE_MS;
@@ -119,6 +132,11 @@ export const settingsSchema = z.object({
   AWS_ACCESS_KEY_ID: variable(optionalText),
   /** The webhook deliveries' SQS queue (the stack's DELIVERY_QUEUE_URL). */
   DELIVERY_QUEUE_URL: variable(optionalText),
+  /** The export jobs' SQS queue (the stack's EXPORT_QUEUE_URL, lib/storage/export-queue.ts). */
+  EXPORT_QUEUE_URL: variable(optionalText),
+  /** The export jobs' S3 bucket (the stack's EXPORT_BUCKET, lib/storage/export-files.ts). */
+  EXPORT_BUCKET: variable(optionalText),
+  EXPORT_PART_ITEMS: variable(parseExportPartItems),
   /** Ours (`silent` turns logging off, as the tests do), else Lambda's application log level. */
   LOG_LEVEL: variable(optionalText),
   AWS_LAMBDA_LOG_LEVEL: variable(optionalText),
@@ -156,6 +174,8 @@ export interface Settings {
   webhookRetryBaseMs: number;
   webhookAllowLoopback: boolean;
   peopleDirectory: PeopleDirectory | undefined;
+  /** Export jobs (lib/domain/export-jobs.ts): their queue and bucket when deployed, and their parts' size. */
+  exportJobs: { queueUrl: string | undefined; bucket: string | undefined; partItems: number };
 }
 
 /** The settings an environment names, each checked; every bad one is named in the one error thrown. */
@@ -182,6 +202,7 @@ export const settingsFrom = (env: Readonly<Record<string, string | undefined>>):
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     webhookAllowLoopback: v.WEBHOOK_ALLOW_LOOPBACK,
     peopleDirectory: v.PEOPLE_DIRECTORY,
+    exportJobs: { queueUrl: v.EXPORT_QUEUE_URL, bucket: v.EXPORT_BUCKET, partItems: v.EXPORT_PART_ITEMS },
   };
 };
 

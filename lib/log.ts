@@ -53,3 +53,6 @@ export const AUTHORIZER_FAILURE_MESSAGE = 'authorizer: storage unavailable';
  */
 export const DELIVERY_ATTEMPT_FAILED_MESSAGE = 'webhook delivery: attempt failed';
 export const SENDER_FAILURE_MESSAGE = 'webhook sender failed';
+
+/** The export job runner's line for a run that failed (the message is handed on, or the job marked failed). */
+export const EXPORT_JOB_FAILURE_MESSAGE = 'export job run failed';

@@ -1,7 +1,12 @@
 import { type ScopeNeed, scopes } from '@kernel/scopes';
 import type * as z from 'zod/mini';
 import { type BundledFile, CONFUSABLES } from './model/bundled-files';
-import { exportPathSchema, exportQuerySchema } from './model/exports';
+import {
+  exportJobPathSchema,
+  exportJobRequestSchema,
+  exportPathSchema,
+  exportQuerySchema,
+} from './model/exports';
 import { IMPORT_MAX_BODY_BYTES, IMPORT_TIMEOUT_SECONDS, importRequestSchema } from './model/imports';
 import {
   appealClaimRequestSchema,
@@ -196,6 +201,10 @@ export interface Route {
   readonly retry: RetryRule;
   /** It hands deliveries to the deliveries queue: the stack grants it SendMessage there and names the queue. */
   readonly sendsDeliveries?: boolean;
+  /** It hands export jobs to their queue: the stack grants it SendMessage there and names the queue. */
+  readonly queuesExportJobs?: boolean;
+  /** It signs download URLs of export files: the stack grants it GetObject on the export bucket (only to sign) and names the bucket. */
+  readonly signsExportFiles?: boolean;
   /** Data files its function reads at run time: the stack puts each beside its bundle. */
   readonly files?: readonly BundledFile[];
   /**
@@ -1135,6 +1144,46 @@ export const deviceDataRoute = {
   retry: 'read',
 } as const satisfies Route;
 
+/**
+ * Starts an export job (lib/domain/export-jobs.ts): the service writes every kind asked for into
+ * files to download, as of now. The same scope and reach as the paged export.
+ */
+export const startExportJobRoute = {
+  id: 'startExportJob',
+  method: 'POST',
+  path: '/v1/export-jobs',
+  handler: 'start-export-job',
+  auth: true,
+  scope: 'data:export',
+  request: { body: exportJobRequestSchema, everyGame: true },
+  // The job's item and its data.exported event; both deleted again if the queue refuses the job.
+  table: {
+    'dynamodb:PutItem': ['exportJob', 'audit'],
+    'dynamodb:DeleteItem': ['exportJob', 'audit'],
+  },
+  // One write and a message: the writes' class. The job's reads run behind the queue, at most
+  // EXPORT_MAX_CONCURRENCY jobs at once (infra/stack/export-jobs.ts), never on the API's limits.
+  throttle: 'write',
+  // A repeat starts a second job.
+  retry: 'never',
+  queuesExportJobs: true,
+} as const satisfies Route;
+
+/** An export job's state and, once it is done, a download URL per file (lib/domain/export-job-status.ts). */
+export const getExportJobRoute = {
+  id: 'getExportJob',
+  method: 'GET',
+  path: '/v1/export-jobs/{export_id}',
+  handler: 'get-export-job',
+  auth: true,
+  scope: 'data:export',
+  request: { path: exportJobPathSchema, everyGame: true },
+  table: { 'dynamodb:GetItem': ['exportJob'] },
+  throttle: 'read',
+  retry: 'read',
+  signsExportFiles: true,
+} as const satisfies Route;
+
 export const routes = [
   healthRoute,
   getPolicyRoute,
@@ -1187,6 +1236,8 @@ export const routes = [
   transparencyReportRoute,
   exportDataRoute,
   deviceDataRoute,
+  startExportJobRoute,
+  getExportJobRoute,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -1247,6 +1298,26 @@ export const tokenClaimsFunction = {
   id: 'tokenClaims',
   handler: 'token-claims',
 } as const satisfies Pick<Route, 'id' | 'handler'>;
+
+/**
+ * The export job runner (lib/domain/export-job-run.ts): one queue message, one job carried on from
+ * its checkpoint. It reads what the paged export reads (exportDataRoute's reads, never a write of
+ * its own there: the job's event was recorded at its start) and checkpoints its job item; its
+ * files go to the export bucket (PutObject only, the stack grants it on the bucket's objects).
+ */
+export const exportJobFunction = {
+  id: 'exportJob',
+  handler: 'export-job',
+  table: {
+    'dynamodb:Query': ['bannedDevices', 'audit', 'publisher', 'webhook'],
+    'dynamodb:GetItem': ['device', 'appeal', 'publisher', 'exportJob'],
+    'dynamodb:UpdateItem': ['exportJob'],
+  },
+} as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
+
+/** The export jobs' queue and bucket (lib/storage/export-queue.ts, export-files.ts), in these variables. */
+export const EXPORT_QUEUE_ENV = 'EXPORT_QUEUE_URL';
+export const EXPORT_BUCKET_ENV = 'EXPORT_BUCKET';
 
 /** The queue the dispatcher and the sender hand deliveries on through (SQS; its URL in this variable). */
 export const DELIVERY_QUEUE_ENV = 'DELIVERY_QUEUE_URL';

@@ -452,6 +452,24 @@ export interface paths {
      */
     get: operations["deviceData"];
   };
+  "/v1/export-jobs": {
+    /**
+     * Start an export job: the service writes your data into files to download
+     * @description For exports too large to page through: the service reads every kind asked for (`kinds`, each once; default all of them, in the order of `GET /v1/exports/{kind}`) as the paged export does, at one `as_of` (now), and writes each kind into part files of JSON lines, one item a line, exactly as the pages list them (at most 100,000 lines or about 50 MB a part). Answers at once with the job's `export_id`; follow it with `GET /v1/export-jobs/{export_id}` until `status` is `done`. The job and its files are kept 7 days. Recorded in your audit trail as `data.exported` of kind `job` with the `export_id`. A repeat starts another job. Needs `data:export` and a key for every game.
+     *
+     * Needs a key with the `data:export` scope.
+     */
+    post: operations["startExportJob"];
+  };
+  "/v1/export-jobs/{export_id}": {
+    /**
+     * An export job: its state and, once done, where to download its files
+     * @description The job `POST /v1/export-jobs` started (only your own: another publisher's `export_id` is a 404): `running` while it writes, `done` when every file is written, `failed` (with `error`) if it could not be; start another then. `files` lists the parts written so far, kind by kind in the order of `kinds`, part by part; once `done`, each has a `url` to download it with a plain GET (no key), good for 15 minutes (`url_expires_at`): ask again for fresh ones. A kind with nothing in it is one empty part. Each line of a file is one item as `GET /v1/exports/{kind}` lists it, at the job's `as_of`. Needs `data:export` and a key for every game.
+     *
+     * Needs a key with the `data:export` scope.
+     */
+    get: operations["getExportJob"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -501,6 +519,9 @@ export interface components {
           legal_ground?: string;
         };
       };
+    };
+    ExportJobRequest: {
+      kinds?: ("bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys")[];
     };
     PolicyPatch: {
       enforce_game?: boolean;
@@ -1468,9 +1489,11 @@ export interface components {
       occurred_at: string;
       actor: components["schemas"]["Actor"];
       /** @enum {string} */
-      kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys" | "device";
+      kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys" | "device" | "job";
       as_of: string;
       device_id?: string;
+      export_id?: string;
+      kinds?: ("bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys")[];
     }) | {
       /** @constant */
       type: "webhook.tested";
@@ -2156,6 +2179,38 @@ export interface components {
       bans: components["schemas"]["ExportedBan"][];
       appeals_filed: components["schemas"]["ExportedAppeal"][];
       audit: components["schemas"]["AuditEvent"][];
+    };
+    ExportJobStarted: {
+      export_id: string;
+      /** @constant */
+      status: "running";
+      kinds: ("bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys")[];
+      as_of: string;
+      created_at: string;
+    };
+    ExportJob: {
+      export_id: string;
+      /** @enum {string} */
+      status: "running" | "done" | "failed";
+      kinds: ("bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys")[];
+      as_of: string;
+      created_at: string;
+      finished_at: string | null;
+      files: components["schemas"]["ExportFile"][];
+      error?: {
+        /** @constant */
+        code: "export_failed";
+        message: string;
+      };
+    };
+    ExportFile: {
+      /** @enum {string} */
+      kind: "bans" | "appeals" | "audit" | "policy" | "trust" | "reasons" | "webhooks" | "keys";
+      part: number;
+      items: number;
+      bytes: number;
+      url: string | null;
+      url_expires_at: string | null;
     };
   };
   responses: {
@@ -4636,6 +4691,81 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * Start an export job: the service writes your data into files to download
+   * @description For exports too large to page through: the service reads every kind asked for (`kinds`, each once; default all of them, in the order of `GET /v1/exports/{kind}`) as the paged export does, at one `as_of` (now), and writes each kind into part files of JSON lines, one item a line, exactly as the pages list them (at most 100,000 lines or about 50 MB a part). Answers at once with the job's `export_id`; follow it with `GET /v1/export-jobs/{export_id}` until `status` is `done`. The job and its files are kept 7 days. Recorded in your audit trail as `data.exported` of kind `job` with the `export_id`. A repeat starts another job. Needs `data:export` and a key for every game.
+   *
+   * Needs a key with the `data:export` scope.
+   */
+  startExportJob: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "kinds": [
+         *     "bans",
+         *     "appeals"
+         *   ]
+         * }
+         */
+        "application/json": components["schemas"]["ExportJobRequest"];
+      };
+    };
+    responses: {
+      /** @description The job, started. */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ExportJobStarted"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+      503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  /**
+   * An export job: its state and, once done, where to download its files
+   * @description The job `POST /v1/export-jobs` started (only your own: another publisher's `export_id` is a 404): `running` while it writes, `done` when every file is written, `failed` (with `error`) if it could not be; start another then. `files` lists the parts written so far, kind by kind in the order of `kinds`, part by part; once `done`, each has a `url` to download it with a plain GET (no key), good for 15 minutes (`url_expires_at`): ask again for fresh ones. A kind with nothing in it is one empty part. Each line of a file is one item as `GET /v1/exports/{kind}` lists it, at the job's `as_of`. Needs `data:export` and a key for every game.
+   *
+   * Needs a key with the `data:export` scope.
+   */
+  getExportJob: {
+    parameters: {
+      path: {
+        /**
+         * @description The export job, by the `export_id` its start returned.
+         * @example exp_Qm3vX8pLr2Tz4KwB9sC1aE
+         */
+        export_id: string;
+      };
+    };
+    responses: {
+      /** @description The job. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ExportJob"];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       503: components["responses"]["ServiceUnavailable"];

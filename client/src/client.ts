@@ -188,6 +188,10 @@ export interface BanClient {
   ): Promise<Result<'exportData'>>;
   /** Everything the publisher holds on one device (a data subject's request). */
   deviceData(device_id: string, options?: CallOptions): Promise<Result<'deviceData'>>;
+  /** Starts an export job: the service writes the kinds (default all) into files to download. */
+  startExportJob(request?: Body<'startExportJob'>, options?: CallOptions): Promise<Result<'startExportJob'>>;
+  /** An export job's state, and once done a download URL per file (15 minutes). */
+  getExportJob(export_id: string, options?: CallOptions): Promise<Result<'getExportJob'>>;
   transparencyReport(
     query: Omit<Query<'transparencyReport'>, 'format'>,
     options?: CallOptions,
@@ -383,6 +387,8 @@ export const createBanClient = (options: ClientOptions): BanClient => {
     transparencyReport: (query, o) => call('transparencyReport', { query }, o),
     exportData: (kind, query, o) => call('exportData', { path: [kind], query }, o),
     deviceData: (device, o) => call('deviceData', { path: [device] }, o),
+    startExportJob: (request, o) => call('startExportJob', { body: request ?? {} }, o),
+    getExportJob: (exportId, o) => call('getExportJob', { path: [exportId] }, o),
     exportItems: (kind, query = {}, o) =>
       new Paged((cursor) => client.exportData(kind, { ...query, cursor }, o), query.cursor),
 

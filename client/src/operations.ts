@@ -80,4 +80,6 @@ export const operationTable = {
   transparencyReport: { method: 'GET', path: '/v1/transparency-report', pathParams: [], game: false, retry: 'read' },
   exportData: { method: 'GET', path: '/v1/exports/{kind}', pathParams: ['kind'], game: false, retry: 'read' },
   deviceData: { method: 'GET', path: '/v1/device/{device_id}/data', pathParams: ['device_id'], game: false, retry: 'read' },
+  startExportJob: { method: 'POST', path: '/v1/export-jobs', pathParams: [], game: false, retry: 'never' },
+  getExportJob: { method: 'GET', path: '/v1/export-jobs/{export_id}', pathParams: ['export_id'], game: false, retry: 'read' },
 } as const satisfies Record<string, OperationRow>;

@@ -88,6 +88,8 @@ const summary = (event: AuditEvent): string => {
     case 'webhook.tested':
       return `webhook ${event.webhook.webhook_id} to ${event.webhook.url_origin}: test event ${event.test_event_id} sent`;
     case 'data.exported':
+      if (event.kind === 'job')
+        return `export job ${event.export_id ?? ''} of ${(event.kinds ?? []).join(', ')} as of ${formatTime(event.as_of)}`;
       return event.device_id === undefined
         ? `export of ${event.kind} as of ${formatTime(event.as_of)}`
         : `everything held on ${event.device_id} exported`;

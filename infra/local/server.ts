@@ -3,13 +3,20 @@ import type { AddressInfo } from 'node:net';
 import { type ConsoleSignIn, DEFAULT_IDLE_MINUTES } from '@kernel/sign-in';
 import { setClockOffset } from '../../lib/clock';
 import { configureSettings, type Settings, settingsFrom } from '../../lib/config';
-import { authorizerFunction, handlerEntry, type RateLimits, routes } from '../../lib/routes';
+import {
+  authorizerFunction,
+  exportJobFunction,
+  handlerEntry,
+  type RateLimits,
+  routes,
+} from '../../lib/routes';
 import { type LocalDeliveryQueue, useLocalDeliveryQueue } from '../../lib/storage/delivery-queue';
 import { bundleLoader } from './bundles';
 import { type ChangeRecorder, startChangeRecorder } from './change-log';
 import { consoleListener } from './console';
 import type { LocalEvents } from './events';
 import { startLocalEventsThread } from './events-thread';
+import { type ExportJobHandler, type LocalExportJobs, startLocalExportJobs } from './export-jobs';
 import { type AuthorizerHandler, answerClientError, createGateway, type ProxyHandler } from './gateway';
 import type { LocalIdentity } from './identity';
 import { rateLimitsFrom } from './rate-limits';
@@ -53,6 +60,11 @@ export interface LocalApiOptions {
    * each the very bundle `cdk deploy` uploads (./bundles.ts).
    */
   bundles?: string;
+  /**
+   * How long each run of an export job is told it has (default the deployed function's 15
+   * minutes): a test shortens it, so that a job queues itself again after each part.
+   */
+  exportRunMs?: number;
 }
 
 export interface LocalApi {
@@ -67,6 +79,8 @@ export interface LocalApi {
   tableCreated: boolean;
   /** The local change log's dispatcher; absent over a deployed table (its stream does that). */
   events: LocalEvents | undefined;
+  /** The export jobs' runner, files and download URLs (./export-jobs.ts). */
+  exportJobs: LocalExportJobs;
   /**
    * Moves the clock (lib/clock.ts) of this process and of the events thread by `offsetMs` from the
    * wall clock (0: the wall clock again): a test sets time forward instead of waiting for it.
@@ -92,6 +106,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
   let events: LocalEvents | undefined;
   let localQueue: LocalDeliveryQueue | undefined;
   let identity: LocalIdentity | undefined;
+  let exportJobs: LocalExportJobs | undefined;
   try {
     const tableCreated = store.embedded || store.endpoint ? await ensureTable(store) : false;
     // Over a local store, writes pass the change log's recorder (the local stream); the API and
@@ -124,6 +139,17 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     const handlers = new Map<string, ProxyHandler>();
     for (const route of routes) handlers.set(route.id, (await load(route.handler)).handler as ProxyHandler);
     const authorizer = (await load(authorizerFunction.handler)).handler as AuthorizerHandler;
+    // Export jobs run here, their files beside the store, their URLs this server's.
+    let baseUrl = '';
+    exportJobs = await startLocalExportJobs({
+      dataDir: store.dataDir,
+      baseUrl: () => baseUrl,
+      handler: (await load(exportJobFunction.handler)).handler as ExportJobHandler,
+      ...(options.exportRunMs === undefined ? {} : { runMs: options.exportRunMs }),
+      // The jobs a stopped server left running go on (a local store only: never a scan of AWS's).
+      resume: Boolean(store.endpoint),
+    });
+    const exportFiles = exportJobs;
 
     const gateway = createGateway({
       routes,
@@ -136,7 +162,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     let signIn: ConsoleSignIn | null = null;
     const consolePage = options.console === false ? () => false : consoleListener(undefined, () => signIn);
     const server: Server = createServer((req, res) => {
-      if (!consolePage(req, res)) gateway(req, res);
+      if (!exportFiles.listener(req, res) && !consolePage(req, res)) gateway(req, res);
     });
     server.keepAliveTimeout = 5_000;
     server.on('clientError', answerClientError);
@@ -148,6 +174,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     const url = `http://${address}:${port}`;
     const unpublish = publishApiUrl(store, url);
     const consoleUrl = `http://${address}:${port}/console/`;
+    baseUrl = `http://${address}:${port}`;
     // People sign in at the local provider; the authorizer reads its settings at its next call.
     if (options.identityPort !== false) {
       // Loaded only when people sign in: the provider is the heaviest module of a start.
@@ -174,6 +201,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
       settings,
       tableCreated,
       events,
+      exportJobs,
       setClockOffset: (offsetMs) => {
         setClockOffset(offsetMs);
         events?.setClockOffset(offsetMs);
@@ -187,6 +215,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
         });
         unpublish();
         await identity?.close();
+        await exportFiles.close();
         await sweeper?.close();
         await events?.close();
         if (localQueue) useLocalDeliveryQueue(undefined);
@@ -196,6 +225,7 @@ export const startLocalApi = async (options: LocalApiOptions = {}): Promise<Loca
     };
   } catch (error) {
     await identity?.close();
+    await exportJobs?.close();
     await sweeper?.close();
     await events?.close();
     await recorder?.close();

@@ -167,6 +167,8 @@ export interface AlarmTargets {
     readonly deliveryDeadLetters: IQueue;
     readonly streamFailures: IQueue;
   };
+  /** Export jobs (export-jobs.ts): the queue of the runs that crashed at a message's last receipt. */
+  readonly exportDeadLetters: IQueue;
 }
 
 const alarm = (
@@ -208,7 +210,18 @@ const countLines = (
 
 export const addAlarms = (
   scope: Construct,
-  { stage, api, accessLogs, routes, functions, authorizer, table, topic, events }: AlarmTargets,
+  {
+    stage,
+    api,
+    accessLogs,
+    routes,
+    functions,
+    authorizer,
+    table,
+    topic,
+    events,
+    exportDeadLetters,
+  }: AlarmTargets,
 ): Alarm[] => {
   const namespace = metricNamespace(stage);
   const storageFailures = countLines(
@@ -369,6 +382,16 @@ export const addAlarms = (
       }),
       1,
       'webhookSender failed on delivery messages five times: those deliveries are stalled (docs/deploy.md, Events and webhooks)',
+    ),
+    alarm(
+      scope,
+      'ExportDeadLettersAlarm',
+      exportDeadLetters.metricApproximateNumberOfMessagesVisible({
+        period: PERIOD,
+        statistic: Stats.MAXIMUM,
+      }),
+      1,
+      'exportJob crashed on a job at its last receipt (a timeout or out of memory): that job stays running and will not finish (docs/deploy.md, Export jobs)',
     ),
   ];
   // One alarm per function, on its errors and throttles together: each pages at 1, so their sum

@@ -118,6 +118,8 @@ export interface ServiceFunctionProps {
   readonly logLevel?: ApplicationLogLevel;
   /** FUNCTION_TIMEOUT unless set: only functions no API request waits for (stream, queue) set it. */
   readonly timeout?: Duration;
+  /** FUNCTION_MEMORY_MB unless set: only a function no API request waits for (the export job) sets it. */
+  readonly memorySize?: number;
   /** Whether Node maps stack traces through the shipped source maps (NODE_OPTIONS). */
   readonly sourceMaps?: boolean;
   /** Data files the function reads at run time (lib/model/bundled-files.ts), copied beside its bundle. */
@@ -140,7 +142,7 @@ export class ServiceFunction extends Construct {
       handler: 'index.handler',
       runtime: RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: FUNCTION_MEMORY_MB,
+      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB,
       timeout: props.timeout ?? FUNCTION_TIMEOUT,
       // No X-Ray: every request is already traceable by its X-Request-Id in the access log and in
       // the handlers' JSON logs, and each handler makes at most a few DynamoDB calls.

@@ -43,6 +43,7 @@ import { TABLE_KEYS, TIME_TO_LIVE_ATTRIBUTE } from '../../lib/storage/table';
 import { addAlarms, allowAlarmsToPublish } from './alarms';
 import { ModeratorConsole } from './console';
 import { Events } from './events';
+import { ExportJobs } from './export-jobs';
 import { Firewall } from './firewall';
 import { addGatewayResponses } from './gateway-responses';
 import { addMethodNotAllowed } from './method-not-allowed';
@@ -78,6 +79,7 @@ export interface ServiceStackProps extends StackProps {
  *    the alarm topic and the console;
  *  - `Routes<Domain>` (route-stacks.ts): the routes' functions, by domain;
  *  - `EventsStack`: the events path (events.ts), the dispatcher, the sender and their queues;
+ *  - `ExportsStack`: export jobs (export-jobs.ts): their bucket, queue and function;
  *  - `Monitoring`: the metric filters, the stage's alarms and the dashboard (alarms.ts).
  * Every physical name is left to CloudFormation so that stages (and re-creations) never collide.
  */
@@ -90,6 +92,8 @@ export class ServiceStack extends Stack {
   readonly table: Table;
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly events: Events;
+  /** Export jobs: their bucket, queue and function (export-jobs.ts). */
+  readonly exportJobs: ExportJobs;
   /** The moderator console: its bucket, and the distribution in front of it and of the API. */
   readonly moderatorConsole: ModeratorConsole;
   /** Who signs in to the console: the Cognito pool, or a publisher's own provider. */
@@ -143,7 +147,7 @@ export class ServiceStack extends Stack {
         table?: TableAccess;
         files?: readonly BundledFile[];
       },
-      options: { timeout?: Duration; scope?: Construct } = {},
+      options: { timeout?: Duration; memorySize?: number; scope?: Construct } = {},
     ) => {
       const fn = new ServiceFunction(options.scope ?? this, fnId, {
         handler,
@@ -156,6 +160,7 @@ export class ServiceStack extends Stack {
         logLevel: settings.logLevel,
         sourceMaps: settings.sourceMaps,
         timeout: options.timeout,
+        memorySize: options.memorySize,
         files,
       }).function;
       grantTableAccess(fn, this.table.tableArn, table);
@@ -233,6 +238,9 @@ export class ServiceStack extends Stack {
     const entryRoutes = new Set(usagePlanEntryRoutes(routes).map((route) => route.id));
     /** Routes that queue a delivery themselves (a webhook's test event): granted the queue below. */
     const deliverySenders: LambdaFunction[] = [];
+    /** Routes that queue an export job, and those that sign its files' URLs: granted below. */
+    const exportQueuers: LambdaFunction[] = [];
+    const exportSigners: LambdaFunction[] = [];
     for (const route of routes) {
       const domain: RouteDomain = routeDomainOf(route);
       const { timeoutSeconds } = route as Route;
@@ -241,6 +249,8 @@ export class ServiceStack extends Stack {
         ...(timeoutSeconds === undefined ? {} : { timeout: Duration.seconds(timeoutSeconds) }),
       });
       if ('sendsDeliveries' in route && route.sendsDeliveries) deliverySenders.push(fn);
+      if ('queuesExportJobs' in route && route.queuesExportJobs) exportQueuers.push(fn);
+      if ('signsExportFiles' in route && route.signsExportFiles) exportSigners.push(fn);
       // The Lambda proxy integration LambdaIntegration builds, without the permission it adds per
       // method: one permission per function, below, covers all of its methods (GET and HEAD).
       const integration = new AwsIntegration({
@@ -333,6 +343,20 @@ export class ServiceStack extends Stack {
         fn.addEnvironment('PEOPLE_DIRECTORY', `cognito:${this.people.pool.userPoolId}`);
       }
 
+    this.moderatorConsole = new ModeratorConsole(this, 'Console', {
+      api: this.api,
+      stage: settings.stage,
+      tokenOrigin: this.people.tokenOrigin,
+    });
+    // The export jobs' bucket, queue and function in a nested stack of their own; the bucket's
+    // access logs beside the console's.
+    this.exportJobs = new ExportJobs(nested('ExportsStack', 'export jobs'), 'ExportJobs', {
+      logBucket: this.moderatorConsole.logBucket,
+      makeFunction,
+    });
+    for (const fn of exportQueuers) this.exportJobs.grantQueue(fn);
+    for (const fn of exportSigners) this.exportJobs.grantSign(fn);
+
     this.alarmTopic = new Topic(this, 'AlarmTopic', { enforceSSL: true });
     allowAlarmsToPublish(this.alarmTopic);
     addAlarms(nested('Monitoring', 'metric filters, alarms and the dashboard'), {
@@ -345,14 +369,10 @@ export class ServiceStack extends Stack {
       table: this.table,
       topic: this.alarmTopic,
       events: this.events,
+      exportDeadLetters: this.exportJobs.deadLetters,
     });
     this.functions = new Map<string, IFunction>([...functions, [authorizerFunction.id, authorizerFn]]);
 
-    this.moderatorConsole = new ModeratorConsole(this, 'Console', {
-      api: this.api,
-      stage: settings.stage,
-      tokenOrigin: this.people.tokenOrigin,
-    });
     // The pool's app client returns to the console's address; then the authorizer and the page
     // learn the provider's settings.
     const signIn = this.people.addConsoleClient(this.moderatorConsole.url);

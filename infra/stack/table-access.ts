@@ -3,6 +3,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   authorizerFunction,
   eventsDispatcherFunction,
+  exportJobFunction,
   routes,
   type TableAccess,
   type TableAction,
@@ -28,6 +29,7 @@ export const nonRouteFunctions = [
   eventsDispatcherFunction,
   webhookSenderFunction,
   tokenClaimsFunction,
+  exportJobFunction,
 ] as const;
 
 /** Every function the stack makes, by its row: one per route, and the functions that are not routes. */

@@ -22,3 +22,27 @@ export const exportQuerySchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type ExportQuery = z.output<typeof exportQuerySchema>;
+
+/** An export job's id: `exp_` and 22 random characters (lib/domain/export-jobs.ts). */
+export const EXPORT_ID_PATTERN = /^exp_[A-Za-z0-9_-]{22}$/;
+
+/** `POST /v1/export-jobs`: the kinds to write (default every kind), each once. */
+export const exportJobRequestSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    kinds: z.optional(
+      z.array(z.enum(exportKinds)).check(
+        z.minLength(1),
+        z.refine((kinds) => new Set(kinds).size === kinds.length, 'must name each kind once'),
+      ),
+    ),
+  }),
+);
+export type ExportJobRequest = z.output<typeof exportJobRequestSchema>;
+
+export const exportJobPathSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    export_id: z
+      .string()
+      .check(z.regex(EXPORT_ID_PATTERN, 'must be an export_id POST /v1/export-jobs returned')),
+  }),
+);

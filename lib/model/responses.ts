@@ -879,12 +879,19 @@ export const auditEventSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('data.exported'),
     ...eventBase,
-    /** What was exported: an export kind (GET /v1/exports/{kind}), or `device` (GET /v1/device/{device_id}/data). */
-    kind: z.enum([...exportKinds, 'device']),
+    /**
+     * What was exported: an export kind (GET /v1/exports/{kind}), `device` (GET
+     * /v1/device/{device_id}/data), or `job` (an export job, POST /v1/export-jobs).
+     */
+    kind: z.enum([...exportKinds, 'device', 'job']),
     /** The export's point in time: what was made before it is in it. */
     as_of: timestamp,
     /** The device, for kind `device`. */
     device_id: z.optional(z.string()),
+    /** The job, for kind `job`. */
+    export_id: z.optional(z.string()),
+    /** The kinds the job writes, for kind `job`. */
+    kinds: z.optional(z.array(z.enum(exportKinds))),
   }),
   z.strictObject({
     type: z.literal('webhook.tested'),
@@ -1279,3 +1286,48 @@ export const deviceDataSchema = z.strictObject({
   audit: z.array(auditEventSchema),
 });
 export type DeviceData = z.output<typeof deviceDataSchema>;
+
+/** What an export job is doing: writing its files, done (the files are ready), or failed. */
+export const exportJobStatuses = ['running', 'done', 'failed'] as const;
+
+/** `POST /v1/export-jobs`: the job, started. */
+export const exportJobStartedSchema = z.strictObject({
+  export_id: z.string(),
+  status: z.literal('running'),
+  /** The kinds it writes, in that order. */
+  kinds: z.array(z.enum(exportKinds)),
+  /** Its point in time, as a page export's: only what was made before it is in its files. */
+  as_of: timestamp,
+  created_at: timestamp,
+});
+export type ExportJobStarted = z.output<typeof exportJobStartedSchema>;
+
+/** One file of an export job: JSON lines, one item of the kind a line (as GET /v1/exports/{kind} lists them). */
+export const exportFileSchema = z.strictObject({
+  kind: z.enum(exportKinds),
+  /** 1, 2, ...: a kind's items in order, part after part. */
+  part: z.int().check(z.minimum(1)),
+  items: count,
+  bytes: count,
+  /** Where to download it (a GET, no key), once the job is done; null before. */
+  url: z.nullable(z.string()),
+  /** When `url` stops working (15 minutes after this answer); ask again for a new one. */
+  url_expires_at: z.nullable(timestamp),
+});
+export type ExportFile = z.output<typeof exportFileSchema>;
+
+/** `GET /v1/export-jobs/{export_id}`. */
+export const exportJobSchema = z.strictObject({
+  export_id: z.string(),
+  status: z.enum(exportJobStatuses),
+  kinds: z.array(z.enum(exportKinds)),
+  as_of: timestamp,
+  created_at: timestamp,
+  /** When it ended (done or failed); null while it runs. */
+  finished_at: z.nullable(timestamp),
+  /** The files written so far, in order: kind by kind, part by part. */
+  files: z.array(exportFileSchema),
+  /** Why it failed, when it did. */
+  error: z.optional(z.strictObject({ code: z.literal('export_failed'), message: z.string() })),
+});
+export type ExportJob = z.output<typeof exportJobSchema>;

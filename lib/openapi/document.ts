@@ -15,6 +15,7 @@ import { cursorOf } from '../domain/cursors';
 import { exportCursor } from '../domain/exports';
 import { MAX_BODY_BYTES } from '../http/chain';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
+import { exportJobRequestSchema } from '../model/exports';
 import {
   IMPORT_MAX_ROWS,
   importInstantSchema,
@@ -86,6 +87,9 @@ import {
   exportedAppealSchema,
   exportedBanSchema,
   exportedKeySchema,
+  exportFileSchema,
+  exportJobSchema,
+  exportJobStartedSchema,
   exportPageSchema,
   feedEventSchema,
   feedPageSchema,
@@ -159,6 +163,7 @@ const DISPLAY_NAME_DOCUMENTED_PATTERN = displayNamePattern(
 /** Named schemas: request bodies are rendered as zod's input, responses as its output. */
 const requestComponents = new Map<z.ZodMiniType, string>([
   [createBanRequestSchema, 'CreateBanRequest'],
+  [exportJobRequestSchema, 'ExportJobRequest'],
   [policyPatchSchema, 'PolicyPatch'],
   [putReasonsRequestSchema, 'PutReasonsRequest'],
   [putDeviceFormatsRequestSchema, 'PutDeviceFormatsRequest'],
@@ -249,6 +254,9 @@ const responseComponents = new Map<z.ZodMiniType, string>([
   [trustSchema, 'Trust'],
   [webhookSchema, 'ExportedWebhook'],
   [deviceDataSchema, 'DeviceData'],
+  [exportJobStartedSchema, 'ExportJobStarted'],
+  [exportJobSchema, 'ExportJob'],
+  [exportFileSchema, 'ExportFile'],
 ]);
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -674,6 +682,10 @@ const parameterDocs: Record<string, { description: string; example: unknown }> =
       after: 'device-7f3a9c#0058292032491009',
     }),
   },
+  export_id: {
+    description: 'The export job, by the `export_id` its start returned.',
+    example: 'exp_Qm3vX8pLr2Tz4KwB9sC1aE',
+  },
   kind: {
     description:
       'What to export: `bans`, `appeals`, `audit`, `policy`, `trust`, `reasons`, `webhooks` or `keys`.',
@@ -967,7 +979,8 @@ const tags: Record<Tag, string> = {
     'link-local address is refused.',
   Export:
     'Everything your publisher holds, kind by kind, in pages that make one consistent listing at the ' +
-    "first page's `as_of`, and all of it about one device (a data subject's request). Needs " +
+    "first page's `as_of`, all of it about one device (a data subject's request), and export jobs: " +
+    'the service writes it all into files to download, for exports too large to page through. Needs ' +
     '`data:export` and a key for every game; each export is recorded in the audit trail (`data.exported`).',
   Audit:
     "What your publisher's keys changed, newest first: one event per change that took effect (a " +

@@ -35,6 +35,8 @@ import {
   erasureSchema,
   type errorEnvelopeSchema,
   expiringBanListSchema,
+  exportJobSchema,
+  exportJobStartedSchema,
   exportPageSchema,
   type FeedEvent,
   feedPageSchema,
@@ -2045,6 +2047,79 @@ export const operations = {
             game_id: GAME,
             reason_code: 'chat.toxicity',
             expires_at: '2026-04-01T00:00:00.000Z',
+          },
+        ],
+      }),
+    },
+  },
+  startExportJob: {
+    summary: 'Start an export job: the service writes your data into files to download',
+    tag: 'Export',
+    description:
+      'For exports too large to page through: the service reads every kind asked for (`kinds`, each ' +
+      'once; default all of them, in the order of `GET /v1/exports/{kind}`) as the paged export does, ' +
+      'at one `as_of` (now), and writes each kind into part files of JSON lines, one item a line, ' +
+      'exactly as the pages list them (at most 100,000 lines or about 50 MB a part). Answers at once ' +
+      "with the job's `export_id`; follow it with `GET /v1/export-jobs/{export_id}` until `status` is " +
+      '`done`. The job and its files are kept 7 days. Recorded in your audit trail as `data.exported` ' +
+      'of kind `job` with the `export_id`. A repeat starts another job. Needs `data:export` and a key ' +
+      'for every game.',
+    request: { kinds: ['bans', 'appeals'] },
+    responses: {
+      202: response(exportJobStartedSchema, 'The job, started.', {
+        export_id: 'exp_Qm3vX8pLr2Tz4KwB9sC1aE',
+        status: 'running',
+        kinds: ['bans', 'appeals'],
+        as_of: NOW,
+        created_at: NOW,
+      }),
+    },
+  },
+
+  getExportJob: {
+    summary: 'An export job: its state and, once done, where to download its files',
+    tag: 'Export',
+    description:
+      "The job `POST /v1/export-jobs` started (only your own: another publisher's `export_id` is a " +
+      '404): `running` while it writes, `done` when every file is written, `failed` (with `error`) if ' +
+      'it could not be; start another then. `files` lists the parts written so far, kind by kind in the ' +
+      'order of `kinds`, part by part; once `done`, each has a `url` to download it with a plain GET (no ' +
+      'key), good for 15 minutes (`url_expires_at`): ask again for fresh ones. A kind with nothing in it ' +
+      'is one empty part. Each line of a file is one item as `GET /v1/exports/{kind}` lists it, at the ' +
+      "job's `as_of`. Needs `data:export` and a key for every game.",
+    notFound: true,
+    responses: {
+      200: response(exportJobSchema, 'The job.', {
+        export_id: 'exp_Qm3vX8pLr2Tz4KwB9sC1aE',
+        status: 'done',
+        kinds: ['bans', 'appeals'],
+        as_of: NOW,
+        created_at: NOW,
+        finished_at: '2026-03-04T18:24:02.118Z',
+        files: [
+          {
+            kind: 'bans',
+            part: 1,
+            items: 100000,
+            bytes: 48210733,
+            url: 'https://exports.s3.eu-west-1.amazonaws.com/acme/exp_Qm3vX8pLr2Tz4KwB9sC1aE/bans-00001.jsonl?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=8c1f…',
+            url_expires_at: '2026-03-04T18:41:12.004Z',
+          },
+          {
+            kind: 'bans',
+            part: 2,
+            items: 23417,
+            bytes: 11302550,
+            url: 'https://exports.s3.eu-west-1.amazonaws.com/acme/exp_Qm3vX8pLr2Tz4KwB9sC1aE/bans-00002.jsonl?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=51d0…',
+            url_expires_at: '2026-03-04T18:41:12.004Z',
+          },
+          {
+            kind: 'appeals',
+            part: 1,
+            items: 312,
+            bytes: 402117,
+            url: 'https://exports.s3.eu-west-1.amazonaws.com/acme/exp_Qm3vX8pLr2Tz4KwB9sC1aE/appeals-00001.jsonl?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=900&X-Amz-Signature=e7a2…',
+            url_expires_at: '2026-03-04T18:41:12.004Z',
           },
         ],
       }),

@@ -60,6 +60,8 @@ export const partitions = {
   importedRow: 'IMPORTED#',
   /** Each publisher's import batches (lib/domain/imports.ts): a batch's completion is a change. */
   importBatch: 'IMPORT#',
+  /** Each publisher's export jobs (lib/domain/export-jobs.ts): state and checkpoint, kept as long as their files. */
+  exportJob: 'EXPORTJOB#',
 } as const;
 export type Partition = keyof typeof partitions;
 
@@ -424,4 +426,13 @@ export const decidedAppealKey = (publisherId: string, decidedAt: string, appealI
 export const appealDayKey = (publisherId: string, day: string) => ({
   pk: appealQueuePartition(publisherId),
   sk: `${APPEAL_DAY_PREFIX}${day}`,
+});
+
+/**
+ * One export job of a publisher (lib/domain/export-jobs.ts): its state, its checkpoint (where the
+ * next part file starts) and the part files written so far.
+ */
+export const exportJobKey = (publisherId: string, exportId: string) => ({
+  pk: `${partitions.exportJob}${publisherId}`,
+  sk: `JOB#${exportId}`,
 });

@@ -143,6 +143,8 @@ const sampleCalls: Record<KeyedOperationId, (c: BanClient) => Promise<unknown>> 
   transparencyReport: (c) => c.transparencyReport({ from: '2026-03-01', to: '2026-03-31' }),
   exportData: (c) => c.exportData('bans', { limit: 100 }),
   deviceData: (c) => c.deviceData('d-1'),
+  startExportJob: (c) => c.startExportJob({ kinds: ['bans'] }),
+  getExportJob: (c) => c.getExportJob('exp_Qm3vX8pLr2Tz4KwB9sC1aE'),
 };
 const pathValues: Record<string, string> = {
   device_id: 'd-1',
@@ -152,6 +154,7 @@ const pathValues: Record<string, string> = {
   webhook_id: 'wh_1',
   appeal_id: 'apl_1',
   kind: 'bans',
+  export_id: 'exp_Qm3vX8pLr2Tz4KwB9sC1aE',
 };
 
 describe('every route of lib/routes.ts', () => {
@@ -277,6 +280,7 @@ describe('retries', () => {
     'deleteWebhook',
     'testWebhook',
     'createPlayerLink',
+    'startExportJob',
   ] as const)('never retries %s, whose repeat would be a second change', async (id) => {
     for (const answer of [unavailable(), limited(), networkError()]) {
       const { fetch, sent } = fakeFetch(answer, json(200, {}));

@@ -95,8 +95,9 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-const send = (route: Route, request: ReturnType<typeof exampleOf>, auth?: string) =>
-  api.request(route.method, request.path, {
+/** Sends the request, then waits for an export job it started to end, so none writes during the next one. */
+const send = async (route: Route, request: ReturnType<typeof exampleOf>, auth?: string) => {
+  const res = await api.request(route.method, request.path, {
     headers: {
       ...request.headers,
       ...(auth ? { Authorization: `Bearer ${auth}` } : {}),
@@ -104,6 +105,9 @@ const send = (route: Route, request: ReturnType<typeof exampleOf>, auth?: string
     },
     ...(request.body === undefined ? {} : { body: request.body }),
   });
+  await api.exportsSettled();
+  return res;
+};
 
 describe('every route of the table', () => {
   it('is documented, and the routes with nothing to refuse are the ones listed', () => {

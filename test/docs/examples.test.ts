@@ -17,9 +17,10 @@ import { type Receiver, startReceiver } from '../support/receiver';
  * http://127.0.0.1:4000. Times, durations in seconds and request ids match any value of their
  * kind; a ban id, and a random or derived id of a known prefix (`key_`, `evt_`, `wh_`, `whsec_`,
  * `apl_`), matches any such id, but the same one everywhere it appears, and later requests that use
- * it, and messages that quote it, are sent and compared with the real one. Each
- * request waits for the events of the ones before it to be dispatched, and a GET whose answer
- * differs is asked again for a few seconds (webhook deliveries are attempted in the background).
+ * it, and messages that quote it, are sent and compared with the real one. Each request waits
+ * for the events of the ones before it to be dispatched and their export jobs to run, and a GET
+ * whose answer differs is asked again for a few seconds (webhook deliveries are attempted in the
+ * background).
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -227,6 +228,9 @@ const TIME_FIELDS = new Set([
   'claimed_until',
   // An export's point in time: its first page's now.
   'as_of',
+  // An export job's end, and when its files' URLs stop working.
+  'finished_at',
+  'url_expires_at',
 ]);
 /**
  * Durations in whole seconds (an appeal's age, its time to decision) or milliseconds (the feed's
@@ -247,7 +251,15 @@ const OPAQUE_FIELDS = new Set([
   // A person's id (a UUID) and their one-time password: random, of a fixed length.
   'person_id',
   'temporary_password',
+  // An export job's id.
+  'export_id',
 ]);
+/**
+ * An export file's download URL: signed by the server (a secret of its own run) and good until a
+ * time, so any URL of the local server's that names the same file, with an expiry and a signature.
+ */
+const EXPORT_FILE_URL =
+  /^http:\/\/[^/]+\/export-files\/[^/]+\/exp_[A-Za-z0-9_-]{22}\/([a-z]+-\d{5}\.jsonl)\?expires=\d+&signature=[0-9a-f]{64}$/;
 const ID_FIELDS = new Set(['ban_id', 'next_cursor']);
 /** Where the docs' webhook receiver listens; the test's own receiver stands in for it. */
 const RECEIVER_SHOWN = 'http://127.0.0.1:4000';
@@ -284,6 +296,12 @@ const differences = (shown: unknown, got: unknown, ids: Ids, at = '', field = ''
     return typeof got === 'string' && got.startsWith(prefix) && got.length === shown.length
       ? sameId(shown, got, ids, at)
       : [`${at}: an id like ${shown}, got ${JSON.stringify(got)}`];
+  }
+  if (field === 'url' && typeof shown === 'string' && EXPORT_FILE_URL.test(shown)) {
+    const file = EXPORT_FILE_URL.exec(shown)?.[1];
+    return typeof got === 'string' && EXPORT_FILE_URL.exec(got)?.[1] === file
+      ? []
+      : [`${at}: a download URL of ${file}, got ${JSON.stringify(got)}`];
   }
   if (field === 'request_id' && typeof shown === 'string') {
     return typeof got === 'string' && got.length > 0
@@ -375,6 +393,8 @@ describe('the examples of docs/api.md', () => {
       const req = parseCurl(shellWords(command, vars));
       const where = `docs/api.md:${example.line} ${req.method} ${req.url.slice(vars.API?.length)}`;
       await api.settle();
+      // And for an export job started before it to have run (docs/api.md's reads it done).
+      await api.exportsSettled();
       const until = Date.now() + 5_000;
       for (;;) {
         const res = await send(req);

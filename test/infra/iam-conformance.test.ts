@@ -10,7 +10,7 @@ import {
   ListUsersCommand,
   type UserType,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { exportKinds } from '@kernel/exports';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSEvent } from 'aws-lambda';
@@ -26,6 +26,7 @@ import { isChangeSource } from '../../lib/domain/change-sources';
 import {
   authorizerFunction,
   eventsDispatcherFunction,
+  exportJobFunction,
   handlerEntry,
   routes,
   webhookSenderFunction,
@@ -64,6 +65,7 @@ import { type Receiver, startReceiver } from '../support/receiver';
 
 vi.hoisted(() => {
   process.env.DELIVERY_QUEUE_URL = 'https://sqs.example/queue';
+  process.env.EXPORT_QUEUE_URL = 'https://sqs.example/exports';
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   process.env.LOG_LEVEL = 'silent';
   // The people routes manage the stack's pool: Cognito, mocked below, checked against their grants.
@@ -114,6 +116,12 @@ const dispatched = new Set<string>();
 const queued: string[] = [];
 /** Set: the queue refuses the next batch. */
 let queueRefuses = false;
+/** The export queue's messages, and its refusal of the next one. */
+const exportsQueued: string[] = [];
+let exportQueueRefuses = false;
+/** The export files written, by name (the bucket's PutObject grant is the stack test's to check). */
+const exportFiles = new Map<string, string>();
+let exportJob: (event: SQSEvent, context: { getRemainingTimeInMillis(): number }) => Promise<unknown>;
 
 /** Runs `work` as function `fn`: its calls are checked against its role. */
 const as = async <T>(fn: string, work: () => Promise<T>): Promise<T> => {
@@ -216,6 +224,21 @@ beforeAll(async () => {
     for (const entry of input.Entries ?? []) queued.push(entry.MessageBody ?? '');
     return { Successful: [], Failed: [] };
   });
+  sqs.on(SendMessageCommand).callsFake((input) => {
+    if (exportQueueRefuses) {
+      exportQueueRefuses = false;
+      return Promise.reject(Object.assign(new Error('queue unavailable'), { name: 'ServiceUnavailable' }));
+    }
+    exportsQueued.push(input.MessageBody ?? '');
+    return {};
+  });
+  const { useLocalExportFiles } = await import('../../lib/storage/export-files');
+  useLocalExportFiles({
+    put: async (name, body) => {
+      exportFiles.set(name, body);
+    },
+    url: (name, expiresAt) => `https://exports.example/${name}?expires=${expiresAt}`,
+  });
   const inFront: InFront = async (store) => {
     if (!store.endpoint) throw new Error('the in-memory store has no endpoint');
     const recorder = await startChangeRecorder({ endpoint: store.endpoint, tableName: store.tableName });
@@ -250,9 +273,11 @@ beforeAll(async () => {
   dispatcher = (await import(`../../${handlerEntry(eventsDispatcherFunction.handler)}`)).handler;
   sender = (await import(`../../${handlerEntry(webhookSenderFunction.handler)}`)).handler;
   authorizer = (await import(`../../${handlerEntry(authorizerFunction.handler)}`)).handler;
+  exportJob = (await import(`../../${handlerEntry(exportJobFunction.handler)}`)).handler;
 }, 60_000);
 
 afterAll(async () => {
+  (await import('../../lib/storage/export-files')).useLocalExportFiles(undefined);
   guard?.remove();
   await env?.close();
   await receiver?.close();
@@ -750,6 +775,27 @@ describe('every function, under the role the template gives it', () => {
     }
     for (const who of [owner, other])
       expect((await call('deviceData', who, { path: { device_id: 'iam-appeal-1' } })).status).toBe(200);
+    // An export job of every kind: started, run from its queue message under the job's role, read.
+    const started = await call('startExportJob', owner, { body: {} });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const message = exportsQueued.at(-1) as string;
+    expect(JSON.parse(message)).toMatchObject({ export_id: started.body.export_id });
+    const run = (await as(exportJobFunction.id, () =>
+      exportJob(
+        {
+          Records: [{ messageId: 'm-1', body: message, attributes: { ApproximateReceiveCount: '1' } }],
+        } as SQSEvent,
+        { getRemainingTimeInMillis: () => 900_000 },
+      ),
+    )) as { batchItemFailures: unknown[] };
+    expect(run.batchItemFailures).toEqual([]);
+    const job = await call('getExportJob', owner, { path: { export_id: started.body.export_id } });
+    expect(job.body.status).toBe('done');
+    expect(job.body.files.map((f: { kind: string }) => f.kind)).toEqual([...exportKinds]);
+    expect(exportFiles.size).toBe(exportKinds.length);
+    expect((await call('getExportJob', other, { path: { export_id: started.body.export_id } })).status).toBe(
+      404,
+    );
     // The filer erases what it holds of the device (its appeal's texts), then the owner its bans.
     expect((await call('eraseDevice', other, { path: { device_id: 'iam-appeal-1' }, body: {} })).status).toBe(
       200,
@@ -1031,6 +1077,8 @@ describe('every function, under the role the template gives it', () => {
         const { device } = await appealed();
         return { who: owner, request: { path: { device_id: device } } };
       },
+      // The job's item, then its event; either failing withdraws both (the job is never queued).
+      startExportJob: async () => ({ who: await publisher(), request: { body: { kinds: ['bans'] } } }),
     } satisfies Record<string, Setup>;
     const prefixOf = (key: string | undefined) =>
       Object.values(partitions)
@@ -1100,6 +1148,11 @@ describe('every function, under the role the template gives it', () => {
       queueRefuses = true;
       expect((await call('testWebhook', who, request)).status).toBe(503);
       expect(queueRefuses).toBe(false);
+      // An export job the queue refuses: its item and its event are withdrawn.
+      const job = await cases.startExportJob();
+      exportQueueRefuses = true;
+      expect((await call('startExportJob', job.who, job.request)).status).toBe(503);
+      expect(exportQueueRefuses).toBe(false);
     } finally {
       faults.remove();
       // Their changes are not the dispatcher's flows (those come before): not handed on.

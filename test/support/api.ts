@@ -59,6 +59,8 @@ export interface TestApi {
   disablePerson(email: string): Promise<void>;
   /** Waits until every change made so far has been dispatched (feed appended, deliveries queued, records pruned). */
   settle(): Promise<void>;
+  /** Waits until every export job queued so far has run to its end (done or failed), retries included. */
+  exportsSettled(): Promise<void>;
   /** Sets the API's and its dispatcher's clock `offsetMs` ahead of the wall clock (undone by close). */
   setClockOffset(offsetMs: number): void;
   close(): Promise<void>;
@@ -85,6 +87,8 @@ export const startTestApi = async (
      * Off by default: most suites call with keys, and the provider is the costliest part of a start.
      */
     people?: boolean;
+    /** How long each export job run is told it has (LocalApiOptions.exportRunMs). */
+    exportRunMs?: number;
   } = {},
 ): Promise<TestApi> => {
   // test/node24/run.ts asks for the runtime's major: a run on any other Node must not pass for it.
@@ -110,6 +114,7 @@ export const startTestApi = async (
     env: { ...process.env, ...storeEnv, FEED_CACHE_MS: '0', ...options.env },
     ...(bundles ? { bundles } : {}),
     ...(options.events === undefined ? {} : { events: options.events }),
+    ...(options.exportRunMs === undefined ? {} : { exportRunMs: options.exportRunMs }),
     ...(options.people ? {} : { identityPort: false as const, console: false }),
   });
   // The storage client is bound to the store the API chose (lib/config.ts), at call time.
@@ -180,6 +185,7 @@ export const startTestApi = async (
       await people.disableLocalPerson(email);
     },
     settle: async () => api.events?.drain(),
+    exportsSettled: () => api.exportJobs.drain(),
     setClockOffset: (offsetMs) => api.setClockOffset(offsetMs),
     close: async () => {
       api.setClockOffset(0);

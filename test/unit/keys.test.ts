@@ -18,6 +18,7 @@ import {
   displayNameKey,
   erasureKey,
   expiringBanKey,
+  exportJobKey,
   feedEntryKey,
   feedMarkerKey,
   GLOBAL_FEED_PARTITION,
@@ -61,6 +62,7 @@ describe('item keys', () => {
     expect(directoryMarkerKey('evt_x')).toEqual({ pk: 'DIRECTORYMARK#evt_x', sk: 'COUNTED' });
     expect(reportDayKey('acme', '2026-03-01')).toEqual({ pk: 'REPORT#acme', sk: 'DAY#2026-03-01' });
     expect(reportMarkerKey('evt_x')).toEqual({ pk: 'REPORTMARK#evt_x', sk: 'COUNTED' });
+    expect(exportJobKey('acme', 'exp_1')).toEqual({ pk: 'EXPORTJOB#acme', sk: 'JOB#exp_1' });
     expect(counterKey(7)).toEqual({ pk: 'COUNTER#07', sk: 'BAN_ID' });
     expect(deploymentKey()).toEqual({ pk: 'DEPLOYMENT#TABLE', sk: 'DEPLOYMENT' });
     expect(banKey('dev-1', 42)).toEqual({ pk: 'DEVICE#dev-1', sk: 'BAN#0000000000000042' });
@@ -122,6 +124,7 @@ describe('item keys', () => {
       counter: counterKey(0).pk,
       device: banKey('dev-1', 1).pk,
       bannedDevices: bannedDeviceKey('acme', 'dev-1', 7).pk,
+      exportJob: exportJobKey('acme', 'exp_1').pk,
       expiringBans: expiringBanKey('acme', '2026-01-01T00:00:00.000Z', 7).pk,
       gamesUsed: gamesUsedKey('acme').pk,
       idempotency: idempotencyKey('acme', 'g1', 'k').pk,
