@@ -32,7 +32,15 @@ const BUNDLED = [
  * proven on DynamoDB Local by the integration suite and the rest of this one. On the embedded
  * store they take about a third of the time (59 s against 192 s, measured 2026-11-28).
  */
-const ON_EMBEDDED = ['events-crash', 'faults', 'audit-faults', 'appeal-faults', 'dispatch-faults'];
+const ON_EMBEDDED = [
+  'events-crash',
+  'faults',
+  'audit-faults',
+  'appeal-faults',
+  'dispatch-faults',
+  'import-faults',
+  'appeal-import-faults',
+];
 const onEmbedded = ON_EMBEDDED.map((name) => `test/robustness/${name}.test.ts`);
 const ON_DYNAMODB_LOCAL = ['test/integration/**', `test/robustness/!(${ON_EMBEDDED.join('|')}).test.ts`];
 
