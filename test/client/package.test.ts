@@ -102,6 +102,7 @@ describe('the device-ban-client package', () => {
         'devices',
         'events',
         'expiringBans',
+        'exportItems',
         'publishers',
         'snapshot',
       ].sort(),
