@@ -246,6 +246,11 @@ export const mapSourcebansRecord = (columns: SourcebansColumns, cells: readonly 
     if (value !== null) details[key] = value;
   }
   if (Object.keys(details).length > 0) row.details = details;
+  // An admin's ban (aid above 0) was a person's decision, not what the importing key's defaults
+  // say (automated); aid 0 is the server console, where anti-cheat plugins ban: left automated.
+  const aid = cell('aid');
+  if (aid !== null && /^[1-9]\d*$/.test(aid))
+    row.statement = { automated_detection: false, automated_decision: 'not' };
   const reason = cell('reason');
   const message = reason === null ? null : playerMessageOf(reason);
   if (message) row.player_message = message;

@@ -131,6 +131,37 @@ describe('CSV columns', () => {
 });
 
 describe('the SourceBans++ preset', () => {
+  it("says an admin's ban was a person's decision, and leaves the console's (aid 0: anti-cheat plugins) automated", () => {
+    const header = ['bid', 'authid', 'created', 'ends', 'length', 'reason', 'aid', 'type'];
+    const columns = sourcebansColumns(header);
+    const byAdmin = mapSourcebansRecord(columns, [
+      '7',
+      'STEAM_0:1:1',
+      '1577836800',
+      '0',
+      '0',
+      'Aimbot',
+      '4',
+      '0',
+    ]);
+    const byConsole = mapSourcebansRecord(columns, [
+      '8',
+      'STEAM_0:1:2',
+      '1577836800',
+      '0',
+      '0',
+      'SMAC',
+      '0',
+      '0',
+    ]);
+    expect(byAdmin.ok && byAdmin.row.statement).toEqual({
+      automated_detection: false,
+      automated_decision: 'not',
+    });
+    expect(byConsole.ok && byConsole.row.statement).toBeUndefined();
+    expect(byConsole.ok && byConsole.row.details).toEqual({ reason: 'SMAC', aid: '0' });
+  });
+
   it('maps a sample sb_bans export to steam device ids, times, expiries and revocations', async () => {
     const records = [];
     for await (const record of csvRecords(readLines(SAMPLE))) records.push(record);
@@ -152,6 +183,7 @@ describe('the SourceBans++ preset', () => {
           created_at: '2020-01-01T00:00:00Z',
           details: { reason: 'Aimbot', name: 'xX_Sn1per_Xx', sid: '1', aid: '3' },
           player_message: 'Aimbot',
+          statement: { automated_detection: false, automated_decision: 'not' },
         },
       },
       {
@@ -168,6 +200,7 @@ describe('the SourceBans++ preset', () => {
           expires_at: '2020-02-02T00:00:00Z',
           details: { reason: 'Wallhack, confirmed by demo', name: 'Kevin', sid: '2', aid: '3' },
           player_message: 'Wallhack, confirmed by demo',
+          statement: { automated_detection: false, automated_decision: 'not' },
         },
       },
       {
@@ -192,6 +225,7 @@ describe('the SourceBans++ preset', () => {
             aid: '5',
           },
           player_message: 'Speedhack',
+          statement: { automated_detection: false, automated_decision: 'not' },
         },
       },
       {
@@ -225,6 +259,7 @@ describe('the SourceBans++ preset', () => {
             aid: '7',
           },
           player_message: 'Spinbot reported twice',
+          statement: { automated_detection: false, automated_decision: 'not' },
         },
       },
       {
