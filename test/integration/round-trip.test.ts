@@ -13,8 +13,12 @@ import { childEnv, runTs } from '../support/processes';
  * catalogue), exported with `npm run export`, imported with `npm run import -- --from-export` into a
  * second, empty deployment (a fresh store), answers every listing, enforcement call and appeal read
  * as the first did, but for the ids of its bans and appeals, which are new. Importing the same
- * export again makes nothing and changes nothing. On the embedded store and on DynamoDB Local.
+ * export again makes nothing and changes nothing. Both stores in one move: the old deployment is
+ * always `npm start`'s embedded store, the new one the stage's store (DynamoDB Local in `npm test`).
  */
+
+/** `npm start`'s own store, in memory, whatever store the stage gives the other deployment. */
+const EMBEDDED = { DYNAMODB_ENDPOINT: '', TABLE_NAME: '', DATA_DIR: ':memory:' };
 
 const GAMES = ['rt-g1', 'rt-g2'];
 const [G1, G2] = GAMES as [string, string];
@@ -152,7 +156,7 @@ describe('moving a deployment: export, then import into an empty one', () => {
   it('answers every listing, enforcement call and appeal as before, but for ids; a second import changes nothing', async () => {
     const publisherId = unique('rt-pub');
     const foreignId = unique('rt-other');
-    source = await startTestApi({ events: false });
+    source = await startTestApi({ events: false, env: EMBEDDED });
     const key = (await source.createKey(publisherId, 'round trip')).api_key;
     const foreign = (await source.createKey(foreignId, 'another publisher')).api_key;
     await ok(source.request('PUT', '/v1/reasons', { key, body: catalogue }));
