@@ -7,8 +7,9 @@ import { startTestApi, type TestApi } from '../support/api';
 import { childEnv, runTs } from '../support/processes';
 
 /**
- * `npm run export` as a process against the API (the test API over HTTP, on whichever store the
- * suite runs): a file per kind holding what the pages API answers, the manifest, never a secret,
+ * `npm run export` as a process against the API (the test API over HTTP, on `npm start`'s embedded
+ * store, as an operator runs it: the CLI is what it proves, the store's semantics are the
+ * integration suite's): a file per kind holding what the pages API answers, the manifest, never a secret,
  * only the kinds asked for, and the exit codes of a refused key and a bad command line.
  */
 

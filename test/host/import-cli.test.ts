@@ -8,8 +8,9 @@ import { startTwoPublishers } from '../support/fixtures';
 import { childEnv, runTs } from '../support/processes';
 
 /**
- * `npm run import` as a process against the API (the test API over HTTP, on whichever store the
- * suite runs): JSON lines and CSV with good and bad rows, a dry run, an interrupted import resumed
+ * `npm run import` as a process against the API (the test API over HTTP, on `npm start`'s embedded
+ * store, as an operator runs it: the CLI is what it proves, the store's semantics are the
+ * integration suite's): JSON lines and CSV with good and bad rows, a dry run, an interrupted import resumed
  * from its state file, a re-import, and the SourceBans++ preset on a sample export. Each refused row
  * is reported by its line and nothing is stored for it; another publisher sees none of it.
  */

@@ -5,7 +5,7 @@ import { parseImportCommand } from '../../infra/import/command';
 /**
  * `npm run import`'s arguments, read in-process: every refusal the tool exits 1 with before it
  * reads the file or calls the API, and the defaults. The tool as a process against the API is
- * test/integration/import-cli.test.ts.
+ * test/host/import-cli.test.ts.
  */
 
 const TARGET = { env: { BAN_API_KEY: 'bsk_env' }, localUrl: undefined };

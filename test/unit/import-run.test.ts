@@ -14,7 +14,7 @@ import type { ImportRequest, ImportResult, ImportRowResult } from '../../lib/mod
  * `npm run import`'s run (infra/import/run.ts) against a small server that answers
  * `POST /v1/imports` as the contract says (lib/model/imports.ts): batching, the report in the file's
  * order, local refusals by line, the dry run, the state file and an exact resume, retries and
- * failures. The CLI against the real API is test/integration/import-cli.test.ts.
+ * failures. The CLI against the real API is test/host/import-cli.test.ts.
  */
 
 const KEY = 'bsk_test';
