@@ -59,25 +59,30 @@ import { getReasons } from './reasons';
  */
 
 /**
- * Puts the ban item unless it is there already (a retry or a racing repeat put it first), and at
- * once its entry in the publisher's index of banned devices (./banned-devices.ts), its own item:
- * the same again on a retry, and no item two creates write.
+ * Puts the ban item unless it is there already (a retry or a racing repeat put it first, and it
+ * may have been revoked since: never overwritten).
+ */
+export const putBanIfAbsent = async (ban: Ban): Promise<void> => {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: banToItem(ban),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+};
+
+/**
+ * Puts the ban item unless it is there already, and at once its entry in the publisher's index of
+ * banned devices (./banned-devices.ts), its own item: the same again on a retry, and no item two
+ * creates write.
  */
 const putBanItem = async (ban: Ban): Promise<void> => {
-  const putBan = async () => {
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: banToItem(ban),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  };
-  await Promise.all([putBan(), noteBannedDevice(ban), noteExpiringBan(ban)]);
+  await Promise.all([putBanIfAbsent(ban), noteBannedDevice(ban), noteExpiringBan(ban)]);
 };
 
 /** One ban by its device and id (one consistent GetItem); undefined when there is none (erased). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveStatement } from '@kernel/statement-of-reasons';
 import type { core } from 'zod/mini';
 import * as clock from '../clock';
@@ -17,15 +17,14 @@ import type { Actor, ReasonCatalogue } from '../model/responses';
 import { batchGetItems, batchPutItems } from '../storage/batches';
 import { claimOrRead } from '../storage/claims';
 import { dynamo, tableName } from '../storage/client';
-import { isConditionFailure } from '../storage/failures';
 import { importBatchKey, importedRowKey } from '../storage/keys';
 import { appealRefusal, importAppeals, withImportedAppeals } from './appeal-imports';
 import { recordEvent } from './audit';
 import { allocateImportedIds, IMPORT_EARLIEST_MS } from './ban-ids';
 import { translationRefusal } from './ban-locales';
-import { type Ban, banFromCopy, banToItem } from './ban-record';
+import { type Ban, banFromCopy } from './ban-record';
 import { bannedDeviceItems } from './banned-devices';
-import { banOfRequest, statementRefusal } from './bans';
+import { banOfRequest, putBanIfAbsent, statementRefusal } from './bans';
 import { ConflictError, IntegrityError } from './errors';
 import { expiringBanItem } from './expiring-bans';
 import { getReasons } from './reasons';
@@ -270,21 +269,6 @@ const claimRow = async (
   return record.ban.ban_id === ban.ban_id ? undefined : record;
 };
 
-/** Puts a ban unless it is there (an earlier attempt put it; it may have been revoked since). */
-const putBanOnce = async (ban: Ban): Promise<void> => {
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: banToItem(ban),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-};
-
 const countsOf = (rows: readonly ImportRowResult[]): ImportCounts => ({
   created: rows.filter((row) => row.status === 'created').length,
   already_imported: rows.filter((row) => row.status === 'already_imported').length,
@@ -447,7 +431,7 @@ export const importBans = async (
       if (outcome.status !== 'changed') toPut.push(holder.ban);
     }
     // 4. The bans, then their index entries.
-    await mapWithConcurrency(toPut, WRITE_CONCURRENCY, putBanOnce);
+    await mapWithConcurrency(toPut, WRITE_CONCURRENCY, putBanIfAbsent);
     await batchPutItems(
       toPut.flatMap((ban) => [
         ...bannedDeviceItems(ban),
