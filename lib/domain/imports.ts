@@ -393,7 +393,11 @@ export const importBans = async (
     const record = recordOf(item);
     if (record && typeof item.external_id === 'string') stored.set(item.external_id, record);
   }
-  const resultOf = (c: CheckedRow) => results.find((r) => r.index === c.index) as ImportRowResult;
+  // Rows by index and by external id: each is looked up per row, and a batch has 500.
+  const resultByIndex = new Map(results.map((r) => [r.index, r]));
+  const resultOf = (c: CheckedRow) => resultByIndex.get(c.index) as ImportRowResult;
+  const checkedByIndex = new Map(checked.map((c) => [c.index, c]));
+  const checkedByExternalId = new Map(checked.map((c) => [c.row.external_id, c]));
   /** The bans this batch puts (new, or an earlier attempt's or import's whose put may be missing). */
   const toPut: Ban[] = [];
   const fresh: CheckedRow[] = [];
@@ -411,12 +415,9 @@ export const importBans = async (
   if (!dryRun && batch) {
     // 3. Ids in created_at order, then each row's claim.
     const ids = await allocateImportedIds(fresh.map((c) => Date.parse(c.row.created_at)));
-    const claims = await mapWithConcurrency(fresh, WRITE_CONCURRENCY, async (c) => {
-      const ban = withImportedAppeals(
-        { ...c.ban, ban_id: ids[fresh.indexOf(c)] as number } as Ban,
-        c.row,
-        publisherId,
-      );
+    const numbered = fresh.map((c, i) => ({ c, banId: ids[i] as number }));
+    const claims = await mapWithConcurrency(numbered, WRITE_CONCURRENCY, async ({ c, banId }) => {
+      const ban = withImportedAppeals({ ...c.ban, ban_id: banId } as Ban, c.row, publisherId);
       const holder = await claimRow(publisherId, request.batch_id, c, ban);
       return { c, ban, holder };
     });
@@ -444,7 +445,7 @@ export const importBans = async (
       batch.actor,
       toPut.map((ban) => ({
         ban,
-        row: checked.find((c) => c.row.external_id === ban.imported?.external_id)?.row,
+        row: checkedByExternalId.get(ban.imported?.external_id ?? '')?.row,
       })),
     );
   }
@@ -462,7 +463,7 @@ export const importBans = async (
       ...new Set(
         results.flatMap((r) => {
           if (r.status !== 'created') return [];
-          const c = checked.find((x) => x.index === r.index);
+          const c = checkedByIndex.get(r.index);
           return c ? [c.ban.game_id] : [];
         }),
       ),
