@@ -48,6 +48,22 @@ export const parseFeedCacheMs = (raw: string | undefined): number => {
 };
 
 /**
+ * `IMPORT_BACKLOG_ROWS`: how many of a publisher's imported rows may wait for their events (the
+ * feed, the live set, the rollups) before its next import batch is asked to wait (a 429; 0: never).
+ * Enough to keep the dispatcher busy while a waiting client's Retry-After runs out, few enough that
+ * a ban made meanwhile reaches the feed after seconds, not after the whole import
+ * (lib/domain/import-backlog.ts).
+ */
+export const DEFAULT_IMPORT_BACKLOG_ROWS = 1_000;
+export const parseImportBacklogRows = (raw: string | undefined): number => {
+  if (blank(raw)) return DEFAULT_IMPORT_BACKLOG_ROWS;
+  const rows = Number(raw);
+  if (!Number.isInteger(rows) || rows < 0 || rows > 10_000_000)
+    throw new Error(`IMPORT_BACKLOG_ROWS must be an integer from 0 to 10000000, got ${raw}`);
+  return rows;
+};
+
+/**
  * `DYNAMODB_REQUEST_TIMEOUT_MS`: how long one attempt at the store may take before the SDK gives
  * it up and tries again. Two seconds against DynamoDB, which answers in milliseconds: a hung
  * connection becomes a 503 well inside a function's timeout. An emulator on a busy machine
@@ -144,6 +160,7 @@ export const settingsSchema = z.object({
   IDENTITY_PROVIDER: variable(optionalText),
   EVENT_RETENTION_DAYS: variable(parseRetentionDays),
   FEED_CACHE_MS: variable(parseFeedCacheMs),
+  IMPORT_BACKLOG_ROWS: variable(parseImportBacklogRows),
   WEBHOOK_RETRY_BASE_MS: variable(parseRetryBaseMs),
   /** `1`: loopback http:// webhook receivers are allowed (the local server's development mode). */
   WEBHOOK_ALLOW_LOOPBACK: variable((raw) => raw === '1'),
@@ -171,6 +188,8 @@ export interface Settings {
   identityProvider: string | undefined;
   eventRetentionDays: number;
   feedCacheMs: number;
+  /** Imported rows that may wait for their events before an import is asked to wait (0: no limit). */
+  importBacklogRows: number;
   webhookRetryBaseMs: number;
   webhookAllowLoopback: boolean;
   peopleDirectory: PeopleDirectory | undefined;
@@ -199,6 +218,7 @@ export const settingsFrom = (env: Readonly<Record<string, string | undefined>>):
     identityProvider: v.IDENTITY_PROVIDER,
     eventRetentionDays: v.EVENT_RETENTION_DAYS,
     feedCacheMs: v.FEED_CACHE_MS,
+    importBacklogRows: v.IMPORT_BACKLOG_ROWS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     webhookAllowLoopback: v.WEBHOOK_ALLOW_LOOPBACK,
     peopleDirectory: v.PEOPLE_DIRECTORY,

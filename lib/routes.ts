@@ -417,12 +417,13 @@ export const importBansRoute = {
   // completed; the catalogue read (strict reasons, statements); the batch's audit event. The
   // rows' appeals (lib/domain/appeal-imports.ts): each put once (a lost put read), its queue
   // entry put, then read again and deleted if it was decided meanwhile, and a rolled-up day of
-  // decisions updated.
+  // decisions updated. The publisher's backlog read first (lib/domain/import-backlog.ts), and
+  // counted once the bans are stored.
   table: {
     'dynamodb:BatchGetItem': ['importedRow'],
-    'dynamodb:GetItem': ['importedRow', 'importBatch', 'publisher', 'appeal'],
+    'dynamodb:GetItem': ['importedRow', 'importBatch', 'importBacklog', 'publisher', 'appeal'],
     'dynamodb:PutItem': ['importedRow', 'importBatch', 'device', 'audit', 'appeal', 'appealQueue'],
-    'dynamodb:UpdateItem': ['importSlot', 'importBatch', 'appealQueue'],
+    'dynamodb:UpdateItem': ['importSlot', 'importBatch', 'importBacklog', 'appealQueue'],
     'dynamodb:DeleteItem': ['appealQueue'],
     'dynamodb:BatchWriteItem': ['bannedDevices', 'expiringBans'],
   },
@@ -1274,7 +1275,8 @@ export const eventsDispatcherFunction = {
     // `directory`: each publisher's counts of global bans, marked per event counted.
     // `gamesUsed`: the games each publisher has made bans in (lib/domain/games-used.ts).
     // `report`: each publisher's daily transparency counts, marked per event counted.
-    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory', 'gamesUsed', 'report'],
+    // `importBacklog`: each publisher's imported bans whose events are through (lib/domain/import-backlog.ts).
+    'dynamodb:UpdateItem': ['feed', 'delivery', 'directory', 'gamesUsed', 'report', 'importBacklog'],
   },
 } as const satisfies Pick<Route, 'id' | 'handler' | 'table'>;
 

@@ -25,6 +25,7 @@ import {
 } from './deliveries';
 import { appendToFeed } from './feed';
 import { noteGamesUsed } from './games-used';
+import { noteDispatched } from './import-backlog';
 import { countInDirectory } from './publishers';
 import { countInReport } from './transparency-rollups';
 import { publisherWebhooks, reachableWebhook, webhooksConcerning } from './webhooks';
@@ -78,7 +79,18 @@ export const dispatchChanges = async (
     // The transparency report's daily rollups (lib/domain/transparency-rollups.ts).
     countInReport(events, deciders),
   ]);
+  // Last, once all of the above is written: the imported bans now through (lib/domain/import-backlog.ts).
+  await noteDispatched(importedBansByPublisher(events));
   return { events: events.length, deliveries: refs.length };
+};
+
+/** Each publisher's imported bans among the events: one `ban.created` each. */
+const importedBansByPublisher = (events: readonly ChangeEvent[]) => {
+  const counts = new Map<string, number>();
+  for (const event of events)
+    if (event.type === 'ban.created' && event.imported === true)
+      counts.set(event.publisher_id, (counts.get(event.publisher_id) ?? 0) + 1);
+  return counts;
 };
 
 /** Who decided each `appeal.decided` event's appeal, read from its change record (the event leaves it out). */

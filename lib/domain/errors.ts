@@ -66,3 +66,17 @@ export class ConflictError extends Error {
 export class CursorExpiredError extends Error {
   override readonly name = 'CursorExpiredError';
 }
+
+/**
+ * The request is valid, but the service asks the caller to come back later: what it would add to
+ * is still being worked through (a 429 `rate_limited`, with Retry-After).
+ */
+export class SlowDownError extends Error {
+  override readonly name = 'SlowDownError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

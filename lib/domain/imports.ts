@@ -27,6 +27,7 @@ import { bannedDeviceItems } from './banned-devices';
 import { banOfRequest, putBanIfAbsent, statementRefusal } from './bans';
 import { ConflictError, IntegrityError } from './errors';
 import { expiringBanItem } from './expiring-bans';
+import { admitImport, noteImported } from './import-backlog';
 import { getReasons } from './reasons';
 
 /**
@@ -299,6 +300,8 @@ export const importBans = async (
   boundGames: readonly string[] | null = null,
 ): Promise<ImportResult> => {
   const dryRun = request.dry_run === true;
+  // Before anything is stored: while earlier batches' events are still being written, this one waits.
+  if (!dryRun) await admitImport(publisherId);
   const nowIso = new Date(clock.now()).toISOString();
   const [catalogue, batch] = await Promise.all([
     getReasons(publisherId),
@@ -433,6 +436,8 @@ export const importBans = async (
     }
     // 4. The bans, then their index entries.
     await mapWithConcurrency(toPut, WRITE_CONCURRENCY, putBanIfAbsent);
+    // Counted once: only the rows this request claimed (a retry finds them claimed).
+    await noteImported(publisherId, claims.filter(({ holder }) => !holder).length);
     await batchPutItems(
       toPut.flatMap((ban) => [
         ...bannedDeviceItems(ban),

@@ -5,6 +5,7 @@ import {
   IntegrityError,
   InvalidInputError,
   NotFoundError,
+  SlowDownError,
   UnauthorizedError,
 } from '../domain/errors';
 import { type ErrorCode, errorStatus } from '../model/error-codes';
@@ -126,6 +127,11 @@ export const toApiError = (error: unknown): ApiError => {
     return new ApiError('conflict', error.message, { cause: error, holder: error.holder });
   if (error instanceof CursorExpiredError)
     return new ApiError('cursor_expired', error.message, { cause: error });
+  if (error instanceof SlowDownError)
+    return new ApiError('rate_limited', error.message, {
+      cause: error,
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
+    });
   if (error instanceof InvalidInputError) {
     return new ApiError('invalid_request', `${error.field} ${error.message}`, {
       details: [{ field: error.field, issue: error.issue }],

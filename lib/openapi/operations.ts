@@ -1003,6 +1003,9 @@ export const operations = {
       'Webhooks get one `bans.imported` event per batch instead of an event per ban or appeal. `dry_run: true` ' +
       'checks and looks up every row and writes nothing (a new row answers `created` with `ban_id` null). ' +
       'The body may be up to 1 MiB (other routes: 64 KiB). ' +
+      'An import runs at most 1,000 rows (`IMPORT_BACKLOG_ROWS`) ahead of its events, so the bans you make ' +
+      'meanwhile reach the feed at once: a batch sent while more of your rows than that still wait for ' +
+      'theirs is a 429 `rate_limited` with `Retry-After`, and nothing of it is stored (a dry run never waits). ' +
       'The rules: docs/import-export.md.',
     conflict: true,
     request: {

@@ -60,6 +60,11 @@ export const partitions = {
   importedRow: 'IMPORTED#',
   /** Each publisher's import batches (lib/domain/imports.ts): a batch's completion is a change. */
   importBatch: 'IMPORT#',
+  /**
+   * Each publisher's imported rows against their events dispatched (lib/domain/import-backlog.ts):
+   * written by the import and by the dispatcher, so a partition of its own, never a change source.
+   */
+  importBacklog: 'IMPORTBACKLOG#',
   /** Each publisher's export jobs (lib/domain/export-jobs.ts): state and checkpoint, kept as long as their files. */
   exportJob: 'EXPORTJOB#',
 } as const;
@@ -195,6 +200,12 @@ export const IMPORT_BATCH_PREFIX = 'BATCH#';
 export const importBatchKey = (publisherId: string, batchId: string) => ({
   pk: `${partitions.importBatch}${publisherId}`,
   sk: `${IMPORT_BATCH_PREFIX}${batchId}`,
+});
+
+/** How far a publisher's import is ahead of its events (lib/domain/import-backlog.ts). */
+export const importBacklogKey = (publisherId: string) => ({
+  pk: `${partitions.importBacklog}${publisherId}`,
+  sk: 'BACKLOG',
 });
 
 export const devicePartition = (deviceId: string) => `${partitions.device}${deviceId}`;

@@ -25,6 +25,7 @@ import {
   gameFeedPartition,
   gamesUsedKey,
   idempotencyKey,
+  importBacklogKey,
   importBatchKey,
   importedRowKey,
   importSlotKey,
@@ -79,6 +80,7 @@ describe('item keys', () => {
       sk: 'ROW',
     });
     expect(importBatchKey('acme', 'f00d:1')).toEqual({ pk: 'IMPORT#acme', sk: 'BATCH#f00d:1' });
+    expect(importBacklogKey('acme')).toEqual({ pk: 'IMPORTBACKLOG#acme', sk: 'BACKLOG' });
     expect(erasureKey('dev-1', 'acme')).toEqual({ pk: 'DEVICE#dev-1', sk: 'ERASURE#acme' });
     expect(feedEntryKey(publisherFeedPartition('acme'), 7)).toEqual({
       pk: 'FEED#PUB#acme',
@@ -149,6 +151,7 @@ describe('item keys', () => {
       importSlot: importSlotKey('A', 1).pk,
       importedRow: importedRowKey('acme', 'row-1').pk,
       importBatch: importBatchKey('acme', 'b1').pk,
+      importBacklog: importBacklogKey('acme').pk,
     };
     const matches = (pattern: string, pk: string) =>
       new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`).test(pk);
