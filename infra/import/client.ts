@@ -3,8 +3,11 @@ import { type ImportRequest, type ImportResult, importResultSchema } from '../..
 /**
  * Sends one batch to `POST /v1/imports` and reads its answer. A batch is safe to send again (the
  * server answers a repeated batch_id as it did the first time), so a 429, a 503, a 5xx or a lost
- * connection is retried with backoff (Retry-After when given). What no retry can mend (401, 403,
- * a 400 for the whole request, an answer not of the contract) fails the run.
+ * connection is retried with backoff (Retry-After when given). A 429 is the service asking the
+ * import to wait (its throttle, or its events catching up with the rows already sent:
+ * docs/import-export.md): it spends no attempt, and the run fails only when the service has asked
+ * to wait for `waitLimitMs` on end. What no retry can mend (401, 403, a 400 for the whole request,
+ * an answer not of the contract) fails the run.
  */
 
 export type ImportAnswer = ImportResult;
@@ -33,6 +36,8 @@ export interface ClientOptions {
   attempts?: number;
   /** First backoff in ms, doubled per attempt up to 30 s (default 500). */
   backoffMs?: number;
+  /** How long a batch may be answered 429 on end before the run fails (default 15 minutes). */
+  waitLimitMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -52,7 +57,14 @@ const retryAfterMs = (header: string | null) => {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, 60_000) : undefined;
 };
 
-export const importClient = ({ url, key, game, attempts = 8, backoffMs = 500 }: ClientOptions) => {
+export const importClient = ({
+  url,
+  key,
+  game,
+  attempts = 8,
+  backoffMs = 500,
+  waitLimitMs = 15 * 60_000,
+}: ClientOptions) => {
   const endpoint = new URL('/v1/imports', url).href;
   const headers: Record<string, string> = {
     authorization: `Bearer ${key}`,
@@ -63,6 +75,8 @@ export const importClient = ({ url, key, game, attempts = 8, backoffMs = 500 }: 
     const body = importBody(batch);
     let wait = backoffMs;
     let last = '';
+    /** When the service began asking this batch to wait, if it is asking now. */
+    let waitingSince: number | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       let response: Response;
       try {
@@ -88,7 +102,18 @@ export const importClient = ({ url, key, game, attempts = 8, backoffMs = 500 }: 
         return parsed.data;
       }
       last = describe(response.status, text);
-      if (response.status === 429 || response.status >= 500) {
+      if (response.status === 429) {
+        waitingSince ??= Date.now();
+        if (Date.now() - waitingSince >= waitLimitMs)
+          throw new ImportFailure(
+            `batch ${batch.batch_id}: the service asked to wait for ${Math.round(waitLimitMs / 60_000)} minutes on end: ${last}`,
+          );
+        await sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoffMs);
+        attempt--;
+        continue;
+      }
+      waitingSince = undefined;
+      if (response.status >= 500) {
         await sleep(retryAfterMs(response.headers.get('retry-after')) ?? wait);
         wait = Math.min(wait * 2, 30_000);
         continue;

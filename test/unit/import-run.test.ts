@@ -393,6 +393,26 @@ describe('npm run import against the contract', () => {
     expect(fake.requests).toHaveLength(3);
   });
 
+  it('waits out any number of 429s without spending its attempts', async () => {
+    const send = importClient({ url, key: KEY, game: 'game-1', attempts: 2, backoffMs: 1 });
+    fake.failFirst(...Array.from({ length: 5 }, () => ({ status: 429, retryAfter: '0' })));
+    const answer = await send({ batch_id: 'waited', rows: [row(1)] });
+    expect(answer.counts.created).toBe(1);
+    expect(fake.requests).toHaveLength(6);
+    // Other failures still spend them: two 503s are two attempts, and the batch gives up.
+    fake.failFirst({ status: 503, retryAfter: '0' }, { status: 503, retryAfter: '0' });
+    await expect(send({ batch_id: 'failed', rows: [row(2)] })).rejects.toThrow(/gave up after 2 attempts/);
+  });
+
+  it('fails the run when the service asks a batch to wait past the limit, saying what it said', async () => {
+    const send = importClient({ url, key: KEY, game: 'game-1', backoffMs: 1, waitLimitMs: 0 });
+    fake.failFirst({ status: 429, retryAfter: '0' });
+    await expect(send({ batch_id: 'too-long', rows: [row(1)] })).rejects.toThrow(
+      /batch too-long: the service asked to wait for 0 minutes on end: 429/,
+    );
+    expect(fake.imported.size).toBe(0);
+  });
+
   it('fails the run (exit 1) on a key the API refuses, saying what it said', async () => {
     const { run, all } = setUp('unauthorized.jsonl', row(1));
     const outcome = await run({}, 'bsk_wrong');
