@@ -1264,11 +1264,12 @@ export const eventsDispatcherFunction = {
     // The webhooks of the publishers a batch concerns, and the index of them for a global ban:
     // never a webhook's secret.
     'dynamodb:Query': ['feed', 'webhook', 'webhookIndex'],
-    // `directoryMarker`: was an event counted in the directory (lib/domain/publishers.ts)?
     // `publisher`: also the profile, whose name the directory copies.
-    // `reportMarker`: was an event counted in the transparency rollups (lib/domain/transparency-rollups.ts)?
-    // `report`: how many times a day's marks moved off it, read before that check.
-    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'directoryMarker', 'reportMarker', 'report'],
+    // `report`: how many times a day's marks moved off it, read before its markers are.
+    'dynamodb:GetItem': ['feed', 'publisher', 'delivery', 'report'],
+    // Were a batch's events counted in the directory (`directoryMarker`, lib/domain/publishers.ts)
+    // and in the transparency rollups (`reportMarker`, lib/domain/transparency-rollups.ts)?
+    'dynamodb:BatchGetItem': ['directoryMarker', 'reportMarker'],
     // `feed`: the feed's entries and markers, and the live sets beside them (lib/domain/live-set.ts).
     'dynamodb:PutItem': ['feed', 'delivery', 'directoryMarker', 'reportMarker'],
     // `delivery`: an erasure redacts the erased ban's pending deliveries (redactErasedDeliveries).

@@ -5,6 +5,7 @@ import { mapWithConcurrency } from '../concurrency';
 import { actorFromStored } from '../model/actors';
 import type { ListPublishersQuery, PutPublisherRequest } from '../model/requests';
 import type { Actor, Directory, DirectoryEntry, PublisherProfile } from '../model/responses';
+import { whichExist } from '../storage/batches';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import {
@@ -134,13 +135,8 @@ export const contributionOf = (event: ChangeEvent): Contribution | undefined => 
 type Item = Record<string, unknown>;
 const numberOf = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** Whether an event's own marker item says it was counted (more than an hour ago). One GetItem. */
-const countedLongAgo = async (eventId: string) =>
-  (
-    await dynamo.send(
-      new GetCommand({ TableName: tableName(), Key: directoryMarkerKey(eventId), ConsistentRead: true }),
-    )
-  ).Item !== undefined;
+/** Whether each event's own marker item says it was counted (more than an hour ago). */
+const countedLongAgo = (eventIds: readonly string[]) => whichExist(eventIds.map(directoryMarkerKey));
 
 /**
  * Counts these events (one publisher's) in one UpdateItem, on condition that none is marked yet;
@@ -392,7 +388,7 @@ const setName = async (publisherId: string, name: string, at: string): Promise<b
 
 /** Counts one publisher's events: together when none was counted yet, else one by one. */
 const countForPublisher = async (publisherId: string, contributions: readonly Contribution[]) => {
-  const counted = await Promise.all(contributions.map((c) => countedLongAgo(c.event_id)));
+  const counted = await countedLongAgo(contributions.map((c) => c.event_id));
   const fresh = contributions.filter((_, i) => !counted[i]);
   let entry: Item | undefined;
   let named = true;

@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ReportModerator, roundDecisionSeconds } from '@kernel/transparency';
 import * as clock from '../clock';
 import { mapWithConcurrency } from '../concurrency';
+import { whichExist } from '../storage/batches';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
 import { reportDayKey, reportMarkerKey } from '../storage/keys';
@@ -131,13 +132,8 @@ export const reportContributionOf = (
 type Item = Record<string, unknown>;
 const numberOf = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** Whether an event's own marker item says it was counted (minutes ago or more). One GetItem. */
-const countedLongAgo = async (eventId: string) =>
-  (
-    await dynamo.send(
-      new GetCommand({ TableName: tableName(), Key: reportMarkerKey(eventId), ConsistentRead: true }),
-    )
-  ).Item !== undefined;
+/** Whether each event's own marker item says it was counted (minutes ago or more). */
+const countedLongAgo = (eventIds: readonly string[]) => whichExist(eventIds.map(reportMarkerKey));
 
 /** The day item's moves (MOVES_ATTRIBUTE; 0 without an item or a move). One consistent GetItem. */
 const movesOf = async (publisherId: string, day: string): Promise<number> => {
@@ -275,7 +271,7 @@ const countDay = async (publisherId: string, day: string, contributions: readonl
         `transparency rollup ${publisherId} ${day}: its marks kept moving, to be counted again`,
       );
     const moves = await movesOf(publisherId, day);
-    const counted = await mapWithConcurrency(pending, 10, (c) => countedLongAgo(c.event_id));
+    const counted = await countedLongAgo(pending.map((c) => c.event_id));
     const fresh = pending.filter((_, i) => !counted[i]);
     const again: ReportContribution[] = [];
     for (let i = 0; i < fresh.length; i += EVENTS_PER_UPDATE) {

@@ -56,6 +56,18 @@ export const batchGetItems = async (keys: readonly Key[]): Promise<Item[]> => {
   return found;
 };
 
+const keyText = (key: Key) => `${String(key.pk)}\n${String(key.sk)}`;
+
+/**
+ * Whether each of `keys` names an item that exists (consistent reads), in the keys' order: one
+ * BatchGetItem per 100 distinct keys, where a GetItem each would be as many calls.
+ */
+export const whichExist = async (keys: readonly Key[]): Promise<boolean[]> => {
+  const distinct = [...new Map(keys.map((key) => [keyText(key), key])).values()];
+  const found = new Set((await batchGetItems(distinct)).map(keyText));
+  return keys.map((key) => found.has(keyText(key)));
+};
+
 /** BatchWriteItem calls in flight at once. */
 const WRITE_CONCURRENCY = 4;
 
