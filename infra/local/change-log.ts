@@ -62,6 +62,16 @@ interface Answer {
   body: Buffer;
 }
 
+/** A PutItem on condition that the item does not exist (the key's attribute, by name or alias). */
+const createsOnly = (operation: string, input: Record<string, unknown>) => {
+  if (operation !== 'PutItem' || typeof input.ConditionExpression !== 'string') return false;
+  const match = /^attribute_not_exists\((#?\w+)\)$/.exec(input.ConditionExpression.trim());
+  if (!match?.[1]) return false;
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const attribute = match[1].startsWith('#') ? names[match[1]] : match[1];
+  return attribute === 'pk' || attribute === 'sk';
+};
+
 /** The same order of keys everywhere, so two images of one item compare equal when they are. */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, entry) =>
@@ -149,7 +159,9 @@ export const startChangeRecorder = async (store: {
     const id = canonical(key);
     const previous = queues.get(id) ?? Promise.resolve();
     const turn = previous.then(async () => {
-      const before = await read(key);
+      // A put that may only create: when it lands, there was nothing before it (the items writes
+      // pass one at a time, so nothing came between), and a refused one is not recorded.
+      const before = createsOnly(operation, input) ? undefined : await read(key);
       const answer = await send();
       if (answer.status === 200) {
         const after =
