@@ -807,6 +807,9 @@ describe('a webhook being retried', () => {
   let retrying: LocalServer;
   let opened: ConsolePage | undefined;
   beforeAll(async () => {
+    // The file's first server has served its tests: stopped now, this one runs in this process
+    // (startServer), not as `npm start` in a child (seconds of CPU to start).
+    await server.stop();
     retrying = await startServer();
   });
   afterAll(async () => {
