@@ -807,6 +807,11 @@ describe('a webhook being retried', () => {
   let retrying: LocalServer;
   let opened: ConsolePage | undefined;
   beforeAll(async () => {
+    // The file's first server has served its tests: stopped now, this one runs in this process
+    // (startServer), not as `npm start` in a child (seconds of CPU to start). Its page first: a
+    // request the page still holds open would hold the server's close.
+    await console_?.close();
+    await server.stop();
     retrying = await startServer();
   });
   afterAll(async () => {

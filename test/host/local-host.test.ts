@@ -44,13 +44,25 @@ const call = async (
 
 describe('npm start', () => {
   // Each start of npm start as a process costs seconds of CPU: one fresh start and one restart
-  // carry the banner's, the key's and the people's first-start and restart behaviour.
-  it("makes a development key on first start, prints a curl that works and the console's address, keeps data across a restart without printing secrets again, and stops cleanly", async () => {
-    const dataDir = tempDir();
-    const first = await start(dataDir);
+  // carry the banner's, the key's, the people's sign-in and the restart's behaviour. The fresh
+  // start serves this describe's cases in order; the last stops it and starts it again.
+  let dataDir: string;
+  let first: Awaited<ReturnType<typeof start>>;
+  let firstStopped = false;
+  let key: string;
+  let created: { status: number; body: any };
+  beforeAll(async () => {
+    dataDir = tempDir();
+    first = await start(dataDir);
+  }, 90_000);
+  afterAll(async () => {
+    if (first && !firstStopped) await first.stop('SIGTERM');
+  });
+
+  it("makes a development key on first start, prints a curl that works and the console's address", async () => {
     const output = first.output();
     const url = urlOf(output);
-    const key = (/bsk_[A-Za-z0-9_-]{43}/.exec(output) as RegExpExecArray)[0];
+    key = (/bsk_[A-Za-z0-9_-]{43}/.exec(output) as RegExpExecArray)[0];
     expect(output).toContain(`Console: ${url}/console/`);
     expect(output).toContain('loopback http:// receivers allowed');
     expect((await fetch(`${url}/console/`)).status).toBe(200);
@@ -62,7 +74,7 @@ describe('npm start', () => {
     const { stdout } = await promisify(execFile)('sh', ['-c', curl.trim()]);
     expect(JSON.parse(stdout)).toMatchObject({ publisher_id: 'dev-publisher', enforce_game: true });
 
-    const created = await call(url, '/v1/bans', key, {
+    created = await call(url, '/v1/bans', key, {
       method: 'POST',
       headers: { 'X-Game-Id': 'dev-game', 'Content-Type': 'application/json' },
       body: JSON.stringify({
@@ -73,7 +85,125 @@ describe('npm start', () => {
       }),
     });
     expect(created.status).toBe(201);
+  });
+
+  describe('signing in locally', () => {
+    const users = (args: string[], dataDir: string) =>
+      runTs('infra/users-cli.ts', args, childEnv({ DATA_DIR: dataDir }));
+    const issuerOf = (output: string) =>
+      (
+        /Sign-in: local OpenID provider at (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray
+      )[1] as string;
+
+    // On the describe's fresh start (its printed people): the first case disables only the person
+    // it adds, the second then disables the admin.
+    it('prints three people of dev-publisher, each signs in through the printed provider with their role; npm run users adds and disables', async () => {
+      const url = urlOf(first.output());
+      const issuer = issuerOf(first.output());
+      const printed = [
+        ...first.output().matchAll(/^\s+(viewer|moderator|admin)\s+(\S+@dev-publisher\.local)\s+(\S+)$/gm),
+      ];
+      expect(printed.map((m) => m[1])).toEqual(['viewer', 'moderator', 'admin']);
+      for (const [, role, email, password] of printed) {
+        const result = await signIn(issuer, `${url}/console/`, email as string, password as string);
+        expect(result.ok, `${role} signs in`).toBe(true);
+        if (!result.ok) continue;
+        const policy = await call(url, '/v1/policy', result.tokens.access_token);
+        expect(policy.status).toBe(200);
+        expect(policy.body.publisher_id).toBe('dev-publisher');
+        const write = await call(url, '/v1/policy', result.tokens.access_token, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ enforce_global: true }),
+        });
+        expect(write.status, role).toBe(role === 'admin' ? 200 : 403);
+      }
+
+      const made = await users(
+        [
+          'create',
+          '--publisher',
+          'dev-publisher',
+          '--email',
+          'Carol@Studio.example',
+          '--role',
+          'viewer',
+          '--json',
+        ],
+        dataDir,
+      );
+      expect(made.code).toBe(0);
+      const carol = JSON.parse(made.stdout);
+      expect(carol).toMatchObject({ email: 'carol@studio.example', role: 'viewer', status: 'enabled' });
+      expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(true);
+      const listed = await users(['list', '--publisher', 'dev-publisher', '--json'], dataDir);
+      expect(JSON.parse(listed.stdout).map((p: { email: string }) => p.email)).toEqual([
+        'admin@dev-publisher.local',
+        'carol@studio.example',
+        'moderator@dev-publisher.local',
+        'viewer@dev-publisher.local',
+      ]);
+      expect(listed.stdout).not.toContain('password');
+      expect((await users(['disable', '--email', 'carol@studio.example'], dataDir)).code).toBe(0);
+      expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(
+        false,
+      );
+      expect(
+        (
+          await users(
+            ['create', '--publisher', 'dev-publisher', '--email', 'x@y.example', '--role', 'owner'],
+            dataDir,
+          )
+        ).code,
+      ).toBe(2);
+      // Three sign-ins and the CLI as processes: 30 s or more beside the browser pass on two cores.
+    }, 90_000);
+
+    it('npm run users -- disable lists the keys the person made, and --revoke-keys revokes them', async () => {
+      const run = first;
+      const url = urlOf(run.output());
+      const [, email, password] = /^\s+admin\s+(\S+@dev-publisher\.local)\s+(\S+)$/m.exec(run.output()) ?? [];
+      const signedIn = await signIn(
+        issuerOf(run.output()),
+        `${url}/console/`,
+        email as string,
+        password as string,
+      );
+      if (!signedIn.ok) throw new Error(`the admin signs in: ${signedIn.status}`);
+      const made = await call(url, '/v1/keys', signedIn.tokens.access_token, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'admin-tool', scopes: ['policy:read'] }),
+      });
+      expect(made.status).toBe(201);
+      const listed = await users(['disable', '--email', email as string], dataDir);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(
+        `key ${made.body.key_id} "admin-tool" live, expires ${made.body.expires_at}`,
+      );
+      expect(listed.stdout).toContain('1 key(s) they made still work: revoke them with --revoke-keys');
+      expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(200);
+      const revoked = await users(
+        ['disable', '--email', email as string, '--revoke-keys', '--json'],
+        dataDir,
+      );
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect(JSON.parse(revoked.stdout)).toMatchObject({
+        email,
+        status: 'disabled',
+        revoked_keys: [made.body.key_id],
+        keys: [{ key_id: made.body.key_id, revoked_at: expect.any(String) }],
+      });
+      expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(401);
+      // The development key npm start made is no person's: it still works.
+      const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(run.output()) as RegExpExecArray)[0];
+      expect((await call(url, '/v1/policy', devKey)).status).toBe(200);
+    }, 90_000);
+  });
+
+  it('keeps data across a restart without printing secrets again, and stops cleanly', async () => {
     expect(first.errors()).not.toContain('pruning the change log failed');
+    firstStopped = true;
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.errors()).not.toMatch(/pruning|ValidationException/);
 
@@ -110,125 +240,6 @@ describe('the start banner', () => {
     expect(res.body.error.details).toEqual([{ field: 'url', issue: 'not_allowed' }]);
     expect(await run.stop('SIGTERM')).toBe(0);
   });
-});
-
-describe('signing in locally', () => {
-  const users = (args: string[], dataDir: string) =>
-    runTs('infra/users-cli.ts', args, childEnv({ DATA_DIR: dataDir }));
-  const issuerOf = (output: string) =>
-    (
-      /Sign-in: local OpenID provider at (http:\/\/127\.0\.0\.1:\d+)/.exec(output) as RegExpExecArray
-    )[1] as string;
-
-  // One server for the describe's cases (a start is seconds of CPU); the first disables only the
-  // person it adds, the second then disables the admin.
-  let dataDir: string;
-  let first: Awaited<ReturnType<typeof start>>;
-  beforeAll(async () => {
-    dataDir = tempDir();
-    first = await start(dataDir);
-  }, 90_000);
-  afterAll(async () => {
-    expect(await first.stop('SIGTERM')).toBe(0);
-  });
-
-  it('prints three people of dev-publisher, each signs in through the printed provider with their role; npm run users adds and disables', async () => {
-    const url = urlOf(first.output());
-    const issuer = issuerOf(first.output());
-    const printed = [
-      ...first.output().matchAll(/^\s+(viewer|moderator|admin)\s+(\S+@dev-publisher\.local)\s+(\S+)$/gm),
-    ];
-    expect(printed.map((m) => m[1])).toEqual(['viewer', 'moderator', 'admin']);
-    for (const [, role, email, password] of printed) {
-      const result = await signIn(issuer, `${url}/console/`, email as string, password as string);
-      expect(result.ok, `${role} signs in`).toBe(true);
-      if (!result.ok) continue;
-      const policy = await call(url, '/v1/policy', result.tokens.access_token);
-      expect(policy.status).toBe(200);
-      expect(policy.body.publisher_id).toBe('dev-publisher');
-      const write = await call(url, '/v1/policy', result.tokens.access_token, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ enforce_global: true }),
-      });
-      expect(write.status, role).toBe(role === 'admin' ? 200 : 403);
-    }
-
-    const made = await users(
-      [
-        'create',
-        '--publisher',
-        'dev-publisher',
-        '--email',
-        'Carol@Studio.example',
-        '--role',
-        'viewer',
-        '--json',
-      ],
-      dataDir,
-    );
-    expect(made.code).toBe(0);
-    const carol = JSON.parse(made.stdout);
-    expect(carol).toMatchObject({ email: 'carol@studio.example', role: 'viewer', status: 'enabled' });
-    expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(true);
-    const listed = await users(['list', '--publisher', 'dev-publisher', '--json'], dataDir);
-    expect(JSON.parse(listed.stdout).map((p: { email: string }) => p.email)).toEqual([
-      'admin@dev-publisher.local',
-      'carol@studio.example',
-      'moderator@dev-publisher.local',
-      'viewer@dev-publisher.local',
-    ]);
-    expect(listed.stdout).not.toContain('password');
-    expect((await users(['disable', '--email', 'carol@studio.example'], dataDir)).code).toBe(0);
-    expect((await signIn(issuer, `${url}/console/`, 'carol@studio.example', carol.password)).ok).toBe(false);
-    expect(
-      (
-        await users(
-          ['create', '--publisher', 'dev-publisher', '--email', 'x@y.example', '--role', 'owner'],
-          dataDir,
-        )
-      ).code,
-    ).toBe(2);
-    // Three sign-ins and the CLI as processes: 30 s or more beside the browser pass on two cores.
-  }, 90_000);
-
-  it('npm run users -- disable lists the keys the person made, and --revoke-keys revokes them', async () => {
-    const run = first;
-    const url = urlOf(run.output());
-    const [, email, password] = /^\s+admin\s+(\S+@dev-publisher\.local)\s+(\S+)$/m.exec(run.output()) ?? [];
-    const signedIn = await signIn(
-      issuerOf(run.output()),
-      `${url}/console/`,
-      email as string,
-      password as string,
-    );
-    if (!signedIn.ok) throw new Error(`the admin signs in: ${signedIn.status}`);
-    const made = await call(url, '/v1/keys', signedIn.tokens.access_token, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'admin-tool', scopes: ['policy:read'] }),
-    });
-    expect(made.status).toBe(201);
-    const listed = await users(['disable', '--email', email as string], dataDir);
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(
-      `key ${made.body.key_id} "admin-tool" live, expires ${made.body.expires_at}`,
-    );
-    expect(listed.stdout).toContain('1 key(s) they made still work: revoke them with --revoke-keys');
-    expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(200);
-    const revoked = await users(['disable', '--email', email as string, '--revoke-keys', '--json'], dataDir);
-    expect(revoked.code, revoked.stderr).toBe(0);
-    expect(JSON.parse(revoked.stdout)).toMatchObject({
-      email,
-      status: 'disabled',
-      revoked_keys: [made.body.key_id],
-      keys: [{ key_id: made.body.key_id, revoked_at: expect.any(String) }],
-    });
-    expect((await call(url, '/v1/policy', made.body.api_key)).status).toBe(401);
-    // The development key npm start made is no person's: it still works.
-    const devKey = (/bsk_[A-Za-z0-9_-]{43}/.exec(run.output()) as RegExpExecArray)[0];
-    expect((await call(url, '/v1/policy', devKey)).status).toBe(200);
-  }, 90_000);
 });
 
 describe('npm run keys', () => {

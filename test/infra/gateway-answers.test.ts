@@ -1,14 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthorizerHandler, createGateway, type ProxyHandler } from '../../infra/local/gateway';
-import { ServiceStack } from '../../infra/stack/service-stack';
-import { readSettings, stackName } from '../../infra/stack/settings';
 import { gatewayAnswers } from '../../lib/http/gateway-answers';
 import { routes } from '../../lib/routes';
-import { templateApp } from '../support/cdk';
+import { defaultStage } from '../support/cdk';
 
 /**
  * The gateway's own answers, local and deployed, are the same: each situation the local gateway
@@ -18,11 +15,8 @@ import { templateApp } from '../support/cdk';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-const app = templateApp();
-const settings = readSettings(app);
-const resources = Object.values(
-  Template.fromStack(new ServiceStack(app, stackName(settings.stage), { settings })).toJSON().Resources,
-) as Resource[];
+// The default stage's parent template (the worker's one synth of it, test/support/cdk.ts).
+const resources = Object.values(defaultStage().templates[0]?.template.Resources ?? {}) as Resource[];
 
 interface Answer {
   status: number;

@@ -19,8 +19,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext, proxyEvent } from '../../bench/events';
 import { type InFront, startInProcess } from '../../bench/in-process';
 import { startChangeRecorder } from '../../infra/local/change-log';
-import { ServiceStack } from '../../infra/stack/service-stack';
-import { readSettings, stackName } from '../../infra/stack/settings';
 import { stackFunctions } from '../../infra/stack/table-access';
 import { isChangeSource } from '../../lib/domain/change-sources';
 import {
@@ -37,7 +35,7 @@ import {
   CHANGE_LOG_PARTITION,
   partitions,
 } from '../../lib/storage/keys';
-import { flatTemplate, logicalIdOf, templateApp } from '../support/cdk';
+import { defaultStage, logicalIdOf } from '../support/cdk';
 import { firstAndLastOfEachStep, kindOf } from '../support/fault-cases';
 import { type FaultRule, injectFaults, type Operation, partitionKeyOf } from '../support/faults';
 import {
@@ -74,10 +72,10 @@ vi.hoisted(() => {
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-const app = templateApp();
-const stack = new ServiceStack(app, stackName('dev'), { settings: readSettings(app) });
-// The parent's and the nested stacks' resources as one template: each role is in its function's stack.
-const resources = flatTemplate(stack).Resources;
+// The default stage (the worker's one synth of it, test/support/cdk.ts). The parent's and the
+// nested stacks' resources as one template: each role is in its function's stack.
+const { stack, flat } = defaultStage();
+const resources = flat.Resources;
 const logicalId = logicalIdOf;
 const tableResource = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.table.node.defaultChild), 'Arn'] });
 const grants = new Map<string, TableGrant[]>(

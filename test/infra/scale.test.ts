@@ -9,7 +9,7 @@ import {
 import { ServiceStack } from '../../infra/stack/service-stack';
 import { readSettings, stackName } from '../../infra/stack/settings';
 import { getPolicyRoute, type Route, routes, throttleClasses, updatePolicyRoute } from '../../lib/routes';
-import { stackTemplates, templateApp } from '../support/cdk';
+import { defaultStage, stackTemplates, templateApp } from '../support/cdk';
 
 /**
  * Room to grow: the stage synthesized from a copy of the route table with probe routes added (GET
@@ -46,15 +46,20 @@ const probeRoutes = (count: number): Route[] =>
     }
   });
 
-/** Each template's figures, by nested stack id (the parent by its stack name). */
-const measure = (extra: number) => {
+const probedStage = (extra: number) => {
   const app = templateApp();
   const settings = readSettings(app);
   const stack = new ServiceStack(app, stackName(settings.stage), {
     settings,
     routes: [...routes, ...probeRoutes(extra)],
   });
-  const templates = stackTemplates(stack);
+  return { app, templates: stackTemplates(stack) };
+};
+
+/** Each template's figures, by nested stack id (the parent by its stack name). */
+const measure = (extra: number) => {
+  // Without probes, the default stage (the worker's one synth of it, test/support/cdk.ts).
+  const { app, templates } = extra === 0 ? defaultStage() : probedStage(extra);
   const assembly = app.synth();
   const figures = Object.fromEntries(
     templates.map((t) => [

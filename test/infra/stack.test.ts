@@ -108,10 +108,10 @@ import * as keys from '../../lib/storage/keys';
 import { leadingKeyPattern } from '../../lib/storage/keys';
 import {
   cdkJsonContext,
+  defaultStage,
   dependencyCycle,
   flatTemplate,
   logicalIdOf,
-  stackTemplates,
   templateApp,
 } from '../support/cdk';
 import { matchesClass } from '../support/route-classes';
@@ -136,12 +136,19 @@ type Resource = {
  */
 const TEMPLATE_RESOURCE_BUDGET = 260;
 
-const synthesize = (context: Record<string, unknown>) => {
+/** A stage of its own for the context given; without any, the worker's default stage (test/support/cdk.ts). */
+const stageOf = (context: Record<string, unknown>) => {
+  if (Object.keys(context).length === 0) return defaultStage();
   const app = templateApp(context);
   const settings = readSettings(app);
   const stack = new ServiceStack(app, stackName(settings.stage), { settings });
+  return { app, stack, flat: flatTemplate(stack) };
+};
+
+const synthesize = (context: Record<string, unknown>) => {
+  const { app, stack, flat } = stageOf(context);
   // The parent's and every nested stack's resources, read as one template (test/support/cdk.ts).
-  const template = Template.fromJSON(flatTemplate(stack));
+  const template = Template.fromJSON(flat);
   const resources = template.toJSON().Resources as Record<string, Resource>;
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
   const logicalId = logicalIdOf;
@@ -663,7 +670,7 @@ describe('per-publisher limits', () => {
 });
 
 describe('the templates', () => {
-  const templates = stackTemplates(stack);
+  const { templates } = defaultStage();
 
   test('a parent and its nested stacks: the routes by domain, the events path, the monitoring', () => {
     expect(templates.map((t) => t.stack.node.id).sort()).toEqual(

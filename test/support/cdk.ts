@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement, type CfnResource, NestedStack, Stack, Stage } from 'aws-cdk-lib';
+import { ServiceStack } from '../../infra/stack/service-stack';
+import { readSettings, stackName } from '../../infra/stack/settings';
 
 /** cdk.json's context (the feature flags above all), which `cdk synth` gives the app. */
 export const cdkJsonContext: Record<string, unknown> = JSON.parse(
@@ -10,10 +12,18 @@ export const cdkJsonContext: Record<string, unknown> = JSON.parse(
 /**
  * An App as `cdk synth` makes it (cdk.json's context under the test's own), with bundling
  * skipped: template tests need the resources, not the code (test/infra/bundles.test.ts bundles).
+ * Nor does it record each construct's creation stack trace (`aws:cdk:creationStack`, in the
+ * assembly's manifest, never in a template): capturing one for every resource was 15 % of a
+ * synth's CPU time.
  */
 export const templateApp = (context: Record<string, unknown> = {}) =>
   new App({
-    context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [], ...context },
+    context: {
+      ...cdkJsonContext,
+      'aws:cdk:bundling-stacks': [],
+      'aws:cdk:disable-creation-stack-traces': true,
+      ...context,
+    },
     builtinCloudFormationValidation: false,
   });
 
@@ -48,8 +58,9 @@ export const stackTemplates = (stack: Stack): StackTemplate[] => {
  * read as they would in a single stack, whichever template holds them (logical ids are unique
  * across the templates; this throws if two collide).
  */
-export const flatTemplate = (stack: Stack) => {
-  const templates = stackTemplates(stack);
+export const flatTemplate = (stack: Stack) => flatten(stackTemplates(stack));
+
+const flatten = (templates: StackTemplate[]) => {
   const [parent] = templates;
   const byId = new Map(templates.filter((t) => t.logicalId).map((t) => [t.logicalId as string, t]));
   const resolve = (scope: StackTemplate, value: Json): Json => {
@@ -78,6 +89,45 @@ export const flatTemplate = (stack: Stack) => {
     }
   }
   return { Resources, Outputs: parent?.template.Outputs ?? {} };
+};
+
+/** The stage of cdk.json's context alone, as the template tests read it. */
+export interface DefaultStage {
+  readonly app: App;
+  readonly stack: ServiceStack;
+  /** The parent's template and each nested stack's (stackTemplates). */
+  readonly templates: readonly StackTemplate[];
+  /** The resources of all of them as one template (flatTemplate). */
+  readonly flat: ReturnType<typeof flatTemplate>;
+}
+
+let shared: DefaultStage | undefined;
+
+/**
+ * The default stage (`templateApp()`: cdk.json's context, nothing else), synthesized once per
+ * worker: the template tests that read it (stack, IAM conformance, the gateway's answers, scale)
+ * share their worker's modules (vitest.config.ts), so they share this too instead of each
+ * synthesizing the same stage again (2 to 3 CPU-s each). Its templates are frozen, so no file can
+ * change what the next one reads; a test that needs other context synthesizes a stage of its own.
+ */
+export const defaultStage = (): DefaultStage => {
+  if (!shared) {
+    const app = templateApp();
+    const settings = readSettings(app);
+    const stack = new ServiceStack(app, stackName(settings.stage), { settings });
+    const templates = stackTemplates(stack);
+    const flat = flatten(templates);
+    for (const t of templates) freezeJson(t.template);
+    freezeJson(flat);
+    shared = Object.freeze({ app, stack, templates: Object.freeze(templates), flat });
+  }
+  return shared;
+};
+
+const freezeJson = (json: unknown) => {
+  if (json === null || typeof json !== 'object' || Object.isFrozen(json)) return;
+  Object.freeze(json);
+  for (const value of Object.values(json)) freezeJson(value);
 };
 
 /** A construct's logical id in whichever template (the parent's or a nested stack's) holds it. */

@@ -150,6 +150,7 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
     throw error;
   }
   const { url, devKey, people } = running;
+  let stopped: Promise<void> | undefined;
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<ApiAnswer> => {
     const headers: Record<string, string> = {};
@@ -195,9 +196,11 @@ export const startServer = async (extraEnv: Record<string, string> = {}): Promis
       return JSON.parse(made.stdout).api_key;
     },
     setClockOffset: (offsetMs) => running.setClockOffset(offsetMs),
-    stop: async () => {
-      await running.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+    // Once: a file may stop its first server early (so that a server of other settings after it
+    // runs in this process, not as `npm start` in a child), and its afterAll stops it again.
+    stop: () => {
+      stopped ??= running.stop().then(() => rmSync(dataDir, { recursive: true, force: true }));
+      return stopped;
     },
   };
 };
