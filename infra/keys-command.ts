@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isScope, type Scope, scopes } from '@kernel/scopes';
 import { gameIdSchema, publisherIdSchema } from '../lib/model/requests';
+import { type CommandParse, parseCommand, refuse } from './command-line';
 
 /**
  * What `npm run keys -- …` was asked to do, read from its arguments alone (infra/keys-cli.ts runs
@@ -42,7 +43,7 @@ export type KeysCommand =
   /** `publisherId` undefined: every publisher of the table (`--all`). */
   | { command: 'quota'; publisherId: string | undefined; json: boolean };
 
-export type KeysParse = { ok: true; run: KeysCommand } | { ok: false; message: string };
+export type KeysParse = CommandParse<KeysCommand>;
 
 /** Where the command would run: a deployed table needs its stage's usage plan. */
 export interface KeysTarget {
@@ -50,20 +51,8 @@ export interface KeysTarget {
   usagePlanId: string | undefined;
 }
 
-class UsageError extends Error {}
-const refuse = (message: string): never => {
-  throw new UsageError(message);
-};
-
-export const parseKeysCommand = (argv: readonly string[], target: KeysTarget): KeysParse => {
-  try {
-    return { ok: true, run: commandOf(argv, target) };
-  } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
-      return { ok: false, message: (error as Error).message };
-    throw error;
-  }
-};
+export const parseKeysCommand = (argv: readonly string[], target: KeysTarget): KeysParse =>
+  parseCommand(() => commandOf(argv, target));
 
 const commandOf = (argv: readonly string[], { deployed, usagePlanId }: KeysTarget): KeysCommand => {
   const { values, positionals } = parseArgs({

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ExportKind, exportKinds, isExportKind } from '@kernel/exports';
+import { apiTarget, type CommandParse, parseCommand, refuse } from '../command-line';
 
 export const EXPORT_USAGE = `Usage:
   npm run export -- --out <dir> [--kinds bans,appeals,...] [--url <url>] [--key <key>] [--limit <n>]
@@ -24,20 +25,11 @@ export type ExportCommand =
   | { command: 'help' }
   | { command: 'export'; out: string; kinds: ExportKind[]; url: string; key: string; limit: number };
 
-export type ExportParse = { ok: true; run: ExportCommand } | { ok: false; message: string };
+export type ExportParse = CommandParse<ExportCommand>;
 
 /** Reads the command line; never exits. */
-export const parseExportCommand = (argv: readonly string[], target: ExportCommandTarget): ExportParse => {
-  try {
-    return { ok: true, run: commandOf(argv, target) };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
-  }
-};
-
-const refuse = (message: string): never => {
-  throw new Error(message);
-};
+export const parseExportCommand = (argv: readonly string[], target: ExportCommandTarget): ExportParse =>
+  parseCommand(() => commandOf(argv, target));
 
 const commandOf = (argv: readonly string[], { env, localUrl }: ExportCommandTarget): ExportCommand => {
   const { values, positionals } = parseArgs({
@@ -61,14 +53,7 @@ const commandOf = (argv: readonly string[], { env, localUrl }: ExportCommandTarg
   if (kinds.length === 0) refuse('--kinds names no kind');
   const limit = values.limit === undefined ? 500 : Number(values.limit);
   if (!/^\d+$/.test(values.limit ?? '500') || limit < 1 || limit > 1000) refuse('--limit must be 1-1000');
-  const key = values.key ?? (env.BAN_API_KEY || undefined);
-  if (key === undefined) return refuse('an API key is needed: --key or BAN_API_KEY');
-  const url = values.url ?? localUrl ?? 'http://localhost:3000';
-  try {
-    new URL(url);
-  } catch {
-    refuse(`--url ${url} is not a URL`);
-  }
+  const { key, url } = apiTarget(values, env, localUrl);
   return {
     command: 'export',
     out: resolve(values.out),

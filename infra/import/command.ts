@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { IMPORT_MAX_ROWS } from '../../lib/model/imports';
 import { gameIdSchema } from '../../lib/model/requests';
+import { apiTarget, type CommandParse, parseCommand, refuse } from '../command-line';
 import { exportBansFile } from './export-dir';
 import type { ImportOptions } from './run';
 
@@ -55,22 +56,10 @@ export type ImportCommand =
   | { command: 'help' }
   | { command: 'import'; options: ImportOptions; url: string; key: string };
 
-export type ImportParse = { ok: true; run: ImportCommand } | { ok: false; message: string };
+export type ImportParse = CommandParse<ImportCommand>;
 
-class UsageError extends Error {}
-const refuse = (message: string): never => {
-  throw new UsageError(message);
-};
-
-export const parseImportCommand = (argv: readonly string[], target: ImportCommandTarget): ImportParse => {
-  try {
-    return { ok: true, run: commandOf(argv, target) };
-  } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
-      return { ok: false, message: (error as Error).message };
-    throw error;
-  }
-};
+export const parseImportCommand = (argv: readonly string[], target: ImportCommandTarget): ImportParse =>
+  parseCommand(() => commandOf(argv, target));
 
 const whole = (flag: string, raw: string | undefined, fallback: number, max: number) => {
   if (raw === undefined) return fallback;
@@ -144,14 +133,7 @@ const commandOf = (argv: readonly string[], { env, localUrl }: ImportCommandTarg
     refuse('--map and --preset do not go together');
   if (values.game !== undefined && !gameIdSchema.safeParse(values.game).success)
     refuse(`--game ${values.game} is not a valid game id`);
-  const key = values.key ?? (env.BAN_API_KEY || undefined);
-  if (key === undefined) return refuse('an API key is needed: --key or BAN_API_KEY');
-  const url = values.url ?? localUrl ?? 'http://localhost:3000';
-  try {
-    new URL(url);
-  } catch {
-    refuse(`--url ${url} is not a URL`);
-  }
+  const { key, url } = apiTarget(values, env, localUrl);
   const dryRun = values['dry-run'];
   return {
     command: 'import',
