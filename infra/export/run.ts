@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportKind } from '@kernel/exports';
+import { describeAnswer, describeNoAnswer, retryAfterMs, sleep } from '../api-answers';
 
 /**
  * `npm run export`'s work: each kind read page after page from `GET /v1/exports/{kind}` and
@@ -50,18 +51,6 @@ interface Page {
   next_cursor: string | null;
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-const describe = (status: number, body: string) => {
-  try {
-    const error = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
-    if (error) return `${status} ${error.code}: ${error.message}`;
-  } catch {
-    // not the error shape: the text as it is
-  }
-  return `${status} ${body.slice(0, 200)}`;
-};
-
 /** The API's address with `path` under it, keeping a stage's base path (`…/prod`). */
 const endpoint = (url: string, path: string) => `${url.replace(/\/+$/, '')}${path}`;
 
@@ -75,17 +64,17 @@ const getJson = async (options: ExportOptions, path: string, auth: boolean): Pro
     try {
       response = await fetch(target, auth ? { headers: { authorization: `Bearer ${options.key}` } } : {});
     } catch (error) {
-      last = `no answer from ${target}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`;
+      last = describeNoAnswer(target, error);
       await sleep(wait);
       wait = Math.min(wait * 2, 30_000);
       continue;
     }
     const text = await response.text();
     if (response.ok) return JSON.parse(text);
-    last = describe(response.status, text);
+    last = describeAnswer(response.status, text);
     if (response.status !== 429 && response.status < 500) throw new ExportFailure(`${target}: ${last}`);
-    const retryAfter = Number(response.headers.get('retry-after'));
-    await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 60_000) : wait);
+    // A Retry-After of 0 (or none) waits the backoff.
+    await sleep(retryAfterMs(response.headers.get('retry-after')) || wait);
     wait = Math.min(wait * 2, 30_000);
   }
   throw new ExportFailure(`${target}: gave up after ${attempts} attempts: ${last}`);

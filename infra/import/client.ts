@@ -1,4 +1,5 @@
 import { type ImportRequest, type ImportResult, importResultSchema } from '../../lib/model/imports';
+import { describeAnswer, describeNoAnswer, retryAfterMs, sleep } from '../api-answers';
 
 /**
  * Sends one batch to `POST /v1/imports` and reads its answer. A batch is safe to send again (the
@@ -40,23 +41,6 @@ export interface ClientOptions {
   waitLimitMs?: number;
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-const describe = (status: number, body: string) => {
-  try {
-    const error = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
-    if (error) return `${status} ${error.code}: ${error.message}`;
-  } catch {
-    // not the error shape: the text as it is
-  }
-  return `${status} ${body.slice(0, 200)}`;
-};
-
-const retryAfterMs = (header: string | null) => {
-  const seconds = header === null ? Number.NaN : Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, 60_000) : undefined;
-};
-
 export const importClient = ({
   url,
   key,
@@ -82,7 +66,7 @@ export const importClient = ({
       try {
         response = await fetch(endpoint, { method: 'POST', headers, body });
       } catch (error) {
-        last = `no answer from ${endpoint}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`;
+        last = describeNoAnswer(endpoint, error);
         await sleep(wait);
         wait = Math.min(wait * 2, 30_000);
         continue;
@@ -101,7 +85,7 @@ export const importClient = ({
           );
         return parsed.data;
       }
-      last = describe(response.status, text);
+      last = describeAnswer(response.status, text);
       if (response.status === 429) {
         waitingSince ??= Date.now();
         if (Date.now() - waitingSince >= waitLimitMs)
