@@ -1,17 +1,11 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../concurrency';
 import type { ImportAppeal, ImportRow, ImportRowResult } from '../model/imports';
 import type { Actor } from '../model/responses';
 import { dynamo, tableName } from '../storage/client';
 import { isConditionFailure } from '../storage/failures';
-import { appealDayKey, appealIdOf, appealKey, decidedAppealKey, openAppealKey } from '../storage/keys';
-import {
-  copyClaimToEntry,
-  eraseEntryTexts,
-  readAppeal,
-  type StoredAppeal,
-  type StoredDecision,
-} from './appeal-record';
+import { appealDayKey, appealIdOf, appealKey, decidedAppealKey } from '../storage/keys';
+import { putOpenEntry, readAppeal, type StoredAppeal, type StoredDecision } from './appeal-record';
 import type { Ban, BanAppeal } from './ban-record';
 import { IntegrityError } from './errors';
 
@@ -189,22 +183,6 @@ const putAppealOnce = async (appeal: StoredAppeal): Promise<StoredAppeal | undef
     if (!isConditionFailure(error)) throw error;
   }
   return readAppeal(appeal.appeal_id);
-};
-
-/**
- * The open appeal's queue entry. As a filing's: read again after the put, so that a decision made
- * meanwhile (which deleted the entry) has it deleted again, and an erasure or a claim made
- * meanwhile reaches the copy.
- */
-const putOpenEntry = async (appeal: StoredAppeal): Promise<void> => {
-  const Key = openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id);
-  await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...Key, appeal } }));
-  const now = await readAppeal(appeal.appeal_id);
-  if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
-  else {
-    if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
-    await copyClaimToEntry(now);
-  }
 };
 
 /**

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { actorFromStored } from '../model/actors';
 import type { AppealOutcome } from '../model/requests';
 import type { Actor, AppealSubject } from '../model/responses';
@@ -282,4 +282,25 @@ export const appealsToErase = async (publisherId: string, bans: readonly Ban[]):
       ids.push(ban.appeal_id);
   }
   return ids;
+};
+
+/**
+ * The open entry's put: the queue shows an appeal while it is open. A decision deletes the entry
+ * after it decides, so a filing (or its retry) that read the appeal as open may put the entry back
+ * after a decision's delete. Hence the read after the put: an appeal still open then is decided,
+ * if ever, later, and that decision deletes the entry; one decided or withdrawn meanwhile has its
+ * entry deleted here. An erasure made meanwhile reaches the entry too. A filing and an imported
+ * open appeal both put their entry through here.
+ */
+export const putOpenEntry = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
+  const Key = openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id);
+  await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...Key, appeal } }));
+  const now = await readAppeal(appeal.appeal_id);
+  if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
+  else {
+    if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
+    // A retried filing put the entry back without the claim a moderator made meanwhile.
+    await copyClaimToEntry(now);
+  }
+  return now ?? appeal;
 };

@@ -39,11 +39,11 @@ import {
   appealSubject,
   claimedConflict,
   claimInForce,
-  copyClaimToEntry,
   decidedConflict,
   eraseEntryTexts,
   holderIdOf,
   partiesOf,
+  putOpenEntry,
   readAppeal,
   type StoredAppeal,
   type StoredClaim,
@@ -131,26 +131,6 @@ const notAppealable = (ban: Ban, enforced: boolean, now: string): ConflictError 
     return new ConflictError('This ban is not enforced against the device in this game under your policy');
   if (ban.appealable === false) return new ConflictError('This ban cannot be appealed (appealable: false)');
   return undefined;
-};
-
-/**
- * The open entry's put: the queue shows an appeal while it is open. A decision deletes the entry
- * after it decides, so a filing (or its retry) that read the appeal as open may put the entry back
- * after a decision's delete. Hence the read after the put: an appeal still open then is decided,
- * if ever, later, and that decision deletes the entry; one decided or withdrawn meanwhile has its
- * entry deleted here.
- */
-const putOpenEntry = async (appeal: StoredAppeal): Promise<StoredAppeal> => {
-  const Key = openAppealKey(appeal.ban_publisher_id, appeal.created_at, appeal.appeal_id);
-  await dynamo.send(new PutCommand({ TableName: tableName(), Item: { ...Key, appeal } }));
-  const now = await readAppeal(appeal.appeal_id);
-  if (now?.status !== 'open') await dynamo.send(new DeleteCommand({ TableName: tableName(), Key }));
-  else {
-    if (now.erased_at !== undefined) await eraseEntryTexts(Key, now.erased_at);
-    // A retried filing put the entry back without the claim a moderator made meanwhile.
-    await copyClaimToEntry(now);
-  }
-  return now ?? appeal;
 };
 
 /**
